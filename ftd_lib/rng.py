@@ -1,0 +1,75 @@
+"""Per-run random streams, so that a run's numbers never depend on the batch it shares.
+
+Every independent run ``i`` of an experiment owns its own generators, seeded from
+``(seed, run_id[i], stream)`` through :class:`numpy.random.SeedSequence`. A batch of runs
+draws one number per run per call, vectorised, from per-run buffers that are refilled one
+run at a time (so the cost of the per-run generators is paid once every ``block`` draws).
+
+A run draws only when it is ``active``; which other runs share its batch, and how many, does
+not change the numbers it sees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def run_generator(seed: int, run_id: int, stream: int = 0) -> np.random.Generator:
+    """The generator of one run and one named stream (e.g. 0 = environment, 1 = agent)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), int(run_id),
+                                                                        int(stream)])))
+
+
+class RunStreams:
+    """Vectorised draws from per-run generators.
+
+    Parameters
+    ----------
+    seed : int
+        Experiment seed.
+    run_ids : array of int
+        The global id of each run in the batch (its row). Run ``r`` of seed ``s`` sees the same
+        numbers in any batch.
+    stream : int
+        Which stream of each run this object serves.
+    kind : ``"uniform"`` or ``"normal"``
+        Distribution of the buffered draws (standard uniform on [0, 1) or standard normal).
+    block : int
+        Buffer length per run.
+    """
+
+    def __init__(self, seed: int, run_ids, stream: int = 0, kind: str = "uniform",
+                 block: int = 512):
+        if kind not in ("uniform", "normal"):
+            raise ValueError(f"kind must be 'uniform' or 'normal', got {kind!r}")
+        self.run_ids = np.asarray(run_ids, dtype=np.int64)
+        self.kind = kind
+        self.block = int(block)
+        self.gens = [run_generator(seed, r, stream) for r in self.run_ids]
+        n = len(self.gens)
+        self.buf = np.empty((n, self.block))
+        for i in range(n):
+            self._refill(i)
+        self.ptr = np.zeros(n, dtype=np.int64)
+        self._rows = np.arange(n)
+
+    def _refill(self, i: int) -> None:
+        g = self.gens[i]
+        self.buf[i] = g.random(self.block) if self.kind == "uniform" else g.standard_normal(
+            self.block)
+
+    def draw(self, active=None) -> np.ndarray:
+        """One draw for every run (shape ``(B,)``); only ``active`` runs consume their stream.
+
+        Inactive runs get ``nan`` and their stream is left untouched.
+        """
+        if active is None:
+            active = np.ones(len(self.gens), dtype=bool)
+        out = np.full(len(self.gens), np.nan)
+        rows = self._rows[active]
+        out[rows] = self.buf[rows, self.ptr[rows]]
+        self.ptr[rows] += 1
+        for i in rows[self.ptr[rows] == self.block]:
+            self._refill(i)
+            self.ptr[i] = 0
+        return out
