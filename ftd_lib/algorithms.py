@@ -1,0 +1,222 @@
+r"""The per-run reference of every method of the paper, on recorded episodes.
+
+Contract (shared by every function here)::
+
+    W = method(episodes, w0, *, approx, alpha, lam, gamma, ...)
+
+- ``episodes``: a list of ``(features, rewards)``; ``features`` has shape ``(T+1, n)``, row
+  ``t`` is :math:`\phi(S_t)`, the last row is the terminal state (its value is 0 whatever its
+  features); ``rewards`` has shape ``(T,)``, entry ``t`` is :math:`R_{t+1}`. Episodes run one
+  after another, each starting from the weights the previous one ended with.
+- returns ``W`` of shape ``(sum of T, len(w0))``: row k is :math:`\theta` after the k-th time
+  step over all episodes, i.e. :math:`\theta_1 .. \theta_T` of each episode, where
+  :math:`\theta_T` includes the end-of-episode updates.
+
+These are written to be read next to the paper, not to be fast; the batched engine
+(``ftd_lib.engine``) is tested against them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from .returns import interim_lambda_return, k_bound
+from .validate import check_alpha, check_episodes, check_eta, check_k_max, check_unit, check_w0
+
+
+def _check(episodes, w0, approx, alpha, lam, gamma):
+    alpha = check_alpha(alpha)
+    lam = check_unit("lam", lam)
+    gamma = check_unit("gamma", gamma)
+    w = check_w0(w0, approx.n_params)
+    episodes = check_episodes(episodes, approx.n_in)
+    return episodes, w, alpha, lam, gamma
+
+
+def _values(approx, w, features):
+    r"""Value of every row of ``features``, with the terminal (last) row's value set to 0."""
+    v = np.asarray(approx.value(w, features), dtype=float).copy()
+    v[-1] = 0.0
+    return v
+
+
+def td_update(approx, w, x, target, alpha):
+    r"""The general TD update, eq. (1):
+    :math:`\theta \leftarrow \theta + \alpha (U - \hat V(S|\theta)) \nabla_\theta \hat V(S|\theta)`.
+    """
+    return w + alpha * (target - approx.value(w, x)) * approx.grad(w, x)
+
+
+def td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
+    r"""TD(:math:`\lambda`) with accumulating traces (Sec. 3):
+
+    .. math::
+        \delta_t = R_{t+1} + \gamma\hat V(S_{t+1}|\theta_t) - \hat V(S_t|\theta_t),\quad
+        e_t = \gamma\lambda e_{t-1} + \nabla_\theta \hat V(S_t|\theta_t),\quad
+        \theta_{t+1} = \theta_t + \alpha\delta_t e_t
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        e = np.zeros_like(w)
+        for t in range(T):
+            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])
+            delta = r[t] + gamma * v_next - approx.value(w, x[t])
+            e = gamma * lam * e + approx.grad(w, x[t])
+            w = w + alpha * delta * e
+            out.append(w)
+    return np.array(out)
+
+
+def true_online_td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
+    r"""True online TD(:math:`\lambda`) (van Seijen & Sutton 2014), linear features only.
+
+    .. math::
+        \delta = R + \gamma\theta^\top\phi' - \theta^\top\phi,\quad
+        e \leftarrow \gamma\lambda e + \phi - \alpha\gamma\lambda(e^\top\phi)\phi,\\
+        \theta \leftarrow \theta + \alpha(\delta + \theta^\top\phi - V_{old})e
+                         - \alpha(\theta^\top\phi - V_{old})\phi,\quad
+        V_{old} \leftarrow \theta_{old}^\top\phi'
+
+    For linear features it equals the online :math:`\lambda`-return algorithm exactly.
+    """
+    if type(approx).__name__ != "Linear":
+        raise ValueError("approx must be Linear: true online TD(lambda) needs linear features")
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        e = np.zeros_like(w)
+        v_old = 0.0
+        for t in range(T):
+            phi = x[t]
+            phi_next = np.zeros_like(phi) if t + 1 == T else x[t + 1]
+            v = w @ phi
+            v_next = w @ phi_next
+            delta = r[t] + gamma * v_next - v
+            e = gamma * lam * e + phi - alpha * gamma * lam * (e @ phi) * phi
+            w = w + alpha * (delta + v - v_old) * e - alpha * (v - v_old) * phi
+            v_old = v_next
+            out.append(w)
+    return np.array(out)
+
+
+def online_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
+    r"""The online :math:`\lambda`-return algorithm (Sec. 4, eq. 3), by its definition.
+
+    At every time t the episode is replayed from its initial weights :math:`\theta_0`:
+
+    .. math::
+        \theta_{k+1}^t = \theta_k^t + \alpha\big(G_k^{\lambda|t} - \hat V(S_k|\theta_k^t)\big)
+        \nabla_\theta\hat V(S_k|\theta_k^t),\quad 0 \le k < t,\qquad \theta_t := \theta_t^t
+
+    with :math:`G_k^{\lambda|t}` bootstrapping from :math:`\hat V(S_j|\theta_{j-1})`.
+    Cost per step grows with t (O(T^2) updates an episode).
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        w_start = w
+        values = np.zeros(T + 1)  # values[j] = V(S_j | theta_{j-1}); values[T] = 0
+        for t in range(1, T + 1):
+            if t < T:
+                values[t] = approx.value(w, x[t])  # w is theta_{t-1}
+            w = w_start
+            for k in range(t):
+                g = interim_lambda_return(r, values, k, t, gamma, lam)
+                w = td_update(approx, w, x[k], g, alpha)
+            out.append(w)
+    return np.array(out)
+
+
+def offline_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
+    r"""The offline :math:`\lambda`-return algorithm (Sec. 4).
+
+    :math:`\theta_t := \theta_0` for :math:`0 \le t < T`; at the end of the episode
+    :math:`\theta_T := \theta_T^T` by eq. (3), with every value in the returns taken from
+    :math:`\theta_0` (the weights did not change during the episode).
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        values = _values(approx, w, x)
+        rows = [w] * (T - 1)
+        for k in range(T):
+            g = interim_lambda_return(r, values, k, T, gamma, lam)
+            w = td_update(approx, w, x[k], g, alpha)
+        out.extend(rows + [w])
+    return np.array(out)
+
+
+def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_max=None,
+                      trace=None):
+    r"""Forward TD(:math:`\lambda`), Algorithm 1 of the paper, line by line.
+
+    Updates :math:`\theta_{t+K} = \theta_{t+K-1} + \alpha(G_t^{\lambda|t+K} -
+    \hat V(S_t|\theta_{t+K-1}))\nabla_\theta\hat V(S_t|\theta_{t+K-1})` with the K-bounded
+    :math:`\lambda`-return, K from :func:`ftd_lib.returns.k_bound`; the last K updates of an
+    episode happen at its end. The K-bounded return is kept in ``U`` by the two identities of
+    App. B, and recomputed from scratch (``U_sync``) every K steps so that rounding errors
+    never grow by more than :math:`(1/\gamma\lambda)^K`.
+
+    ``trace``: optional list; if given, one dict per time step is appended with the
+    algorithm's variables after that step (for the course's step-through widget).
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    eta = check_eta(eta)
+    k_max = check_k_max(k_max)
+    gl = gamma * lam
+    K = k_bound(gamma, lam, eta, k_max)  # K = ceil(log(eta)/log(gamma*lam)), min(K_max, K)
+    c_final = gl ** (K - 1)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        F = deque()  # FIFO queue of (phi(S), rho, t), at most K long
+        U_sync, i, c, V_current, ready = 0.0, 0, 1.0, 0.0, False
+        U = 0.0
+        for t in range(T):  # S = S_t, observe R = R_{t+1} and S' = S_{t+1}
+            R = r[t]
+            V_next = 0.0 if t + 1 == T else float(approx.value(w, x[t + 1]))
+            rho = R + gamma * (1 - lam) * V_next
+            F.append((x[t], rho, t))
+            delta_p = R + gamma * V_next - V_current
+            V_current = V_next
+            if i == K - 1:
+                U = U_sync
+                U_sync, i, c, ready = V_current, 0, 1.0, True
+            else:
+                U_sync = U_sync + c * delta_p
+                i, c = i + 1, gl * c
+            updated, target = None, None
+            if ready:
+                U = U + c_final * delta_p  # G_t^{lambda|t+K} <= G_t^{lambda|t+K-1}
+                phi_p, rho_p, updated = F.popleft()
+                w = td_update(approx, w, phi_p, U, alpha)
+                target = U
+                if K != 1:
+                    U = (U - rho_p) / gl  # G_{t+1}^{lambda|t+K} <= G_t^{lambda|t+K}
+            if trace is not None:
+                trace.append(dict(t=t, K=K, queue=[s for _, _, s in F], U=U, U_sync=U_sync,
+                                  c=c, i=i, delta_prime=delta_p, rho=rho, V_next=V_next,
+                                  ready=ready, updated=updated, target=target, flushed=[],
+                                  flush_targets=[], w=w.copy()))
+            out.append(w)
+        if not ready:
+            U = U_sync
+        flushed, flush_targets = [], []
+        while F:
+            phi_p, rho_p, s = F.popleft()
+            w = td_update(approx, w, phi_p, U, alpha)
+            flushed.append(s)
+            flush_targets.append(U)
+            if K != 1 and F:
+                U = (U - rho_p) / gl
+        out[-1] = w
+        if trace is not None:
+            trace[-1] = dict(trace[-1], flushed=flushed, flush_targets=flush_targets, w=w.copy())
+    return np.array(out)

@@ -1,0 +1,22 @@
+"""Environments: random walk (Fig. 1), one-state example (Fig. 2), mountain car and cart-pole
+(Figs. 3-4, in their own modules, vectorised over a batch of runs)."""
+
+from .one_state import (
+    beta_lambda_return,
+    beta_td,
+    one_state_episode,
+    one_state_episodes,
+    rms_error_first_episodes,
+)
+from .random_walk import random_walk_episodes, rms_error, true_values
+
+__all__ = [
+    "beta_lambda_return",
+    "beta_td",
+    "one_state_episode",
+    "one_state_episodes",
+    "random_walk_episodes",
+    "rms_error",
+    "rms_error_first_episodes",
+    "true_values",
+]

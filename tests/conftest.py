@@ -1,0 +1,27 @@
+import numpy as np
+import pytest
+
+from ftd_lib.approx import MLP, Linear
+
+
+def random_episodes(rng, n_features, lengths, reward_scale=1.0):
+    """Random episodes in the contract's format: features in [-1, 1], random rewards."""
+    eps = []
+    for T in lengths:
+        x = rng.uniform(-1, 1, size=(T + 1, n_features))
+        r = reward_scale * rng.normal(size=T)
+        eps.append((x, r))
+    return eps
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+APPROXES = {"linear": lambda: Linear(3), "mlp": lambda: MLP(3, 6)}
+
+
+@pytest.fixture(params=sorted(APPROXES))
+def approx(request):
+    return APPROXES[request.param]()
