@@ -1,0 +1,184 @@
+r"""The batched engine: many independent runs and settings of the paper's methods as one batch.
+
+Every row of a batch is one independent run with its own settings
+:math:`(\alpha, \lambda, \gamma, \eta, K_{max})`, its own network :math:`\theta` (the paper's
+2-50-1 / 4-50-1 tanh network, :class:`ftd_lib.approx.MLP`'s function and flat layout), its
+own random streams and its own episode clock. Gradients are written by hand (no autograd),
+arithmetic is float64 by default (float32 optional) on any torch device (CPU default).
+
+Public API
+----------
+Settings::
+
+    s = Settings.make(alpha=[...], lam=[...], gamma=1.0, eta=0.01, k_max=None)
+    # scalars broadcast; k_max entries None (no cap) or ints >= 1; len(s) = number of rows
+    s = Settings.from_rows([dict(alpha=.01, lam=.9, gamma=1.), ...])
+
+Prediction on recorded episodes (the per-run reference's contract, for exactness tests)::
+
+    res = run_recorded(method, episodes, w0, settings, n_hidden=50, device="cpu",
+                       dtype=torch.float64)
+    res.weights[b]     # (sum T, P): theta after every time step of row b, exactly what
+                       # ftd_lib.algorithms.<method>(episodes[b], w0[b], approx=MLP(n, 50), ...)
+                       # returns (nan after a divergence)
+
+``episodes``: one list of ``(features (T+1, n), rewards (T,))`` per row, or one list shared by
+all rows; ``w0``: ``(P,)`` or ``(B, P)`` in the reference layout.
+
+Prediction on the live mountain car evaluation task (paper Fig. 3)::
+
+    res = run_prediction(method, settings, seed, run_ids, n_episodes, env="mountain_car",
+                         n_eval=..., device="cpu", dtype=torch.float64, progress=False)
+    res.errors         # (B, n_episodes): RMS error over a fixed sample of on-policy states
+                       # with exact true values, at the end of every episode, divided by the
+                       # row's initial error; inf from the episode in which a row diverged on
+    res.errors.mean(1) # the paper's metric: average over the first n_episodes
+    res.diverged       # (B,) bool
+
+Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest action index)::
+
+    res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
+                      "cart_pole", epsilon=0.05, device="cpu", dtype=torch.float64)
+    res.returns        # (B, n_episodes): return (sum of rewards) of every episode
+    res.diverged       # (B,) bool; returns of a diverged run are nan from then on
+
+Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td"``
+(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
+``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
+``"forward_sarsa"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
+next action, the update going to the network of the popped state's action).
+
+``run_ids`` (one per row) decide every random number of a row -- its initial weights
+(:func:`initial_weights`: ``MLP.init(run_generator(seed, run_id, INIT_STREAM))``, one
+network after another for control), its environment and its exploration -- so rows with the
+same run id get the same :math:`\theta_0` and the same environment randomness whatever
+their method, settings or batch (common random numbers), and a row's result never depends on
+the rows it shares a batch with.
+
+Divergence: a row whose value, weight or error becomes non-finite or larger than
+``div_bound`` (default 1e6) is frozen and reported as diverged; the others go on. No
+warnings are emitted.
+
+Speed: :mod:`ftd_lib.engine.bench` (``run_bench()``) measures run-steps per second against
+per-run loops. Schedule: see :mod:`ftd_lib.engine.prediction`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..approx import MLP
+from ..rng import run_generator
+from .prediction import PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
+from .settings import Settings
+from .sources import EnvSource, RecordedSource
+
+INIT_STREAM = 100  # stream of a run's initial weights
+AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
+
+__all__ = [
+    "AGENT_STREAM",
+    "INIT_STREAM",
+    "PREDICTION_METHODS",
+    "Evaluator",
+    "PredictionResult",
+    "Settings",
+    "initial_weights",
+    "run_prediction",
+    "run_recorded",
+]
+
+
+def _device(device):
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
+    """:math:`\\theta_0` of every run (reference layout): ``(B, P)``, or ``(B, n_nets, P)``
+    when ``n_nets > 1`` (control: one network per action, initialised one after another from
+    the same generator). Depends only on ``(seed, run_id)``."""
+    net = MLP(n_in, n_hidden)
+    out = []
+    for rid in np.asarray(run_ids, dtype=np.int64).reshape(-1):
+        g = run_generator(seed, int(rid), INIT_STREAM)
+        out.append(np.stack([net.init(g) for _ in range(n_nets)]))
+    w = np.array(out).reshape(-1, n_nets, net.n_params)
+    return w[:, 0] if n_nets == 1 else w
+
+
+def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, device="cpu",
+                 dtype=torch.float64, record_weights=True, eval_states=None,
+                 div_bound=1e6, progress=False) -> PredictionResult:
+    """Run a prediction method on recorded episodes, every row on its own episodes.
+
+    ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
+    per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout.
+    ``eval_states``: optional ``(states, true_values)`` for the error metric.
+    Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
+    contract.
+    """
+    B = len(settings)
+    if len(episodes) and isinstance(episodes[0], tuple) and len(episodes[0]) == 2 \
+            and np.ndim(episodes[0][1]) == 1:
+        episodes = [episodes] * B
+    if len(episodes) != B:
+        raise ValueError(f"episodes has {len(episodes)} rows, settings {B}")
+    n_in = np.asarray(episodes[0][0][0]).shape[1]
+    dev = _device(device)
+    src = RecordedSource(episodes, n_in, device=dev, dtype=dtype)
+    ev = None
+    if eval_states is not None:
+        ev = Evaluator(*eval_states, device=dev, dtype=dtype)
+    batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
+                            dtype=dtype, evaluator=ev, record_weights=record_weights,
+                            div_bound=div_bound, progress=progress)
+    return batch.run()
+
+
+def _prediction_env(env, seed, run_ids):
+    if env == "mountain_car":
+        from ..envs.mountain_car import MountainCarEvaluation
+
+        return MountainCarEvaluation(seed, run_ids)
+    if callable(env):
+        return env(seed, run_ids)
+    raise ValueError(f"env must be 'mountain_car' or a factory env(seed, run_ids), got {env!r}")
+
+
+def _evaluation_states(env, n_eval, eval_seed):
+    if env == "mountain_car":
+        from ..envs.mountain_car import evaluation_states
+
+        return evaluation_states(n_eval, eval_seed)
+    raise ValueError("pass eval_states=(states, true_values) for a custom env")
+
+
+def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
+                   env="mountain_car", n_eval: int = 500, eval_seed: int = 0,
+                   eval_states=None, n_hidden=50, device="cpu", dtype=torch.float64,
+                   div_bound=1e6, progress=False, w0=None) -> PredictionResult:
+    """Run a prediction method live on a vectorised evaluation environment (paper Fig. 3).
+
+    Row ``b`` has settings ``settings.row(b)`` and run id ``run_ids[b]`` (which decides its
+    :math:`\\theta_0`, see :func:`initial_weights`, and its environment's random stream).
+    ``eval_states`` (``(states, true_values)``) defaults to ``n_eval`` states of
+    ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
+    row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
+    """
+    run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+    if len(run_ids) != len(settings):
+        raise ValueError(f"run_ids has {len(run_ids)} entries, settings {len(settings)} rows")
+    dev = _device(device)
+    e = _prediction_env(env, seed, run_ids)
+    src = EnvSource(e, n_episodes, device=dev, dtype=dtype)
+    if eval_states is None:
+        eval_states = _evaluation_states(env, n_eval, eval_seed)
+    ev = Evaluator(*eval_states, device=dev, dtype=dtype)
+    if w0 is None:
+        w0 = initial_weights(seed, run_ids, src.n_in, n_hidden)
+    batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
+                            dtype=dtype, evaluator=ev, div_bound=div_bound, progress=progress)
+    return batch.run()

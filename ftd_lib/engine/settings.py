@@ -1,0 +1,97 @@
+"""Settings rows: one (alpha, lambda, gamma, eta, K_max) per row of a batch."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..returns import k_bound
+from ..validate import check_alpha, check_eta, check_k_max, check_unit
+
+
+def _column(name, value, n=None):
+    a = np.asarray(value, dtype=object if name == "k_max" else np.float64)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a scalar or a 1-d array, got shape {a.shape}")
+    return a
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The step-size and return parameters of every row of a batch.
+
+    Build with :meth:`make`, which broadcasts scalars and checks every value (bad input raises
+    ``ValueError`` naming the parameter, as the per-run reference does):
+
+    >>> s = Settings.make(alpha=[0.01, 0.02], lam=0.9, gamma=1.0, eta=0.01, k_max=[None, 50])
+    >>> len(s), s.K().tolist()
+    (2, [44.0, 44.0])
+
+    ``k_max`` entries are ``None`` (no cap) or integers >= 1; they are stored as floats with
+    ``inf`` meaning no cap. ``eta`` and ``k_max`` only matter for forward TD/Sarsa(lambda).
+    """
+
+    alpha: np.ndarray
+    lam: np.ndarray
+    gamma: np.ndarray
+    eta: np.ndarray
+    k_max: np.ndarray
+
+    @classmethod
+    def make(cls, alpha, lam, gamma, eta=0.01, k_max=None) -> Settings:
+        cols = {name: _column(name, v) for name, v in
+                dict(alpha=alpha, lam=lam, gamma=gamma, eta=eta).items()}
+        km = np.empty(1, dtype=object)
+        km[0] = None
+        if k_max is not None:
+            km = _column("k_max", k_max)
+        lengths = {len(v) for v in [*cols.values(), km] if len(v) != 1}
+        if len(lengths) > 1:
+            raise ValueError(f"settings columns have different lengths: {sorted(lengths)}")
+        n = lengths.pop() if lengths else 1
+        out = {k: np.broadcast_to(v, (n,)).copy() for k, v in cols.items()}
+        km = np.broadcast_to(km, (n,))
+        for i in range(n):
+            check_alpha(out["alpha"][i])
+            check_unit("lam", out["lam"][i])
+            check_unit("gamma", out["gamma"][i])
+            check_eta(out["eta"][i])
+        kmf = np.array([math.inf if (v is None or (isinstance(v, float) and math.isinf(v)))
+                        else float(check_k_max(v)) for v in km], dtype=np.float64)
+        return cls(out["alpha"], out["lam"], out["gamma"], out["eta"], kmf)
+
+    @classmethod
+    def from_rows(cls, rows) -> Settings:
+        """From a list of dicts with keys alpha, lam, gamma and optionally eta, k_max."""
+        rows = list(rows)
+        return cls.make(alpha=[r["alpha"] for r in rows], lam=[r["lam"] for r in rows],
+                        gamma=[r["gamma"] for r in rows],
+                        eta=[r.get("eta", 0.01) for r in rows],
+                        k_max=[r.get("k_max") for r in rows])
+
+    def __len__(self) -> int:
+        return len(self.alpha)
+
+    def row(self, i: int) -> dict:
+        km = self.k_max[i]
+        return dict(alpha=float(self.alpha[i]), lam=float(self.lam[i]),
+                    gamma=float(self.gamma[i]), eta=float(self.eta[i]),
+                    k_max=None if math.isinf(km) else int(km))
+
+    def select(self, idx) -> Settings:
+        idx = np.asarray(idx)
+        return Settings(self.alpha[idx], self.lam[idx], self.gamma[idx], self.eta[idx],
+                        self.k_max[idx])
+
+    def K(self) -> np.ndarray:
+        """K of every row (:func:`ftd_lib.returns.k_bound`), float array, ``inf`` for
+        gamma*lambda = 1 without a cap."""
+        out = []
+        for i in range(len(self)):
+            r = self.row(i)
+            out.append(float(k_bound(r["gamma"], r["lam"], r["eta"], r["k_max"])))
+        return np.array(out)
