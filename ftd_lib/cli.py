@@ -1,0 +1,156 @@
+"""The command line: ``python -m ftd_lib {reproduce,bench,report}``.
+
+::
+
+    python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
+        --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] [--force]
+    python -m ftd_lib bench
+    python -m ftd_lib report [--results DIR]
+
+``reproduce`` computes a figure chunk by chunk, storing each finished chunk at once, so an
+interrupted run (Ctrl-C, kill) continues where it stopped when the same command is given
+again. It writes ``DIR/<figure>.npz`` (data and metadata), ``DIR/<figure>.json`` (metadata),
+``DIR/<figure>.png`` and refreshes ``DIR/REPORT.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import experiments as E
+
+
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {s!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {s!r}")
+    return v
+
+
+def _seed(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m ftd_lib",
+        description="Reproduce van Seijen (2016), Figs. 3-4: forward TD(lambda) with neural "
+                    "networks.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="command",
+                           title="commands (reproduce, bench, report)")
+
+    r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
+                       description="Compute (or resume) the data and PNG of a paper figure.")
+    r.add_argument("figure", choices=[*E.FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("--scale", choices=E.SCALES, required=True,
+                   help="quick: seconds, few runs and episodes; paper: the paper's counts")
+    r.add_argument("--runs", type=_positive_int, default=None,
+                   help="number of independent runs (default: the scale's)")
+    r.add_argument("--seed", type=_seed, default=E.DEFAULT_SEED,
+                   help=f"experiment seed (default {E.DEFAULT_SEED})")
+    r.add_argument("--out", default=E.DEFAULT_RESULTS,
+                   help=f"results directory (default {E.DEFAULT_RESULTS}/)")
+    r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="torch device (default cpu)")
+    r.add_argument("--force", action="store_true",
+                   help="allow replacing paper-scale data with a smaller run")
+    r.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    b = sub.add_parser("bench", help="time the engine (steps per second)",
+                       description="Print the engine's benchmark lines.")
+    b.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="torch device (default: the benchmark's own choice)")
+
+    rep = sub.add_parser("report", help="write REPORT.md from the stored results",
+                         description="Generate REPORT.md from the stored data.")
+    rep.add_argument("--results", default=E.DEFAULT_RESULTS,
+                     help=f"results directory (default {E.DEFAULT_RESULTS}/)")
+    return p
+
+
+def _check_device(parser, device: str | None) -> None:
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            parser.error("argument --device: cuda was asked for but torch sees no CUDA device")
+
+
+def main(argv=None) -> int:
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "reproduce":
+        return _reproduce(parser, args)
+    if args.command == "bench":
+        return _bench(parser, args)
+    return _report(args)
+
+
+def _reproduce(parser, args) -> int:
+    _check_device(parser, args.device)
+    names = E.FIGURES if args.figure == "all" else (args.figure,)
+    for name in names:
+        fig = E.figure(name, args.scale, runs=args.runs)
+        command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
+                                      seed=args.seed, device=args.device)
+        try:
+            res = E.run_figure(fig, args.out, seed=args.seed, device=args.device,
+                               progress=not args.no_progress, force=args.force,
+                               command=command)
+        except E.ScaleConflict as e:
+            parser.error(str(e))
+        except KeyboardInterrupt:
+            n = len(E.S.ChunkStore(E.results_paths(name, args.out)["chunks"]).keys())
+            print(f"\ninterrupted: {name}: {n} finished chunks are stored under "
+                  f"{E.results_paths(name, args.out)['chunks']}; run\n    {command}\nto resume.",
+                  file=sys.stderr)
+            return 130
+        m = res.meta
+        paths = E.results_paths(name, args.out)
+        print(f"{name}: {m['runs']} runs x {m['episodes']} episodes, {m['chunks']['computed']} "
+              f"chunks computed, {m['chunks']['loaded']} loaded, {m['elapsed_s']:.1f} s -> "
+              f"{paths['npz']}, {paths['png']}")
+    from .report import write_report
+
+    print(f"report: {write_report(args.out)}")
+    return 0
+
+
+def _bench(parser, args) -> int:
+    _check_device(parser, args.device)
+    import inspect
+
+    from .engine.bench import run_bench
+
+    kw = {}
+    if args.device is not None and "device" in inspect.signature(run_bench).parameters:
+        kw["device"] = args.device
+    for line in run_bench(**kw):
+        print(line, flush=True)
+    return 0
+
+
+def _report(args) -> int:
+    from .report import write_report
+
+    if not os.path.isdir(args.results):
+        print(f"error: argument --results: no such directory: {args.results}", file=sys.stderr)
+        return 2
+    print(write_report(args.results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,472 @@
+r"""``results/REPORT.md``: what this reproduction found, computed from the stored data.
+
+For every figure of Sec. 6 (Figs. 3 and 4 of van Seijen, 2016) the report shows the picture,
+the key numbers (best :math:`\alpha` per method with its error, the values per
+:math:`\lambda`), how the data was made (scale, runs, episodes, wall time, machine, commit),
+and for each claim of the paper whether this reproduction agrees. Every verdict is computed
+from the numbers by a rule written below (:func:`claims`), never written by hand; the rule
+and the numbers it used are printed next to it.
+
+The rules
+---------
+A point of a curve is a mean over runs; a diverged run makes its point ``inf`` (error) and a
+non-finite point is the worst possible value. "A beats B" compares the two means; when the
+difference is smaller than two standard errors (of the difference) the verdict says so.
+
+1. *Forward TD(λ) beats TD(λ)* (Fig. 3 left): lowest error over α of forward TD(λ) <
+   lowest error over α of TD(λ).
+2. *... and even the online λ-return algorithm*: the same against the online λ-return.
+3. *TD(λ)'s error diverges at step sizes where forward TD(λ) still learns* (Sec. 6,
+   "the error quickly diverges"): some α of the grid has diverged TD(λ) runs and no diverged
+   forward TD(λ) run.
+4. *η hardly matters at the best λ* (Fig. 3 right): for η ∈ {0.01, 0.1, 0.3} take each
+   curve's lowest error over λ; the spread (max − min) is at most 10 % of the smallest.
+5. *Forward Sarsa(λ) beats Sarsa(λ) for every λ < 1* (Fig. 4 left): best-α return of forward
+   Sarsa(λ) > that of Sarsa(λ) at every λ < 1 of the grid.
+6. *On cart-pole Sarsa(λ) gets worse as λ grows* (Fig. 4 right): Spearman rank correlation
+   between λ and Sarsa(λ)'s best-α return ≤ −0.5, and the return at the largest λ is below the
+   return at λ = 0.
+7. *Forward Sarsa(λ) peaks near λ = 0.6*: its best λ lies in [0.4, 0.8].
+8. *... above Sarsa(0)*: its best return > Sarsa(0)'s return, by more than two standard
+   errors ("substantially higher").
+
+Data below paper scale (fewer runs or episodes than the paper) gets a verdict all the same,
+with a warning that it is no evidence either way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import experiments as E
+from . import store as S
+
+AGREES, DISAGREES, NO_DATA = "agrees", "disagrees", "no data"
+ETA_SPREAD = 0.10  # claim 4: relative spread of the best errors over eta
+PEAK_RANGE = (0.4, 0.8)  # claim 7
+SPEARMAN_MAX = -0.5  # claim 6
+
+
+E_LABEL = {"td_lambda": "TD(λ)", "forward_td_lambda": "forward TD(λ)",
+           "online_lambda_return": "online λ-return", "offline_lambda_return": "offline λ-return",
+           "sarsa_lambda": "Sarsa(λ)", "forward_sarsa_lambda": "forward Sarsa(λ)"}
+
+
+@dataclass
+class Verdict:
+    """One claim of the paper confronted with the stored numbers."""
+
+    number: int
+    figure: str
+    claim: str
+    status: str  # AGREES | DISAGREES | NO_DATA
+    evidence: str
+    below_paper_scale: bool = False
+
+    @property
+    def mark(self) -> str:
+        return {AGREES: "✅ agrees", DISAGREES: "❌ disagrees"}.get(self.status, "— no data")
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def _fmt(v: float, se: float | None = None, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if not np.isfinite(v):
+        return "∞ (diverged)" if v > 0 else "−∞"
+    s = f"{v:.{digits}g}" if abs(v) < 1e4 else f"{v:.0f}"
+    if se is not None and np.isfinite(se) and se > 0:
+        s += f" ± {se:.2g}"
+    return s
+
+
+def _beats(a: float, sa: float, b: float, sb: float, lower: bool) -> tuple[bool, bool]:
+    """(a better than b, difference larger than two standard errors)."""
+    if lower:
+        better = _key_low(a) < _key_low(b)
+    else:
+        better = _key_high(a) > _key_high(b)
+    diff = abs(a - b) if np.isfinite(a) and np.isfinite(b) else math.inf
+    se = math.sqrt((sa if np.isfinite(sa) else 0) ** 2 + (sb if np.isfinite(sb) else 0) ** 2)
+    return bool(better), bool(diff > 2 * se)
+
+
+def _key_low(v):
+    return v if np.isfinite(v) else math.inf
+
+
+def _key_high(v):
+    return v if np.isfinite(v) else -math.inf
+
+
+def _best(summary_curve: dict, lower: bool) -> int:
+    y = summary_curve["y"]
+    key = np.where(np.isfinite(y), y, np.inf if lower else -np.inf)
+    return int(np.argmin(key) if lower else np.argmax(key))
+
+
+def spearman(x, y) -> float:
+    """Spearman rank correlation (average ranks for ties); nan if undefined."""
+    def ranks(a):
+        a = np.asarray(a, dtype=float)
+        order = np.argsort(a, kind="mergesort")
+        r = np.empty(len(a))
+        r[order] = np.arange(len(a), dtype=float)
+        for v in np.unique(a):  # average ties
+            m = a == v
+            r[m] = r[m].mean()
+        return r
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    y = np.where(np.isfinite(y), y, -np.inf)
+    if len(x) < 3:
+        return math.nan
+    rx, ry = ranks(x), ranks(y)
+    if rx.std() == 0 or ry.std() == 0:
+        return math.nan
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def _scale_note(res) -> bool:
+    return res is not None and not res.at_paper_scale
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def claims(results: dict) -> list[Verdict]:
+    """Every claim of the paper against the numbers (``results``: figure -> Results or None)."""
+    out: list[Verdict] = []
+    out += _claims_fig3_left(results.get("fig3-left"))
+    out += _claims_fig3_right(results.get("fig3-right"))
+    out += _claims_fig4_left(results.get("fig4-left"))
+    out += _claims_fig4_right(results.get("fig4-right"))
+    return out
+
+
+def _no_data(n, fig, claim, why="") -> Verdict:
+    return Verdict(n, fig, claim, NO_DATA, why or f"no stored data; run "
+                   f"`{E.reproduce_command(fig, 'paper')}`")
+
+
+def _claims_fig3_left(res) -> list[Verdict]:
+    f = "fig3-left"
+    c1 = "Forward TD(λ) reaches a lower error than TD(λ) (each at its best α)."
+    c2 = "Forward TD(λ) reaches a lower error than even the online λ-return algorithm."
+    c3 = "TD(λ)'s error diverges at step sizes where forward TD(λ) still learns."
+    if res is None:
+        return [_no_data(1, f, c1), _no_data(2, f, c2), _no_data(3, f, c3)]
+    s = res.summary()
+    below = _scale_note(res)
+    out = []
+    fwd = s.get("forward_td_lambda")
+    for n, other, claim in ((1, "td_lambda", c1), (2, "online_lambda_return", c2)):
+        o = s.get(other)
+        if fwd is None or o is None:
+            out.append(_no_data(n, f, claim, f"curve missing: {other}"))
+            continue
+        i, j = _best(fwd, True), _best(o, True)
+        better, clear = _beats(fwd["y"][i], fwd["se"][i], o["y"][j], o["se"][j], True)
+        ev = (f"forward TD(λ): {_fmt(fwd['y'][i], fwd['se'][i])} at α = {fwd['x'][i]:g}; "
+              f"{E_LABEL[other]}: {_fmt(o['y'][j], o['se'][j])} at α = {o['x'][j]:g}")
+        if better and not clear:
+            ev += " (difference within two standard errors)"
+        out.append(Verdict(n, f, claim, AGREES if better else DISAGREES, ev, below))
+    td = s.get("td_lambda")
+    if fwd is None or td is None:
+        out.append(_no_data(3, f, c3, "curve missing"))
+    else:
+        td_div = {float(x) for x, nd in zip(td["x"], td["n_diverged"], strict=True) if nd > 0}
+        fwd_ok = {float(x) for x, nd in zip(fwd["x"], fwd["n_diverged"], strict=True) if nd == 0}
+        both = sorted(td_div & fwd_ok)
+        ev = (f"TD(λ) has diverged runs at α ∈ {{{', '.join(f'{a:g}' for a in sorted(td_div))}}}; "
+              f"forward TD(λ) has none at α ∈ {{{', '.join(f'{a:g}' for a in both)}}}"
+              if td_div else "TD(λ) diverged at no α of the grid")
+        out.append(Verdict(3, f, c3, AGREES if both else DISAGREES, ev, below))
+    return out
+
+
+def _claims_fig3_right(res) -> list[Verdict]:
+    f = "fig3-right"
+    claim = ("η hardly matters at the best λ: the lowest error over λ is about the same for "
+             "η = 0.01, 0.1 and 0.3.")
+    if res is None:
+        return [_no_data(4, f, claim)]
+    s = res.summary()
+    names = [k for k in ("η = 0.01", "η = 0.1", "η = 0.3") if k in s]
+    if len(names) < 2:
+        return [_no_data(4, f, claim, "fewer than two η curves stored")]
+    bests = []
+    parts = []
+    for k in names:
+        i = _best(s[k], True)
+        bests.append(s[k]["y"][i])
+        parts.append(f"{k}: {_fmt(s[k]['y'][i], s[k]['se'][i])} at λ = {s[k]['x'][i]:g}")
+    bests = np.asarray(bests)
+    if not np.isfinite(bests).all():
+        spread = math.inf
+    else:
+        spread = float((bests.max() - bests.min()) / bests.min()) if bests.min() > 0 else math.inf
+    ok = spread <= ETA_SPREAD
+    ev = "; ".join(parts) + f" — spread {spread:.1%} of the lowest (rule: ≤ {ETA_SPREAD:.0%})"
+    km = s.get("η = 0.01, K_max = 50")
+    if km is not None:
+        i = _best(km, True)
+        ev += f"; with K_max = 50: {_fmt(km['y'][i], km['se'][i])} at λ = {km['x'][i]:g}"
+    return [Verdict(4, f, claim, AGREES if ok else DISAGREES, ev, _scale_note(res))]
+
+
+def _claims_fig4_left(res) -> list[Verdict]:
+    f = "fig4-left"
+    claim = "On mountain car, forward Sarsa(λ) beats Sarsa(λ) for every λ < 1 (best α each)."
+    if res is None:
+        return [_no_data(5, f, claim)]
+    s = res.summary()
+    a, b = s.get("forward_sarsa_lambda"), s.get("sarsa_lambda")
+    if a is None or b is None:
+        return [_no_data(5, f, claim, "curve missing")]
+    lams = [x for x in a["x"] if x < 1 and x in set(b["x"])]
+    if not lams:
+        return [_no_data(5, f, claim, "no λ < 1 in the grid")]
+    fails, unclear = [], []
+    for lam in lams:
+        i, j = int(np.flatnonzero(a["x"] == lam)[0]), int(np.flatnonzero(b["x"] == lam)[0])
+        better, clear = _beats(a["y"][i], a["se"][i], b["y"][j], b["se"][j], False)
+        if not better:
+            fails.append(lam)
+        elif not clear:
+            unclear.append(lam)
+    diffs = ", ".join(
+        f"λ = {lam:g}: {_fmt(a['y'][a['x'] == lam][0])} vs {_fmt(b['y'][b['x'] == lam][0])}"
+        for lam in lams)
+    ev = f"forward vs Sarsa(λ): {diffs}"
+    ev += (f"; forward is not better at λ ∈ {{{', '.join(f'{x:g}' for x in fails)}}}" if fails
+           else f"; forward is better at all {len(lams)} λ < 1")
+    if unclear and not fails:
+        ev += (f" (within two standard errors at λ ∈ "
+               f"{{{', '.join(f'{x:g}' for x in unclear)}}})")
+    return [Verdict(5, f, claim, DISAGREES if fails else AGREES, ev, _scale_note(res))]
+
+
+def _claims_fig4_right(res) -> list[Verdict]:
+    f = "fig4-right"
+    c6 = "On cart-pole, Sarsa(λ) gets worse as λ grows."
+    c7 = "On cart-pole, forward Sarsa(λ) performs best near λ = 0.6."
+    c8 = "On cart-pole, forward Sarsa(λ) at its best λ is substantially above Sarsa(0)."
+    if res is None:
+        return [_no_data(6, f, c6), _no_data(7, f, c7), _no_data(8, f, c8)]
+    s = res.summary()
+    below = _scale_note(res)
+    sa, fw = s.get("sarsa_lambda"), s.get("forward_sarsa_lambda")
+    out = []
+    if sa is None or len(sa["x"]) < 3:
+        out.append(_no_data(6, f, c6, "Sarsa(λ) needs at least three λ"))
+    else:
+        rho = spearman(sa["x"], sa["y"])
+        first, last = sa["y"][0], sa["y"][-1]
+        ok = (not math.isnan(rho)) and rho <= SPEARMAN_MAX and _key_high(last) < _key_high(first)
+        vals = ", ".join(f"λ = {x:g}: {_fmt(y)}" for x, y in zip(sa["x"], sa["y"], strict=True))
+        ev = (f"Sarsa(λ) best-α returns: {vals}; Spearman ρ(λ, return) = {rho:.2f} "
+              f"(rule: ≤ {SPEARMAN_MAX}, and λ = {sa['x'][-1]:g} below λ = {sa['x'][0]:g})")
+        out.append(Verdict(6, f, c6, AGREES if ok else DISAGREES, ev, below))
+    if fw is None:
+        out.append(_no_data(7, f, c7, "curve missing"))
+        out.append(_no_data(8, f, c8, "curve missing"))
+        return out
+    i = _best(fw, False)
+    peak = float(fw["x"][i])
+    ok = PEAK_RANGE[0] <= peak <= PEAK_RANGE[1]
+    out.append(Verdict(7, f, c7, AGREES if ok else DISAGREES,
+                       f"forward Sarsa(λ) is best at λ = {peak:g} with "
+                       f"{_fmt(fw['y'][i], fw['se'][i])} (rule: best λ in "
+                       f"[{PEAK_RANGE[0]}, {PEAK_RANGE[1]}])", below))
+    if sa is None or 0.0 not in set(sa["x"].tolist()):
+        out.append(_no_data(8, f, c8, "Sarsa(0) not in the grid"))
+    else:
+        j = int(np.flatnonzero(sa["x"] == 0.0)[0])
+        better, clear = _beats(fw["y"][i], fw["se"][i], sa["y"][j], sa["se"][j], False)
+        ok = better and clear
+        ev = (f"forward Sarsa(λ = {peak:g}): {_fmt(fw['y'][i], fw['se'][i])}; Sarsa(0): "
+              f"{_fmt(sa['y'][j], sa['se'][j])} (rule: higher by more than two standard errors)")
+        out.append(Verdict(8, f, c8, AGREES if ok else DISAGREES, ev, below))
+    return out
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _duration(s) -> str:
+    if s is None:
+        return "n/a"
+    s = float(s)
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.2f} h"
+
+
+def _provenance(res) -> list[str]:
+    m = res.meta
+    mach = m.get("machine", {})
+    git = m.get("git", {}) or {}
+    commit = (git.get("commit") or "unknown")[:12] + (" (uncommitted changes)" if git.get("dirty")
+                                                      else "")
+    ch = m.get("chunks", {})
+    lines = [
+        f"- scale: **{m.get('scale')}** — {m.get('runs')} runs × {m.get('episodes')} episodes "
+        f"(paper: {m.get('paper_runs')} runs × {m.get('paper_episodes')} episodes); seed "
+        f"{m.get('seed')}",
+        f"- compute time {_duration(m.get('compute_s'))} over {ch.get('total', '?')} chunks "
+        f"(last session: {_duration(m.get('elapsed_s'))} wall, {ch.get('computed', '?')} "
+        f"chunks computed, {ch.get('loaded', '?')} loaded); finished {m.get('finished', '?')}",
+        f"- machine: {mach.get('cpu', '?')}, {mach.get('cpu_count', '?')} CPUs, "
+        f"{mach.get('platform', '?')}; torch {mach.get('torch', '?')} on "
+        f"{mach.get('device', '?')} ({mach.get('device_name', '?')})",
+        f"- commit {commit}; runner `{m.get('runner', '?')}`",
+        f"- command: `{m.get('command', '?')}`",
+    ]
+    return lines
+
+
+def _below_warning(res) -> str:
+    m = res.meta
+    return (f"> **Below paper scale** ({m.get('scale')} scale: {m.get('runs')} of "
+            f"{m.get('paper_runs')} runs, {m.get('episodes')} of {m.get('paper_episodes')} "
+            f"episodes). These numbers show the pipeline working; they are no evidence for or "
+            f"against the paper. Paper scale: `{E.reproduce_command(res.figure, 'paper')}`.")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]) -> list[str]:
+    title = E.figure(name, "paper").title
+    out = [f"## {title}", ""]
+    if res is None:
+        out += [f"No stored data. Compute it with `{E.reproduce_command(name, 'paper')}` "
+                f"(or `{E.reproduce_command(name, 'quick')}` for a seconds-long check).", ""]
+        return out
+    if not res.at_paper_scale:
+        out += [_below_warning(res), ""]
+    if png_rel:
+        out += [f"![{name}]({png_rel})", ""]
+    d = res.meta["definition"]
+    s = res.summary()
+    st = res.cell_stats()
+    a = res.arrays
+    curves = list(s)
+    if d["x"] == "alpha":
+        out += ["Best step size per method (lower error is better):", ""]
+        rows = []
+        for c in curves:
+            i = _best(s[c], True)
+            rows.append([E_LABEL.get(c, c), f"{s[c]['x'][i]:g}", _fmt(s[c]["y"][i], s[c]["se"][i]),
+                         str(int(sum(s[c]["n_diverged"] > 0)))])
+        out += _table(["method", "best α", "error at best α (± SE)", "α with diverged runs"],
+                      rows) + [""]
+        xs = sorted(set(a["alpha"].tolist()))
+        out += ["Error per α (mean over runs; ∞ = at least one run diverged):", ""]
+        rows = []
+        for x in xs:
+            row = [f"{x:g}"]
+            for c in curves:
+                k = np.flatnonzero(s[c]["x"] == x)
+                row.append(_fmt(s[c]["y"][k[0]]) if len(k) else "")
+            rows.append(row)
+        out += _table(["α"] + [E_LABEL.get(c, c) for c in curves], rows) + [""]
+    else:
+        lower = d["task"] == "prediction"
+        what = "error" if lower else "return"
+        opt = " at its best α" if d["optimise"] else ""
+        out += [f"{what.capitalize()} per λ{opt} (mean over runs ± SE"
+                + (", best α in brackets" if d["optimise"] else "") + "):", ""]
+        xs = sorted(set(a["lam"].tolist()))
+        rows = []
+        for x in xs:
+            row = [f"{x:g}"]
+            for c in curves:
+                k = np.flatnonzero(s[c]["x"] == x)
+                if not len(k):
+                    row.append("")
+                    continue
+                k = k[0]
+                cell = _fmt(s[c]["y"][k], s[c]["se"][k])
+                if d["optimise"]:
+                    cell += f" [α = {s[c]['alpha'][k]:g}]"
+                row.append(cell)
+            rows.append(row)
+        out += _table(["λ"] + [E_LABEL.get(c, c) for c in curves], rows) + [""]
+        best_rows = []
+        for c in curves:
+            i = _best(s[c], lower)
+            best_rows.append([E_LABEL.get(c, c), f"{s[c]['x'][i]:g}",
+                              _fmt(s[c]["y"][i], s[c]["se"][i])])
+        out += _table(["curve", "best λ", f"{what} there"], best_rows) + [""]
+    n_div = int(st["n_diverged"].sum())
+    if n_div:
+        out += [f"Diverged runs in this figure: {n_div} of {a['diverged'].size} (drawn off the "
+                f"chart, counted as infinite error).", ""]
+    if verdicts:
+        out += ["Claims:", ""]
+        for v in verdicts:
+            out += [f"- **{v.mark}** — {v.claim}  ", f"  {v.evidence}"]
+        out += [""]
+    out += ["How it was made:", ""] + _provenance(res) + [""]
+    return out
+
+
+def render(results_dir=E.DEFAULT_RESULTS, report_path=None) -> str:
+    """The report's Markdown text, from the data stored in ``results_dir``."""
+    results_dir = Path(results_dir)
+    report_dir = Path(report_path).parent if report_path else results_dir
+    results = {n: E.load_results(n, results_dir) for n in E.FIGURES}
+    verdicts = claims(results)
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    lines = [
+        "# Reproduction report: van Seijen (2016), Figures 3 and 4",
+        "",
+        f"Generated by `python -m ftd_lib report` from the data in `{results_dir}/` on {now}. "
+        "Do not edit: every number and verdict below is computed from the stored results "
+        "(rules in `ftd_lib/report.py`).",
+        "",
+    ]
+    present = [n for n, r in results.items() if r is not None]
+    below = [n for n in present if not results[n].at_paper_scale]
+    missing = [n for n, r in results.items() if r is None]
+    if below:
+        lines += [f"> **Below paper scale:** {', '.join(below)} — verdicts on these figures are "
+                  "no evidence either way.", ""]
+    if missing:
+        lines += [f"> **Missing:** {', '.join(missing)} — `python -m ftd_lib reproduce all "
+                  "--scale paper` computes everything (resumable).", ""]
+    lines += ["## The paper's claims", ""]
+    rows = []
+    for v in verdicts:
+        scale = ("" if v.status == NO_DATA else
+                 results[v.figure].scale + (" (below paper scale)" if v.below_paper_scale else ""))
+        rows.append([str(v.number), v.figure, v.claim, v.mark, scale])
+    lines += _table(["#", "figure", "claim", "this reproduction", "scale"], rows) + [""]
+    for n in E.FIGURES:
+        res = results[n]
+        png = E.results_paths(n, results_dir)["png"]
+        rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
+        lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_report(results_dir=E.DEFAULT_RESULTS, path=None) -> Path:
+    """Write ``REPORT.md`` (default: inside ``results_dir``) atomically; returns its path."""
+    path = Path(path) if path else Path(results_dir) / "REPORT.md"
+    return S.atomic_write_text(path, render(results_dir, path))

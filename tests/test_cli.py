@@ -1,0 +1,105 @@
+"""The command line: argument errors name the parameter; reproduce/report end to end."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ftd_lib import cli
+from ftd_lib import experiments as E
+
+
+def _error(capsys, argv) -> str:
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["reproduce", "fig5", "--scale", "quick"], "figure"),
+    (["reproduce", "fig3-left"], "--scale"),
+    (["reproduce", "fig3-left", "--scale", "huge"], "--scale"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--runs", "0"], "--runs"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--runs", "many"], "--runs"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--seed", "-1"], "--seed"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--device", "tpu"], "--device"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--bogus"], "--bogus"),
+    (["frobnicate"], "frobnicate"),
+    ([], "command"),
+])
+def test_bad_arguments_name_the_parameter(capsys, argv, name):
+    err = _error(capsys, argv)
+    assert name in err, err
+
+
+def test_cuda_without_cuda_is_a_clear_error(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    err = _error(capsys, ["reproduce", "fig3-left", "--scale", "quick", "--device", "cuda"])
+    assert "--device" in err and "CUDA" in err
+
+
+def test_report_on_missing_directory(tmp_path, capsys):
+    assert cli.main(["report", "--results", str(tmp_path / "nope")]) == 2
+    assert "--results" in capsys.readouterr().err
+
+
+def _fake_runner(task, *, device, progress):
+    v = np.tile(np.linspace(1, 0.5, task.n_episodes), (task.rows, 1)) * (1 + task.settings[:, :1])
+    return {"values": v, "diverged": np.zeros(task.rows, bool)}
+
+
+_fake_runner.name = "cli-fake"
+
+
+def test_reproduce_and_report_in_process(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    out = tmp_path / "res"
+    rc = cli.main(["reproduce", "fig3-right", "--scale", "quick", "--runs", "3", "--seed", "7",
+                   "--out", str(out), "--no-progress"])
+    assert rc == 0
+    meta = json.loads((out / "fig3-right.json").read_text())
+    assert (meta["runs"], meta["seed"], meta["scale"]) == (3, 7, "quick")
+    assert meta["command"] == (f"python -m ftd_lib reproduce fig3-right --scale quick --runs 3 "
+                               f"--seed 7 --out {out}")
+    assert (out / "fig3-right.png").is_file() and (out / "REPORT.md").is_file()
+    capsys.readouterr()
+    assert cli.main(["report", "--results", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "fig3-right.png" in text and "Below paper scale" in text
+
+
+def _engine_ready() -> bool:
+    import importlib
+
+    try:
+        for m in ("ftd_lib.engine", "ftd_lib.envs.cartpole"):
+            importlib.import_module(m)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _engine_ready(), reason="engine or cart-pole not there yet")
+def test_reproduce_quick_end_to_end_subprocess(tmp_path):
+    """The real engine, through the real command line, at quick scale (a few seconds)."""
+    out = tmp_path / "results"
+    cmd = [sys.executable, "-m", "ftd_lib", "reproduce", "fig4-right", "--scale", "quick",
+           "--out", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    res = E.load_results("fig4-right", out)
+    assert res is not None and res.meta["runner"].startswith("engine")
+    assert np.isfinite(res["metric"]).all() and (res["metric"] > 0).all()
+    assert (out / "fig4-right.png").is_file() and (out / "REPORT.md").is_file()
+    # the same command again loads every chunk and gives the same numbers
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    again = E.load_results("fig4-right", out)
+    assert again.meta["chunks"]["computed"] == 0
+    np.testing.assert_array_equal(again["metric"], res["metric"])

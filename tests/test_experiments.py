@@ -1,0 +1,354 @@
+"""Figure definitions, resumable runs (Ctrl-C and kill -9), the loader, the report's verdicts."""
+
+import importlib.util
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from ftd_lib import experiments as E
+from ftd_lib import report as R
+from ftd_lib import store as S
+
+# A cheap stand-in for the engine: each row's numbers depend only on (seed, run id, settings),
+# like the engine's. FAKE_DELAY (seconds per chunk) makes it slow enough to kill mid-run.
+FAKE_SRC = '''
+import os, time
+import numpy as np
+from ftd_lib.rng import run_generator
+
+CALLS = []
+
+def values(task):
+    v = np.empty((task.rows, task.n_episodes))
+    d = np.zeros(task.rows, bool)
+    ep = np.arange(1, task.n_episodes + 1)
+    for i, (s, r) in enumerate(zip(task.settings, task.run_ids)):
+        alpha, lam, gamma, eta, k_max = s
+        g = run_generator(task.seed, int(r), 7)
+        v[i] = np.exp(-20 * alpha * ep) + 0.05 * g.random(task.n_episodes) + 0.01 * lam + eta
+        if task.method == "td_lambda" and alpha > 0.02:
+            v[i, 1:] = np.inf
+            d[i] = True
+    return {"values": v, "diverged": d}
+
+def runner(task, *, device, progress):
+    CALLS.append(task)
+    time.sleep(float(os.environ.get("FAKE_DELAY", "0")))
+    return values(task)
+
+runner.name = "fake-v1"
+'''
+
+
+@pytest.fixture
+def fake(tmp_path):
+    path = tmp_path / "fake_runner.py"
+    path.write_text(FAKE_SRC)
+    spec = importlib.util.spec_from_file_location("fake_runner", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _assert_same(a: E.Results, b: E.Results):
+    assert set(a.arrays) == set(b.arrays)
+    for k in a.arrays:
+        np.testing.assert_array_equal(a.arrays[k], b.arrays[k], err_msg=k)
+        assert a.arrays[k].dtype == b.arrays[k].dtype
+
+
+def _chunk_files(out, name):
+    d = E.results_paths(name, out)["chunks"]
+    return {p.name: p.stat().st_mtime_ns for p in d.glob("*.npz")} if d.is_dir() else {}
+
+
+# ----------------------------------------------------------------------------- definitions
+
+
+def test_paper_scale_definitions_match_the_paper():
+    f = E.figure("fig3-left", "paper")
+    assert (f.runs, f.episodes) == (50, 50) and f.at_paper_scale
+    assert f.methods == ["td_lambda", "forward_td_lambda", "online_lambda_return",
+                         "offline_lambda_return"]
+    assert {c.lam for c in f.cells} == {0.9} and {c.eta for c in f.cells} == {0.01}
+    assert {c.gamma for c in f.cells} == {1.0}
+    alphas = sorted({c.alpha for c in f.cells})
+    assert 0.015 in alphas and len(alphas) >= 10
+    ratios = np.diff(np.log(alphas))
+    assert np.allclose(ratios, ratios[0], rtol=1e-3)  # log-spaced
+
+    f = E.figure("fig3-right", "paper")
+    assert (f.runs, f.episodes) == (200, 50)
+    assert {c.alpha for c in f.cells} == {0.015} and f.methods == ["forward_td_lambda"]
+    assert {(c.eta, c.k_max) for c in f.cells} == {(0.01, None), (0.1, None), (0.3, None),
+                                                    (0.01, 50)}
+    assert {c.lam for c in f.cells} == set(E.LAMBDAS)
+
+    for side, env, eps, gamma in (("left", "mountain_car", 50, 1.0),
+                                  ("right", "cartpole", 1000, 0.99)):
+        f = E.figure(f"fig4-{side}", "paper")
+        assert (f.runs, f.episodes, f.env) == (200, eps, env)
+        assert f.epsilon == 0.05 and f.optimise == "alpha"
+        assert {c.eta for c in f.cells} == {0.01} and {c.gamma for c in f.cells} == {gamma}
+        assert f.methods == ["sarsa_lambda", "forward_sarsa_lambda"]
+        assert len({c.alpha for c in f.cells}) >= 6
+
+
+def test_quick_scale_is_small_and_below_paper_scale():
+    for name in E.FIGURES:
+        f = E.figure(name, "quick")
+        assert not f.at_paper_scale
+        assert len(f.cells) * f.runs <= 32 and f.episodes <= 20
+    assert not E.figure("fig3-left", "paper", runs=10).at_paper_scale
+
+
+def test_bad_figure_arguments():
+    with pytest.raises(ValueError, match="figure"):
+        E.figure("fig5", "quick")
+    with pytest.raises(ValueError, match="scale"):
+        E.figure("fig3-left", "huge")
+    with pytest.raises(ValueError, match="runs"):
+        E.figure("fig3-left", "quick", runs=0)
+
+
+def test_chunks_cover_every_cell_and_run_once():
+    f = E.figure("fig4-left", "paper")
+    seen = np.zeros((len(f.cells), f.runs), int)
+    tasks = E.chunks(f)
+    for t in tasks:
+        assert {f.cells[i].method for i in t.cell_index} == {t.method}
+        np.add.at(seen, (t.cell_index, t.run_ids), 1)
+        np.testing.assert_array_equal(t.settings, [f.cells[i].row() for i in t.cell_index])
+    assert (seen == 1).all()
+    # more runs later: the chunks of the first runs keep their identity (and are reused)
+    ids = {S.chunk_key(t.identity("r", "cpu")) for t in E.chunks(E.figure("fig4-left", "paper",
+                                                                         runs=100))}
+    ids2 = {S.chunk_key(t.identity("r", "cpu")) for t in tasks}
+    assert ids <= ids2
+
+
+# ----------------------------------------------------------------------------- resume
+
+
+def test_interrupted_run_resumes_to_identical_numbers(tmp_path, fake):
+    fig = E.figure("fig3-left", "quick", runs=6)  # 4 methods x 3 run blocks = 12 chunks
+    n_chunks = len(E.chunks(fig))
+    assert n_chunks == 12
+    ref = E.run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
+    assert len(fake.CALLS) == n_chunks
+
+    calls = []
+
+    def interrupting(task, *, device, progress):
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        calls.append(task)
+        return fake.values(task)
+
+    interrupting.name = fake.runner.name
+    out = tmp_path / "b"
+    with pytest.raises(KeyboardInterrupt):
+        E.run_figure(fig, out, runner=interrupting, progress=False)
+    before = _chunk_files(out, fig.name)
+    assert len(before) == 5
+    assert not E.results_paths(fig.name, out)["npz"].exists()
+
+    fake.CALLS.clear()
+    res = E.run_figure(fig, out, runner=fake.runner, progress=False)
+    assert len(fake.CALLS) == n_chunks - 5  # finished chunks were loaded, not recomputed
+    done_keys = {k.removesuffix(".npz") for k in before}
+    for t in fake.CALLS:
+        assert S.chunk_key(t.identity(fake.runner.name, "cpu")) not in done_keys
+    after = _chunk_files(out, fig.name)
+    assert all(after[k] == v for k, v in before.items())  # not rewritten either
+    assert res.meta["chunks"] == {"total": 12, "loaded": 5, "computed": 7}
+    _assert_same(ref, res)
+    _assert_same(ref, E.load_results(fig.name, out))
+
+
+def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
+    """kill -9 in the middle of a run (possibly mid-write), then resume."""
+    fig = E.figure("fig3-left", "quick", runs=6)
+    ref = E.run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
+    out = tmp_path / "b"
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import fake_runner; "
+            f"from ftd_lib import experiments as E; "
+            f"E.run_figure(E.figure('fig3-left', 'quick', runs=6), {str(out)!r}, "
+            f"runner=fake_runner.runner, progress=False)")
+    env = dict(os.environ, FAKE_DELAY="0.25")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    try:
+        t0 = time.time()
+        while len(_chunk_files(out, fig.name)) < 3 and time.time() - t0 < 60:
+            time.sleep(0.02)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    before = _chunk_files(out, fig.name)
+    assert 3 <= len(before) < 12, "the run should have been killed part-way"
+    assert not E.results_paths(fig.name, out)["npz"].exists()
+
+    fake.CALLS.clear()
+    res = E.run_figure(fig, out, runner=fake.runner, progress=False)
+    assert len(fake.CALLS) == 12 - len(before)
+    assert all(_chunk_files(out, fig.name)[k] == v for k, v in before.items())
+    _assert_same(ref, res)
+    chunk_dir = E.results_paths(fig.name, out)["chunks"]
+    assert not [p for p in chunk_dir.iterdir() if p.name.startswith(S.TMP_PREFIX)]
+
+
+def test_other_seed_runner_or_device_are_other_chunks(tmp_path, fake):
+    fig = E.figure("fig3-right", "quick")
+    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
+    n = len(fake.CALLS)
+    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
+    assert len(fake.CALLS) == n  # everything loaded
+    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, seed=1)
+    assert len(fake.CALLS) == 2 * n
+    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, device="cuda:0")
+    assert len(fake.CALLS) == 3 * n
+
+
+# ----------------------------------------------------------------------------- results
+
+
+def test_results_metadata_divergence_and_plot(tmp_path, fake):
+    fig = E.figure("fig3-left", "quick")
+    res = E.run_figure(fig, tmp_path, runner=fake.runner, progress=False)
+    p = E.results_paths("fig3-left", tmp_path)
+    assert p["png"].stat().st_size > 1000 and p["json"].is_file()
+    meta = json.loads(p["json"].read_text())
+    for k in ("seed", "runs", "episodes", "scale", "git", "elapsed_s", "compute_s", "machine",
+              "definition", "command"):
+        assert k in meta
+    assert meta["machine"]["cpu_count"] == os.cpu_count()
+    assert meta["command"] == ("python -m ftd_lib reproduce fig3-left --scale quick --out "
+                               f"{tmp_path}")
+    # TD(lambda) at alpha = 0.03 diverged: infinite error, flagged, and drawn without error
+    i = [k for k, c in enumerate(fig.cells) if c.method == "td_lambda" and c.alpha == 0.03][0]
+    assert res["diverged"][i].all() and np.isinf(res["metric"][i]).all()
+    assert np.isinf(res.summary()["td_lambda"]["y"][-1])
+    assert res["curve_mean"].shape == (len(fig.cells), fig.episodes)
+
+
+def test_load_results_and_commands(tmp_path, fake):
+    assert E.load_results("fig4-right", tmp_path) is None
+    assert "reproduce fig4-right --scale paper" in E.missing_message("fig4-right", tmp_path)
+    E.run_figure(E.figure("fig4-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+                 plot=False)
+    res = E.load_results("fig4-right", tmp_path)
+    assert res.scale == "quick" and not res.at_paper_scale
+    assert E.load_results("fig4-right", tmp_path, scale="paper") is None
+    assert res["metric"].shape == (len(E.figure("fig4-right", "quick").cells), 2)
+    assert E.reproduce_command("fig3-left") == "python -m ftd_lib reproduce fig3-left --scale paper"
+    assert E.reproduce_command("fig3-left", "quick", "out", runs=3, seed=5, device="cuda") == (
+        "python -m ftd_lib reproduce fig3-left --scale quick --runs 3 --seed 5 --out out "
+        "--device cuda")
+
+
+def test_quick_run_does_not_overwrite_paper_data(tmp_path, fake):
+    E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+                 plot=False)
+    _mark_paper_scale(tmp_path, "fig3-right")
+    with pytest.raises(E.ScaleConflict, match="paper-scale"):
+        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
+                     progress=False, plot=False)
+    E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+                 plot=False, force=True)
+
+
+def _mark_paper_scale(d, name):
+    """Pretend stored data was made at paper scale (to test what depends on that)."""
+    p = E.results_paths(name, d)["npz"]
+    arrays = S.load_npz(p)
+    meta = json.loads(str(arrays.pop("__meta__")))
+    meta["definition"]["at_paper_scale"] = meta["at_paper_scale"] = True
+    meta["scale"] = "paper"
+    S.save_npz_atomic(p, __meta__=np.array(json.dumps(meta)), **arrays)
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def _scripted_runner(agree: bool):
+    """Numbers shaped like the paper's findings (agree=True) or their opposite."""
+
+    def runner(task, *, device, progress):
+        from ftd_lib.rng import run_generator
+
+        v = np.empty((task.rows, task.n_episodes))
+        d = np.zeros(task.rows, bool)
+        for i, (s, r) in enumerate(zip(task.settings, task.run_ids, strict=True)):
+            alpha, lam, gamma, eta, _ = s
+            noise = 0.001 * run_generator(task.seed, int(r), 3).random(task.n_episodes)
+            if task.task == "prediction":
+                base = {"td_lambda": 0.5, "online_lambda_return": 0.4,
+                        "offline_lambda_return": 0.45, "forward_td_lambda": 0.3}[task.method]
+                if not agree and task.method == "forward_td_lambda":
+                    base = 0.6
+                # eta matters only when the claim should fail
+                val = base + 0.1 * (lam - 0.5) ** 2 + (0 if agree else eta)
+                v[i] = val + noise
+                if agree and task.method == "td_lambda" and alpha > 0.02:
+                    v[i] = np.inf
+                    d[i] = True
+            else:
+                fwd = task.method == "forward_sarsa_lambda"
+                if task.env == "mountain_car":
+                    val = -200 + (50 if fwd == agree else -50) * (1 - lam)
+                else:
+                    peak = 0.5 if agree else 0.0
+                    top = 300 if agree else 150
+                    val = (top - 200 * abs(lam - peak) if fwd
+                           else 200 - 100 * lam * (1 if agree else -1))
+                v[i] = val + alpha + 10 * noise
+        return {"values": v, "diverged": d}
+
+    runner.name = f"scripted-{agree}"
+    return runner
+
+
+@pytest.mark.parametrize("agree", [True, False])
+def test_report_verdicts_follow_the_numbers(tmp_path, agree):
+    E.reproduce("all", "quick", runs=3, out=tmp_path, runner=_scripted_runner(agree),
+                progress=False)
+    results = {n: E.load_results(n, tmp_path) for n in E.FIGURES}
+    verdicts = R.claims(results)
+    assert [v.number for v in verdicts] == list(range(1, 9))
+    want = R.AGREES if agree else R.DISAGREES
+    assert [v.status for v in verdicts] == [want] * 8, [(v.number, v.evidence)
+                                                         for v in verdicts]
+    assert all(v.below_paper_scale for v in verdicts)
+    text = R.write_report(tmp_path).read_text()
+    assert "Below paper scale" in text
+    for n in E.FIGURES:
+        assert f"]({n}.png)" in text
+    assert text.count("✅ agrees" if agree else "❌ disagrees") >= 16  # table + sections
+
+
+def test_report_with_missing_and_paper_scale_data(tmp_path, fake):
+    text = R.render(tmp_path)
+    assert text.count("No stored data") == 4 and "— no data" in text
+    E.run_figure(E.figure("fig3-left", "quick"), tmp_path, runner=fake.runner, progress=False)
+    _mark_paper_scale(tmp_path, "fig3-left")
+    text = R.render(tmp_path)
+    section = text.split("## Mountain car evaluation")[1].split("## ")[0]
+    assert "Below paper scale" not in section
+    assert "How it was made" in section and "AMD" in section or "machine:" in section
+    # numbers in the report are the stored numbers
+    best = E.load_results("fig3-left", tmp_path).summary()["forward_td_lambda"]
+    k = int(np.argmin(best["y"]))
+    assert f"{best['y'][k]:.3g}" in section
+
+
+def test_spearman():
+    assert R.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
+    assert R.spearman([0, 1, 2], [1, 1, 1]) != R.spearman([0, 1, 2], [1, 1, 1])  # nan
+    assert math.isnan(R.spearman([0, 1], [1, 2]))
