@@ -70,6 +70,7 @@ import torch
 
 from ..approx import MLP
 from ..rng import run_generator
+from .control import CONTROL_METHODS, ControlBatch, ControlResult
 from .prediction import PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
@@ -79,12 +80,15 @@ AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
 
 __all__ = [
     "AGENT_STREAM",
+    "CONTROL_METHODS",
+    "ControlResult",
     "INIT_STREAM",
     "PREDICTION_METHODS",
     "Evaluator",
     "PredictionResult",
     "Settings",
     "initial_weights",
+    "run_control",
     "run_prediction",
     "run_recorded",
 ]
@@ -115,14 +119,18 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     """Run a prediction method on recorded episodes, every row on its own episodes.
 
     ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
-    per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout.
+    per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout. A settings of one
+    row, shared episodes or one ``w0`` serve every row.
     ``eval_states``: optional ``(states, true_values)`` for the error metric.
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
-    B = len(settings)
-    if len(episodes) and isinstance(episodes[0], tuple) and len(episodes[0]) == 2 \
-            and np.ndim(episodes[0][1]) == 1:
+    shared = len(episodes) and isinstance(episodes[0], tuple) and len(episodes[0]) == 2 \
+        and np.ndim(episodes[0][1]) == 1
+    w0 = np.asarray(w0, dtype=np.float64)
+    B = max(len(settings), 1 if shared else len(episodes), len(w0) if w0.ndim == 2 else 1)
+    settings = settings.broadcast(B)
+    if shared:
         episodes = [episodes] * B
     if len(episodes) != B:
         raise ValueError(f"episodes has {len(episodes)} rows, settings {B}")
@@ -181,4 +189,48 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
         w0 = initial_weights(seed, run_ids, src.n_in, n_hidden)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, div_bound=div_bound, progress=progress)
+    return batch.run()
+
+
+def _control_env(env, seed, run_ids, max_steps=None):
+    kw = {} if max_steps is None else dict(max_steps=max_steps)
+    if env == "mountain_car":
+        from ..envs.mountain_car import MountainCarBatch
+
+        return MountainCarBatch(seed, run_ids, **kw)
+    if env in ("cart_pole", "cartpole"):
+        from ..envs.cartpole import CartPoleBatch
+
+        return CartPoleBatch(seed, run_ids, **kw)
+    if callable(env):
+        return env(seed, run_ids)
+    raise ValueError("env must be 'mountain_car', 'cart_pole' or a factory env(seed, run_ids),"
+                     f" got {env!r}")
+
+
+def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
+                env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
+                dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
+                max_steps=None) -> ControlResult:
+    """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
+
+    ``env``: ``"mountain_car"`` (:class:`ftd_lib.envs.mountain_car.MountainCarBatch`),
+    ``"cart_pole"`` (:class:`ftd_lib.envs.cartpole.CartPoleBatch`) or a factory
+    ``env(seed, run_ids)`` returning an object with ``reset(mask=None)``,
+    ``step(actions, active=None) -> (obs, reward, terminal, truncated)``, ``n_actions`` and
+    ``max_steps``. ``max_steps`` overrides the env's episode cap. Returns a
+    :class:`ControlResult` (``returns`` ``(B, n_episodes)``, ``diverged``, ...).
+    """
+    run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+    if len(run_ids) != len(settings):
+        raise ValueError(f"run_ids has {len(run_ids)} entries, settings {len(settings)} rows")
+    dev = _device(device)
+    e = _control_env(env, seed, run_ids, max_steps)
+    if w0 is None:
+        n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
+        w0 = initial_weights(seed, run_ids, n_in, n_hidden, n_nets=int(e.n_actions))
+        w0 = np.asarray(w0).reshape(len(run_ids), int(e.n_actions), -1)
+    batch = ControlBatch(method, settings, w0, e, n_episodes, seed=seed, run_ids=run_ids,
+                         agent_stream=AGENT_STREAM, epsilon=epsilon, n_hidden=n_hidden,
+                         device=dev, dtype=dtype, div_bound=div_bound, progress=progress)
     return batch.run()

@@ -87,6 +87,14 @@ class Settings:
         return Settings(self.alpha[idx], self.lam[idx], self.gamma[idx], self.eta[idx],
                         self.k_max[idx])
 
+    def broadcast(self, n: int) -> Settings:
+        """This settings repeated to ``n`` rows (it must have 1 or ``n`` rows)."""
+        if len(self) == n:
+            return self
+        if len(self) != 1:
+            raise ValueError(f"settings has {len(self)} rows, need 1 or {n}")
+        return self.select(np.zeros(n, dtype=np.int64))
+
     def K(self) -> np.ndarray:
         """K of every row (:func:`ftd_lib.returns.k_bound`), float array, ``inf`` for
         gamma*lambda = 1 without a cap."""
