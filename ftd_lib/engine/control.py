@@ -301,6 +301,7 @@ class ControlBatch:
         hB = torch.empty(B, H, device=dev, dtype=dt)
         ones = torch.ones_like(hB)
         g = net.new_grad_buffer(B)
+        gc = torch.empty_like(g)
         alpha, gamma, gl = self.alpha, self.gamma, self.gl
         g1l = self.gamma * (1.0 - self.lam)
         zero = torch.zeros((), device=dev, dtype=dt)
@@ -343,7 +344,7 @@ class ControlBatch:
             v_p, h = net.value(th_p, xp, hB)
             coef = torch.where(upd, alpha * (U - v_p), zero)
             net.grad_into(g, th_p, xp, h, ones)
-            th.index_add_(0, nets, g.mul_(coef[:, None]))
+            th.index_add_(0, nets, torch.mul(g, coef[:, None], out=gc))
             q += upd
             U = torch.where(upd, (U - item[:, n + 1]) / gl_div, U)
             end_step = step & end
