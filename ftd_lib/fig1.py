@@ -1,0 +1,486 @@
+r"""Random-walk experiments of notebooks 01 and 02: TD(0), Figure 1, Theorem 1, App. B.
+
+van Seijen (2016), Sec. 3-4 and App. A-B. One function per figure or idea; each returns plain
+numbers (so notebooks and tests can check them) and, where there is a picture, a ``plot_*``
+function draws it in the course style (:mod:`ftd_lib.plots`).
+
+The task is the 10-state random walk of Sec. 4 (:mod:`ftd_lib.envs.random_walk`): tabular
+features, every reward 1, :math:`\gamma = 1`, start in the right-most state. Every function
+that draws random numbers takes a ``seed`` and builds its own generators from it
+(``np.random.default_rng(seed)`` for one run, :func:`ftd_lib.rng.run_generator` per run for
+many runs), so the same call always gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import algorithms as A
+from .approx import MLP, Linear
+from .envs.random_walk import (
+    N_STATES,
+    features,
+    random_walk_episodes,
+    random_walk_states,
+    rms_error,
+    true_values,
+)
+from .plots import new_axes, style
+from .returns import (
+    advance_time,
+    delta_prime,
+    extend_horizon,
+    interim_lambda_return,
+    n_step_return,
+    rho,
+)
+from .rng import run_generator
+from .validate import check_alpha, check_unit
+
+FIG1_SEED = 0  # the seed of the single run drawn in Figure 1 (fixed before looking)
+FIG1_METHODS = ("td_lambda", "online_lambda_return", "offline_lambda_return")
+
+
+# --------------------------------------------------------------------------------------------
+# Notebook 01: returns, true values, TD(0)
+# --------------------------------------------------------------------------------------------
+
+
+def discounted_return(rewards, gamma: float) -> float:
+    r"""The return :math:`G_0 = \sum_{i=1}^{T} \gamma^{i-1} R_i` of a whole episode (Sec. 3)."""
+    gamma = check_unit("gamma", gamma)
+    return float(sum(gamma**i * float(r) for i, r in enumerate(rewards)))
+
+
+def monte_carlo_values(n_episodes: int, seed: int, n_states: int = N_STATES) -> np.ndarray:
+    r"""Every-visit Monte Carlo estimate of :math:`v_\pi(s) = \mathbb{E}\{G_t | S_t = s\}`.
+
+    Every visit to a state at time t of an episode of length T contributes its return
+    :math:`G_t = T - t` (all rewards are 1, :math:`\gamma = 1`); the estimate is the average
+    per state (``nan`` for a state never visited).
+    """
+    rng = np.random.default_rng(seed)
+    total = np.zeros(n_states)
+    count = np.zeros(n_states)
+    for _ in range(int(n_episodes)):
+        s = random_walk_states(rng, n_states)
+        T = len(s) - 1
+        for t in range(T):
+            total[s[t] - 1] += T - t
+            count[s[t] - 1] += 1
+    with np.errstate(invalid="ignore"):
+        return total / count
+
+
+def td0(episodes, w0, *, approx, alpha, gamma):
+    r"""TD(0): the general TD update, eq. (1), with the one-step target (Sec. 3).
+
+    .. math::
+        U_t = R_{t+1} + \gamma\hat V(S_{t+1}|\theta_t),\qquad
+        \theta_{t+1} = \theta_t + \alpha\big(U_t - \hat V(S_t|\theta_t)\big)
+        \nabla_\theta\hat V(S_t|\theta_t)
+
+    Same contract as :mod:`ftd_lib.algorithms`: returns the weights after every time step.
+    """
+    alpha = check_alpha(alpha)
+    gamma = check_unit("gamma", gamma)
+    w = np.array(w0, dtype=float)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        for t in range(T):
+            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])  # terminal: value 0
+            target = r[t] + gamma * v_next
+            w = A.td_update(approx, w, x[t], target, alpha)
+            out.append(w)
+    return np.array(out)
+
+
+def td0_tabular(state_episodes, alpha: float, gamma: float = 1.0,
+                n_states: int = N_STATES, reward: float = 1.0) -> np.ndarray:
+    r"""Tabular TD(0) on random-walk state sequences, fast (plain floats, no feature vectors).
+
+    :math:`V(S_t) \leftarrow V(S_t) + \alpha(R_{t+1} + \gamma V(S_{t+1}) - V(S_t))` with
+    every reward equal to ``reward`` and :math:`V(0) = 0` (terminal). The same numbers as
+    :func:`td0` with one-hot features and zero initial weights (tested). Returns the values
+    of states ``1..n`` before the first episode and after each episode: shape
+    ``(n_episodes + 1, n_states)``.
+    """
+    alpha = check_alpha(alpha)
+    v = [0.0] * (n_states + 1)  # v[0] is the terminal state and stays 0
+    out = [v[1:]]
+    for states in state_episodes:
+        s = [int(i) for i in states]
+        for a, b in zip(s[:-1], s[1:], strict=True):
+            v[a] += alpha * (reward + gamma * v[b] - v[a])
+        out.append(v[1:])
+    return np.array(out)
+
+
+def td0_snapshots(alpha: float, seed: int, after=(1, 10, 100)) -> dict[int, np.ndarray]:
+    """Tabular TD(0) values after the given numbers of episodes (one seeded run)."""
+    rng = np.random.default_rng(seed)
+    states = [random_walk_states(rng) for _ in range(max(after))]
+    v = td0_tabular(states, alpha)
+    return {int(k): v[k] for k in after}
+
+
+def td0_alpha_comparison(alphas, n_runs: int = 100, n_episodes: int = 100,
+                         seed: int = 1) -> np.ndarray:
+    r"""RMS error of tabular TD(0) after every episode, averaged over runs, for each α.
+
+    Run ``i`` draws its episodes from ``run_generator(seed, i)``; every α sees the same
+    episodes (common random numbers), so differences between the curves come from α alone.
+    Returns shape ``(len(alphas), n_episodes + 1)``; column 0 is the initial error (V = 0).
+    """
+    alphas = [check_alpha(a) for a in alphas]
+    v_true = true_values()
+    total = np.zeros((len(alphas), n_episodes + 1))
+    for i in range(int(n_runs)):
+        rng = run_generator(seed, i)
+        states = [random_walk_states(rng) for _ in range(int(n_episodes))]
+        for j, a in enumerate(alphas):
+            total[j] += rms_error(td0_tabular(states, a), v_true)
+    return total / int(n_runs)
+
+
+def plot_values(estimates: dict, ax=None, title: str = "Random walk: state values"):
+    """True values (black) and any number of labelled estimates, against the state 1..10."""
+    if ax is None:
+        _, ax = new_axes(title, "state s", "value  (expected steps to termination)")
+    s = np.arange(1, N_STATES + 1)
+    ax.plot(s, true_values(), "k-o", lw=2.5, label=r"true $v_\pi(s)$")
+    cmap = _sequential(len(estimates))
+    for c, (label, v) in zip(cmap, estimates.items(), strict=True):
+        ax.plot(s, v, "o--", color=c, label=label, lw=1.8, ms=5)
+    ax.set_xticks(s)
+    ax.legend(loc="upper left")
+    return ax
+
+
+def plot_rms_vs_episodes(curves: dict, ax=None, title: str = "Tabular TD(0) on the random walk",
+                         ylabel: str = "RMS error over states"):
+    """RMS error against the episode number, one line per label (e.g. per α)."""
+    if ax is None:
+        _, ax = new_axes(title, "episodes", ylabel)
+    for c, (label, y) in zip(_sequential(len(curves)), curves.items(), strict=True):
+        ax.plot(np.arange(len(y)), y, color=c, label=label)
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    return ax
+
+
+def _sequential(n: int):
+    import matplotlib as mpl
+
+    return [mpl.colormaps["viridis"](x) for x in np.linspace(0.2, 0.85, max(n, 1))][:n]
+
+
+# --------------------------------------------------------------------------------------------
+# Notebook 02: n-step returns, interim lambda-return, traces
+# --------------------------------------------------------------------------------------------
+
+
+def demo_episode(seed: int = 3, n_warmup: int = 5, alpha: float = 0.1):
+    r"""A recorded episode plus the values a learner would bootstrap from.
+
+    The values come from tabular TD(0) after ``n_warmup`` episodes (step size ``alpha``), and
+    are held fixed over the new episode, so ``values[j]`` :math:`=\hat V(S_j)` for every j
+    (``values[T] = 0``). Returns ``(states, rewards, values)``.
+    """
+    rng = np.random.default_rng(seed)
+    warm = [random_walk_states(rng) for _ in range(n_warmup)]
+    v = np.concatenate([[0.0], td0_tabular(warm, alpha)[-1]])  # v[0] = terminal
+    states = random_walk_states(rng)
+    rewards = np.ones(len(states) - 1)
+    return states, rewards, v[states]
+
+
+def n_step_returns(rewards, values, t: int, gamma: float) -> np.ndarray:
+    r""":math:`G_t^{(n)}` for n = 1 .. T-t (Sec. 4): from the TD(0) target to the full return."""
+    T = len(rewards)
+    return np.array([n_step_return(rewards, values, t, n, gamma) for n in range(1, T - t + 1)])
+
+
+def lambda_return_weights(lam: float, n: int) -> np.ndarray:
+    r"""The weights of :math:`G_t^{(1)} .. G_t^{(n)}` in :math:`G_t^{\lambda|t+n}` (eq. 2).
+
+    :math:`(1-\lambda)\lambda^{k-1}` for k < n and :math:`\lambda^{n-1}` for the last one; they
+    sum to 1 (App. B).
+    """
+    lam = check_unit("lam", lam)
+    if int(n) < 1:
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    w = (1 - lam) * lam ** np.arange(int(n))
+    w[-1] = lam ** (int(n) - 1)
+    return w
+
+
+def interim_returns_vs_horizon(rewards, values, t: int, gamma: float, lam: float) -> np.ndarray:
+    r""":math:`G_t^{\lambda|h}` for h = t+1 .. T (eq. 2): the target as more data arrives."""
+    T = len(rewards)
+    return np.array([interim_lambda_return(rewards, values, t, h, gamma, lam)
+                     for h in range(t + 1, T + 1)])
+
+
+def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1.0), t: int = 0):
+    """Two panels: :math:`G_t^{(n)}` against n, and :math:`G_t^{\\lambda|h}` against h."""
+    import matplotlib.pyplot as plt
+
+    from .plots import use_style
+
+    use_style()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    g = n_step_returns(rewards, values, t, gamma)
+    n = np.arange(1, len(g) + 1)
+    a1.plot(n, g, "k.-", ms=8)
+    a1.set(title=f"n-step returns $G_{t}^{{(n)}}$", xlabel="n (steps before bootstrapping)",
+           ylabel="return")
+    a1.axhline(g[-1], color="0.5", ls=":", lw=1.5, label=f"Monte Carlo return = {g[-1]:g}")
+    a1.legend(loc="lower right")
+    for c, lam in zip(_sequential(len(lams)), lams, strict=True):
+        gl = interim_returns_vs_horizon(rewards, values, t, gamma, lam)
+        a2.plot(np.arange(t + 1, len(rewards) + 1), gl, ".-", color=c, label=f"λ = {lam:g}")
+    a2.set(title=rf"interim λ-return $G_{t}^{{\lambda|h}}$", xlabel="horizon h")
+    a2.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_lambda_weights(lam: float, n: int, ax=None):
+    """Bar chart of :func:`lambda_return_weights`: how eq. 2 mixes the n-step returns."""
+    if ax is None:
+        _, ax = new_axes(rf"weights in $G_t^{{\lambda|t+{n}}}$, λ = {lam:g}",
+                         "n  (of the n-step return $G_t^{(n)}$)", "weight")
+    w = lambda_return_weights(lam, n)
+    k = np.arange(1, n + 1)
+    ax.bar(k[:-1], w[:-1], color="#1f77b4", label=r"$(1-\lambda)\lambda^{n-1}$")
+    ax.bar(k[-1:], w[-1:], color="#ff7f0e", label=r"$\lambda^{h-t-1}$ (all the rest)")
+    ax.set_xticks(k)
+    ax.legend()
+    return ax
+
+
+def eligibility_traces(feature_rows, gamma: float, lam: float) -> np.ndarray:
+    r"""Accumulating traces for linear features (Sec. 3):
+    :math:`e_t = \gamma\lambda e_{t-1} + \phi(S_t)`, :math:`e_{-1} = 0`.
+
+    For a linear :math:`\hat V` the gradient is :math:`\phi(S_t)`, so the traces do not depend
+    on the weights. ``feature_rows``: :math:`\phi(S_0) .. \phi(S_{T-1})`; returns shape (T, n).
+    """
+    gamma = check_unit("gamma", gamma)
+    lam = check_unit("lam", lam)
+    x = np.asarray(feature_rows, dtype=float)
+    e = np.zeros(x.shape[1])
+    out = []
+    for row in x:
+        e = gamma * lam * e + row
+        out.append(e)
+    return np.array(out)
+
+
+def plot_traces(states, gamma: float, lams=(0.8, 1.0)):
+    """Heat maps of the trace of every state over one episode, one panel per λ."""
+    import matplotlib.pyplot as plt
+
+    from .plots import use_style
+
+    use_style()
+    x = features(states)[:-1]
+    fig, axes = plt.subplots(1, len(lams), figsize=(5.5 * len(lams), 4.0), squeeze=False)
+    for ax, lam in zip(axes[0], lams, strict=True):
+        e = eligibility_traces(x, gamma, lam)
+        im = ax.imshow(e.T, aspect="auto", origin="lower", cmap="magma_r",
+                       extent=(-0.5, len(e) - 0.5, 0.5, N_STATES + 0.5))
+        ax.plot(np.arange(len(e)), states[:-1], "c.", ms=5, label="$S_t$")
+        ax.set(title=f"traces $e_t$, λ = {lam:g}", xlabel="time step t", ylabel="state")
+        ax.grid(False)
+        fig.colorbar(im, ax=ax, label="trace")
+    axes[0][0].legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def online_update_count(T: int) -> int:
+    r"""Updates (eq. 3) the online λ-return algorithm performs in an episode of length T.
+
+    At time t it replays the t updates :math:`\theta_1^t .. \theta_t^t`, so
+    :math:`\sum_{t=1}^T t = T(T+1)/2` in all: the cost per step grows with t (Sec. 4).
+    """
+    if int(T) < 1:
+        raise ValueError(f"T must be >= 1, got {T!r}")
+    return sum(range(1, int(T) + 1))
+
+
+# --------------------------------------------------------------------------------------------
+# Figure 1
+# --------------------------------------------------------------------------------------------
+
+
+def run_methods(episodes, w0, *, approx, alpha, lam, gamma, methods=FIG1_METHODS) -> dict:
+    """Weights after every time step (rows), with ``w0`` prepended as row 0, per method."""
+    out = {}
+    for m in methods:
+        W = getattr(A, m)(episodes, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma)
+        out[m] = np.vstack([np.asarray(w0, dtype=float)[None], W])
+    return out
+
+
+def normalised_rms(W, v_true=None) -> np.ndarray:
+    r"""RMS error over all states of each row of tabular weights ``W``, divided by that of
+    row 0 (the initial weights): the y-axis of Figure 1 (it starts at 1)."""
+    err = rms_error(W, true_values() if v_true is None else v_true)
+    return err / err[0]
+
+
+def figure1_data(seed: int = FIG1_SEED, n_episodes: int = 3, alpha: float = 0.2,
+                 lam: float = 1.0, gamma: float = 1.0) -> dict:
+    r"""Figure 1 (Sec. 4): normalised RMS error against time, first 3 episodes, one run.
+
+    Random walk, tabular, :math:`\theta_0 = 0`, λ = 1, α = 0.2; TD(λ), the online and the
+    offline λ-return algorithm on the same seeded episodes. Returns a dict with ``t``
+    (0 .. total steps), ``curves`` (method -> normalised RMS at every t), ``episode_ends``
+    (the t at which each episode ends) and ``lengths``.
+    """
+    episodes = random_walk_episodes(n_episodes, np.random.default_rng(seed))
+    lin = Linear(N_STATES)
+    Ws = run_methods(episodes, lin.init(), approx=lin, alpha=alpha, lam=lam, gamma=gamma)
+    lengths = [len(r) for _, r in episodes]
+    return dict(t=np.arange(sum(lengths) + 1),
+                curves={m: normalised_rms(W) for m, W in Ws.items()},
+                episode_ends=np.cumsum(lengths), lengths=lengths,
+                settings=dict(seed=seed, alpha=alpha, lam=lam, gamma=gamma))
+
+
+def figure1_episode_ends(data: dict) -> dict:
+    """Normalised RMS error at the end of each episode, per method (from :func:`figure1_data`)."""
+    return {m: c[data["episode_ends"]] for m, c in data["curves"].items()}
+
+
+def figure1_average_episode_ends(n_runs: int = 100, seed: int = 1, n_episodes: int = 3,
+                                 alpha: float = 0.2, lam: float = 1.0) -> dict:
+    r"""Normalised RMS at the first episode ends, averaged over ``n_runs`` seeded runs.
+
+    Only the episode ends are averaged: episode lengths differ between runs, so the curves of
+    Figure 1 do not line up in time. The online λ-return algorithm is left out: for λ = 1 it
+    ends every episode with the same weights as the offline one (the targets
+    :math:`G_k^{\lambda|T}` are then Monte Carlo returns, free of the weights).
+    """
+    lin = Linear(N_STATES)
+    methods = ("td_lambda", "offline_lambda_return")
+    total = {m: np.zeros(n_episodes) for m in methods}
+    for i in range(int(n_runs)):
+        episodes = random_walk_episodes(n_episodes, run_generator(seed, i))
+        ends = np.cumsum([len(r) for _, r in episodes])
+        Ws = run_methods(episodes, lin.init(), approx=lin, alpha=alpha, lam=lam, gamma=1.0,
+                         methods=methods)
+        for m in methods:
+            total[m] += normalised_rms(Ws[m])[ends]
+    return {m: v / int(n_runs) for m, v in total.items()}
+
+
+def plot_figure1(data: dict, ax=None):
+    """Figure 1: normalised RMS error against time steps, episode ends marked."""
+    s = data["settings"]
+    if ax is None:
+        _, ax = new_axes(f"Figure 1: random walk, λ = {s['lam']:g}, α = {s['alpha']:g} "
+                         f"(one run, seed {s['seed']})", "time step (over 3 episodes)",
+                         "RMS error / initial RMS error", figsize=(8.5, 4.6))
+    for m, y in data["curves"].items():
+        ax.plot(data["t"], y, **style(m))
+    for k, end in enumerate(data["episode_ends"]):
+        ax.axvline(end, color="0.6", lw=1, ls=":")
+        ax.text(end, 1.02, f"end of ep. {k + 1}", ha="right", va="bottom", fontsize=10,
+                color="0.4")
+    ax.set_ylim(0, 1.1)
+    ax.set_xlim(0, data["t"][-1] + 1)
+    ax.legend(loc="lower left")
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Theorem 1 and the identities of Appendix B
+# --------------------------------------------------------------------------------------------
+
+
+def theorem1_sweep(alphas, seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
+                   n_hidden: int = 50) -> dict:
+    r"""Theorem 1 (Sec. 4, proof in App. A), numerically, with an MLP.
+
+    On one seeded random-walk episode (one-hot inputs to a tanh MLP with ``n_hidden`` units,
+    initial weights :math:`\theta_0` from the same seed), run TD(λ) and the online λ-return
+    algorithm for each α and return, at the episode's end T, the ratio
+
+    .. math:: \frac{\|\theta_T^{td} - \theta_T^{\lambda}\|}{\|\theta_T^{td} - \theta_0\|},
+
+    which the theorem says goes to 0 as α → 0 (like O(α), by the proof), together with the
+    distances :math:`\|\theta_T^{td}-\theta_0\|` and :math:`\|\theta_T^{\lambda}-\theta_0\|`.
+    Returns a dict of arrays ``alpha``, ``ratio``, ``dist_td``, ``dist_lambda``.
+    """
+    rng = np.random.default_rng(seed)
+    episodes = random_walk_episodes(1, rng)
+    mlp = MLP(N_STATES, n_hidden)
+    w0 = mlp.init(rng)
+    ratio, dist_td, dist_lam = [], [], []
+    for a in alphas:
+        kw = dict(approx=mlp, alpha=a, lam=lam, gamma=gamma)
+        w_td = A.td_lambda(episodes, w0, **kw)[-1]
+        w_lr = A.online_lambda_return(episodes, w0, **kw)[-1]
+        ratio.append(np.linalg.norm(w_td - w_lr) / np.linalg.norm(w_td - w0))
+        dist_td.append(np.linalg.norm(w_td - w0))
+        dist_lam.append(np.linalg.norm(w_lr - w0))
+    return dict(alpha=np.asarray(alphas, dtype=float), ratio=np.array(ratio),
+                dist_td=np.array(dist_td), dist_lambda=np.array(dist_lam))
+
+
+def plot_theorem1(sweep: dict, ax=None):
+    """Log-log plot of the Theorem 1 ratio against α (from :func:`theorem1_sweep`), with a
+    slope-1 guide (ratio ∝ α) through the smallest α."""
+    if ax is None:
+        _, ax = new_axes("Theorem 1: TD(λ) → online λ-return as α → 0 (MLP)", "step size α",
+                         r"$\|\theta^{td}_T-\theta^{\lambda}_T\| \,/\, \|\theta^{td}_T-\theta_0\|$")
+    alphas, ratios = sweep["alpha"], sweep["ratio"]
+    ax.loglog(alphas, ratios, "o-", color=style("td_lambda")["color"], label="measured ratio")
+    a_min = alphas.min()
+    r_min = ratios[np.argmin(alphas)]
+    ax.loglog(alphas, r_min * alphas / a_min, "k:", lw=1.5, label="slope 1 (ratio ∝ α)")
+    ax.legend(loc="upper left")
+    return ax
+
+
+def appendix_b_check(seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
+                     alpha: float = 0.01, n_hidden: int = 50) -> dict:
+    r"""Check the two identities of App. B on data from a real run.
+
+    Record one random-walk episode, run the online λ-return algorithm on it with an MLP, and
+    take the values it bootstraps from, :math:`\hat V_j = \hat V(S_j|\theta_{j-1})`. Then for
+    every admissible (t, h) compare both sides of
+
+    - eq. (4546): :math:`G_t^{\lambda|h+1} = G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\delta'_h`,
+      :math:`h \ge t+1`;
+    - the ρ-identity: :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda`,
+      :math:`h \ge t+2`;
+
+    with every :math:`G` computed from its definition (eq. 2). Returns the number of pairs
+    and the largest absolute difference for each identity, and the returns' scale.
+    """
+    rng = np.random.default_rng(seed)
+    episodes = random_walk_episodes(1, rng)
+    mlp = MLP(N_STATES, n_hidden)
+    w0 = mlp.init(rng)
+    W = A.online_lambda_return(episodes, w0, approx=mlp, alpha=alpha, lam=lam, gamma=gamma)
+    x, r = episodes[0]
+    T = len(r)
+    thetas = [w0, *W]  # thetas[j] = theta_j
+    values = np.array([mlp.value(thetas[j - 1], x[j]) if 0 < j < T else 0.0
+                       for j in range(T + 1)])
+    G = {(t, h): interim_lambda_return(r, values, t, h, gamma, lam)
+         for t in range(T) for h in range(t + 1, T + 1)}
+    err1 = [abs(extend_horizon(G[t, h], delta_prime(r[h], values[h + 1], values[h], gamma),
+                               t, h, gamma, lam) - G[t, h + 1])
+            for t in range(T) for h in range(t + 1, T)]
+    err2 = [abs(advance_time(G[t, h], rho(r[t], values[t + 1], gamma, lam), gamma, lam)
+                - G[t + 1, h])
+            for t in range(T - 1) for h in range(t + 2, T + 1)]
+    return dict(T=T, n_extend=len(err1), max_err_extend=max(err1), n_advance=len(err2),
+                max_err_advance=max(err2), max_abs_return=max(abs(g) for g in G.values()))
