@@ -1,0 +1,193 @@
+r"""Cart-pole (Barto, Sutton & Anderson 1983), the second control task of the paper's Sec. 6.
+
+The constants and the order of the Euler update are those of the classic ``pole.c`` as
+Gymnasium's ``CartPole-v1`` has them (``kinematics_integrator = "euler"``), in float64.
+
+Random streams (see :mod:`ftd_lib.rng`): run ``r`` of experiment seed ``s`` draws its start
+states from ``run_generator(s, r, START_STREAM)`` (stream 0, "environment"), four uniforms per
+reset in the order ``x, x_dot, theta, theta_dot``. Other stream numbers are the agent's (the
+engine uses 100 and 101).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ftd_lib.rng import RunStreams
+
+GRAVITY = 9.8
+MASS_CART = 1.0
+MASS_POLE = 0.1
+TOTAL_MASS = MASS_CART + MASS_POLE
+LENGTH = 0.5  # half the pole's length
+POLEMASS_LENGTH = MASS_POLE * LENGTH
+FORCE_MAG = 10.0
+TAU = 0.02  # seconds between state updates
+THETA_THRESHOLD = 12 * 2 * math.pi / 360  # 12 degrees = 0.2094 rad
+X_THRESHOLD = 2.4
+START_HIGH = 0.05  # start state ~ U[-0.05, 0.05]^4
+
+# Observation scales of the two velocities (our choice; the paper only says "scaled").
+# Measured in float64 with this module's dynamics, non-terminal states:
+#   uniformly random actions (20 000 episodes): |x_dot| <= 3.39 (99.9 % <= 1.95),
+#                                               |theta_dot| <= 3.39 (99.9 % <= 2.50);
+#   always pushing one way: |x_dot| <= 2.0, |theta_dot| <= 2.99;
+#   a balancing linear controller with epsilon = 0.05: |x_dot| <= 1.3, |theta_dot| <= 1.5.
+# So x_dot / 3.0 and theta_dot / 3.5, clipped to [-1, 1], keep almost every state unclipped
+# while leaving resolution for the slow velocities of a balanced pole.
+X_DOT_SCALE = 3.0
+THETA_DOT_SCALE = 3.5
+OBS_SCALE = np.array([X_THRESHOLD, X_DOT_SCALE, THETA_THRESHOLD, THETA_DOT_SCALE])
+
+DEFAULT_MAX_STEPS = 1000  # the paper's cap
+START_STREAM = 0
+
+
+def scale_obs(state) -> np.ndarray:
+    """Observation in [-1, 1]^4: ``(x / 2.4, x_dot / 3.0, theta / 0.2094, theta_dot / 3.5)``,
+    clipped. Clipping of ``x`` and ``theta`` only touches failed (terminal) states."""
+    return np.clip(np.asarray(state, dtype=float) / OBS_SCALE, -1.0, 1.0)
+
+
+def cartpole_step(state, action: int) -> tuple[np.ndarray, bool]:
+    """One Euler step of one cart-pole: ``state = (x, x_dot, theta, theta_dot)``; returns
+    ``(state', terminal)``. ``action`` 0 pushes the cart left (-10 N), 1 right (+10 N)::
+
+        temp      = (F + m_p l theta_dot^2 sin(theta)) / (m_c + m_p)
+        theta_acc = (g sin(theta) - cos(theta) temp) / (l (4/3 - m_p cos^2(theta) / (m_c + m_p)))
+        x_acc     = temp - m_p l theta_acc cos(theta) / (m_c + m_p)
+        x += tau x_dot;  x_dot += tau x_acc;  theta += tau theta_dot;  theta_dot += tau theta_acc
+        terminal  = |x| > 2.4 or |theta| > 12 degrees
+    """
+    if action not in (0, 1):
+        raise ValueError(f"action must be 0 or 1, got {action!r}")
+    x, x_dot, theta, theta_dot = (float(s) for s in state)
+    force = FORCE_MAG if action == 1 else -FORCE_MAG
+    costheta, sintheta = float(np.cos(theta)), float(np.sin(theta))
+    temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
+    thetaacc = (GRAVITY * sintheta - costheta * temp) / (
+        LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS))
+    xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
+    x = x + TAU * x_dot
+    x_dot = x_dot + TAU * xacc
+    theta = theta + TAU * theta_dot
+    theta_dot = theta_dot + TAU * thetaacc
+    terminal = x < -X_THRESHOLD or x > X_THRESHOLD or theta < -THETA_THRESHOLD \
+        or theta > THETA_THRESHOLD
+    return np.array([x, x_dot, theta, theta_dot]), terminal
+
+
+def step_arrays(state: np.ndarray, actions: np.ndarray):
+    """:func:`cartpole_step` on a batch ``(B, 4)`` (every row stepped); ``(state', term)``."""
+    x, x_dot, theta, theta_dot = state.T
+    force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
+    costheta, sintheta = np.cos(theta), np.sin(theta)
+    temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
+    thetaacc = (GRAVITY * sintheta - costheta * temp) / (
+        LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS))
+    xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
+    new = np.stack([x + TAU * x_dot, x_dot + TAU * xacc, theta + TAU * theta_dot,
+                    theta_dot + TAU * thetaacc], axis=1)
+    term = (np.abs(new[:, 0]) > X_THRESHOLD) | (np.abs(new[:, 2]) > THETA_THRESHOLD)
+    return new, term
+
+
+class CartPoleBatch:
+    r"""Cart-pole, B independent runs stepped together (numpy, float64).
+
+    **Dynamics**: the classic pole.c constants (as Gymnasium's CartPole-v1): gravity 9.8,
+    cart mass 1.0, pole mass 0.1, pole half-length 0.5, force 10 N, tau = 0.02 s, explicit
+    Euler in Gymnasium's "euler" order (positions updated with the old velocities); see
+    :func:`cartpole_step`. The raw state is :attr:`state`, shape ``(B, 4)``, columns
+    ``(x, x_dot, theta, theta_dot)``.
+
+    **Actions**: 2 discrete, ``0`` pushes the cart left, ``1`` right.
+
+    **Observation**: ``(x / 2.4, x_dot / 3.0, theta / 0.2094, theta_dot / 3.5)`` clipped to
+    [-1, 1]^4 (the velocity scales are our choice, measured: see the module's constants).
+
+    **Reward**: +1 every step, the failing step included (as Gymnasium).
+
+    **Termination**: ``|theta| > 12`` degrees (0.2094 rad) or ``|x| > 2.4``.
+    **Truncation**: after ``max_steps`` steps (default 1000, the paper's cap); a step that
+    terminates is never also truncated.
+
+    **Start state**: uniform in [-0.05, 0.05]^4, from the run's own stream
+    ``run_generator(seed, run_id, START_STREAM)`` (stream 0), four draws per reset.
+
+    **Paper settings** (Sec. 6, Fig. 4 right): epsilon-greedy with epsilon = 0.05,
+    eta = 0.01, episodes capped at 1000 steps, the return averaged over the first 1000
+    episodes, 200 runs.
+
+    Interface as :class:`ftd_lib.envs.mountain_car.MountainCarBatch`: ``reset(mask=None)``
+    returns the observations ``(B, 4)``; ``step(actions, active=None)`` returns
+    ``(obs (B, 4), reward (B,), terminal (B,), truncated (B,))``; inactive rows are not
+    advanced, draw nothing, and get reward 0 and terminal/truncated False; stepping a row that
+    ended without a ``reset`` raises ``RuntimeError``; ``steps`` counts steps since reset.
+    """
+
+    obs_dim = 4
+    n_actions = 2
+
+    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
+        self.seed = int(seed)
+        self.run_ids = np.atleast_1d(np.asarray(run_ids, dtype=np.int64))
+        if self.run_ids.ndim != 1 or len(self.run_ids) == 0:
+            raise ValueError("run_ids must be a non-empty 1-d sequence of ints")
+        if max_steps is not None and int(max_steps) < 1:
+            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self.n_runs = len(self.run_ids)
+        self._starts = RunStreams(self.seed, self.run_ids, START_STREAM, "uniform", block=256)
+        self.state = np.zeros((self.n_runs, 4))
+        self.steps = np.zeros(self.n_runs, dtype=np.int64)
+        self.needs_reset = np.ones(self.n_runs, dtype=bool)
+
+    def _mask(self, mask, name: str) -> np.ndarray:
+        if mask is None:
+            return np.ones(self.n_runs, dtype=bool)
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (self.n_runs,):
+            raise ValueError(f"{name} must have shape ({self.n_runs},), got {mask.shape}")
+        return mask
+
+    def obs(self) -> np.ndarray:
+        """The scaled observations of all rows, ``(B, 4)``."""
+        return scale_obs(self.state)
+
+    def reset(self, mask=None) -> np.ndarray:
+        """Start a new episode in the rows of ``mask``; returns all observations ``(B, 4)``."""
+        mask = self._mask(mask, "mask")
+        for j in range(4):
+            u = self._starts.draw(mask)
+            self.state[mask, j] = -START_HIGH + 2 * START_HIGH * u[mask]
+        self.steps[mask] = 0
+        self.needs_reset[mask] = False
+        return self.obs()
+
+    def step(self, actions, active=None):
+        """Advance the ``active`` rows by one step; returns ``(obs, reward, terminal,
+        truncated)``."""
+        active = self._mask(active, "active")
+        a = np.asarray(actions)
+        if a.shape != (self.n_runs,):
+            raise ValueError(f"actions must have shape ({self.n_runs},), got {a.shape}")
+        a = a.astype(np.int64)
+        if np.any(active & ((a < 0) | (a >= self.n_actions))):
+            raise ValueError(f"actions must be in 0..{self.n_actions - 1}")
+        if np.any(active & self.needs_reset):
+            raise RuntimeError("stepping a row whose episode ended (or never began): reset it")
+        new, term = step_arrays(self.state, a)
+        np.copyto(self.state, new, where=active[:, None])
+        self.steps += active
+        terminal = active & term
+        truncated = active & ~terminal
+        if self.max_steps is None:
+            truncated[:] = False
+        else:
+            truncated &= self.steps >= self.max_steps
+        self.needs_reset |= terminal | truncated
+        reward = np.where(active, 1.0, 0.0)
+        return self.obs(), reward, terminal, truncated
