@@ -71,7 +71,7 @@ import torch
 from ..approx import MLP
 from ..rng import run_generator
 from .control import CONTROL_METHODS, ControlBatch, ControlResult
-from .prediction import PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
+from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
 
@@ -136,7 +136,7 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
         raise ValueError(f"episodes has {len(episodes)} rows, settings {B}")
     n_in = np.asarray(episodes[0][0][0]).shape[1]
     dev = _device(device)
-    src = RecordedSource(episodes, n_in, device=dev, dtype=dtype)
+    src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
     ev = None
     if eval_states is not None:
         ev = Evaluator(*eval_states, device=dev, dtype=dtype)
@@ -181,7 +181,7 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
         raise ValueError(f"run_ids has {len(run_ids)} entries, settings {len(settings)} rows")
     dev = _device(device)
     e = _prediction_env(env, seed, run_ids)
-    src = EnvSource(e, n_episodes, device=dev, dtype=dtype)
+    src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:
         eval_states = _evaluation_states(env, n_eval, eval_seed)
     ev = Evaluator(*eval_states, device=dev, dtype=dtype)

@@ -1,8 +1,9 @@
 r"""Batched control: Sarsa(:math:`\lambda`) and forward Sarsa(:math:`\lambda`) (paper Sec. 6,
 Fig. 4), one network per action, :math:`\epsilon`-greedy.
 
-Every row is one run. Its A networks are rows ``b*A .. b*A+A-1`` of a ``(B*A, P)`` weight
-tensor. Each iteration a row does one unit of work:
+Every row is one run. Its A networks are the columns ``b, B+b, .., (A-1)B+b`` of a
+parameter-major ``(P, A*B)`` weight tensor (action-major blocks, so each action's networks are
+one contiguous view). Each iteration a row does one unit of work:
 
 - ``START``: choose the first action of an episode, :math:`\epsilon`-greedily from
   :math:`\hat Q(S_0, \cdot|\theta)` (no environment step);
@@ -27,6 +28,9 @@ update going to the network of the popped state's action.
 (:class:`ftd_lib.rng.RunStreams`, stream ``AGENT_STREAM``): if the first is below
 :math:`\epsilon` the action is ``floor(A * second)``, else the greedy action, ties broken
 towards the lowest action index. Truncation (the episode cap) is treated like termination.
+
+As in :mod:`.prediction`, the network arithmetic is torch on the chosen device and the per-row
+scalars (and the environment, and the random streams) are numpy on the host.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import torch
 
 from ..rng import RunStreams
 from ._net import BatchedMLP
+from .prediction import NP_DTYPE
 from .settings import Settings
 
 STEP, FLUSH, DONE, START = 0, 1, 2, 3
@@ -66,12 +71,15 @@ class ControlBatch:
                  dtype=torch.float64, div_bound=1e6, progress=False, tanh="auto"):
         if method not in CONTROL_METHODS:
             raise ValueError(f"method must be one of {CONTROL_METHODS}, got {method!r}")
+        if dtype not in NP_DTYPE:
+            raise ValueError(f"dtype must be torch.float64 or torch.float32, got {dtype!r}")
         eps = float(epsilon)
         if not 0.0 <= eps <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
         self.method, self.settings, self.env, self.eps = method, settings, env, eps
         self.dev = dev = torch.device(device)
         self.dt = dt = dtype
+        self.npdt = npdt = NP_DTYPE[dtype]
         obs = np.asarray(env.reset(), dtype=np.float64)
         self.B, self.n_in = B, n = obs.shape
         self.A = A = int(env.n_actions)
@@ -82,21 +90,19 @@ class ControlBatch:
         w0 = np.asarray(w0, dtype=np.float64)
         if w0.shape != (B, A, P):
             raise ValueError(f"w0 must have shape ({B}, {A}, {P}), got {w0.shape}")
-        self.th = net.to_internal(w0.reshape(B * A, P))
+        self.th = net.to_internal(w0.transpose(1, 0, 2).reshape(A * B, P))  # (P, A*B)
         self.t_cap = int(getattr(env, "max_steps", 10_000))
         self.n_ep = int(n_episodes)
         self.streams = RunStreams(seed, run_ids, stream=agent_stream, kind="uniform")
-
-        def col(a):
-            return torch.as_tensor(np.asarray(a, dtype=np.float64)).to(dev, dt)
-
-        self.alpha, self.gamma = col(settings.alpha), col(settings.gamma)
-        self.lam, self.gl = col(settings.lam), col(settings.gamma * settings.lam)
+        self.alpha = settings.alpha.astype(npdt)
+        self.gamma = settings.gamma.astype(npdt)
+        self.lam = settings.lam.astype(npdt)
+        self.gl = (settings.gamma * settings.lam).astype(npdt)
         self.div_bound = float(div_bound)
         self.progress = progress
-        self.S = torch.as_tensor(obs).to(dev, dt)
-        self.act = torch.zeros(B, dtype=torch.long, device=dev)
-        self.mode = torch.full((B,), START, dtype=torch.long, device=dev)
+        self.S = self._ext(obs)  # [phi(S); 1], (n+1, B)
+        self.act = np.zeros(B, dtype=np.int64)
+        self.mode = np.full(B, START if self.n_ep > 0 else DONE, dtype=np.int8)
         self.ep_count = np.zeros(B, dtype=np.int64)
         self.ep_len = np.zeros(B, dtype=np.int64)
         self.ret = np.zeros(B)
@@ -105,96 +111,105 @@ class ControlBatch:
         self.diverged = np.zeros(B, dtype=bool)
         self.diverged_at = np.full(B, -1, dtype=np.int64)
         self.n_running = B if self.n_ep > 0 else 0
-        if self.n_ep == 0:
-            self.mode.fill_(DONE)
         self.n_steps = np.zeros(B, dtype=np.int64)
         self.iterations = 0
         self._traces = []
         self._pbar = None
-        self.ar = torch.arange(B, device=dev)
+        self.ar = np.arange(B)
+        self.all_views = net.views(self.th)
+        self.act_views = [net.views(self.th[:, a * B : (a + 1) * B]) for a in range(A)]
 
     # ------------------------------------------------------------------ helpers
-    def _env_step(self, step):
-        """Step the env for the rows in ``step``; returns (obs, r, end) tensors and the numpy
-        ``end`` mask; resets the rows whose episode ended (if they have episodes left)."""
-        B, n = self.B, self.n_in
-        act = step.cpu().numpy()
-        if not act.any():
-            z = torch.zeros(B, device=self.dev, dtype=self.dt)
-            return self.S, z, torch.zeros(B, dtype=torch.bool, device=self.dev), act, act
-        obs, rew, term, trunc = self.env.step(self.act.cpu().numpy(), active=act)
-        obs = np.asarray(obs, dtype=np.float64)
-        rew = np.where(act, np.asarray(rew, dtype=np.float64), 0.0)
-        end = (np.asarray(term) | np.asarray(trunc)) & act
-        self.ret += rew
-        self.ep_len += act
-        self.n_steps += act
-        buf = np.empty((B, n + 2))
-        buf[:, :n] = obs
-        buf[:, n] = rew
-        buf[:, n + 1] = end
-        item = torch.from_numpy(buf).to(self.dev, self.dt)
-        return item[:, :n], item[:, n], item[:, n + 1] > 0.5, act, end
+    def _ext(self, obs):
+        xe = np.ones((self.n_in + 1, self.B), dtype=self.npdt)
+        xe[: self.n_in] = np.asarray(obs).T
+        return xe
 
-    def _reset_env(self, end_np):
-        again = end_np & (self.ep_count + 1 < self.n_ep) & ~self.diverged
+    def _t(self, a: np.ndarray) -> torch.Tensor:
+        t = torch.from_numpy(np.ascontiguousarray(a))
+        return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
+
+    def _n(self, t: torch.Tensor) -> np.ndarray:
+        return t.numpy() if self.dev.type == "cpu" else t.cpu().numpy()
+
+    def _env_step(self, step):
+        """Step the env for the rows in ``step``: ``(xn, r, end)`` (``xn`` extended)."""
+        B = self.B
+        if not step.any():
+            return self.S, np.zeros(B, dtype=self.npdt), np.zeros(B, dtype=bool)
+        obs, rew, term, trunc = self.env.step(self.act, active=step)
+        r = np.where(step, np.asarray(rew, dtype=np.float64), 0.0)
+        end = (np.asarray(term) | np.asarray(trunc)) & step
+        self.ret += r
+        self.ep_len += step
+        self.n_steps += step
+        return self._ext(obs), r.astype(self.npdt), end
+
+    def _reset_env(self, end):
+        again = end & (self.ep_count + 1 < self.n_ep) & ~self.diverged
         if again.any():
-            obs0 = np.asarray(self.env.reset(mask=again), dtype=np.float64)
-            rows = torch.as_tensor(np.flatnonzero(again), device=self.dev)
-            self.S[rows] = torch.as_tensor(obs0[again]).to(self.dev, self.dt)
+            self.S = np.where(again, self._ext(self.env.reset(mask=again)), self.S)
+
+    def _q_all(self, xe, w):
+        """:math:`\\hat Q(x_b, a|\\theta)` for every action a and row b: ``(A, B)``."""
+        q = self.net.value(self.all_views, self._t(np.tile(xe, (1, self.A))), w)
+        return self._n(q).reshape(self.A, self.B)
 
     def _choose(self, Q, choose):
-        """Epsilon-greedy actions ``(B,)`` from ``Q`` ``(B, A)`` for rows in ``choose``."""
-        c = choose.cpu().numpy()
-        u1 = self.streams.draw(c)
-        u2 = self.streams.draw(c)
-        u = torch.as_tensor(np.stack([np.nan_to_num(u1, nan=1.0),
-                                      np.nan_to_num(u2, nan=0.0)])).to(self.dev)
-        greedy = Q.argmax(1)  # first maximal index: ties go to the lowest action
-        rand = torch.clamp((u[1] * self.A).long(), max=self.A - 1)
-        return torch.where(u[0] < self.eps, rand, greedy)
+        """Epsilon-greedy actions ``(B,)`` from ``Q`` ``(A, B)`` for rows in ``choose``."""
+        u1 = self.streams.draw(choose)
+        u2 = self.streams.draw(choose)
+        greedy = Q.argmax(0)  # first maximal index: ties go to the lowest action
+        rand = np.minimum((np.nan_to_num(u2) * self.A).astype(np.int64), self.A - 1)
+        return np.where(np.nan_to_num(u1, nan=1.0) < self.eps, rand, greedy)
 
-    def _episode_end(self, rows_np):
-        """Record the return of the episodes of rows ``rows_np`` (bool numpy) that ended."""
-        ii = np.flatnonzero(rows_np & ~self.diverged)
+    def _select(self, a):
+        """The weights of action ``a[b]``'s network of every row: a ``(P, B)`` tensor."""
+        B = self.B
+        blocks = [self.th[:, j * B : (j + 1) * B] for j in range(self.A)]
+        out = blocks[-1]
+        for j in range(self.A - 2, -1, -1):
+            out = torch.where(self._t(a == j), blocks[j], out)
+        return out if self.A > 1 else out.clone()
+
+    def _episode_end(self, rows):
+        """Record the return of the episodes of ``rows`` (bool) that ended."""
+        ii = np.flatnonzero(rows & ~self.diverged)
         self.returns[ii, self.ep_count[ii]] = self.ret[ii]
         self.lengths[ii, self.ep_count[ii]] = self.ep_len[ii]
-        self.ret[ii] = 0.0
-        self.ep_len[ii] = 0
+        self.ret[rows] = 0.0
+        self.ep_len[rows] = 0
 
     def _complete(self, comp):
-        """Rows in ``comp`` (bool tensor) finished an episode including any flush."""
-        idx = comp.nonzero().squeeze(1)
-        ii = idx.cpu().numpy()
+        """Rows in ``comp`` (bool) finished an episode including any flush."""
+        ii = np.flatnonzero(comp)
         self.ep_count[ii] += 1
         fin = self.ep_count[ii] >= self.n_ep
-        m = torch.as_tensor(fin, device=self.dev)
-        self.mode[idx] = torch.where(m, DONE, START)
+        self.mode[ii] = np.where(fin, DONE, START)
         self.n_running -= int(fin.sum())
         if self._pbar is not None:
             self._pbar.update(len(ii))
-        return idx
+        return ii
 
     def _check_values(self, v):
-        bad = ~(v.abs() <= self.div_bound) & (self.mode != DONE)
-        if bool(bad.any()):
-            self._diverge(bad.nonzero().squeeze(1))
+        bad = ~(v <= self.div_bound) & (self.mode != DONE)
+        if bad.any():
+            self._diverge(np.flatnonzero(bad))
 
-    def _diverge(self, idx):
-        ii = idx.cpu().numpy()
+    def _diverge(self, ii):
         self.diverged[ii] = True
         self.diverged_at[ii] = self.ep_count[ii]
         for b in ii:
-            self.returns[b, self.ep_count[b]:] = np.nan
+            self.returns[b, self.ep_count[b] :] = np.nan
         self.n_running -= len(ii)
         if self._pbar is not None:
             self._pbar.update(int((self.n_ep - self.ep_count[ii]).sum()))
-        self.mode[idx] = DONE
-        A = self.A
-        nets = (idx[:, None] * A + torch.arange(A, device=self.dev)).reshape(-1)
-        self.th[nets] = 0.0
+        self.mode[ii] = DONE
+        cols = torch.as_tensor((np.arange(self.A)[:, None] * self.B + ii).ravel(),
+                               device=self.dev)
+        self.th[:, cols] = 0.0
         for t in self._traces:
-            t[nets] = 0.0
+            t[:, cols] = 0.0
 
     # ---------------------------------------------------------------------- run
     def run(self) -> ControlResult:
@@ -203,7 +218,7 @@ class ControlBatch:
 
             self._pbar = tqdm(total=self.B * self.n_ep, desc=self.method, unit="ep")
         try:
-            with torch.no_grad():
+            with torch.no_grad(), np.errstate(all="ignore"):
                 if self.method == "sarsa_lambda":
                     self._loop_sarsa()
                 else:
@@ -211,158 +226,140 @@ class ControlBatch:
         finally:
             if self._pbar is not None:
                 self._pbar.close()
-        w = self.net.to_external(self.th).reshape(self.B, self.A, self.P)
+        P, A, B = self.P, self.A, self.B
+        w = self.net.to_external(self.th).reshape(A, B, P).transpose(1, 0, 2).copy()
         return ControlResult(returns=self.returns, lengths=self.lengths,
                              diverged=self.diverged.copy(), diverged_at=self.diverged_at.copy(),
                              final_weights=w, n_steps=self.n_steps.copy(),
                              iterations=self.iterations, method=self.method,
                              settings=self.settings)
 
-    def _q_all(self, x, hA):
-        """:math:`\\hat Q(x_b, a|\\theta)` for every row b and action a: ``(B, A)``."""
-        xr = x.repeat_interleave(self.A, 0)
-        return self.net.value(self.th, xr, hA)[0].view(self.B, self.A)
-
     def _loop_sarsa(self):
-        B, A, P, net, th, dev, dt = self.B, self.A, self.P, self.net, self.th, self.dev, self.dt
-        H = net.n_hidden
-        hA = torch.empty(B * A, H, device=dev, dtype=dt)
-        hB = torch.empty(B, H, device=dev, dtype=dt)
-        ones = torch.ones_like(hB)
-        g = net.new_grad_buffer(B)
-        e_full = torch.zeros(B * A + 1, P, device=dev, dtype=dt)  # last row: dummy target
-        e = e_full[: B * A]
+        B, A, P, net, th = self.B, self.A, self.P, self.net, self.th
+        wQ, wB = net.work(A * B), net.work(B)
+        g = torch.zeros(P, B, device=self.dev, dtype=self.dt)
+        Gv = net.views(g)
+        e = torch.zeros_like(th)
         self._traces = [e]
-        e_rows = e.view(B, A * P)
-        th_rows = th.view(B, A * P)
-        dummy = torch.full((B,), B * A, dtype=torch.long, device=dev)
-        alpha, gamma, gl = self.alpha, self.gamma, self.gl[:, None]
-        zero = torch.zeros((), device=dev, dtype=dt)
-        ar, mode = self.ar, self.mode
+        e3, th3 = e.view(P, A, B), th.view(P, A, B)
+        gl_t = self._t(self.gl.copy())
+        alpha, gamma = self.alpha, self.gamma
+        mode = self.mode
+        acts = np.arange(A)[:, None]
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             start = mode == START
             S = self.S
-            xn, r, end, act_np, end_np = self._env_step(step)
+            xn, r, end = self._env_step(step)
             # Q(S', .) for stepping rows, Q(S_0, .) for starting rows, before the update
-            Q = self._q_all(torch.where(start[:, None], S, xn), hA)
+            Q = self._q_all(np.where(start, S, xn), wQ)
             choose = start | (step & ~end)
             a_new = self._choose(Q, choose)
-            q_next = Q.gather(1, a_new[:, None]).squeeze(1).masked_fill_(end, 0.0)
-            # delta = R + gamma Q(S', A') - Q(S, A); traces; update
-            nets = ar * A + self.act
-            th_sa = th.index_select(0, nets)
-            v, h = net.value(th_sa, S, hB)
-            delta = torch.addcmul(r, gamma, q_next).sub_(v)
-            net.grad_into(g, th_sa, S, h, ones)
-            e_rows.mul_(gl)
-            e_full.index_add_(0, torch.where(step, nets, dummy), g)
-            th_rows.addcmul_(e_rows, torch.where(step, alpha * delta, zero)[:, None])
+            q_next = np.where(end, 0.0, Q[a_new, self.ar])
+            # delta = R + gamma Q(S', A') - Q(S, A); every trace decays; e_A += grad
+            St = self._t(S)
+            Vsa = net.views(self._select(self.act))
+            v = self._n(net.value(Vsa, St, wB))
+            delta = r + gamma * q_next - v
+            net.grad_into(Gv, Vsa, St, wB)
+            e3.mul_(gl_t)
+            e3.addcmul_(g[:, None, :], self._t(((acts == self.act) & step).astype(self.npdt)))
+            th3.addcmul_(e3, self._t(np.where(step, alpha * delta, 0.0).astype(self.npdt)))
             # S <- S', A <- A'
-            self.S = torch.where(step[:, None], xn, S)
-            self.act = torch.where(choose, a_new, self.act)
-            mode.masked_fill_(start, STEP)
-            self._check_values(torch.maximum(Q.abs().amax(1), v.abs()))
-            if end_np.any():
-                self._episode_end(end_np)
-                self._reset_env(end_np)
-                end = end & (mode != DONE)
-                if bool(end.any()):
-                    idx = self._complete(end)
-                    nets_e = (idx[:, None] * A + torch.arange(A, device=dev)).reshape(-1)
-                    e[nets_e] = 0.0
+            self.S = np.where(step, xn, S)
+            self.act = np.where(choose, a_new, self.act)
+            mode[start] = STEP
+            self._check_values(np.maximum(np.abs(Q).max(0), np.abs(v)))
+            if end.any():
+                self._episode_end(end)
+                self._reset_env(end)
+                comp = end & (mode != DONE)
+                if comp.any():
+                    ii = self._complete(comp)
+                    e[:, torch.as_tensor((acts * B + ii).ravel(), device=self.dev)] = 0.0
 
     def _loop_forward_sarsa(self):
-        B, A, net, th, dev, dt = self.B, self.A, self.net, self.th, self.dev, self.dt
-        n, H = self.n_in, net.n_hidden
+        B, A, net, npdt = self.B, self.A, self.net, self.npdt
+        n = self.n_in
         K = self.settings.K()
         t_cap = self.t_cap
         never = K > t_cap
         K_eff = np.where(never, t_cap + 1, K).astype(np.int64)
         gl_np = self.settings.gamma * self.settings.lam
-        c_final = torch.as_tensor(np.where(never, 0.0, gl_np ** (np.minimum(K_eff, 10**6) - 1)),
-                                  device=dev).to(dt)
-        gl_div = torch.as_tensor(np.where((K_eff == 1) | (gl_np == 0), 1.0, gl_np),
-                                 device=dev).to(dt)
-        Km1 = torch.as_tensor(K_eff - 1, device=dev)
+        c_final = np.where(never, 0.0, gl_np ** (np.minimum(K_eff, 10**6) - 1)).astype(npdt)
+        gl_div = np.where((K_eff == 1) | (gl_np == 0), 1.0, gl_np).astype(npdt)
+        Km1 = K_eff - 1
         R = int(np.minimum(K_eff, t_cap).max()) + 1
         self.ring_size = R
-        ring = torch.zeros(B * R, n + 2, device=dev, dtype=dt)  # phi(S), A, rho
-        base = torch.arange(B, device=dev) * R
-        cur = torch.zeros(B, n + 2, device=dev, dtype=dt)
-        zeros = torch.zeros(B, device=dev, dtype=dt)
-        U, U_sync, V_cur = zeros.clone(), zeros.clone(), zeros.clone()
-        c = torch.ones(B, device=dev, dtype=dt)
-        i = torch.zeros(B, dtype=torch.long, device=dev)
-        p, q = i.clone(), i.clone()
-        ready = torch.zeros(B, dtype=torch.bool, device=dev)
-        hA = torch.empty(B * A, H, device=dev, dtype=dt)
-        hB = torch.empty(B, H, device=dev, dtype=dt)
-        ones = torch.ones_like(hB)
-        g = net.new_grad_buffer(B)
-        gc = torch.empty_like(g)
+        ring = np.zeros((n + 3, B * R), dtype=npdt)  # columns: [phi(S); 1], A, rho
+        base = np.arange(B) * R
+        U = np.zeros(B, dtype=npdt)
+        U_sync, V_cur = U.copy(), U.copy()
+        c = np.ones(B, dtype=npdt)
+        i = np.zeros(B, dtype=np.int64)
+        p, q = i.copy(), i.copy()
+        ready = np.zeros(B, dtype=bool)
+        wQ, wB = net.work(A * B), net.work(B)
         alpha, gamma, gl = self.alpha, self.gamma, self.gl
-        g1l = self.gamma * (1.0 - self.lam)
-        zero = torch.zeros((), device=dev, dtype=dt)
-        one = torch.ones((), device=dev, dtype=dt)
-        izero = torch.zeros((), dtype=torch.long, device=dev)
-        ar, mode = self.ar, self.mode
+        g1l = (self.settings.gamma * (1.0 - self.settings.lam)).astype(npdt)
+        mode = self.mode
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             start = mode == START
             flush = mode == FLUSH
             S = self.S
-            xn, r, end, act_np, end_np = self._env_step(step)
-            Q = self._q_all(torch.where(start[:, None], S, xn), hA)
+            xn, r, end = self._env_step(step)
+            Q = self._q_all(np.where(start, S, xn), wQ)
             choose = start | (step & ~end)
             a_new = self._choose(Q, choose)
-            v_next = Q.gather(1, a_new[:, None]).squeeze(1).masked_fill_(end | ~step, 0.0)
+            v_next = np.where(end | ~step, 0.0, Q[a_new, self.ar])
             # push <phi(S), A, rho>
-            cur[:, :n] = S
-            cur[:, n] = self.act
-            torch.addcmul(r, g1l, v_next, out=cur[:, n + 1])
-            ring.index_copy_(0, base + p % R, cur)
+            slot = base + p % R
+            ring[: n + 1, slot] = S
+            ring[n + 1, slot] = self.act
+            ring[n + 2, slot] = r + g1l * v_next
             p += step
-            d_prime = torch.addcmul(r, gamma, v_next).sub_(V_cur)
-            V_cur = torch.where(step, v_next, V_cur)
+            d_prime = r + gamma * v_next - V_cur
+            V_cur = np.where(step, v_next, V_cur)
             sync = step & (i == Km1)
-            adv = step & ~sync
-            U = torch.where(sync, U_sync, U)
-            U_sync = torch.where(sync, V_cur, torch.where(adv, U_sync + c * d_prime, U_sync))
-            i = torch.where(sync, izero, i + adv)
-            c = torch.where(sync, one, torch.where(adv, c * gl, c))
+            adv = step ^ sync
+            U = np.where(sync, U_sync, U)
+            U_sync = np.where(sync, V_cur, np.where(adv, U_sync + c * d_prime, U_sync))
+            i = np.where(sync, 0, i + adv)
+            c = np.where(sync, 1.0, np.where(adv, gl * c, c)).astype(npdt, copy=False)
             ready |= sync
             step_upd = step & ready
-            U = torch.where(step_upd, U + c_final * d_prime, U)
+            U = np.where(step_upd, U + c_final * d_prime, U)
             upd = step_upd | flush
-            item = ring.index_select(0, base + q % R)
-            xp = item[:, :n]
-            nets = ar * A + item[:, n].long()
-            th_p = th.index_select(0, nets)
-            v_p, h = net.value(th_p, xp, hB)
-            coef = torch.where(upd, alpha * (U - v_p), zero)
-            net.grad_into(g, th_p, xp, h, ones)
-            th.index_add_(0, nets, torch.mul(g, coef[:, None], out=gc))
+            # pop <S_p, A_p, rho_p>; update the network of A_p
+            item = ring[:, base + q % R]
+            a_p = item[n + 1].astype(np.int64)
+            xp = self._t(item[: n + 1])
+            v_p = self._n(net.value(net.views(self._select(a_p)), xp, wB))
+            coef = np.where(upd, alpha * (U - v_p), 0.0)
+            for a in range(A):
+                net.update_(self.act_views[a], xp, wB,
+                            self._t(np.where(a_p == a, coef, 0.0).astype(npdt)))
             q += upd
-            U = torch.where(upd, (U - item[:, n + 1]) / gl_div, U)
+            U = np.where(upd, (U - item[n + 2]) / gl_div, U)
             end_step = step & end
-            U = torch.where(end_step & ~ready, U_sync, U)
-            left = p - q
-            mode.masked_fill_(end_step & (left > 0), FLUSH)
-            self.S = torch.where(step[:, None], xn, S)
-            self.act = torch.where(choose, a_new, self.act)
-            mode.masked_fill_(start, STEP)
-            comp = (end_step | flush) & (left == 0)
-            self._check_values(torch.maximum(Q.abs().amax(1), v_p.abs()))
-            if end_np.any():
-                self._episode_end(end_np)
-                self._reset_env(end_np)
-            comp &= mode != DONE
-            if bool(comp.any()):
-                idx = self._complete(comp)
-                for t, val in ((U, 0.0), (U_sync, 0.0), (V_cur, 0.0), (c, 1.0), (i, 0),
-                               (p, 0), (q, 0), (ready, False)):
-                    t[idx] = val
-        self.ring_size = R
+            U = np.where(end_step & ~ready, U_sync, U)
+            self.S = np.where(step, xn, S)
+            self.act = np.where(choose, a_new, self.act)
+            mode[start] = STEP
+            self._check_values(np.maximum(np.abs(Q).max(0), np.abs(v_p)))
+            alive = mode != DONE
+            empty = p == q
+            mode[end_step & ~empty & alive] = FLUSH
+            if end.any():
+                self._episode_end(end)
+                self._reset_env(end)
+            comp = (end_step | flush) & empty & alive
+            if comp.any():
+                ii = self._complete(comp)
+                U[ii] = U_sync[ii] = V_cur[ii] = 0.0
+                c[ii] = 1.0
+                i[ii] = p[ii] = q[ii] = 0
+                ready[ii] = False

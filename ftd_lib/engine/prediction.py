@@ -5,16 +5,26 @@ Schedule
 --------
 Every iteration of the batch loop, every row does one *unit of work*:
 
-- ``STEP``: one environment step (two value evaluations: :math:`\hat V(S'|\theta)` and the
+- ``STEP``: one environment step (value of the next state, plus the value and gradient of the
   state being updated) with at most one update, or
 - ``FLUSH`` (forward TD) / ``REPLAY`` (:math:`\lambda`-return algorithms): one popped / replayed
-  update (one value evaluation and one update).
+  update (one value, one gradient, one update).
 
 Rows are independent: a row whose episode ended flushes its FIFO one update per iteration
 while the other rows keep stepping, so nobody waits for anybody, and each row's cost stays
 about one update per step (forward TD(:math:`\lambda`) does exactly as many updates as
-TD(0): T per episode). Every quantity of every row lives in a ``(B, ...)`` tensor and every
-branch of Algorithm 1 is a masked tensor op: there is no per-row Python code in the loop.
+TD(0): T per episode; only the first K-1 steps of an episode, which have no update, and the
+K-1 flush iterations, which have no environment step, are not full). Every branch of
+Algorithm 1 is a masked array op over the batch: there is no per-row Python code in the loop.
+
+Where things live
+-----------------
+The weights and all network arithmetic (forward pass, hand-written gradient, update) are
+torch tensors on the chosen device, parameter-major ``(P, B)`` (see :mod:`._net`). The
+per-row scalars of the algorithms (``U, U_sync, c, i, ready``, FIFO pointers, the FIFO itself,
+the interim returns of the :math:`\lambda`-return algorithms) are numpy arrays on the host, in
+the same dtype: at these sizes a numpy op costs about 1 microsecond against 3-5 for a torch
+op, and there are dozens of them per iteration. On the CPU both share memory (no copies).
 
 Rows finish at different times (different episode lengths); a finished or diverged row is
 ``DONE`` and idles (its lanes are masked) until the whole batch is finished.
@@ -35,6 +45,8 @@ STEP, FLUSH, DONE = 0, 1, 2
 PREDICTION_METHODS = ("td0", "td_lambda", "forward_td", "online_lambda_return",
                       "offline_lambda_return")
 
+NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
+
 
 class Evaluator:
     """RMS error over a fixed sample of states with exact true values (paper Fig. 3)."""
@@ -45,13 +57,14 @@ class Evaluator:
         if self.X.ndim != 2 or self.v.shape != (self.X.shape[0],):
             raise ValueError("evaluation states must be (N, n) with true values (N,)")
 
-    def rms(self, net: BatchedMLP, th: torch.Tensor) -> torch.Tensor:
-        """RMS error of every network (row of ``th``): ``(M,)``; non-finite where diverged."""
+    def rms(self, net: BatchedMLP, th: torch.Tensor) -> np.ndarray:
+        """RMS error of every network (column of ``th``): ``(M,)`` float64 numpy; non-finite
+        where diverged."""
         out = []
-        for s in range(0, th.shape[0], 256):  # bound the (M, N, H) temporary
-            v = net.value_many(th[s : s + 256], self.X)
+        for s in range(0, th.shape[1], 256):  # bound the (N, H, M) temporary
+            v = net.value_many(th[:, s : s + 256], self.X)
             out.append((v - self.v).square_().mean(1).sqrt_())
-        return torch.cat(out)
+        return torch.cat(out).cpu().double().numpy()
 
 
 class PredictionResult:
@@ -84,6 +97,8 @@ class PredictionBatch:
                  record_weights=False, div_bound=1e6, progress=False, tanh="auto"):
         if method not in PREDICTION_METHODS:
             raise ValueError(f"method must be one of {PREDICTION_METHODS}, got {method!r}")
+        if dtype not in NP_DTYPE:
+            raise ValueError(f"dtype must be torch.float64 or torch.float32, got {dtype!r}")
         self.method = method
         self.B = B = source.B
         if len(settings) != B:
@@ -92,6 +107,7 @@ class PredictionBatch:
         self.src = source
         self.dev = dev = torch.device(device)
         self.dt = dt = dtype
+        self.npdt = npdt = NP_DTYPE[dtype]
         self.net = net = BatchedMLP(source.n_in, n_hidden, device=dev, dtype=dt, tanh=tanh)
         w0 = np.asarray(w0, dtype=np.float64)
         if w0.ndim == 1:
@@ -100,16 +116,12 @@ class PredictionBatch:
             raise ValueError(f"w0 must have shape ({B}, {net.n_params}), got {w0.shape}")
         if not np.all(np.isfinite(w0)):
             raise ValueError("w0 must be finite")
-        self.th = net.to_internal(w0)
+        self.th = net.to_internal(w0)  # (P, B)
         self.P = net.n_params
-
-        def col(a):
-            return torch.as_tensor(np.asarray(a, dtype=np.float64)).to(dev, dt)
-
-        self.alpha = col(settings.alpha)
-        self.gamma = col(settings.gamma)
-        self.lam = col(settings.lam)
-        self.gl = col(settings.gamma * settings.lam)
+        self.alpha = settings.alpha.astype(npdt)
+        self.gamma = settings.gamma.astype(npdt)
+        self.lam = settings.lam.astype(npdt)
+        self.gl = (settings.gamma * settings.lam).astype(npdt)
         self.evaluator = evaluator
         self.div_bound = float(div_bound)
         self.progress = progress
@@ -117,55 +129,64 @@ class PredictionBatch:
         self.n_ep = source.n_episodes.astype(np.int64)
         self.max_ep = int(self.n_ep.max()) if B else 0
         self.ep_count = np.zeros(B, dtype=np.int64)
-        self.mode = torch.full((B,), STEP, dtype=torch.long, device=dev)
+        self.mode = np.where(self.n_ep > 0, STEP, DONE).astype(np.int8)
         self.diverged = np.zeros(B, dtype=bool)
         self.diverged_at = np.full(B, -1, dtype=np.int64)
         self.n_running = int(np.sum(self.n_ep > 0))
-        self.mode[torch.as_tensor(self.n_ep == 0, device=dev)] = DONE
-        self.n_steps = torch.zeros(B, dtype=torch.long, device=dev)
+        self.n_steps = np.zeros(B, dtype=np.int64)
         self.iterations = 0
 
         self.errors = self.err0 = None
         if evaluator is not None:
-            self.err0 = evaluator.rms(net, self.th).cpu().numpy()
+            self.err0 = evaluator.rms(net, self.th)
             self.errors = np.full((B, self.max_ep), np.nan)
         self.record_weights = record_weights
         if record_weights:
             L = int(np.max(source.n_steps)) if B else 0
             self.rec_L = max(L, 1)
-            self.rec = torch.full((B * self.rec_L, self.P), math.nan, device=dev, dtype=dt)
-            self.rec_n = torch.zeros(B, dtype=torch.long, device=dev)
-            self.rec_base = torch.arange(B, device=dev) * self.rec_L
+            self.rec = torch.full((self.P, B * self.rec_L), math.nan, device=dev, dtype=dt)
+            self.rec_n = np.zeros(B, dtype=np.int64)
+            self.rec_base = np.arange(B) * self.rec_L
         self._pbar = None
         self._traces = []  # per-method tensors to clear when a row diverges
 
     # ------------------------------------------------------------------ helpers
+    def _t(self, a: np.ndarray) -> torch.Tensor:
+        """Host array -> tensor on the device (no copy on the CPU)."""
+        t = torch.from_numpy(np.ascontiguousarray(a))
+        return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
+
+    def _n(self, t: torch.Tensor) -> np.ndarray:
+        """Tensor -> host array (no copy on the CPU)."""
+        return t.numpy() if self.dev.type == "cpu" else t.cpu().numpy()
+
+    def _cols(self, idx):
+        return torch.as_tensor(np.asarray(idx, dtype=np.int64), device=self.dev)
+
     def _record(self, tick):
         if not self.record_weights:
             return
-        idx = tick.nonzero().squeeze(1)
-        if idx.numel():
-            self.rec.index_copy_(0, self.rec_base[idx] + self.rec_n[idx],
-                                 self.th.index_select(0, idx))
+        idx = np.flatnonzero(tick)
+        if idx.size:
+            self.rec.index_copy_(1, self._cols(self.rec_base[idx] + self.rec_n[idx]),
+                                 self.th.index_select(1, self._cols(idx)))
             self.rec_n[idx] += 1
 
     def _check_values(self, v, rows=None):
         """Divergence: a non-finite or too large value ``v`` of a running row (``rows``: the
         row of each entry of ``v``, default all rows)."""
-        bad = ~(v.abs() <= self.div_bound)
+        bad = ~(np.abs(v) <= self.div_bound)
         if rows is None:
             bad &= self.mode != DONE
-            if bool(bad.any()):
-                self._diverge(bad.nonzero().squeeze(1))
-        elif bool(bad.any()):
+            if bad.any():
+                self._diverge(np.flatnonzero(bad))
+        elif bad.any():
             self._diverge(rows[bad])
 
-    def _diverge(self, idx):
-        """Freeze rows ``idx`` (tensor of row indices): report them as diverged and zero their
-        weights and traces so that no inf/nan reaches the other rows' arithmetic."""
-        ii = idx.cpu().numpy()
-        new = ~self.diverged[ii]
-        ii, idx = ii[new], idx[torch.as_tensor(new, device=self.dev)]
+    def _diverge(self, ii):
+        """Freeze rows ``ii``: report them as diverged and zero their weights and traces so
+        that no inf/nan is carried further."""
+        ii = np.asarray(ii)[~self.diverged[ii]]
         if not len(ii):
             return
         self.diverged[ii] = True
@@ -173,53 +194,50 @@ class PredictionBatch:
         if self.errors is not None:
             for b in ii:
                 self.errors[b, self.ep_count[b] : self.n_ep[b]] = math.inf
-        running = self.mode[idx] != DONE
-        self.n_running -= int(running.sum())
-        self.mode[idx] = DONE
-        self.th[idx] = 0.0
+        self.n_running -= int(np.sum(self.mode[ii] != DONE))
+        self.mode[ii] = DONE
+        cols = self._cols(ii)
+        self.th[:, cols] = 0.0
         for t in self._traces:
-            t[idx] = 0.0
+            t[:, cols] = 0.0
         if self._pbar is not None:
             self._pbar.update(int((self.n_ep[ii] - self.ep_count[ii]).sum()))
 
     def _complete(self, comp):
-        """Rows in bool tensor ``comp`` finished an episode (after any flush). Records the
+        """Rows in bool array ``comp`` finished an episode (after any flush). Records the
         error (a row whose weights or error are not finite, or beyond the bound, diverged in
         this episode), counts the episode, marks rows that ran all their episodes DONE.
-        Returns the tensor of the rows that go on normally (not diverged)."""
-        idx = comp.nonzero().squeeze(1)
-        th = self.th.index_select(0, idx)
-        bad = ~(th.abs().amax(1) <= self.div_bound)
+        Returns the indices of the rows that go on normally (not diverged)."""
+        ii = np.flatnonzero(comp)
+        th = self.th.index_select(1, self._cols(ii))
+        bad = ~(self._n(th.abs().amax(0).double()) <= self.div_bound)
         if self.evaluator is not None:
             err = self.evaluator.rms(self.net, th)
-            bad |= ~torch.isfinite(err)
-        if bool(bad.any()):
-            self._diverge(idx[bad])
-            ok = ~bad
-            idx = idx[ok]
+            bad |= ~np.isfinite(err)
+        if bad.any():
+            self._diverge(ii[bad])
+            ii = ii[~bad]
             if self.evaluator is not None:
-                err = err[ok]
-        ii = idx.cpu().numpy()
+                err = err[~bad]
         if self.evaluator is not None:
-            self.errors[ii, self.ep_count[ii]] = err.cpu().numpy() / self.err0[ii]
+            self.errors[ii, self.ep_count[ii]] = err / self.err0[ii]
         self.ep_count[ii] += 1
-        fin = self.ep_count[ii] >= self.n_ep[ii]
-        if fin.any():
-            self.mode[idx[torch.as_tensor(fin, device=self.dev)]] = DONE
-            self.n_running -= int(fin.sum())
+        fin = ii[self.ep_count[ii] >= self.n_ep[ii]]
+        self.mode[fin] = DONE
+        self.n_running -= len(fin)
         if self._pbar is not None:
             self._pbar.update(len(ii))
-        return idx
+        return ii
 
     # ---------------------------------------------------------------------- run
     def run(self) -> PredictionResult:
         if self.progress:
             from tqdm.auto import tqdm
 
-            self._pbar = tqdm(total=int(self.n_ep.sum()), desc=self.method, unit="ep",
-                              disable=not self.progress)
+            self._pbar = tqdm(total=int(self.n_ep.sum()), desc=self.method, unit="ep")
         try:
-            with torch.no_grad():
+            # inf/nan of a diverging row must not print warnings: it is detected and frozen
+            with torch.no_grad(), np.errstate(all="ignore"):
                 if self.method in ("td0", "td_lambda"):
                     self._loop_td(self.method == "td_lambda")
                 elif self.method == "forward_td":
@@ -231,12 +249,12 @@ class PredictionBatch:
                 self._pbar.close()
         weights = None
         if self.record_weights:
-            rec = self.net.to_external(self.rec.view(self.B, self.rec_L, self.P))
+            rec = self.net.to_external(self.rec).reshape(self.B, self.rec_L, self.P)
             weights = [rec[b, : self.src.n_steps[b]] for b in range(self.B)]
         return PredictionResult(
             errors=self.errors, initial_error=self.err0, diverged=self.diverged.copy(),
             diverged_at=self.diverged_at.copy(), weights=weights,
-            final_weights=self.net.to_external(self.th), n_steps=self.n_steps.cpu().numpy(),
+            final_weights=self.net.to_external(self.th), n_steps=self.n_steps.copy(),
             iterations=self.iterations, method=self.method, settings=self.settings)
 
     # ------------------------------------------------------------ TD(0), TD(λ)
@@ -246,133 +264,164 @@ class PredictionBatch:
         :math:`\delta = R + \gamma\hat V(S'|\theta) - \hat V(S|\theta)`,
         :math:`e \leftarrow \gamma\lambda e + \nabla\hat V(S|\theta)`,
         :math:`\theta \leftarrow \theta + \alpha\delta e` (TD(0): :math:`e = \nabla\hat V`)."""
-        B, net, th, src = self.B, self.net, self.th, self.src
-        H = net.n_hidden
-        hA = torch.empty(B, H, device=self.dev, dtype=self.dt)
-        hB = torch.empty_like(hA)
-        ones = torch.ones_like(hA)
-        g = net.new_grad_buffer(B)
-        e = torch.zeros_like(th) if traces else None
+        net, th, src = self.net, self.th, self.src
+        Vw, wA, wB = net.views(th), net.work(self.B), net.work(self.B)
         if traces:
+            g = torch.zeros_like(th)
+            Gv = net.views(g)
+            e = torch.zeros_like(th)
             self._traces = [e]
-        gl = self.gl[:, None]
+            gl = self._t(self.gl.copy())
         alpha, gamma = self.alpha, self.gamma
-        zero = torch.zeros((), device=self.dev, dtype=self.dt)
         while self.n_running:
             self.iterations += 1
             step = self.mode == STEP
             x, r, xn, end = src.next(step)
-            v_next, _ = net.value(th, xn, hA)
-            v_next.masked_fill_(end, 0.0)
-            v, h = net.value(th, x, hB)
-            delta = torch.addcmul(r, gamma, v_next).sub_(v)
-            net.grad_into(g, th, x, h, ones)
-            coef = torch.where(step, alpha * delta, zero)
+            v_next = self._n(net.value(Vw, self._t(xn), wA))
+            v_next[end] = 0.0
+            xt = self._t(x)
+            v = self._n(net.value(Vw, xt, wB))
+            delta = r + gamma * v_next - v
+            coef = self._t(np.where(step, alpha * delta, 0.0).astype(self.npdt, copy=False))
             if traces:
-                e.mul_(gl).add_(g)
-                th.addcmul_(e, coef[:, None])
+                net.grad_into(Gv, Vw, xt, wB)
+                torch.addcmul(g, e, gl, out=e)  # e = gamma lambda e + grad
+                th.addcmul_(e, coef)
             else:
-                th.addcmul_(g, coef[:, None])
+                net.update_(Vw, xt, wB, coef)
             self.n_steps += step
             self._record(step)
-            self._check_values(torch.maximum(v_next.abs(), v.abs()))
-            comp = step & end
-            if bool(comp.any()):
-                idx = self._complete(comp)
+            self._check_values(np.maximum(np.abs(v_next), np.abs(v)))
+            comp = step & end & (self.mode != DONE)  # not a row frozen just now
+            if comp.any():
+                ii = self._complete(comp)
                 if traces:
-                    e[idx] = 0.0
+                    e[:, self._cols(ii)] = 0.0
 
     # --------------------------------------------------------- forward TD(λ)
+    def _k_arrays(self, t_cap):
+        """Per-row K (capped at t_cap + 1 = 'never within an episode'), c_final, divisor,
+        ring size."""
+        K = self.settings.K()
+        never = K > t_cap
+        K_eff = np.where(never, t_cap + 1, K).astype(np.int64)
+        gl = self.settings.gamma * self.settings.lam
+        c_final = np.where(never, 0.0, gl ** (np.minimum(K_eff, 10**6) - 1)).astype(self.npdt)
+        gl_div = np.where((K_eff == 1) | (gl == 0), 1.0, gl).astype(self.npdt)
+        R = int(np.minimum(K_eff, t_cap).max()) + 1 if self.B else 1
+        return K_eff, c_final, gl_div, R
+
     def _loop_forward(self):
         r"""Forward TD(:math:`\lambda`), Algorithm 1, every row its own K (from
         :func:`ftd_lib.returns.k_bound`), its own FIFO (a ring buffer of the batch's largest
         K), its own ``U, U_sync, c, i, ready``. A row whose episode ended pops one update an
-        iteration (``FLUSH``) until its FIFO is empty; the other rows go on stepping."""
-        B, net, th, src, dev, dt = self.B, self.net, self.th, self.src, self.dev, self.dt
-        n, H = net.n_in, net.n_hidden
-        K = self.settings.K()
-        t_cap = int(src.t_cap)
-        never = K > t_cap  # no sync within any episode: K behaves as infinity
-        K_eff = np.where(never, t_cap + 1, K).astype(np.int64)
-        gl_np = self.settings.gamma * self.settings.lam
-        c_final = torch.as_tensor(np.where(never, 0.0, gl_np ** (np.minimum(K_eff, 10**6) - 1)),
-                                  device=dev).to(dt)
-        gl_div = torch.as_tensor(np.where((K_eff == 1) | (gl_np == 0), 1.0, gl_np),
-                                 device=dev).to(dt)
-        Km1 = torch.as_tensor(K_eff - 1, device=dev)
-        R = int(np.minimum(K_eff, t_cap).max()) + 1 if B else 1  # ring slots per row
+        iteration (``FLUSH``) until its FIFO is empty; the other rows go on stepping.
+
+        Double steps: during the first K-1 steps of an episode no update happens, so the
+        weights are the same for two consecutive steps; a row there takes *two* environment
+        steps in one iteration, the second one's :math:`\hat V(S''|\theta)` computed in the
+        slot that otherwise serves the update. This halves the iterations spent in that phase
+        and keeps the cost per step of forward TD(:math:`\lambda`) close to TD(0)'s for any K.
+        """
+        B, net, th, src, npdt = self.B, self.net, self.th, self.src, self.npdt
+        n = net.n_in
+        K_eff, c_final, gl_div, R = self._k_arrays(int(src.t_cap))
+        Km1 = K_eff - 1
         self.ring_size = R
-        ring = torch.zeros(B * R, n + 1, device=dev, dtype=dt)
-        base = torch.arange(B, device=dev) * R
-        cur = torch.zeros(B, n + 1, device=dev, dtype=dt)
-        zeros = torch.zeros(B, device=dev, dtype=dt)
-        U, U_sync, V_cur = zeros.clone(), zeros.clone(), zeros.clone()
-        c = torch.ones(B, device=dev, dtype=dt)
-        i = torch.zeros(B, dtype=torch.long, device=dev)
-        p, q = i.clone(), i.clone()
-        ready = torch.zeros(B, dtype=torch.bool, device=dev)
-        hA = torch.empty(B, H, device=dev, dtype=dt)
-        hB = torch.empty_like(hA)
-        ones = torch.ones_like(hA)
-        g = net.new_grad_buffer(B)
+        ring = np.zeros((n + 2, B * R), dtype=npdt)  # columns: <[phi(S); 1], rho>
+        base = np.arange(B) * R
+        U = np.zeros(B, dtype=npdt)
+        U_sync, V_cur = U.copy(), U.copy()
+        c = np.ones(B, dtype=npdt)
+        i = np.zeros(B, dtype=np.int64)
+        p, q = i.copy(), i.copy()
+        ready = np.zeros(B, dtype=bool)
+        Vw, wA, wB = net.views(th), net.work(B), net.work(B)
         alpha, gamma, gl = self.alpha, self.gamma, self.gl
-        g1l = self.gamma * (1.0 - self.lam)
-        zero = torch.zeros((), device=dev, dtype=dt)
-        one = torch.ones((), device=dev, dtype=dt)
-        izero = torch.zeros((), dtype=torch.long, device=dev)
+        g1l = (self.settings.gamma * (1.0 - self.settings.lam)).astype(npdt)
         mode = self.mode
+        rec = self.record_weights
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             flush = mode == FLUSH
             x, r, xn, end = src.next(step)
+            # rows whose this and next step are both update-free take both now
+            dbl = step & ~end & ~ready & (i + 1 < Km1)
+            two = dbl.any()
+            if two:
+                x2, r2, xn2, end2 = src.next(dbl)
             # observe R, S'; V_next = V(S'|theta), 0 if S' is terminal
-            v_next, _ = net.value(th, xn, hA)
-            v_next.masked_fill_(end | ~step, 0.0)
-            # rho = R + gamma (1 - lambda) V_next; push <phi(S), rho> on the FIFO
-            cur[:, :n] = x
-            torch.addcmul(r, g1l, v_next, out=cur[:, n])
-            ring.index_copy_(0, base + p % R, cur)
+            v_next = self._n(net.value(Vw, self._t(xn), wA))
+            v_next[end | ~step] = 0.0
+            # push <phi(S), rho>, rho = R + gamma (1 - lambda) V_next (a non-stepping row
+            # writes into a slot it does not use)
+            slot = base + p % R
+            ring[: n + 1, slot] = x
+            ring[n + 1, slot] = r + g1l * v_next
             p += step
             # delta' = R + gamma V_next - V_current; V_current = V_next
-            d_prime = torch.addcmul(r, gamma, v_next).sub_(V_cur)
-            V_cur = torch.where(step, v_next, V_cur)
-            sync = step & (i == Km1)
-            adv = step & ~sync
+            d_prime = r + gamma * v_next - V_cur
+            V_cur = np.where(step, v_next, V_cur)
             # if i = K - 1: U = U_sync; U_sync = V_current; i = 0; c = 1; ready = true
             # else:         U_sync += c delta'; i += 1; c *= gamma lambda
-            U = torch.where(sync, U_sync, U)
-            U_sync = torch.where(sync, V_cur, torch.where(adv, U_sync + c * d_prime, U_sync))
-            i = torch.where(sync, izero, i + adv)
-            c = torch.where(sync, one, torch.where(adv, c * gl, c))
+            sync = step & (i == Km1)
+            adv = step ^ sync
+            U = np.where(sync, U_sync, U)
+            U_sync = np.where(sync, V_cur, np.where(adv, U_sync + c * d_prime, U_sync))
+            i = np.where(sync, 0, i + adv)
+            c = np.where(sync, 1.0, np.where(adv, gl * c, c)).astype(npdt, copy=False)
             ready |= sync
-            # if ready: U += c_final delta'; pop <S_p, rho_p>; update; U = (U - rho_p)/gl
+            # if ready: U += c_final delta'; pop <S_p, rho_p>; update theta; U = (U-rho_p)/gl
             step_upd = step & ready
-            U = torch.where(step_upd, U + c_final * d_prime, U)
+            U = np.where(step_upd, U + c_final * d_prime, U)
             upd = step_upd | flush
-            item = ring.index_select(0, base + q % R)
-            xp = item[:, :n]
-            v_p, h = net.value(th, xp, hB)
-            coef = torch.where(upd, alpha * (U - v_p), zero)
-            net.grad_into(g, th, xp, h, ones)
-            th.addcmul_(g, coef[:, None])
+            item = ring[:, base + q % R]
+            xB = np.where(dbl, xn2, item[: n + 1]) if two else item[: n + 1]
+            xBt = self._t(xB)
+            vB = self._n(net.value(Vw, xBt, wB))
+            coef = np.where(upd, alpha * (U - vB), 0.0).astype(npdt, copy=False)
+            net.update_(Vw, xBt, wB, self._t(coef))
             q += upd
-            U = torch.where(upd, (U - item[:, n]) / gl_div, U)
-            # end of episode: if not ready, U = U_sync; then flush the FIFO
+            U = np.where(upd, (U - item[n + 1]) / gl_div, U)
+            # end of the episode: if not ready, U = U_sync; then flush the FIFO
             end_step = step & end
-            U = torch.where(end_step & ~ready, U_sync, U)
-            left = p - q
-            mode.masked_fill_(end_step & (left > 0), FLUSH)
-            comp = (end_step | flush) & (left == 0)
+            U = np.where(end_step & ~ready, U_sync, U)
             self.n_steps += step
-            self._record((step & ~end) | comp)
-            self._check_values(torch.maximum(v_next.abs(), v_p.abs()))
-            if bool(comp.any()):
-                idx = self._complete(comp)
-                mode[idx] = torch.where(mode[idx] == DONE, DONE, STEP)
-                for t, v in ((U, 0.0), (U_sync, 0.0), (V_cur, 0.0), (c, 1.0), (i, 0),
-                             (p, 0), (q, 0), (ready, False)):
-                    t[idx] = v
+            if rec:
+                self._record(step & ~end)
+            self._check_values(np.maximum(np.abs(v_next), np.abs(vB)))
+            if two:
+                # the second step of the double-stepping rows (no sync, no update possible)
+                v2 = np.where(end2, 0.0, vB)
+                slot = base + p % R
+                ring[: n + 1, slot] = x2
+                ring[n + 1, slot] = r2 + g1l * v2
+                p += dbl
+                d2 = r2 + gamma * v2 - V_cur
+                V_cur = np.where(dbl, v2, V_cur)
+                U_sync = np.where(dbl, U_sync + c * d2, U_sync)
+                i += dbl
+                c = np.where(dbl, gl * c, c).astype(npdt, copy=False)
+                e2 = dbl & end2
+                U = np.where(e2, U_sync, U)
+                end_step |= e2
+                self.n_steps += dbl
+                if rec:
+                    self._record(dbl & ~end2)
+            alive = mode != DONE  # not a row frozen just now
+            empty = p == q
+            mode[end_step & ~empty & alive] = FLUSH
+            comp = (end_step | flush) & empty & alive
+            if comp.any():
+                if rec:
+                    self._record(comp)
+                ii = self._complete(comp)
+                mode[ii[mode[ii] == FLUSH]] = STEP
+                U[ii] = U_sync[ii] = V_cur[ii] = 0.0
+                c[ii] = 1.0
+                i[ii] = p[ii] = q[ii] = 0
+                ready[ii] = False
 
     # ------------------------------------------------- online/offline λ-return
     def _loop_lambda_return(self, online: bool):
@@ -385,65 +434,64 @@ class PredictionBatch:
         every step the row replays its episode from :math:`\theta_0`, one update an iteration
         (``REPLAY``), so a step at time t costs t iterations. Offline: the replay happens once,
         at the episode's end, with all values from :math:`\theta_0`."""
-        B, net, th, src, dev, dt = self.B, self.net, self.th, self.src, self.dev, self.dt
-        n, H = net.n_in, net.n_hidden
+        B, net, th, src, npdt = self.B, self.net, self.th, self.src, self.npdt
+        n = net.n_in
         Tc = int(src.t_cap)
-        X = torch.zeros(B * Tc, n, device=dev, dtype=dt)
-        G = torch.zeros(B, Tc, device=dev, dtype=dt)
-        Pw = torch.zeros(B, Tc, device=dev, dtype=dt)  # (gamma lambda)^(t-1-k), k < t
-        base = torch.arange(B, device=dev) * Tc
-        t = torch.zeros(B, dtype=torch.long, device=dev)
-        k = torch.zeros_like(t)
-        ended = torch.zeros(B, dtype=torch.bool, device=dev)
-        V_cur = torch.zeros(B, device=dev, dtype=dt)
+        X = np.zeros((n + 1, B * Tc), dtype=npdt)
+        G = np.zeros((B, Tc), dtype=npdt)
+        Pw = np.zeros((B, Tc), dtype=npdt)  # (gamma lambda)^(t-1-k), k < t
+        Gf = G.reshape(-1)
+        base = np.arange(B) * Tc
+        t = np.zeros(B, dtype=np.int64)
+        k = np.zeros(B, dtype=np.int64)
+        ended = np.zeros(B, dtype=bool)
+        V_cur = np.zeros(B, dtype=npdt)
         th0 = th.clone()
-        hB = torch.empty(B, H, device=dev, dtype=dt)
-        ones = torch.ones_like(hB)
-        g = net.new_grad_buffer(B)
+        Vw, wB = net.views(th), net.work(B)
         alpha, gamma, gl = self.alpha, self.gamma, self.gl
-        zero = torch.zeros((), device=dev, dtype=dt)
         mode = self.mode
         REPLAY = FLUSH
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             x, r, xn, end = src.next(step)
-            s = step.nonzero().squeeze(1)
-            v_next = None
-            if s.numel():
+            s = np.flatnonzero(step)
+            if s.size:
                 # V(S_{t+1} | theta_t), 0 if terminal, for the stepping rows only
-                v_next, _ = net.value(th.index_select(0, s), xn.index_select(0, s))
-                e_s = end.index_select(0, s)
-                v_next.masked_fill_(e_s, 0.0)
-                r_s, t_s, gam_s = r.index_select(0, s), t.index_select(0, s), gamma[s]
-                d_prime = torch.addcmul(r_s, gam_s, v_next).sub_(V_cur.index_select(0, s))
-                Pw_s = Pw.index_select(0, s).mul_(gl[s, None])
-                G_s = G.index_select(0, s).addcmul_(Pw_s, d_prime[:, None])
-                m = torch.arange(s.numel(), device=dev)
-                G_s[m, t_s] = torch.addcmul(r_s, gam_s, v_next)
+                cs = self._cols(s)
+                v_next = self._n(net.value(net.views(th.index_select(1, cs)),
+                                           self._t(xn[:, s]), net.work(s.size)))
+                e_s = end[s]
+                v_next[e_s] = 0.0
+                r_s, t_s, gam_s = r[s], t[s], gamma[s]
+                d_prime = r_s + gam_s * v_next - V_cur[s]
+                Pw_s = Pw[s] * gl[s, None]
+                G_s = G[s] + Pw_s * d_prime[:, None]
+                m = np.arange(s.size)
+                G_s[m, t_s] = r_s + gam_s * v_next
                 Pw_s[m, t_s] = 1.0
-                G.index_copy_(0, s, G_s)
-                Pw.index_copy_(0, s, Pw_s)
-                X.index_copy_(0, base[s] + t_s, x.index_select(0, s))
-                V_cur.index_copy_(0, s, v_next)
+                G[s] = G_s
+                Pw[s] = Pw_s
+                X[:, base[s] + t_s] = x[:, s]
+                V_cur[s] = v_next
                 t[s] += 1
                 ended[s] = e_s
                 if online:
-                    th.index_copy_(0, s, th0.index_select(0, s))
+                    th.index_copy_(1, cs, th0.index_select(1, cs))
                     mode[s] = REPLAY
                 else:
                     mode[s[e_s]] = REPLAY
+                self._check_values(v_next, s)
             rep = mode == REPLAY
-            xk = X.index_select(0, base + k)
-            Gk = G.view(-1).index_select(0, base + k)
-            v, h = net.value(th, xk, hB)
-            coef = torch.where(rep, alpha * (Gk - v), zero)
-            net.grad_into(g, th, xk, h, ones)
-            th.addcmul_(g, coef[:, None])
+            kk = base + k
+            xk = self._t(X[:, kk])
+            v = self._n(net.value(Vw, xk, wB))
+            coef = np.where(rep, alpha * (Gf[kk] - v), 0.0).astype(npdt, copy=False)
+            net.update_(Vw, xk, wB, self._t(coef))
             k += rep
             fin = rep & (k == t)
-            k.masked_fill_(fin, 0)
-            mode.masked_fill_(fin, STEP)
+            k[fin] = 0
+            mode[fin] = STEP
             self.n_steps += step
             if online:
                 self._record(fin)
@@ -452,11 +500,12 @@ class PredictionBatch:
                 self._record((step & ~end) | fin)
                 comp = fin
             self._check_values(v)
-            if v_next is not None:
-                self._check_values(v_next, s)
-            if bool(comp.any()):
-                idx = self._complete(comp)
-                for tt, val in ((t, 0), (k, 0), (ended, False), (V_cur, 0.0), (G, 0.0),
-                                (Pw, 0.0)):
-                    tt[idx] = val
-                th0[idx] = th[idx]
+            comp &= mode != DONE
+            if comp.any():
+                ii = self._complete(comp)
+                t[ii] = k[ii] = 0
+                ended[ii] = False
+                V_cur[ii] = 0.0
+                G[ii] = Pw[ii] = 0.0
+                cols = self._cols(ii)
+                th0[:, cols] = th[:, cols]
