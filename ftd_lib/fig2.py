@@ -1,0 +1,211 @@
+r"""The one-state example (Sec. 4, Figure 2): values per episode, the :math:`\beta` curves, and
+Figure 2 right.
+
+One episode of length T moves the single value by the pseudo-update (eq. VT)
+
+.. math:: \hat V_T = \hat V_0 + \beta(1-\hat V_0), \qquad
+          \beta_\lambda = 1-(1-\alpha)^T \ (\lambda\text{-return}), \qquad
+          \beta_{TD} = \alpha T \ (\text{TD}(\lambda=1)),
+
+so the error :math:`1-\hat V` is multiplied by :math:`1-\beta` every episode: it shrinks when
+:math:`0 < \beta < 2` and grows (with alternating sign) when :math:`\beta > 2`.
+
+Figure 2 right: the error of the value at the end of each episode, averaged over the first 10
+episodes, against :math:`\alpha`, for :math:`\lambda = 1`. The paper leaves the episode length
+open; its remark that "the variance on :math:`\beta` is higher for TD(:math:`\lambda`)" only
+makes sense when T is random, so by default every episode continues after each step with
+probability ``P_CONTINUE = 0.8`` (T geometric, mean 5). With this choice TD(:math:`\lambda`)'s
+best step size is about 0.13 (the paper: :math:`\approx 0.15`) and the :math:`\lambda`-return
+algorithm's best is :math:`\alpha = 1`, as in the paper. With one state, the RMS error over
+states of one episode's end is just :math:`|1-\hat V_T|`; we average it over the 10 episodes and
+over the runs (``metric="mean_abs"``, the paper's words). ``metric="rms"`` takes instead the
+root of the mean squared error, as :func:`ftd_lib.envs.one_state.rms_error_first_episodes`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .envs.one_state import (
+    beta_lambda_return,
+    beta_td,
+    episode_lengths,
+    rms_error_first_episodes,
+    values_after_episodes,
+)
+from .plots import plot_off_chart, style, use_style
+from .rng import run_generator
+from .validate import check_alpha
+
+P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
+N_EPISODES = 10  # "averaged over the first 10 episodes"
+RUNS = 10_000  # independent runs (each its own seeded stream)
+SEED = 2016
+ALPHAS = np.round(np.arange(1, 101) / 100, 2)  # 0.01, 0.02, ..., 1.00
+
+BETA_FN = {"td_lambda": beta_td, "lambda_return": beta_lambda_return}
+
+
+def _beta_fn(method: str):
+    if method not in BETA_FN:
+        raise ValueError(f"method must be one of {sorted(BETA_FN)}, got {method!r}")
+    return BETA_FN[method]
+
+
+def values_per_episode(alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
+                       method: str = "td_lambda") -> np.ndarray:
+    r"""The value after 0, 1, ..., ``n_episodes`` episodes of fixed length T (closed form).
+
+    Entry 0 is :math:`\hat V_0`; entry n is :math:`1 - (1-\hat V_0)(1-\beta)^n`. Diverged values
+    overflow silently to ``inf``/``nan`` (they are drawn off the chart).
+    """
+    check_alpha(alpha)
+    beta = _beta_fn(method)(alpha, T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = values_after_episodes(np.full(int(n_episodes), float(beta)), v0)
+    return np.concatenate([[float(v0)], v])
+
+
+def episode_length_table(runs: int = RUNS, n_episodes: int = N_EPISODES, *,
+                         p_continue: float | None = P_CONTINUE, T: int | None = None,
+                         seed: int = SEED) -> np.ndarray:
+    """Episode lengths, shape ``(runs, n_episodes)``: fixed ``T`` or geometric (``p_continue``).
+
+    Run ``i`` draws from its own stream ``run_generator(seed, i)``, so its lengths do not depend
+    on how many runs there are.
+    """
+    if T is not None:
+        return episode_lengths(int(runs) * int(n_episodes), T=T).reshape(int(runs), -1)
+    return np.stack([episode_lengths(n_episodes, run_generator(seed, i), p_continue=p_continue)
+                     for i in range(int(runs))])
+
+
+def error_first_episodes(alpha, lengths, method: str, v0: float = 0.0,
+                         metric: str = "mean_abs") -> np.ndarray:
+    r"""Error at the episodes' ends, averaged over episodes and runs, one number per
+    :math:`\alpha` (``inf`` where a run diverged).
+
+    ``lengths``: shape ``(runs, episodes)``. ``metric="mean_abs"``: mean of
+    :math:`|1-\hat V_T|` (the RMS over the single state, averaged over episodes and runs);
+    ``metric="rms"``: root of the mean squared error.
+    """
+    lengths = np.asarray(lengths)
+    beta_fn = _beta_fn(method)
+    if metric == "rms":
+        lib_name = {"td_lambda": "td", "lambda_return": "lambda_return"}[method]
+        return rms_error_first_episodes(alpha, lengths, lib_name, v0)
+    if metric != "mean_abs":
+        raise ValueError(f"metric must be 'mean_abs' or 'rms', got {metric!r}")
+    out = []
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a in np.atleast_1d(np.asarray(alpha, dtype=float)):
+            check_alpha(a)
+            err = np.mean(np.abs(1.0 - values_after_episodes(beta_fn(a, lengths), v0)))
+            out.append(err if np.isfinite(err) else np.inf)
+    return np.array(out)
+
+
+def figure2_data(alphas=ALPHAS, *, runs: int = RUNS, n_episodes: int = N_EPISODES,
+                 p_continue: float | None = P_CONTINUE, T: int | None = None,
+                 v0: float = 0.0, seed: int = SEED, metric: str = "mean_abs") -> dict:
+    """Figure 2 right: the error curve of each method against alpha, and each best alpha.
+
+    Random episode lengths (``p_continue``) by default; ``T=...`` for the fixed-length variant.
+    """
+    if T is not None:
+        p_continue = None
+    lengths = episode_length_table(runs, n_episodes, p_continue=p_continue, T=T, seed=seed)
+    alphas = np.asarray(alphas, dtype=float)
+    data = dict(alphas=alphas, runs=int(runs), n_episodes=int(n_episodes),
+                p_continue=p_continue, T=T, v0=float(v0), metric=metric,
+                mean_length=float(lengths.mean()))
+    for method in BETA_FN:
+        err = error_first_episodes(alphas, lengths, method, v0, metric)
+        data[method] = err
+        data[f"best_alpha_{method}"] = float(alphas[int(np.argmin(err))])
+        data[f"best_error_{method}"] = float(np.min(err))
+    return data
+
+
+def plot_figure2(data: dict, ax=None, ymax: float = 1.0):
+    """Error vs alpha for TD(lambda) and the lambda-return algorithm; diverged = off the chart."""
+    if ax is None:
+        use_style()
+        ax = Figure(figsize=(7.0, 4.2)).subplots()
+    for method in BETA_FN:
+        plot_off_chart(ax, data["alphas"], data[method], ymax, **style(method))
+        best = data[f"best_alpha_{method}"]
+        ax.plot([best], [data[f"best_error_{method}"]], marker="o", ms=8, ls="none",
+                color=style(method)["color"])
+    length = (f"T = {data['T']}" if data["T"] is not None
+              else f"random T, p_continue = {data['p_continue']}")
+    ax.set(xlabel="step size α", ylabel="error at episode end\n(avg. first "
+           f"{data['n_episodes']} episodes)", title=f"One-state example, λ = 1 ({length})",
+           xlim=(0, float(data["alphas"][-1]) * 1.02))
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="center right")
+    return ax
+
+
+def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0):
+    r""":math:`\beta` against :math:`\alpha` for one episode length T, with the divergence line
+    :math:`\beta = 2`; ``alpha`` marks the current step size."""
+    if ax is None:
+        use_style()
+        ax = Figure(figsize=(7.0, 4.2)).subplots()
+    alphas = np.linspace(0.0, 1.0, 201) if alphas is None else np.asarray(alphas, dtype=float)
+    ax.axhspan(2.0, beta_max * 1.08, color="#d62728", alpha=0.08, lw=0)
+    ax.axhline(2.0, color="k", ls="--", lw=1.2)
+    ax.text(0.02, 2.05, "β = 2: diverges above", fontsize=10, va="bottom")
+    ax.axhline(1.0, color="k", ls=":", lw=1.0)
+    for method, label in (("td_lambda", "β = αT (TD(λ=1))"),
+                          ("lambda_return", "β = 1 − (1−α)$^T$ (λ-return)")):
+        kw = style(method)
+        kw["label"] = label
+        (line,) = ax.plot(alphas, BETA_FN[method](alphas, T), **kw)  # leaves through the top
+        if alpha is not None:
+            b = float(BETA_FN[method](alpha, T))
+            off = b > beta_max
+            ax.plot([alpha], [beta_max * 1.04 if off else b], marker="^" if off else "o",
+                    ms=9, ls="none", color=kw["color"], clip_on=False)
+    ax.set_ylim(0, beta_max * 1.08)
+    ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=10)
+    return ax
+
+
+def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
+                lo: float = -2.5, hi: float = 3.5):
+    """The value after each episode for both methods; values outside [lo, hi] off the chart."""
+    ep = np.arange(int(n_episodes) + 1)
+    ax.axhline(1.0, color="k", lw=1.0, ls=":", label="true value 1")
+    for method in BETA_FN:
+        v = values_per_episode(alpha, T, v0, n_episodes, method)
+        plot_two_sided(ax, ep, v, lo, hi, marker="o", ms=5, **style(method))
+    ax.set(xlabel="episode", ylabel="value at episode end", xlim=(-0.3, n_episodes + 0.3))
+    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=28)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=10, frameon=False,
+              borderaxespad=0.2)
+    return ax
+
+
+def plot_two_sided(ax, x, y, lo: float, hi: float, **kw):
+    """Like :func:`ftd_lib.plots.plot_off_chart`, for values that run off at both ends.
+
+    Values above ``hi`` (or ``+inf``/``nan``) are pinned just above the top edge with an upward
+    triangle, values below ``lo`` just under the bottom edge with a downward one.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    span = hi - lo
+    up = (np.isnan(y) | (y == np.inf)) | (y > hi)
+    down = (y == -np.inf) | (y < lo)
+    y_clip = np.where(up, hi + 0.04 * span, np.where(down, lo - 0.04 * span, y))
+    (line,) = ax.plot(x, y_clip, **kw)
+    for mask, marker, yy in ((up, "^", hi + 0.04 * span), (down, "v", lo - 0.04 * span)):
+        if mask.any():
+            ax.plot(x[mask], np.full(mask.sum(), yy), ls="none", marker=marker, ms=9,
+                    color=line.get_color(), clip_on=False)
+    ax.set_ylim(lo - 0.08 * span, hi + 0.08 * span)
+    return line

@@ -1,0 +1,308 @@
+r"""What forward TD(:math:`\lambda`) costs, and what its shortcuts would cost in accuracy (Sec. 5).
+
+- :func:`forward_td_lambda_by_definition`: forward TD(:math:`\lambda`) written straight from
+  Sec. 5's update equations, every target :math:`G_t^{\lambda|h}` computed from its definition
+  (eq. 2). Slow and obvious: Algorithm 1 (:func:`ftd_lib.algorithms.forward_td_lambda`) must
+  give the same weights.
+- :func:`algorithm1_targets` / :func:`rounding_errors`: the targets Algorithm 1 used, read from
+  its ``trace``, against the definition and against the bare :math:`\rho`-recursion without
+  resynchronisation, whose rounding errors grow by :math:`1/\gamma\lambda` every step.
+- :func:`cost_per_step`: wall-clock cost per time step of TD(0), TD(:math:`\lambda`), forward
+  TD(:math:`\lambda`) and the online :math:`\lambda`-return algorithm (the per-run references of
+  :mod:`ftd_lib.algorithms`, with the paper's 2-50-1 MLP), as ratios to TD(0), plus exact
+  counts of the value and gradient evaluations per step. Under ``CI`` in the environment it
+  runs at a quick scale.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from . import algorithms as A
+from .approx import MLP, Linear
+from .plots import plot_off_chart, style, use_style
+from .returns import (
+    bounded_returns_by_definition,
+    bounded_returns_by_rho,
+    interim_lambda_return,
+    k_bound,
+)
+from .rng import run_generator
+
+
+def is_quick() -> bool:
+    """True when ``CI`` is set in the environment (to anything but ''/0/false)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# --------------------------------------------------------------------------------------------
+# The brute-force form
+
+
+def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01,
+                                    k_max=None):
+    r"""Forward TD(:math:`\lambda`) straight from Sec. 5's equations, G from eq. 2.
+
+    .. math::
+        \theta_t = \theta_0 \ (1 \le t < K), \qquad
+        \theta_{t+K} = \theta_{t+K-1} + \alpha\big(G_t^{\lambda|t+K}
+        - \hat V(S_t|\theta_{t+K-1})\big)\nabla_\theta\hat V(S_t|\theta_{t+K-1})
+        \ (0 \le t < T-K),
+
+    then the last :math:`\min(K, T)` states are updated at the episode's end with horizon T.
+    Every :math:`G` is recomputed from the n-step returns (cost :math:`O(K^2)` a step), with
+    :math:`\hat V(S_j|\theta_{j-1})` for bootstrapping. Same contract as
+    :mod:`ftd_lib.algorithms`.
+    """
+    K = k_bound(gamma, lam, eta, k_max)
+    w = np.array(w0, dtype=float)
+    rows = []
+    for x, r in episodes:
+        T = len(r)
+        theta = [w]  # theta[t]
+        values = np.zeros(T + 1)  # values[j] = V(S_j | theta_{j-1}); values[T] = 0 (terminal)
+        for t in range(1, T):
+            values[t] = float(approx.value(theta[t - 1], x[t]))
+            if t < K:
+                theta.append(theta[0])
+            else:
+                s = t - K
+                g = interim_lambda_return(r, values, s, s + K, gamma, lam)
+                theta.append(A.td_update(approx, theta[t - 1], x[s], g, alpha))
+        w = theta[T - 1]
+        n_end = int(min(K, T))
+        for k in range(n_end):
+            s = T - n_end + k
+            g = interim_lambda_return(r, values, s, T, gamma, lam)
+            w = A.td_update(approx, w, x[s], g, alpha)
+        rows.extend(theta[1:T] + [w])
+    return np.array(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading Algorithm 1's trace
+
+
+def trace_values(trace) -> np.ndarray:
+    r"""``values[j]`` :math:`= \hat V(S_j|\theta_{j-1})` for one episode's trace (``values[0]``
+    = 0 is unused, as :math:`V_{current}` starts at 0; ``values[T]`` = 0, terminal)."""
+    return np.array([0.0] + [float(step["V_next"]) for step in trace])
+
+
+def algorithm1_targets(trace) -> np.ndarray:
+    r"""The target Algorithm 1 used for every :math:`S_t` of one episode, indexed by t
+    (during the episode, and the ones flushed at its end)."""
+    T = len(trace)
+    targets = np.full(T, np.nan)
+    for step in trace:
+        if step["updated"] is not None:
+            targets[step["updated"]] = step["target"]
+    for s, g in zip(trace[-1]["flushed"], trace[-1]["flush_targets"], strict=True):
+        targets[s] = g
+    return targets
+
+
+def long_episode(T: int = 2000, n_features: int = 3, seed: int = 0):
+    """One episode of random features in [-1, 1] and rewards N(0, 1) (for rounding checks)."""
+    rng = run_generator(seed, 0)
+    return rng.uniform(-1, 1, size=(T + 1, n_features)), rng.normal(size=T)
+
+
+def rounding_errors(T: int = 2000, gamma: float = 1.0, lam: float = 0.5, eta: float = 0.01,
+                    alpha: float = 0.001, seed: int = 0) -> dict:
+    r"""Sec. 5's rounding argument, measured on one long episode (linear, 3 random features).
+
+    Runs Algorithm 1 with a trace, then computes, on the same values
+    :math:`\hat V(S_j|\theta_{j-1})`, the K-bounded returns :math:`G_t^{\lambda|\min(t+K,T)}`
+    by the definition (eq. 2) and :math:`G_t^{\lambda|t+K}` by the bare :math:`\rho`-recursion
+    (App. B's two identities, no resynchronisation). Returns the absolute errors against the
+    definition: ``err_algorithm1`` (every t) and ``err_rho`` (t = 0 .. T-K; ``inf``/``nan`` once
+    it overflows).
+    """
+    x, r = long_episode(T, seed=seed)
+    lin = Linear(x.shape[1])
+    w0 = 0.1 * run_generator(seed, 0, stream=1).normal(size=lin.n_params)
+    trace = []
+    A.forward_td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma, eta=eta,
+                        trace=trace)
+    K = trace[0]["K"]
+    values = trace_values(trace)
+    exact = bounded_returns_by_definition(r, values, K, gamma, lam)
+    by_rho = bounded_returns_by_rho(r, values, K, gamma, lam)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err_rho = np.abs(by_rho - exact[: len(by_rho)])
+    err_rho[np.isnan(err_rho)] = np.inf
+    return dict(K=K, gamma=gamma, lam=lam, T=T, t=np.arange(T),
+                err_algorithm1=np.abs(algorithm1_targets(trace) - exact), err_rho=err_rho)
+
+
+def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None):
+    """Error of the K-bounded return vs t (up to ``t_max``), log scale; overflowed values drawn
+    off the chart."""
+    if ax is None:
+        use_style()
+        ax = Figure(figsize=(7.0, 4.2)).subplots()
+    tiny = 1e-18  # exact zeros have no logarithm: draw them at the bottom
+    n = len(data["t"]) if t_max is None else min(int(t_max) + 1, len(data["t"]))
+    err = np.maximum(data["err_rho"][:n], tiny)
+    t_rho = data["t"][: len(err)]
+    off = ~np.isfinite(err) | (err > ymax)
+    k = int(np.argmax(off)) if off.any() else len(err) - 1  # draw up to the first off-chart point
+    plot_off_chart(ax, t_rho[: k + 1], err[: k + 1], ymax, color="#d62728",
+                   label="bare ρ-recursion (no resync)")
+    if off.any():
+        inf_at = np.flatnonzero(~np.isfinite(data["err_rho"]))
+        note = f"off the chart from t = {t_rho[k]}"
+        if inf_at.size:
+            note += f"\n(overflows to ∞ at t = {data['t'][inf_at[0]]})"
+        x_text = t_rho[k] + 0.04 * n if t_rho[k] < 0.5 * n else 0.03 * n
+        ax.annotate(note, xy=(t_rho[k], ymax * 1.04), xytext=(x_text, ymax * 1e-3),
+                    color="#d62728", fontsize=10, va="top",
+                    arrowprops=dict(arrowstyle="->", color="#d62728"))
+    ax.plot(data["t"][:n], np.maximum(data["err_algorithm1"][:n], tiny),
+            **style("forward_td_lambda"), lw=1.0)
+    ax.lines[-1].set_label("Algorithm 1 (resync every K steps)")
+    ax.set_yscale("log")
+    ax.set_ylim(tiny * 0.5, ymax * 30)
+    ax.set(xlabel="time step t", ylabel="|G − G by definition (eq. 2)|",
+           title=f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=10)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Cost per step
+
+COST_METHODS = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return")
+
+
+class CountingApprox:
+    """Wraps an approximator and counts the states it evaluates (values and gradients)."""
+
+    def __init__(self, approx):
+        self.approx = approx
+        self.n_in, self.n_params = approx.n_in, approx.n_params
+        self.n_value = 0
+        self.n_grad = 0
+
+    def init(self, rng=None):
+        return self.approx.init(rng)
+
+    @staticmethod
+    def _rows(x) -> int:
+        x = np.asarray(x)
+        return 1 if x.ndim == 1 else int(x.shape[0])
+
+    def value(self, w, x):
+        self.n_value += self._rows(x)
+        return self.approx.value(w, x)
+
+    def grad(self, w, x):
+        self.n_grad += self._rows(x)
+        return self.approx.grad(w, x)
+
+
+def _run(method: str, episodes, w0, approx, lam: float, gamma: float, eta: float):
+    kw = dict(approx=approx, alpha=0.001, gamma=gamma)
+    if method == "td0":
+        return A.td_lambda(episodes, w0, lam=0.0, **kw)
+    if method == "td_lambda":
+        return A.td_lambda(episodes, w0, lam=lam, **kw)
+    if method == "forward_td_lambda":
+        return A.forward_td_lambda(episodes, w0, lam=lam, eta=eta, **kw)
+    if method == "online_lambda_return":
+        return A.online_lambda_return(episodes, w0, lam=lam, **kw)
+    if method == "forward_by_definition":
+        return forward_td_lambda_by_definition(episodes, w0, lam=lam, eta=eta, **kw)
+    raise ValueError(f"unknown method {method!r}")
+
+
+def timing_episode(T: int, seed: int = 0):
+    """One episode of length T, 2 inputs in [-1, 1] (like mountain car), rewards N(-1, 2)."""
+    rng = run_generator(seed, T)
+    return rng.uniform(-1, 1, size=(T + 1, 2)), rng.normal(-1.0, 2.0, size=T)
+
+
+def evaluations_per_step(T: int, methods=COST_METHODS, lam: float = 0.9, gamma: float = 1.0,
+                         eta: float = 0.01, n_hidden: int = 50, seed: int = 0) -> dict:
+    """Exact counts, per time step, of the value and gradient evaluations of each method on
+    one episode of length T (averaged over the episode's steps)."""
+    mlp = CountingApprox(MLP(2, n_hidden))
+    w0 = mlp.init(run_generator(seed, 0, stream=1))
+    episode = [timing_episode(T, seed)]
+    out = {}
+    for m in methods:
+        mlp.n_value = mlp.n_grad = 0
+        _run(m, episode, w0, mlp, lam, gamma, eta)
+        out[m] = dict(value=mlp.n_value / T, grad=mlp.n_grad / T)
+    return out
+
+
+def cost_per_step(lengths=None, methods=COST_METHODS, *, repeats: int | None = None,
+                  quick: bool | None = None, min_time: float | None = None, lam: float = 0.9,
+                  gamma: float = 1.0, eta: float = 0.01, n_hidden: int = 50,
+                  seed: int = 0) -> dict:
+    r"""Measured wall-clock seconds per time step of each method, on one episode of each length.
+
+    The per-run references of :mod:`ftd_lib.algorithms` with an MLP(2, ``n_hidden``). Like
+    ``timeit``: each measurement runs the episode ``number`` times in a row (enough for about
+    ``min_time`` seconds), the methods take turns (so a busy machine slows them alike), and the
+    fastest of ``repeats`` rounds is kept. ``ratio[m]`` divides by TD(0)'s cost at the same
+    length: compare ratios, not absolute times, which depend on the machine. Quick (``CI`` set):
+    shorter episodes, shorter measurements.
+    """
+    quick = is_quick() if quick is None else bool(quick)
+    if lengths is None:
+        lengths = (5, 10, 20) if quick else (10, 20, 40, 60)
+    if repeats is None:
+        repeats = 3
+    if min_time is None:
+        min_time = 0.005 if quick else 0.03
+    mlp = MLP(2, n_hidden)
+    w0 = mlp.init(run_generator(seed, 0, stream=1))
+    lengths = [int(T) for T in lengths]
+    seconds = {m: [] for m in methods}
+
+    def once(m, episode):
+        t0 = time.perf_counter()
+        _run(m, episode, w0, mlp, lam, gamma, eta)
+        return time.perf_counter() - t0
+
+    for T in lengths:
+        episode = [timing_episode(T, seed)]
+        number = {m: max(1, math.ceil(min_time / max(once(m, episode), 1e-9))) for m in methods}
+        best = dict.fromkeys(methods, math.inf)
+        for _ in range(int(repeats)):
+            for m in methods:
+                t0 = time.perf_counter()
+                for _ in range(number[m]):
+                    _run(m, episode, w0, mlp, lam, gamma, eta)
+                best[m] = min(best[m], (time.perf_counter() - t0) / number[m])
+        for m in methods:
+            seconds[m].append(best[m] / T)
+    seconds = {m: np.array(v) for m, v in seconds.items()}
+    base = seconds.get("td0")
+    ratio = {m: v / base for m, v in seconds.items()} if base is not None else {}
+    return dict(lengths=np.array(lengths), seconds=seconds, ratio=ratio, quick=quick,
+                repeats=int(repeats), K=k_bound(gamma, lam, eta), lam=lam, gamma=gamma)
+
+
+def plot_cost(data: dict, ax=None):
+    """Cost per time step relative to TD(0) against the episode length (log scale)."""
+    if ax is None:
+        use_style()
+        ax = Figure(figsize=(7.0, 4.2)).subplots()
+    for m, r in data["ratio"].items():
+        kw = style(m) if m != "forward_by_definition" else dict(
+            color="#8c564b", ls="--", label="forward TD(λ) by definition")
+        ax.plot(data["lengths"], r, marker="o", **kw)
+    ax.set_yscale("log")
+    ax.set(xlabel="episode length T", ylabel="cost per step / TD(0)'s",
+           title=f"Measured cost per time step (MLP 2-50-1, λ = {data['lam']:g})")
+    ax.legend(loc="upper left", fontsize=10)
+    return ax
