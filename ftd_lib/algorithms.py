@@ -220,3 +220,62 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
         if trace is not None:
             trace[-1] = dict(trace[-1], flushed=flushed, flush_targets=flush_targets, w=w.copy())
     return np.array(out)
+
+
+def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01,
+                                    k_max=None):
+    r"""Forward TD(:math:`\lambda`) straight from Sec. 5's equations, G from eq. 2.
+
+    .. math::
+        \theta_t = \theta_0 \ (1 \le t < K), \qquad
+        \theta_{t+K} = \theta_{t+K-1} + \alpha\big(G_t^{\lambda|t+K}
+        - \hat V(S_t|\theta_{t+K-1})\big)\nabla_\theta\hat V(S_t|\theta_{t+K-1})
+        \ (0 \le t < T-K),
+
+    then the last :math:`\min(K, T)` states are updated at the episode's end with horizon T.
+    Every :math:`G` is recomputed from the n-step returns (cost :math:`O(K^2)` a step), with
+    :math:`\hat V(S_j|\theta_{j-1})` for bootstrapping. Same contract as
+    this module.
+    """
+    K = k_bound(gamma, lam, eta, k_max)
+    w = np.array(w0, dtype=float)
+    rows = []
+    for x, r in episodes:
+        T = len(r)
+        theta = [w]  # theta[t]
+        values = np.zeros(T + 1)  # values[j] = V(S_j | theta_{j-1}); values[T] = 0 (terminal)
+        for t in range(1, T):
+            values[t] = float(approx.value(theta[t - 1], x[t]))
+            if t < K:
+                theta.append(theta[0])
+            else:
+                s = t - K
+                g = interim_lambda_return(r, values, s, s + K, gamma, lam)
+                theta.append(td_update(approx, theta[t - 1], x[s], g, alpha))
+        w = theta[T - 1]
+        n_end = int(min(K, T))
+        for k in range(n_end):
+            s = T - n_end + k
+            g = interim_lambda_return(r, values, s, T, gamma, lam)
+            w = td_update(approx, w, x[s], g, alpha)
+        rows.extend(theta[1:T] + [w])
+    return np.array(rows)
+
+
+def trace_values(trace) -> np.ndarray:
+    r"""``values[j]`` :math:`= \hat V(S_j|\theta_{j-1})` for one episode's trace (``values[0]``
+    = 0 is unused, as :math:`V_{current}` starts at 0; ``values[T]`` = 0, terminal)."""
+    return np.array([0.0] + [float(step["V_next"]) for step in trace])
+
+
+def algorithm1_targets(trace) -> np.ndarray:
+    r"""The target Algorithm 1 used for every :math:`S_t` of one episode, indexed by t
+    (during the episode, and the ones flushed at its end)."""
+    T = len(trace)
+    targets = np.full(T, np.nan)
+    for step in trace:
+        if step["updated"] is not None:
+            targets[step["updated"]] = step["target"]
+    for s, g in zip(trace[-1]["flushed"], trace[-1]["flush_targets"], strict=True):
+        targets[s] = g
+    return targets

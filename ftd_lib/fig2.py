@@ -19,7 +19,7 @@ best step size is about 0.13 (the paper: :math:`\approx 0.15`) and the :math:`\l
 algorithm's best is :math:`\alpha = 1`, as in the paper. With one state, the RMS error over
 states of one episode's end is just :math:`|1-\hat V_T|`; we average it over the 10 episodes and
 over the runs (``metric="mean_abs"``, the paper's words). ``metric="rms"`` takes instead the
-root of the mean squared error, as :func:`ftd_lib.envs.one_state.rms_error_first_episodes`.
+root of the mean squared error (:func:`ftd_lib.envs.one_state.error_first_episodes`).
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .envs.one_state import (
-    beta_lambda_return,
-    beta_td,
+    BETA_FN,
     episode_lengths,
-    rms_error_first_episodes,
+    error_first_episodes,
     values_after_episodes,
 )
 from .plots import plot_off_chart, style, use_style
@@ -43,9 +42,6 @@ N_EPISODES = 10  # "averaged over the first 10 episodes"
 RUNS = 10_000  # independent runs (each its own seeded stream)
 SEED = 2016
 ALPHAS = np.round(np.arange(1, 101) / 100, 2)  # 0.01, 0.02, ..., 1.00
-
-BETA_FN = {"td_lambda": beta_td, "lambda_return": beta_lambda_return}
-
 
 def _beta_fn(method: str):
     if method not in BETA_FN:
@@ -79,31 +75,6 @@ def episode_length_table(runs: int = RUNS, n_episodes: int = N_EPISODES, *,
         return episode_lengths(int(runs) * int(n_episodes), T=T).reshape(int(runs), -1)
     return np.stack([episode_lengths(n_episodes, run_generator(seed, i), p_continue=p_continue)
                      for i in range(int(runs))])
-
-
-def error_first_episodes(alpha, lengths, method: str, v0: float = 0.0,
-                         metric: str = "mean_abs") -> np.ndarray:
-    r"""Error at the episodes' ends, averaged over episodes and runs, one number per
-    :math:`\alpha` (``inf`` where a run diverged).
-
-    ``lengths``: shape ``(runs, episodes)``. ``metric="mean_abs"``: mean of
-    :math:`|1-\hat V_T|` (the RMS over the single state, averaged over episodes and runs);
-    ``metric="rms"``: root of the mean squared error.
-    """
-    lengths = np.asarray(lengths)
-    beta_fn = _beta_fn(method)
-    if metric == "rms":
-        lib_name = {"td_lambda": "td", "lambda_return": "lambda_return"}[method]
-        return rms_error_first_episodes(alpha, lengths, lib_name, v0)
-    if metric != "mean_abs":
-        raise ValueError(f"metric must be 'mean_abs' or 'rms', got {metric!r}")
-    out = []
-    with np.errstate(over="ignore", invalid="ignore"):
-        for a in np.atleast_1d(np.asarray(alpha, dtype=float)):
-            check_alpha(a)
-            err = np.mean(np.abs(1.0 - values_after_episodes(beta_fn(a, lengths), v0)))
-            out.append(err if np.isfinite(err) else np.inf)
-    return np.array(out)
 
 
 def figure2_data(alphas=ALPHAS, *, runs: int = RUNS, n_episodes: int = N_EPISODES,
@@ -182,30 +153,9 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     ax.axhline(1.0, color="k", lw=1.0, ls=":", label="true value 1")
     for method in BETA_FN:
         v = values_per_episode(alpha, T, v0, n_episodes, method)
-        plot_two_sided(ax, ep, v, lo, hi, marker="o", ms=5, **style(method))
+        plot_off_chart(ax, ep, v, hi, lo, marker="o", ms=5, **style(method))
     ax.set(xlabel="episode", ylabel="value at episode end", xlim=(-0.3, n_episodes + 0.3))
     ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=28)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=10, frameon=False,
               borderaxespad=0.2)
     return ax
-
-
-def plot_two_sided(ax, x, y, lo: float, hi: float, **kw):
-    """Like :func:`ftd_lib.plots.plot_off_chart`, for values that run off at both ends.
-
-    Values above ``hi`` (or ``+inf``/``nan``) are pinned just above the top edge with an upward
-    triangle, values below ``lo`` just under the bottom edge with a downward one.
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    span = hi - lo
-    up = (np.isnan(y) | (y == np.inf)) | (y > hi)
-    down = (y == -np.inf) | (y < lo)
-    y_clip = np.where(up, hi + 0.04 * span, np.where(down, lo - 0.04 * span, y))
-    (line,) = ax.plot(x, y_clip, **kw)
-    for mask, marker, yy in ((up, "^", hi + 0.04 * span), (down, "v", lo - 0.04 * span)):
-        if mask.any():
-            ax.plot(x[mask], np.full(mask.sum(), yy), ls="none", marker=marker, ms=9,
-                    color=line.get_color(), clip_on=False)
-    ax.set_ylim(lo - 0.08 * span, hi + 0.08 * span)
-    return line

@@ -49,21 +49,34 @@ def style(method: str) -> dict:
     return dict(METHOD_STYLE.get(method, dict(label=method)))
 
 
-def plot_off_chart(ax, x, y, ymax: float, **kw):
-    """Plot ``y`` against ``x``; values above ``ymax`` (or inf/nan) are drawn off the chart.
+def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):
+    """Plot ``y`` against ``x``; values beyond the chart are drawn "off the chart".
 
-    Points beyond ``ymax`` are pinned just above the top edge with an upward triangle, so a
-    diverged run shows up as "off the chart". Returns the line.
+    Values above ``ymax`` (and ``+inf``/``nan``: a diverged run) are pinned just above the top
+    edge with an upward triangle; with ``ymin`` given, values below it (and ``-inf``) are pinned
+    just under the bottom edge with a downward one (values that blow up with alternating sign).
+    Without ``ymin`` the top margin is relative to ``ymax`` (errors, returns >= 0). Returns the
+    line.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    off = ~np.isfinite(y) | (y > ymax)
-    y_clip = np.where(off, ymax * 1.04, y)
+    if ymin is None:
+        top, bottom, lim_top = ymax * 1.04, None, ymax * 1.08
+    else:
+        span = ymax - ymin
+        top, bottom, lim_top = ymax + 0.04 * span, ymin - 0.04 * span, ymax + 0.08 * span
+    up = ~np.isfinite(y) | (y > ymax) if ymin is None else np.isnan(y) | (y > ymax)
+    down = np.zeros_like(up) if ymin is None else (y < ymin)
+    y_clip = np.where(up, top, np.where(down, bottom if bottom is not None else 0.0, y))
     (line,) = ax.plot(x, y_clip, **kw)
-    if off.any():
-        ax.plot(x[off], y_clip[off], ls="none", marker="^", ms=8, color=line.get_color(),
-                clip_on=False)
-    ax.set_ylim(top=ymax * 1.08)
+    for mask, marker, yy in ((up, "^", top), (down, "v", bottom)):
+        if mask.any():
+            ax.plot(x[mask], np.full(mask.sum(), yy), ls="none", marker=marker, ms=8,
+                    color=line.get_color(), clip_on=False)
+    if ymin is None:
+        ax.set_ylim(top=lim_top)
+    else:
+        ax.set_ylim(ymin - 0.08 * span, lim_top)
     return line
 
 

@@ -1,12 +1,9 @@
 r"""What forward TD(:math:`\lambda`) costs, and what its shortcuts would cost in accuracy (Sec. 5).
 
-- :func:`forward_td_lambda_by_definition`: forward TD(:math:`\lambda`) written straight from
-  Sec. 5's update equations, every target :math:`G_t^{\lambda|h}` computed from its definition
-  (eq. 2). Slow and obvious: Algorithm 1 (:func:`ftd_lib.algorithms.forward_td_lambda`) must
-  give the same weights.
-- :func:`algorithm1_targets` / :func:`rounding_errors`: the targets Algorithm 1 used, read from
-  its ``trace``, against the definition and against the bare :math:`\rho`-recursion without
-  resynchronisation, whose rounding errors grow by :math:`1/\gamma\lambda` every step.
+- :func:`rounding_errors`: the targets Algorithm 1 used (read from its ``trace`` by
+  :func:`ftd_lib.algorithms.algorithm1_targets`), against the definition and against the bare
+  :math:`\rho`-recursion without resynchronisation, whose rounding errors grow by
+  :math:`1/\gamma\lambda` every step.
 - :func:`cost_per_step`: wall-clock cost per time step of TD(0), TD(:math:`\lambda`), forward
   TD(:math:`\lambda`) and the online :math:`\lambda`-return algorithm (the per-run references of
   :mod:`ftd_lib.algorithms`, with the paper's 2-50-1 MLP), as ratios to TD(0), plus exact
@@ -29,7 +26,6 @@ from .plots import plot_off_chart, style, use_style
 from .returns import (
     bounded_returns_by_definition,
     bounded_returns_by_rho,
-    interim_lambda_return,
     k_bound,
 )
 from .rng import run_generator
@@ -38,73 +34,6 @@ from .rng import run_generator
 def is_quick() -> bool:
     """True when ``CI`` is set in the environment (to anything but ''/0/false)."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-# --------------------------------------------------------------------------------------------
-# The brute-force form
-
-
-def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01,
-                                    k_max=None):
-    r"""Forward TD(:math:`\lambda`) straight from Sec. 5's equations, G from eq. 2.
-
-    .. math::
-        \theta_t = \theta_0 \ (1 \le t < K), \qquad
-        \theta_{t+K} = \theta_{t+K-1} + \alpha\big(G_t^{\lambda|t+K}
-        - \hat V(S_t|\theta_{t+K-1})\big)\nabla_\theta\hat V(S_t|\theta_{t+K-1})
-        \ (0 \le t < T-K),
-
-    then the last :math:`\min(K, T)` states are updated at the episode's end with horizon T.
-    Every :math:`G` is recomputed from the n-step returns (cost :math:`O(K^2)` a step), with
-    :math:`\hat V(S_j|\theta_{j-1})` for bootstrapping. Same contract as
-    :mod:`ftd_lib.algorithms`.
-    """
-    K = k_bound(gamma, lam, eta, k_max)
-    w = np.array(w0, dtype=float)
-    rows = []
-    for x, r in episodes:
-        T = len(r)
-        theta = [w]  # theta[t]
-        values = np.zeros(T + 1)  # values[j] = V(S_j | theta_{j-1}); values[T] = 0 (terminal)
-        for t in range(1, T):
-            values[t] = float(approx.value(theta[t - 1], x[t]))
-            if t < K:
-                theta.append(theta[0])
-            else:
-                s = t - K
-                g = interim_lambda_return(r, values, s, s + K, gamma, lam)
-                theta.append(A.td_update(approx, theta[t - 1], x[s], g, alpha))
-        w = theta[T - 1]
-        n_end = int(min(K, T))
-        for k in range(n_end):
-            s = T - n_end + k
-            g = interim_lambda_return(r, values, s, T, gamma, lam)
-            w = A.td_update(approx, w, x[s], g, alpha)
-        rows.extend(theta[1:T] + [w])
-    return np.array(rows)
-
-
-# --------------------------------------------------------------------------------------------
-# Reading Algorithm 1's trace
-
-
-def trace_values(trace) -> np.ndarray:
-    r"""``values[j]`` :math:`= \hat V(S_j|\theta_{j-1})` for one episode's trace (``values[0]``
-    = 0 is unused, as :math:`V_{current}` starts at 0; ``values[T]`` = 0, terminal)."""
-    return np.array([0.0] + [float(step["V_next"]) for step in trace])
-
-
-def algorithm1_targets(trace) -> np.ndarray:
-    r"""The target Algorithm 1 used for every :math:`S_t` of one episode, indexed by t
-    (during the episode, and the ones flushed at its end)."""
-    T = len(trace)
-    targets = np.full(T, np.nan)
-    for step in trace:
-        if step["updated"] is not None:
-            targets[step["updated"]] = step["target"]
-    for s, g in zip(trace[-1]["flushed"], trace[-1]["flush_targets"], strict=True):
-        targets[s] = g
-    return targets
 
 
 def long_episode(T: int = 2000, n_features: int = 3, seed: int = 0):
@@ -131,14 +60,14 @@ def rounding_errors(T: int = 2000, gamma: float = 1.0, lam: float = 0.5, eta: fl
     A.forward_td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma, eta=eta,
                         trace=trace)
     K = trace[0]["K"]
-    values = trace_values(trace)
+    values = A.trace_values(trace)
     exact = bounded_returns_by_definition(r, values, K, gamma, lam)
     by_rho = bounded_returns_by_rho(r, values, K, gamma, lam)
     with np.errstate(invalid="ignore", over="ignore"):
         err_rho = np.abs(by_rho - exact[: len(by_rho)])
     err_rho[np.isnan(err_rho)] = np.inf
     return dict(K=K, gamma=gamma, lam=lam, T=T, t=np.arange(T),
-                err_algorithm1=np.abs(algorithm1_targets(trace) - exact), err_rho=err_rho)
+                err_algorithm1=np.abs(A.algorithm1_targets(trace) - exact), err_rho=err_rho)
 
 
 def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None):
@@ -218,7 +147,7 @@ def _run(method: str, episodes, w0, approx, lam: float, gamma: float, eta: float
     if method == "online_lambda_return":
         return A.online_lambda_return(episodes, w0, lam=lam, **kw)
     if method == "forward_by_definition":
-        return forward_td_lambda_by_definition(episodes, w0, lam=lam, eta=eta, **kw)
+        return A.forward_td_lambda_by_definition(episodes, w0, lam=lam, eta=eta, **kw)
     raise ValueError(f"unknown method {method!r}")
 
 

@@ -6,9 +6,9 @@ from ftd_lib.approx import Linear
 from ftd_lib.envs import (
     beta_lambda_return,
     beta_td,
+    error_first_episodes,
     one_state_episodes,
     random_walk_episodes,
-    rms_error_first_episodes,
     true_values,
 )
 from ftd_lib.envs.one_state import episode_lengths
@@ -58,17 +58,19 @@ def test_fig2_closed_form_matches_reference_algorithms():
     ends = np.cumsum(lengths) - 1
     for alpha in (0.05, 0.2):
         kw = dict(approx=lin, alpha=alpha, lam=1.0, gamma=1.0)
-        for name, method in (("td", A.td_lambda), ("lambda_return", A.offline_lambda_return)):
+        for name, method in (("td_lambda", A.td_lambda),
+                             ("lambda_return", A.offline_lambda_return)):
             v = method(eps, np.zeros(1), **kw)[ends, 0]
-            expected = np.sqrt(np.mean((1 - v) ** 2))
-            got = rms_error_first_episodes(alpha, lengths[None, :], name)[0]
-            assert got == pytest.approx(expected, rel=1e-10)
+            got = error_first_episodes(alpha, lengths[None, :], name)[0]
+            assert got == pytest.approx(np.mean(np.abs(1 - v)), rel=1e-10)
+            got = error_first_episodes(alpha, lengths[None, :], name, metric="rms")[0]
+            assert got == pytest.approx(np.sqrt(np.mean((1 - v) ** 2)), rel=1e-10)
 
 
 def test_td_diverges_when_beta_above_two_lambda_return_never():
     lengths = np.full((1, 10), 10)
     assert beta_td(0.3, 10) > 2 and beta_lambda_return(0.3, 10) < 1
-    td = rms_error_first_episodes([0.05, 0.3, 1.0], lengths, "td")
-    lr = rms_error_first_episodes([0.05, 0.3, 1.0], lengths, "lambda_return")
+    td = error_first_episodes([0.05, 0.3, 1.0], lengths, "td_lambda")
+    lr = error_first_episodes([0.05, 0.3, 1.0], lengths, "lambda_return")
     assert td[1] > 10 and lr[1] < 0.1 and lr[2] == 0.0
-    assert np.isinf(rms_error_first_episodes([100.0], np.full((1, 500), 100), "td")[0])
+    assert np.isinf(error_first_episodes([100.0], np.full((1, 500), 100), "td_lambda")[0])

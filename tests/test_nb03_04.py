@@ -108,7 +108,7 @@ def test_algorithm1_equals_brute_force_definition_tabular(lam, eta, k_max):
     lin = Linear(10)
     kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=1.0, eta=eta, k_max=k_max)
     W1 = A.forward_td_lambda(eps, np.zeros(10), **kw)
-    W2 = timing.forward_td_lambda_by_definition(eps, np.zeros(10), **kw)
+    W2 = A.forward_td_lambda_by_definition(eps, np.zeros(10), **kw)
     assert W1.shape == W2.shape == (sum(len(r) for _, r in eps), 10)
     assert np.max(np.abs(W1 - W2)) < 1e-10
     assert np.max(np.abs(W1[-1])) > 0.5
@@ -120,7 +120,7 @@ def test_algorithm1_equals_brute_force_definition_mlp():
     eps = [timing.timing_episode(T) for T in (7, 30, 25)]
     kw = dict(approx=mlp, alpha=0.01, lam=0.8, gamma=0.99, eta=0.01)
     W1 = A.forward_td_lambda(eps, w0, **kw)
-    W2 = timing.forward_td_lambda_by_definition(eps, w0, **kw)
+    W2 = A.forward_td_lambda_by_definition(eps, w0, **kw)
     assert np.max(np.abs(W1 - W2)) < 1e-10
     # and it is not some other method: TD(lambda) and the online lambda-return differ
     assert np.max(np.abs(W1 - A.td_lambda(eps, w0, **{k: kw[k] for k in
@@ -142,8 +142,8 @@ def test_algorithm1_targets_from_trace_cover_every_state():
     trace = []
     A.forward_td_lambda([(x, r)], np.zeros(10), approx=Linear(10), alpha=0.2, lam=0.8,
                         gamma=1.0, eta=0.05, trace=trace)
-    targets = timing.algorithm1_targets(trace)
-    values = timing.trace_values(trace)
+    targets = A.algorithm1_targets(trace)
+    values = A.trace_values(trace)
     assert len(targets) == len(r) and not np.isnan(targets).any()
     K = k_bound(1.0, 0.8, 0.05)
     np.testing.assert_allclose(targets, bounded_returns_by_definition(r, values, K, 1.0, 0.8),

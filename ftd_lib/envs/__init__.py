@@ -4,19 +4,19 @@
 from .one_state import (
     beta_lambda_return,
     beta_td,
+    error_first_episodes,
     one_state_episode,
     one_state_episodes,
-    rms_error_first_episodes,
 )
 from .random_walk import random_walk_episodes, rms_error, true_values
 
 __all__ = [
     "beta_lambda_return",
     "beta_td",
+    "error_first_episodes",
     "one_state_episode",
     "one_state_episodes",
     "random_walk_episodes",
     "rms_error",
-    "rms_error_first_episodes",
     "true_values",
 ]

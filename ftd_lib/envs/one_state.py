@@ -79,24 +79,32 @@ def values_after_episodes(beta, v0: float = 0.0) -> np.ndarray:
     return 1.0 - err
 
 
-def rms_error_first_episodes(alpha, lengths, method: str, v0: float = 0.0) -> np.ndarray:
-    """Fig. 2 right: RMS error at episode ends, averaged over the episodes, per alpha.
+BETA_FN = {"td_lambda": beta_td, "lambda_return": beta_lambda_return}
 
-    ``lengths`` has shape (runs, episodes); ``method`` is ``"td"`` (TD(lambda=1)) or
-    ``"lambda_return"``. Returns one number per alpha: the square root of the mean squared
-    error over episodes and runs (``inf`` where the values blew up).
+
+def error_first_episodes(alpha, lengths, method: str, v0: float = 0.0,
+                         metric: str = "mean_abs") -> np.ndarray:
+    r"""Fig. 2 right: the error at episode ends, averaged over the episodes, one number per alpha.
+
+    ``lengths`` has shape (runs, episodes); ``method`` is ``"td_lambda"`` (TD(lambda=1),
+    :math:`\beta = \alpha T`) or ``"lambda_return"`` (:math:`\beta = 1-(1-\alpha)^T`).
+    With one state, the RMS error over states at an episode's end is :math:`|1-\hat V_T|`;
+    ``metric="mean_abs"`` averages it over episodes and runs (the paper's words),
+    ``metric="rms"`` takes the root of the mean squared error instead. ``inf`` where the
+    values blew up (a diverged run), never a warning.
     """
     alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
     for a in alpha:
         check_alpha(a)
     lengths = np.asarray(lengths)
-    beta_fn = {"td": beta_td, "lambda_return": beta_lambda_return}.get(method)
-    if beta_fn is None:
-        raise ValueError(f"method must be 'td' or 'lambda_return', got {method!r}")
+    if method not in BETA_FN:
+        raise ValueError(f"method must be one of {sorted(BETA_FN)}, got {method!r}")
+    if metric not in ("mean_abs", "rms"):
+        raise ValueError(f"metric must be 'mean_abs' or 'rms', got {metric!r}")
     out = []
     with np.errstate(over="ignore", invalid="ignore"):
         for a in alpha:
-            v = values_after_episodes(beta_fn(a, lengths), v0)
-            mse = np.mean((1.0 - v) ** 2)
-            out.append(np.sqrt(mse) if np.isfinite(mse) else np.inf)
+            err = np.abs(1.0 - values_after_episodes(BETA_FN[method](a, lengths), v0))
+            e = np.mean(err) if metric == "mean_abs" else np.sqrt(np.mean(err**2))
+            out.append(e if np.isfinite(e) else np.inf)
     return np.array(out)

@@ -1,0 +1,29 @@
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ftd_lib.plots import plot_off_chart, style  # noqa: E402
+
+
+def test_off_chart_one_sided():
+    fig, ax = plt.subplots()
+    line = plot_off_chart(ax, [0, 1, 2, 3], [0.5, np.inf, np.nan, 3.0], 1.0, **style("td_lambda"))
+    y = line.get_ydata()
+    assert y[0] == 0.5 and np.all(y[1:] == 1.04)  # inf, nan, 3.0 pinned above the top
+    assert ax.get_ylim()[1] == 1.08
+    markers = [ln for ln in ax.lines if ln.get_marker() == "^"]
+    assert len(markers) == 1 and len(markers[0].get_xdata()) == 3
+    assert line.get_label() == "TD(λ)"
+    plt.close(fig)
+
+
+def test_off_chart_two_sided():
+    fig, ax = plt.subplots()
+    line = plot_off_chart(ax, [0, 1, 2, 3], [0.0, 5.0, -np.inf, -9.0], 1.0, -1.0)
+    y = line.get_ydata()
+    assert list(y) == [0.0, 1.08, -1.08, -1.08]
+    assert ax.get_ylim() == (-1.16, 1.16)
+    assert {ln.get_marker() for ln in ax.lines} >= {"^", "v"}
+    plt.close(fig)
