@@ -107,7 +107,8 @@ def test_forward_td_mixed_k_long_episodes():
 
 @pytest.mark.parametrize("method", ["forward_td", "td_lambda", "online_lambda_return"])
 def test_a_row_does_not_depend_on_its_batch(method):
-    """The same row alone, in a small batch and in a big mixed batch: identical weights."""
+    """The same row alone, in a small batch and in a big mixed batch: the same weights, bit
+    for bit."""
     rng = np.random.default_rng(3)
     rows = MIXED * 2
     eps = episodes_for(rng, len(rows), 2, 12)
@@ -116,10 +117,30 @@ def test_a_row_does_not_depend_on_its_batch(method):
     for b in (0, 2, 9):
         alone = run_recorded(method, [eps[b]], w0[b : b + 1], settings_of([rows[b]]),
                              n_hidden=16)
-        np.testing.assert_allclose(alone.weights[0], big.weights[b], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(alone.weights[0], big.weights[b])
     pair = run_recorded(method, [eps[9], eps[0]], w0[[9, 0]], settings_of([rows[9], rows[0]]),
                         n_hidden=16)
-    np.testing.assert_allclose(pair.weights[1], big.weights[0], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(pair.weights[1], big.weights[0])
+
+
+def test_network_values_do_not_depend_on_the_batch():
+    """The batched network's value of a column is the same bits for any number of columns
+    and any position (fixed-order sums, padded transcendental ops)."""
+    from ftd_lib.engine._net import BatchedMLP
+
+    net = BatchedMLP(2, 50)
+    rng = np.random.default_rng(0)
+    W = initial_weights(0, np.arange(37), 2)
+    X = np.vstack([rng.uniform(-1, 1, (2, 37)), np.ones((1, 37))])
+    th = net.to_internal(W)
+    full = net.value(net.views(th), torch.as_tensor(X), net.work(37))
+    for lo, hi in [(0, 1), (5, 6), (36, 37), (3, 8), (0, 16), (10, 37)]:
+        part = net.value(net.views(th[:, lo:hi].contiguous()),
+                         torch.as_tensor(X[:, lo:hi].copy()), net.work(hi - lo))
+        np.testing.assert_array_equal(part, full[lo:hi])
+    approx = MLP(2, 50)
+    np.testing.assert_allclose(full, [approx.value(W[b], X[:2, b]) for b in range(37)],
+                               rtol=0, atol=1e-13)
 
 
 def test_k_of_every_row_is_the_papers():

@@ -42,6 +42,7 @@ from ..rng import RunStreams
 from ._net import BatchedMLP
 from .prediction import NP_DTYPE
 from .settings import Settings
+from .sources import _cap
 
 STEP, FLUSH, DONE, START = 0, 1, 2, 3
 
@@ -91,7 +92,7 @@ class ControlBatch:
         if w0.shape != (B, A, P):
             raise ValueError(f"w0 must have shape ({B}, {A}, {P}), got {w0.shape}")
         self.th = net.to_internal(w0.transpose(1, 0, 2).reshape(A * B, P))  # (P, A*B)
-        self.t_cap = int(getattr(env, "max_steps", 10_000))
+        self.t_cap = _cap(env)
         self.n_ep = int(n_episodes)
         self.streams = RunStreams(seed, run_ids, stream=agent_stream, kind="uniform")
         self.alpha = settings.alpha.astype(npdt)
@@ -117,6 +118,9 @@ class ControlBatch:
         self._pbar = None
         self.ar = np.arange(B)
         self.all_views = net.views(self.th)
+        self.blocks = [self.th[:, a * B : (a + 1) * B] for a in range(A)]
+        self.sel = torch.empty(P, B, device=dev, dtype=dt)
+        self.sel_views = net.views(self.sel)
         self.act_views = [net.views(self.th[:, a * B : (a + 1) * B]) for a in range(A)]
 
     # ------------------------------------------------------------------ helpers
@@ -152,25 +156,29 @@ class ControlBatch:
 
     def _q_all(self, xe, w):
         """:math:`\\hat Q(x_b, a|\\theta)` for every action a and row b: ``(A, B)``."""
-        q = self.net.value(self.all_views, self._t(np.tile(xe, (1, self.A))), w)
-        return self._n(q).reshape(self.A, self.B)
+        q = self.net.value(self.all_views, self._t(xe).repeat(1, self.A), w)
+        return q.reshape(self.A, self.B)
 
     def _choose(self, Q, choose):
         """Epsilon-greedy actions ``(B,)`` from ``Q`` ``(A, B)`` for rows in ``choose``."""
-        u1 = self.streams.draw(choose)
+        u1 = self.streams.draw(choose)  # nan where not choosing (then: greedy, unused)
         u2 = self.streams.draw(choose)
+        explore = u1 < self.eps
         greedy = Q.argmax(0)  # first maximal index: ties go to the lowest action
-        rand = np.minimum((np.nan_to_num(u2) * self.A).astype(np.int64), self.A - 1)
-        return np.where(np.nan_to_num(u1, nan=1.0) < self.eps, rand, greedy)
+        rand = np.minimum((np.where(explore, u2, 0.0) * self.A).astype(np.int64), self.A - 1)
+        return np.where(explore, rand, greedy)
 
     def _select(self, a):
-        """The weights of action ``a[b]``'s network of every row: a ``(P, B)`` tensor."""
-        B = self.B
-        blocks = [self.th[:, j * B : (j + 1) * B] for j in range(self.A)]
-        out = blocks[-1]
-        for j in range(self.A - 2, -1, -1):
-            out = torch.where(self._t(a == j), blocks[j], out)
-        return out if self.A > 1 else out.clone()
+        """Views of the weights of action ``a[b]``'s network of every row (a ``(P, B)``
+        scratch tensor)."""
+        blocks, buf = self.blocks, self.sel
+        if self.A == 1:
+            buf.copy_(blocks[0])
+        else:
+            torch.where(self._t(a == self.A - 2), blocks[-2], blocks[-1], out=buf)
+            for j in range(self.A - 3, -1, -1):
+                torch.where(self._t(a == j), blocks[j], buf, out=buf)
+        return self.sel_views
 
     def _episode_end(self, rows):
         """Record the return of the episodes of ``rows`` (bool) that ended."""
@@ -259,8 +267,8 @@ class ControlBatch:
             q_next = np.where(end, 0.0, Q[a_new, self.ar])
             # delta = R + gamma Q(S', A') - Q(S, A); every trace decays; e_A += grad
             St = self._t(S)
-            Vsa = net.views(self._select(self.act))
-            v = self._n(net.value(Vsa, St, wB))
+            Vsa = self._select(self.act)
+            v = net.value(Vsa, St, wB)
             delta = r + gamma * q_next - v
             net.grad_into(Gv, Vsa, St, wB)
             e3.mul_(gl_t)
@@ -337,7 +345,7 @@ class ControlBatch:
             item = ring[:, base + q % R]
             a_p = item[n + 1].astype(np.int64)
             xp = self._t(item[: n + 1])
-            v_p = self._n(net.value(net.views(self._select(a_p)), xp, wB))
+            v_p = net.value(self._select(a_p), xp, wB)
             coef = np.where(upd, alpha * (U - v_p), 0.0)
             for a in range(A):
                 net.update_(self.act_views[a], xp, wB,

@@ -53,18 +53,23 @@ class Evaluator:
 
     def __init__(self, states, true_values, *, device="cpu", dtype=torch.float64):
         self.X = torch.as_tensor(np.asarray(states, dtype=np.float64)).to(device, dtype)
-        self.v = torch.as_tensor(np.asarray(true_values, dtype=np.float64)).to(device, dtype)
-        if self.X.ndim != 2 or self.v.shape != (self.X.shape[0],):
+        self.v_np = np.asarray(true_values, dtype=NP_DTYPE[dtype])
+        if self.X.ndim != 2 or self.v_np.shape != (self.X.shape[0],):
             raise ValueError("evaluation states must be (N, n) with true values (N,)")
 
     def rms(self, net: BatchedMLP, th: torch.Tensor) -> np.ndarray:
         """RMS error of every network (column of ``th``): ``(M,)`` float64 numpy; non-finite
-        where diverged."""
+        where diverged. Each column's error is independent of the others (same bits in any
+        batch)."""
         out = []
-        for s in range(0, th.shape[1], 256):  # bound the (N, H, M) temporary
-            v = net.value_many(th[:, s : s + 256], self.X)
-            out.append((v - self.v).square_().mean(1).sqrt_())
-        return torch.cat(out).cpu().double().numpy()
+        v = self.v_np[:, None]
+        for s in range(0, th.shape[1], 64):  # bound the (N, H, 64) temporary
+            err = (net.value_many(th[:, s : s + 64], self.X) - v) ** 2  # (N, m)
+            m = err.shape[1]
+            if m == 1:  # the mean over states must not run along the contiguous axis
+                err = np.repeat(err, 2, axis=1)
+            out.append(np.sqrt(err.mean(0))[:m])
+        return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
 
 class PredictionResult:
@@ -277,10 +282,10 @@ class PredictionBatch:
             self.iterations += 1
             step = self.mode == STEP
             x, r, xn, end = src.next(step)
-            v_next = self._n(net.value(Vw, self._t(xn), wA))
+            v_next = net.value(Vw, self._t(xn), wA)
             v_next[end] = 0.0
             xt = self._t(x)
-            v = self._n(net.value(Vw, xt, wB))
+            v = net.value(Vw, xt, wB)
             delta = r + gamma * v_next - v
             coef = self._t(np.where(step, alpha * delta, 0.0).astype(self.npdt, copy=False))
             if traces:
@@ -352,7 +357,7 @@ class PredictionBatch:
             if two:
                 x2, r2, xn2, end2 = src.next(dbl)
             # observe R, S'; V_next = V(S'|theta), 0 if S' is terminal
-            v_next = self._n(net.value(Vw, self._t(xn), wA))
+            v_next = net.value(Vw, self._t(xn), wA)
             v_next[end | ~step] = 0.0
             # push <phi(S), rho>, rho = R + gamma (1 - lambda) V_next (a non-stepping row
             # writes into a slot it does not use)
@@ -379,7 +384,7 @@ class PredictionBatch:
             item = ring[:, base + q % R]
             xB = np.where(dbl, xn2, item[: n + 1]) if two else item[: n + 1]
             xBt = self._t(xB)
-            vB = self._n(net.value(Vw, xBt, wB))
+            vB = net.value(Vw, xBt, wB)
             coef = np.where(upd, alpha * (U - vB), 0.0).astype(npdt, copy=False)
             net.update_(Vw, xBt, wB, self._t(coef))
             q += upd
@@ -459,8 +464,8 @@ class PredictionBatch:
             if s.size:
                 # V(S_{t+1} | theta_t), 0 if terminal, for the stepping rows only
                 cs = self._cols(s)
-                v_next = self._n(net.value(net.views(th.index_select(1, cs)),
-                                           self._t(xn[:, s]), net.work(s.size)))
+                v_next = net.value(net.views(th.index_select(1, cs)), self._t(xn[:, s]),
+                                   net.work(s.size))
                 e_s = end[s]
                 v_next[e_s] = 0.0
                 r_s, t_s, gam_s = r[s], t[s], gamma[s]
@@ -485,7 +490,7 @@ class PredictionBatch:
             rep = mode == REPLAY
             kk = base + k
             xk = self._t(X[:, kk])
-            v = self._n(net.value(Vw, xk, wB))
+            v = net.value(Vw, xk, wB)
             coef = np.where(rep, alpha * (Gf[kk] - v), 0.0).astype(npdt, copy=False)
             net.update_(Vw, xk, wB, self._t(coef))
             k += rep
