@@ -17,6 +17,8 @@ from ftd_lib.engine import Settings, initial_weights, run_recorded
 from ftd_lib.returns import k_bound
 
 TOL = 1e-10
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device"))]
 
 # (alpha, lam, gamma, eta, k_max): long K, small K, gamma*lam = 1 (K = inf), lam = 0 (K = 1),
 # gamma*lam < eta (K = 1), k_max = 1, k_max caps, gamma = 0, gamma*lam = 1 capped
@@ -70,8 +72,9 @@ CASES = {  # method: (n_hidden, max episode length)
 }
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("method", sorted(CASES))
-def test_each_row_matches_the_per_run_reference(method):
+def test_each_row_matches_the_per_run_reference(method, device):
     n_hidden, max_len = CASES[method]
     rng = np.random.default_rng(7)
     rows = MIXED + MIXED[:3]
@@ -79,7 +82,7 @@ def test_each_row_matches_the_per_run_reference(method):
     n_in = 2
     eps = episodes_for(rng, len(rows), n_in, max_len)
     w0 = initial_weights(3, np.arange(len(rows)), n_in, n_hidden)
-    res = run_recorded(method, eps, w0, s, n_hidden=n_hidden)
+    res = run_recorded(method, eps, w0, s, n_hidden=n_hidden, device=device)
     approx = MLP(n_in, n_hidden)
     assert not res.diverged.any()
     for b in range(len(rows)):
@@ -105,38 +108,40 @@ def test_forward_td_mixed_k_long_episodes():
         np.testing.assert_allclose(res.weights[b], W, rtol=0, atol=TOL, err_msg=f"row {b}")
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("method", ["forward_td", "td_lambda", "online_lambda_return"])
-def test_a_row_does_not_depend_on_its_batch(method):
+def test_a_row_does_not_depend_on_its_batch(method, device):
     """The same row alone, in a small batch and in a big mixed batch: the same weights, bit
     for bit."""
     rng = np.random.default_rng(3)
     rows = MIXED * 2
     eps = episodes_for(rng, len(rows), 2, 12)
     w0 = initial_weights(5, np.arange(len(rows)), 2, 16)
-    big = run_recorded(method, eps, w0, settings_of(rows), n_hidden=16)
+    big = run_recorded(method, eps, w0, settings_of(rows), n_hidden=16, device=device)
     for b in (0, 2, 9):
         alone = run_recorded(method, [eps[b]], w0[b : b + 1], settings_of([rows[b]]),
-                             n_hidden=16)
+                             n_hidden=16, device=device)
         np.testing.assert_array_equal(alone.weights[0], big.weights[b])
     pair = run_recorded(method, [eps[9], eps[0]], w0[[9, 0]], settings_of([rows[9], rows[0]]),
-                        n_hidden=16)
+                        n_hidden=16, device=device)
     np.testing.assert_array_equal(pair.weights[1], big.weights[0])
 
 
-def test_network_values_do_not_depend_on_the_batch():
+@pytest.mark.parametrize("device", DEVICES)
+def test_network_values_do_not_depend_on_the_batch(device):
     """The batched network's value of a column is the same bits for any number of columns
     and any position (fixed-order sums, padded transcendental ops)."""
     from ftd_lib.engine._net import BatchedMLP
 
-    net = BatchedMLP(2, 50)
+    net = BatchedMLP(2, 50, device=device)
     rng = np.random.default_rng(0)
     W = initial_weights(0, np.arange(37), 2)
     X = np.vstack([rng.uniform(-1, 1, (2, 37)), np.ones((1, 37))])
     th = net.to_internal(W)
-    full = net.value(net.views(th), torch.as_tensor(X), net.work(37))
+    full = net.value(net.views(th), torch.as_tensor(X, device=device), net.work(37))
     for lo, hi in [(0, 1), (5, 6), (36, 37), (3, 8), (0, 16), (10, 37)]:
         part = net.value(net.views(th[:, lo:hi].contiguous()),
-                         torch.as_tensor(X[:, lo:hi].copy()), net.work(hi - lo))
+                         torch.as_tensor(X[:, lo:hi].copy(), device=device), net.work(hi - lo))
         np.testing.assert_array_equal(part, full[lo:hi])
     approx = MLP(2, 50)
     np.testing.assert_allclose(full, [approx.value(W[b], X[:2, b]) for b in range(37)],

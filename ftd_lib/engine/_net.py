@@ -109,6 +109,8 @@ class BatchedMLP:
         if tanh not in ("sigmoid", "native"):
             raise ValueError(f"tanh must be 'auto', 'sigmoid' or 'native', got {tanh!r}")
         self.tanh_mode = tanh
+        self._m1 = torch.tensor(-1.0, device=self.device, dtype=dtype)
+        self._p1 = torch.tensor(1.0, device=self.device, dtype=dtype)
         # internal row k = external entry perm[k]; external: [W1 (H x n), b1, w2, b2]
         j, h = np.meshgrid(np.arange(n), np.arange(H), indexing="ij")
         perm = np.concatenate([(h * n + j).ravel(), n * H + np.arange(H),
@@ -136,11 +138,13 @@ class BatchedMLP:
 
     # ---------------------------------------------------------------- forward
     def tanh_(self, z: torch.Tensor) -> torch.Tensor:
-        r"""In-place :math:`\tanh`; on the CPU as :math:`2\sigma(2z) - 1` (faster, see above)."""
+        r"""In-place :math:`\tanh`; on the CPU as :math:`2\sigma(2z) - 1` (faster, see above;
+        the affine step is one ``addcmul``: :math:`-1 + 2 \cdot s \cdot 1`, exact as
+        :math:`2s - 1`)."""
         if self.tanh_mode == "native":
             return z.tanh_()
         z.mul_(2.0).sigmoid_()
-        return z.mul_(2.0).sub_(1.0)
+        return torch.addcmul(self._m1, z, self._p1, value=2.0, out=z)
 
     def _sum_rows(self, w: Work) -> np.ndarray:
         """Column sums of ``w.prod_out`` in a fixed order (see "Batch independence"), on the
@@ -208,11 +212,14 @@ class BatchedMLP:
         torch.mul(d, xe[:, None, :], out=G.W1b)
         G.b2w2.copy_(w.h)
 
-    def update_(self, V: Views, xe: torch.Tensor, w: Work, coef: torch.Tensor) -> None:
+    def update_(self, V: Views, xc: torch.Tensor, w: Work, coef: torch.Tensor) -> None:
         r""":math:`\theta_m \leftarrow \theta_m + c_m \nabla_\theta\hat V(x_m|\theta_m)` for every
-        column, without materialising the gradient (``coef`` ``(M,)``; after :meth:`value`
-        at ``xe``)."""
-        d = torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d)
-        d.mul_(V.w2).mul_(coef)  # c * dV/db1
-        V.W1b.addcmul_(d, xe[:, None, :])
+        column, without materialising the gradient, after :meth:`value` at ``x``.
+
+        ``coef`` ``(M,)``: the :math:`c_m`; ``xc`` ``(n+1, 1, M)``: :math:`c_m [x_m; 1]`
+        (made on the host, where it is cheap), so that
+        :math:`[W_1^T; b_1] \mathrel{+}= (w_2\odot(1-h^2)) \otimes c[x; 1]` is one op.
+        """
+        d = torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d).mul_(V.w2)  # dV/db1
+        V.W1b.addcmul_(d, xc)
         V.b2w2.addcmul_(w.h, coef)

@@ -129,6 +129,12 @@ class ControlBatch:
         xe[: self.n_in] = np.asarray(obs).T
         return xe
 
+    def _upd(self, V, x, w, coef):
+        """Update every column with coefficient ``coef`` (host array) at host inputs ``x``
+        ``(n+1, B)``, after ``net.value`` at ``x`` with scratch ``w``."""
+        coef = coef.astype(self.npdt, copy=False)
+        self.net.update_(V, self._t((x * coef)[:, None, :]), w, self._t(coef))
+
     def _t(self, a: np.ndarray) -> torch.Tensor:
         t = torch.from_numpy(np.ascontiguousarray(a))
         return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
@@ -344,12 +350,11 @@ class ControlBatch:
             # pop <S_p, A_p, rho_p>; update the network of A_p
             item = ring[:, base + q % R]
             a_p = item[n + 1].astype(np.int64)
-            xp = self._t(item[: n + 1])
-            v_p = net.value(self._select(a_p), xp, wB)
+            xp = item[: n + 1]
+            v_p = net.value(self._select(a_p), self._t(xp), wB)
             coef = np.where(upd, alpha * (U - v_p), 0.0)
             for a in range(A):
-                net.update_(self.act_views[a], xp, wB,
-                            self._t(np.where(a_p == a, coef, 0.0).astype(npdt)))
+                self._upd(self.act_views[a], xp, wB, np.where(a_p == a, coef, 0.0))
             q += upd
             U = np.where(upd, (U - item[n + 2]) / gl_div, U)
             end_step = step & end

@@ -156,6 +156,12 @@ class PredictionBatch:
         self._traces = []  # per-method tensors to clear when a row diverges
 
     # ------------------------------------------------------------------ helpers
+    def _upd(self, V, x, w, coef):
+        """Update every column with coefficient ``coef`` (host array) at host inputs ``x``
+        ``(n+1, B)``, after ``net.value`` at ``x`` with scratch ``w``."""
+        coef = coef.astype(self.npdt, copy=False)
+        self.net.update_(V, self._t((x * coef)[:, None, :]), w, self._t(coef))
+
     def _t(self, a: np.ndarray) -> torch.Tensor:
         """Host array -> tensor on the device (no copy on the CPU)."""
         t = torch.from_numpy(np.ascontiguousarray(a))
@@ -287,13 +293,13 @@ class PredictionBatch:
             xt = self._t(x)
             v = net.value(Vw, xt, wB)
             delta = r + gamma * v_next - v
-            coef = self._t(np.where(step, alpha * delta, 0.0).astype(self.npdt, copy=False))
+            coef = np.where(step, alpha * delta, 0.0).astype(self.npdt, copy=False)
             if traces:
                 net.grad_into(Gv, Vw, xt, wB)
                 torch.addcmul(g, e, gl, out=e)  # e = gamma lambda e + grad
-                th.addcmul_(e, coef)
+                th.addcmul_(e, self._t(coef))
             else:
-                net.update_(Vw, xt, wB, coef)
+                self._upd(Vw, x, wB, coef)
             self.n_steps += step
             self._record(step)
             self._check_values(np.maximum(np.abs(v_next), np.abs(v)))
@@ -385,8 +391,7 @@ class PredictionBatch:
             xB = np.where(dbl, xn2, item[: n + 1]) if two else item[: n + 1]
             xBt = self._t(xB)
             vB = net.value(Vw, xBt, wB)
-            coef = np.where(upd, alpha * (U - vB), 0.0).astype(npdt, copy=False)
-            net.update_(Vw, xBt, wB, self._t(coef))
+            self._upd(Vw, xB, wB, np.where(upd, alpha * (U - vB), 0.0))
             q += upd
             U = np.where(upd, (U - item[n + 1]) / gl_div, U)
             # end of the episode: if not ready, U = U_sync; then flush the FIFO
@@ -489,10 +494,9 @@ class PredictionBatch:
                 self._check_values(v_next, s)
             rep = mode == REPLAY
             kk = base + k
-            xk = self._t(X[:, kk])
-            v = net.value(Vw, xk, wB)
-            coef = np.where(rep, alpha * (Gf[kk] - v), 0.0).astype(npdt, copy=False)
-            net.update_(Vw, xk, wB, self._t(coef))
+            xk = X[:, kk]
+            v = net.value(Vw, self._t(xk), wB)
+            self._upd(Vw, xk, wB, np.where(rep, alpha * (Gf[kk] - v), 0.0))
             k += rep
             fin = rep & (k == t)
             k[fin] = 0

@@ -1,0 +1,222 @@
+r"""Speed of the batched engine, measured in one process (``python -m ftd_lib bench``).
+
+Workload: recorded episodes of the mountain car evaluation task (paper Fig. 3: 2-50-1 tanh
+network, lambda = 0.9, eta = 0.01 so K = 44, episodes of about 100-125 steps), float64, so
+that every loop compared does the same learning work without the environment's cost. Every
+time is the best of ``repeats`` wall-clock runs (the machine may be shared) with
+``torch.set_num_threads(threads)`` (default 1: "per core").
+
+Lines (:func:`run_bench`):
+
+1. engine vs a per-run loop with a ``torch.nn`` network and autograd (forward TD(lambda)),
+2. engine vs the per-run numpy reference :func:`ftd_lib.algorithms.forward_td_lambda`,
+3. forward TD(lambda) / TD(0) cost per step, for K = 1 .. 50 (``k_max``) and K = 44,
+4. TD(lambda) / TD(0) cost per step,
+5. microseconds per run-step at 200 and 1000 runs,
+6. the online lambda-return algorithm's cost per step against the episode length t.
+
+A run-step is one environment step of one run (its updates included).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from ..approx import MLP
+from .prediction import NP_DTYPE, PredictionBatch
+from .settings import Settings
+from .sources import RecordedSource
+
+SEED = 2016
+
+
+def _episodes(n_runs: int, n_episodes: int, max_len: int | None = None):
+    """Recorded evaluation episodes of ``n_runs`` runs (truncated to ``max_len`` steps)."""
+    from ..envs.mountain_car import record_episodes_batch
+
+    eps = record_episodes_batch(SEED, np.arange(n_runs), n_episodes)
+    if max_len is not None:
+        eps = [[(x[: max_len + 1], r[:max_len]) for x, r in run] for run in eps]
+    return eps
+
+
+def _tile(eps, B):
+    return [eps[b % len(eps)] for b in range(B)]
+
+
+def _w0(B):
+    from . import initial_weights
+
+    return initial_weights(SEED, np.arange(B), 2)
+
+
+def _engine_seconds(method, eps_rows, settings, *, device="cpu", dtype=torch.float64,
+                    repeats=3):
+    """Best wall time of the engine's loop (setup excluded) and the run-steps it took."""
+    best, steps = np.inf, 0
+    w0 = _w0(len(eps_rows))
+    for rep in range(repeats + 1):  # the first run warms up
+        src = RecordedSource(eps_rows, 2, dtype=NP_DTYPE[dtype])
+        batch = PredictionBatch(method, settings.broadcast(len(eps_rows)), w0, src,
+                                device=device, dtype=dtype)
+        if str(device).startswith("cuda"):
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        batch.run()
+        if str(device).startswith("cuda"):
+            torch.cuda.synchronize()
+        if rep:
+            best = min(best, time.perf_counter() - t0)
+        steps = int(src.n_steps.sum())
+    return best, steps
+
+
+def _us_per_step(method, eps_rows, settings, **kw):
+    sec, steps = _engine_seconds(method, eps_rows, settings, **kw)
+    return sec / steps * 1e6
+
+
+# ----------------------------------------------------------------- per-run baselines
+def autograd_forward_td(episodes, alpha=0.01, lam=0.9, gamma=1.0, eta=0.01, seed=0):
+    """Forward TD(lambda) (Algorithm 1) for one run, the way one would write it with
+    ``torch.nn`` and autograd: the baseline the engine is compared with."""
+    from ..returns import k_bound
+
+    torch.manual_seed(seed)
+    net = torch.nn.Sequential(torch.nn.Linear(2, 50), torch.nn.Tanh(),
+                              torch.nn.Linear(50, 1)).double()
+    params = list(net.parameters())
+    K = k_bound(gamma, lam, eta)
+    gl = gamma * lam
+    c_final = gl ** (K - 1)
+
+    def update(x, target):
+        net.zero_grad()
+        v = net(torch.as_tensor(x)).squeeze()
+        v.backward()
+        with torch.no_grad():
+            delta = target - v.item()
+            for p in params:
+                p.add_(p.grad, alpha=alpha * delta)
+
+    for x, r in episodes:
+        T = len(r)
+        F = []
+        U_sync, i, c, V_cur, ready, U = 0.0, 0, 1.0, 0.0, False, 0.0
+        for t in range(T):
+            with torch.no_grad():
+                V_next = 0.0 if t + 1 == T else net(torch.as_tensor(x[t + 1])).item()
+            rho = r[t] + gamma * (1 - lam) * V_next
+            F.append((x[t], rho))
+            d = r[t] + gamma * V_next - V_cur
+            V_cur = V_next
+            if i == K - 1:
+                U, U_sync, i, c, ready = U_sync, V_cur, 0, 1.0, True
+            else:
+                U_sync, i, c = U_sync + c * d, i + 1, gl * c
+            if ready:
+                U += c_final * d
+                xp, rp = F.pop(0)
+                update(xp, U)
+                if K != 1:
+                    U = (U - rp) / gl
+        if not ready:
+            U = U_sync
+        while F:
+            xp, rp = F.pop(0)
+            update(xp, U)
+            if K != 1:
+                U = (U - rp) / gl
+
+
+def _per_run_us(fn, episodes, repeats=3):
+    steps = sum(len(r) for _, r in episodes)
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(episodes)
+        best = min(best, time.perf_counter() - t0)
+    return best / steps * 1e6
+
+
+# --------------------------------------------------------------------------- bench
+def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
+              repeats: int | None = None) -> list[str]:
+    """Measure the engine; one line of text per ratio or number (see module docstring).
+
+    ``device``: where the engine runs (baselines always run on the CPU). ``threads``: torch
+    CPU threads during the measurement (``None``: leave as is). ``quick``: tiny sizes (a
+    smoke test, numbers not meaningful).
+    """
+    from .. import algorithms
+
+    old_threads = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(int(threads))
+    rep = repeats or (1 if quick else 3)
+    dev = torch.device("cuda" if device in (None, "auto") and torch.cuda.is_available()
+                       else (device or "cpu"))
+    lines = []
+    try:
+        n_small, n_big = (20, 40) if quick else (200, 1000)
+        n_ep = 1 if quick else 2
+        eps = _episodes(min(n_small, 50), n_ep)
+        rows_small, rows_big = _tile(eps, n_small), _tile(eps, n_big)
+        paper = Settings.make(alpha=0.01, lam=0.9, gamma=1.0, eta=0.01)
+        kw = dict(device=dev, repeats=rep)
+        where = (f"{dev.type}" + (f", {torch.get_num_threads()} torch thread(s)"
+                                  if dev.type == "cpu" else ""))
+
+        # 1-2: engine (forward TD, 200 runs) vs per-run loops
+        eng = _us_per_step("forward_td", rows_small, paper, **kw)
+        base_eps = eps[0][:1]
+        ag = _per_run_us(lambda e: autograd_forward_td(e), base_eps, repeats=rep)
+        approx = MLP(2, 50)
+        w0 = _w0(1)[0]
+        npref = _per_run_us(lambda e: algorithms.forward_td_lambda(
+            e, w0, approx=approx, alpha=0.01, lam=0.9, gamma=1.0, eta=0.01), base_eps,
+            repeats=rep)
+        lines.append(f"engine vs per-run torch.nn+autograd loop (forward TD(lambda), "
+                     f"{n_small} runs, {where}): {ag / eng:.0f}x more run-steps/s "
+                     f"({eng:.2f} vs {ag:.1f} us per run-step) [target >= 50x]")
+        lines.append(f"engine vs per-run numpy reference (forward TD(lambda), {n_small} runs): "
+                     f"{npref / eng:.0f}x more run-steps/s ({eng:.2f} vs {npref:.1f} us per "
+                     f"run-step) [target >= 8x]")
+
+        # 3-4: cost per step relative to TD(0), same batch
+        td0 = _us_per_step("td0", rows_small, paper, **kw)
+        ks = [1, 5, 20, 50] if quick else [1, 2, 5, 10, 20, 30, 40, 50]
+        ratios = []
+        for k in ks:
+            s = Settings.make(alpha=0.01, lam=0.999, gamma=1.0, eta=0.01, k_max=k)
+            ratios.append(_us_per_step("forward_td", rows_small, s, **kw) / td0)
+        lines.append("forward TD(lambda) / TD(0) cost per step, K = "
+                     + ", ".join(f"{k}: {r:.2f}" for k, r in zip(ks, ratios, strict=True))
+                     + f"; paper setting (K = 44): {eng / td0:.2f} [target <= 1.3, flat in K]")
+        tdl = _us_per_step("td_lambda", rows_small, paper, **kw)
+        lines.append(f"TD(lambda) / TD(0) cost per step: {tdl / td0:.2f} "
+                     f"({tdl:.2f} vs {td0:.2f} us per run-step) [target <= 1.5]")
+
+        # 5: absolute cost
+        big_f = _us_per_step("forward_td", rows_big, paper, **kw)
+        big_0 = _us_per_step("td0", rows_big, paper, **kw)
+        lines.append(f"us per run-step ({where}): {n_small} runs: forward TD {eng:.2f}, TD(0) "
+                     f"{td0:.2f}; {n_big} runs: forward TD {big_f:.2f}, TD(0) {big_0:.2f} "
+                     f"[target <= 1 us at 1000 runs on one core]")
+
+        # 6: the online lambda-return algorithm's cost per step grows with t
+        lens = [5, 10, 20] if quick else [10, 20, 40, 80]
+        n_on = 20 if quick else 200
+        parts = []
+        for T in lens:
+            e_T = _tile(_episodes(min(n_on, 50), 1, max_len=T), n_on)
+            parts.append(f"t<={T}: {_us_per_step('online_lambda_return', e_T, paper, **kw):.1f}")
+        lines.append(f"online lambda-return us per run-step ({n_on} runs), episodes cut at "
+                     "length t: " + ", ".join(parts) + " (about (t+1)/2 updates a step: "
+                     f"grows with t; forward TD: {eng:.2f})")
+    finally:
+        torch.set_num_threads(old_threads)
+    return lines
