@@ -1,0 +1,542 @@
+r"""Mountain car evaluation with a 2-50-1 network (notebook 05): the task, Figure 3, learning
+curves.
+
+van Seijen (2016), Sec. 6, first and second experiment. One function per picture or number;
+each returns plain numbers (or a :class:`ftd_lib.experiments.Results`) so that notebooks and
+tests can check them, and a ``plot_*`` function draws it in the course style.
+
+- The task: :func:`rollout`, :func:`policy_trajectories`, :func:`value_grid`,
+  :func:`policy_summary`, :func:`plot_task` -- the evaluation policy of
+  :mod:`ftd_lib.envs.mountain_car` in the (position, velocity) plane, its trajectories, the
+  true value function :math:`v(s) = -(\text{steps to the goal})` and the fixed sample of
+  on-policy states the error is measured on.
+- Figure 3 from the committed full-scale data (:func:`stored`, a thin wrapper of
+  :func:`ftd_lib.experiments.load_results`) next to a live run at a small scale
+  (:func:`live_fig3_left`, :func:`live_fig3_right`), drawn by :func:`plot_pair`;
+  :func:`best_points` and :func:`format_best` read the plotted numbers;
+  :func:`claims_side_by_side` puts the paper's words next to the verdicts that
+  :func:`ftd_lib.report.claims` computes from the data.
+- Learning curves of single settings: :func:`learning_curves`, :func:`plot_learning_curves`
+  (used by :func:`ftd_lib.widgets_nn.learning_curve_explorer`).
+- Where every choice the paper leaves open is made: :func:`choices`.
+
+Every live run uses run ids ``0 .. runs-1`` and the experiment seed
+:data:`ftd_lib.experiments.DEFAULT_SEED`, exactly like the stored data: run ``r`` of a live
+cell sees the same initial network and the same reward noise as run ``r`` of the stored cell
+with the same settings (common random numbers, :mod:`ftd_lib.rng`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import experiments as E
+from .envs import mountain_car as mc
+from .plots import plot_off_chart, style, use_style
+from .returns import k_bound
+
+SEED = E.DEFAULT_SEED
+LAM = 0.9  # Fig. 3 left
+ETA = E.ETA
+GAMMA = E.GAMMA["mountain_car"]
+#: the engine's defaults for the error metric (see :func:`ftd_lib.engine.run_prediction`)
+N_EVAL, EVAL_SEED = 500, 0
+#: y above which a normalised error is drawn off the chart (1.5 x the initial error)
+YMAX = 1.5
+
+#: the live run beside the stored Fig. 3 left: 0.015 * 2**k, k = -5..3 (0.00047 .. 0.12), points
+#: of the paper-scale grid (every second one of :data:`ftd_lib.experiments.ALPHAS_FIG3`)
+LIVE_ALPHAS = tuple(float(f"{E.ALPHA_FIG3_RIGHT * 2.0**k:.6g}") for k in range(-5, 4))
+#: methods of the live Fig. 3 left. The online lambda-return algorithm is left out: it replays
+#: t updates at time t, about T/2 = 50 times the work of the others on 100-step episodes.
+LIVE_METHODS = ("td_lambda", "forward_td_lambda", "offline_lambda_return")
+LIVE_LAMS = (0.0, 0.5, 0.8, 0.9, 0.95, 1.0)
+#: runs and episodes of the live runs: a few seconds each on a laptop
+LIVE_RUNS, LIVE_EPISODES = 3, 5
+
+METHOD_LABEL = {"td_lambda": "TD(λ)", "forward_td_lambda": "forward TD(λ)",
+                "online_lambda_return": "online λ-return",
+                "offline_lambda_return": "offline λ-return"}
+
+
+# --------------------------------------------------------------------------------------------
+# The task: policy, trajectories, true values
+# --------------------------------------------------------------------------------------------
+
+
+def rollout(x0, v0, policy=mc.evaluation_policy, max_steps: int = 10_000):
+    """Roll ``policy`` from many states at once with the true dynamics.
+
+    Returns ``(states, steps)``: ``states`` ``(T_max + 1, N, 2)`` raw ``(x, v)`` (a car that
+    reached the goal stays there) and ``steps`` ``(N,)``, the number of steps to the goal.
+    Raises ``RuntimeError`` when some car has not arrived after ``max_steps`` steps.
+    """
+    x = np.array(x0, dtype=float).reshape(-1)
+    v = np.broadcast_to(np.asarray(v0, dtype=float), x.shape).copy()
+    steps = np.zeros(len(x), dtype=np.int64)
+    done = x >= mc.X_MAX
+    out = [np.stack([x, v], axis=1)]
+    t = 0
+    while not done.all():
+        t += 1
+        if t > max_steps:
+            raise RuntimeError(f"the policy did not reach the goal within {max_steps} steps")
+        x2, v2, term = mc.step_arrays(x, v, policy(x, v))
+        x, v = np.where(done, x, x2), np.where(done, v, v2)
+        steps[term & ~done] = t
+        done |= term
+        out.append(np.stack([x, v], axis=1))
+    return np.array(out), steps
+
+
+def policy_trajectories(starts=(-0.6, -0.5, -0.4), policy=mc.evaluation_policy) -> list:
+    """One trajectory ``(T + 1, 2)`` of raw ``(x, v)`` per start position (velocity 0)."""
+    states, steps = rollout(starts, 0.0, policy)
+    return [states[: n + 1, i] for i, n in enumerate(steps)]
+
+
+def value_grid(n_x: int = 141, n_v: int = 121) -> dict:
+    r"""The true value :math:`v(s) = -(\text{steps to the goal})` and the policy's action on a
+    grid over the whole state space (exact: dynamics and policy are deterministic and the
+    expected reward is -1 a step, :func:`ftd_lib.envs.mountain_car.true_value`).
+
+    Returns ``x`` ``(n_x,)``, ``v`` ``(n_v,)``, ``value`` and ``action`` ``(n_v, n_x)``.
+    """
+    xs = np.linspace(mc.X_MIN, mc.X_MAX, n_x + 1)[:-1]  # the goal column itself has value 0
+    vs = np.linspace(-mc.V_MAX, mc.V_MAX, n_v)
+    X, V = np.meshgrid(xs, vs)
+    _, steps = rollout(X.ravel(), V.ravel())
+    return dict(x=xs, v=vs, value=-steps.reshape(X.shape).astype(float),
+                action=mc.evaluation_policy(X, V))
+
+
+def evaluation_sample(n: int = N_EVAL, seed: int = EVAL_SEED) -> dict:
+    """The fixed on-policy states the engine measures the error on (same call as the engine:
+    :func:`ftd_lib.envs.mountain_car.evaluation_states`): ``obs`` (scaled), ``states`` (raw)
+    and ``values`` (exact true values)."""
+    obs, values, states = mc.evaluation_states(n, seed, return_states=True)
+    return dict(obs=obs, states=states, values=values)
+
+
+def policy_summary(n_starts: int = 20, resolution: int = 300, n_eval: int = N_EVAL,
+                   eval_seed: int = EVAL_SEED) -> dict:
+    """How good the evaluation policy is, and what the error is measured on.
+
+    ``policy_mean``, ``velocity_rule_mean``, ``best_mean``: mean steps to the goal from
+    ``n_starts`` start positions evenly spread over [-0.6, -0.4) (velocity 0) of the policy, of
+    "push in the direction of the velocity", and the fewest found by a search
+    (:func:`ftd_lib.envs.mountain_car.policy_optimality_report` at ``resolution``), and their
+    ratios; ``start_mean`` (mean steps from the start distribution, estimated from the episodes
+    behind the evaluation sample); ``eval_*``: size, mean, min, max and RMS of the true values
+    of the evaluation sample.
+    """
+    rep = mc.policy_optimality_report(n_starts=n_starts, resolution=resolution)
+    s = evaluation_sample(n_eval, eval_seed)
+    v = s["values"]
+    return dict(
+        n_starts=n_starts, resolution=resolution,
+        policy_mean=rep["policy_mean"], velocity_rule_mean=rep["velocity_rule_mean"],
+        best_mean=rep["best_mean"], ratio=rep["ratio"],
+        velocity_rule_ratio=rep["velocity_rule_ratio"],
+        policy_min=int(rep["policy_steps"].min()), policy_max=int(rep["policy_steps"].max()),
+        eval_n=len(v), eval_mean=float(v.mean()), eval_min=float(v.min()),
+        eval_max=float(v.max()), eval_rms=float(np.sqrt(np.mean(v**2))),
+    )
+
+
+def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict | None = None):
+    """Two panels over the (position, velocity) plane.
+
+    Left: where the evaluation policy pushes left or right, its switching curve, and its
+    trajectories from ``starts`` (velocity 0) to the goal. Right: the true value function
+    with the fixed sample of on-policy states the error is measured on.
+    Returns the matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    use_style()
+    grid = value_grid() if grid is None else grid
+    sample = evaluation_sample() if sample is None else sample
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13.0, 4.8))
+    ext = (grid["x"][0], mc.X_MAX, grid["v"][0], grid["v"][-1])
+    push = ListedColormap(["#f4c7c3", "#c6dbef"])
+    a1.imshow((grid["action"] == 2).astype(float), origin="lower", aspect="auto", extent=ext,
+              cmap=push, vmin=0, vmax=1)
+    xs = np.linspace(mc.X_MIN, mc.X_MAX, 400)
+    f = np.interp(xs, mc.SWITCH_X, mc.SWITCH_V)
+    a1.plot(xs, f, color="k", lw=1.2, ls="--")
+    cols = ["#1b9e77", "#7570b3", "#d95f02", "#e7298a", "#66a61e"]
+    for i, tr in enumerate(policy_trajectories(starts)):
+        c = cols[i % len(cols)]
+        a1.plot(tr[:, 0], tr[:, 1], color=c, lw=2.0,
+                label=f"start x = {tr[0, 0]:g}: {len(tr) - 1} steps")
+        a1.plot(tr[0, 0], tr[0, 1], "o", color=c, ms=7)
+    a1.axvline(mc.X_MAX, color="k", lw=3)
+    a1.text(mc.X_MAX - 0.02, grid["v"][-1] * 0.93, "goal", ha="right", va="top")
+    handles, _ = a1.get_legend_handles_labels()
+    handles += [Patch(color="#c6dbef", label="push right"), Patch(color="#f4c7c3",
+                                                                   label="push left"),
+                plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
+    a1.legend(handles=handles, loc="lower right", fontsize=9)
+    a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
+           ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
+           ylim=(grid["v"][0], grid["v"][-1]))
+    a1.grid(False)
+    im = a2.imshow(grid["value"], origin="lower", aspect="auto", extent=ext, cmap="viridis")
+    st = sample["states"]
+    a2.scatter(st[:, 0], st[:, 1], s=5, c="white", edgecolors="k", linewidths=0.3,
+               label=f"{len(st)} evaluation states (on-policy sample)")
+    a2.set(title="True value v(s) = −(steps to the goal)", xlabel="position x",
+           ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
+    a2.grid(False)
+    a2.legend(loc="lower right", fontsize=9, framealpha=0.9)
+    fig.colorbar(im, ax=a2, label="v(s)")
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Figure 3: stored data and live runs
+# --------------------------------------------------------------------------------------------
+
+
+def results_dir() -> Path:
+    """The repository's ``results/`` folder, where the command line stores full-scale data.
+
+    Notebooks run inside ``notebooks/``, so the relative path ``results`` of
+    :data:`ftd_lib.experiments.DEFAULT_RESULTS` would miss it: this is the ``results/`` next to
+    the ``ftd_lib`` package (an editable install, as in the course), else ``./results`` or
+    ``../results``, whichever exists.
+    """
+    here = Path(__file__).resolve().parent.parent / E.DEFAULT_RESULTS
+    for d in (here, Path(E.DEFAULT_RESULTS), Path("..") / E.DEFAULT_RESULTS):
+        if d.is_dir():
+            return d
+    return here
+
+
+def stored(figure_name: str, directory=None):
+    """The committed data of ``fig3-left`` or ``fig3-right`` in ``directory`` (default
+    :func:`results_dir`), or ``None`` when there is none yet
+    (:func:`ftd_lib.experiments.missing_message` says how to make it)."""
+    return E.load_results(figure_name, results_dir() if directory is None else directory)
+
+
+def _run_live(fig: E.Figure, seed: int) -> E.Results:
+    """Compute a figure definition with the engine, one batch per method, in a scratch
+    directory (nothing is written next to the committed results)."""
+    with tempfile.TemporaryDirectory(prefix="ftd-live-") as d:
+        res = E.run_figure(fig, d, seed=seed, progress=False, plot=False)
+    res.path = None
+    return res
+
+
+def live_figure(figure_name: str, *, runs: int = LIVE_RUNS, episodes: int = LIVE_EPISODES,
+                seed: int = SEED, **grid) -> E.Figure:
+    """A small-scale definition of ``fig3-left`` (``alphas``, ``methods``) or ``fig3-right``
+    (``lams``): the paper-scale cells restricted to a grid, ``runs`` runs of ``episodes``
+    episodes, each method computed as one batch."""
+    base = E.figure(figure_name, "paper")
+    if figure_name == "fig3-left":
+        alphas = tuple(grid.get("alphas", LIVE_ALPHAS))
+        methods = tuple(grid.get("methods", LIVE_METHODS))
+        cells = tuple(E.Cell(m, a, LAM, GAMMA, ETA, None, curve=m)
+                      for m in methods for a in alphas)
+    elif figure_name == "fig3-right":
+        lams = tuple(grid.get("lams", LIVE_LAMS))
+        curves = list(dict.fromkeys((c.curve, c.eta, c.k_max) for c in base.cells))
+        cells = tuple(E.Cell("forward_td_lambda", E.ALPHA_FIG3_RIGHT, lam, GAMMA, eta, k,
+                             curve=name) for name, eta, k in curves for lam in lams)
+    else:
+        raise ValueError(f"figure must be 'fig3-left' or 'fig3-right', got {figure_name!r}")
+    if int(runs) < 1 or int(episodes) < 1:
+        raise ValueError("runs and episodes must be >= 1")
+    per_method = max(sum(c.method == m for c in cells) for m in {c.method for c in cells})
+    return dataclasses.replace(base, scale="quick", cells=cells, runs=int(runs),
+                               episodes=int(episodes), runs_per_chunk=int(runs),
+                               cells_per_chunk=per_method)
+
+
+def live_fig3_left(alphas=LIVE_ALPHAS, methods=LIVE_METHODS, *, runs: int = LIVE_RUNS,
+                   episodes: int = LIVE_EPISODES, seed: int = SEED) -> E.Results:
+    r"""Figure 3 left at a small scale, live: normalised RMS error averaged over the first
+    ``episodes`` episodes against :math:`\alpha`, :math:`\lambda = 0.9`, :math:`\eta = 0.01`.
+    Same data layout as the stored figure (:class:`ftd_lib.experiments.Results`)."""
+    fig = live_figure("fig3-left", runs=runs, episodes=episodes, alphas=alphas,
+                      methods=methods)
+    return _run_live(fig, seed)
+
+
+def live_fig3_right(lams=LIVE_LAMS, *, runs: int = LIVE_RUNS, episodes: int = LIVE_EPISODES,
+                    seed: int = SEED) -> E.Results:
+    r"""Figure 3 right at a small scale, live: forward TD(:math:`\lambda`) at
+    :math:`\alpha = 0.015` against :math:`\lambda`, for :math:`\eta \in \{0.01, 0.1, 0.3\}` and
+    :math:`\eta = 0.01, K_{max} = 50`."""
+    return _run_live(live_figure("fig3-right", runs=runs, episodes=episodes, lams=lams), seed)
+
+
+def _scale_label(res) -> str:
+    m = res.meta
+    return (f"{m.get('scale')} scale, {m.get('runs')} runs × {m.get('episodes')} episodes"
+            + ("" if res.at_paper_scale else f" (paper: {m.get('paper_runs')} × "
+               f"{m.get('paper_episodes')})"))
+
+
+def plot_pair(stored_res, live_res, figure_name: str):
+    """Two panels: the stored figure (or, when there is none, the command that makes it) and
+    the live run. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    use_style()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
+    if stored_res is not None:
+        E.plot_results(stored_res, ax=a1)
+        a1.set_title(f"stored: {_scale_label(stored_res)}", fontsize=12)
+    else:
+        a1.axis("off")
+        a1.text(0.5, 0.5, f"no stored data for {figure_name} yet\n\ncompute it with\n"
+                f"{E.reproduce_command(figure_name, 'paper')}",
+                ha="center", va="center", fontsize=12, family="monospace",
+                transform=a1.transAxes)
+    E.plot_results(live_res, ax=a2)
+    a2.set_title(f"live: {_scale_label(live_res)}", fontsize=12)
+    fig.suptitle(E.figure(figure_name, "paper").title, fontsize=14)
+    fig.tight_layout()
+    return fig
+
+
+def best_points(res) -> dict:
+    """Per curve: the lowest point over the figure's x axis (``x``, ``y``, ``se``) and how many
+    points have diverged runs (``n_x_diverged``) out of ``n_x``."""
+    out = {}
+    for curve, s in res.summary().items():
+        y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
+        i = int(np.argmin(y))
+        out[curve] = dict(x=float(s["x"][i]), y=float(s["y"][i]), se=float(s["se"][i]),
+                          n_x_diverged=int(np.sum(s["n_diverged"] > 0)), n_x=len(s["x"]))
+    return out
+
+
+def format_best(res, digits: int = 3) -> str:
+    """One line per curve: its best point, rounded, and where runs diverged."""
+    xname = "α" if res.meta["definition"]["x"] == "alpha" else "λ"
+    lines = []
+    for curve, b in best_points(res).items():
+        name = METHOD_LABEL.get(curve, curve)
+        y = f"{b['y']:.{digits}f}" if math.isfinite(b["y"]) else "∞ (diverged)"
+        lines.append(f"{name:22s} best {xname} = {b['x']:<8g} error {y}   "
+                     f"{xname} with diverged runs: {b['n_x_diverged']} of {b['n_x']}")
+    return "\n".join(lines)
+
+
+PAPER_WORDS = {
+    1: "Fig. 3 left: forward TD(λ)'s lowest error is below TD(λ)'s; “the performance increase "
+       "due to exactly following the general update rule more than makes up for the "
+       "performance decrease due to the update delays” (Sec. 7).",
+    2: "“Surprisingly, forward TD(λ) outperforms the online λ-return algorithm.”",
+    3: "“TD(λ) shows the same behaviour as in the one-state example … the error quickly "
+       "diverges.”",
+    4: "“The performance at optimal λ is not really affected by η.”",
+}
+
+
+def claims_side_by_side(results: dict) -> list[dict]:
+    """The Fig. 3 claims of the paper next to this reproduction's verdicts.
+
+    ``results``: ``{"fig3-left": Results or None, "fig3-right": Results or None}``. The
+    verdicts, their rules and evidence are :func:`ftd_lib.report.claims`'s, computed from the
+    numbers. Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``,
+    ``evidence``, ``scale``.
+    """
+    from . import report
+
+    rows = []
+    for v in report.claims({k: results.get(k) for k in ("fig3-left", "fig3-right")}):
+        if v.figure not in ("fig3-left", "fig3-right"):
+            continue
+        res = results.get(v.figure)
+        scale = "—" if res is None else _scale_label(res)
+        rows.append(dict(number=v.number, claim=v.claim, paper=PAPER_WORDS.get(v.number, ""),
+                         verdict=v.mark + (" (below paper scale: no evidence either way)"
+                                           if v.below_paper_scale else ""),
+                         evidence=v.evidence, scale=scale))
+    return rows
+
+
+def claims_markdown(rows: list[dict]) -> str:
+    """:func:`claims_side_by_side` as a Markdown table."""
+    out = ["| # | the paper says | this reproduction finds | data |", "|---|---|---|---|"]
+    for r in rows:
+        found = f"**{r['verdict']}** — {r['evidence']}".replace("|", "\\|")
+        out.append(f"| {r['number']} | {r['paper']} | {found} | {r['scale']} |")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Learning curves of one setting
+# --------------------------------------------------------------------------------------------
+
+
+def learning_curves(alpha: float, lam: float, *, runs: int = 4, episodes: int = 20,
+                    eta: float = ETA, seed: int = SEED,
+                    methods=("td_lambda", "forward_td_lambda")) -> dict:
+    r"""Normalised RMS error at the end of every episode, per run, for each method at one
+    :math:`(\alpha, \lambda)` (:func:`ftd_lib.engine.run_prediction`, run ids ``0..runs-1``).
+
+    Returns ``{method: dict(errors (runs, episodes), diverged (runs,), mean (episodes,),
+    metric (runs,), K)}``; ``errors`` is ``inf`` from the episode in which a run diverged on,
+    ``metric`` is each run's average over the episodes (the paper's metric), ``mean`` the
+    average over runs per episode (``inf`` once a run diverged).
+    """
+    from . import engine
+
+    runs, episodes = int(runs), int(episodes)
+    if runs < 1 or episodes < 1:
+        raise ValueError("runs and episodes must be >= 1")
+    settings = engine.Settings.make(alpha=[alpha] * runs, lam=lam, gamma=GAMMA, eta=eta)
+    out = {}
+    for m in methods:
+        res = engine.run_prediction(E.ENGINE_METHOD.get(m, m), settings, seed,
+                                    np.arange(runs), episodes)
+        err = np.asarray(res.errors, dtype=float)
+        div = np.asarray(res.diverged, dtype=bool) | ~np.isfinite(err).all(axis=1)
+        err = np.where(div[:, None] & ~np.isfinite(err), np.inf, err)
+        out[m] = dict(errors=err, diverged=div, mean=err.mean(axis=0),
+                      metric=np.where(div, np.inf, err.mean(axis=1)),
+                      K=k_bound(GAMMA, lam, eta) if m == "forward_td_lambda" else None)
+    return out
+
+
+def k_text(K) -> str:
+    """K for people: ``∞`` for no finite horizon (γλ = 1)."""
+    return "∞" if K is None or math.isinf(K) else str(int(K))
+
+
+def format_curves(data: dict, digits: int = 3) -> str:
+    """One line per method of :func:`learning_curves`: diverged runs (and the first episode
+    in which one diverged), the mean error after the first and the last episode, and the
+    paper's metric (mean over runs of the error averaged over the episodes)."""
+    def f(v):
+        return f"{v:.{digits}f}" if math.isfinite(v) else "∞"
+
+    lines = []
+    for m, d in data.items():
+        runs, episodes = d["errors"].shape
+        name = METHOD_LABEL.get(m, m) + ("" if d.get("K") is None else f" (K = {k_text(d['K'])})")
+        n_div = int(d["diverged"].sum())
+        div = f"diverged {n_div} of {runs} runs"
+        if n_div:
+            first = min((int(np.argmax(~np.isfinite(row))) + 1 for row in d["errors"]
+                         if not np.isfinite(row).all()), default=None)
+            if first is not None:
+                div += f" (first in episode {first})"
+        lines.append(f"{name:22s} {div:42s} error after episode 1: {f(d['mean'][0])}, "
+                     f"after {episodes}: {f(d['mean'][-1])}; metric {f(d['metric'].mean())}")
+    return "\n".join(lines)
+
+
+def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
+    """Thin lines: every run; thick: the mean over runs. Errors above ``ymax`` (and diverged
+    runs) are drawn off the chart (▲)."""
+    for m, d in data.items():
+        kw = style(m)
+        eps = np.arange(1, d["errors"].shape[1] + 1)
+        for row in d["errors"]:
+            y = np.where(np.isfinite(row) & (row <= ymax), row, np.nan)
+            ax.plot(eps, y, color=kw["color"], lw=0.8, alpha=0.35)
+        plot_off_chart(ax, eps, d["mean"], ymax, color=kw["color"], ls=kw["ls"],
+                       label=kw["label"] + " (mean)", lw=2.5)
+    ax.set_ylim(0, ymax * 1.08)
+    if any(not np.all(np.isfinite(d["mean"]) & (d["mean"] <= ymax)) for d in data.values()):
+        ax.plot([], [], ls="none", marker="^", ms=8, color="0.3",
+                label=f"off the chart: > {ymax:g} or diverged")
+    ax.set_xlabel("episode")
+    ax.set_ylabel("RMS error / initial RMS error")
+    if title:
+        ax.set_title(title, loc="left")
+    ax.legend(loc="center right", framealpha=0.9)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# The choices the paper leaves open
+# --------------------------------------------------------------------------------------------
+
+
+def choices() -> list[dict]:
+    """Every choice the paper leaves open for this experiment, with the value read from the
+    library and where it is set. One dict per item: ``item``, ``paper``, ``ours``, ``where``."""
+    from . import approx, engine
+
+    net = approx.MLP(2, 50)
+    k = k_bound(GAMMA, LAM, ETA)
+    return [
+        dict(item="network", paper="2 inputs, 1 hidden layer of 50 nodes, 1 output; backprop",
+             ours=f"tanh hidden units, linear output, {net.n_params} weights, gradient by hand",
+             where="ftd_lib.approx.MLP; batched: ftd_lib.engine._net"),
+        dict(item="initialisation", paper="not given",
+             ours="PyTorch's default: every weight uniform in ±1/√fan-in; run r's network from "
+                  f"its own stream (seed {SEED}, run r, stream {engine.INIT_STREAM})",
+             where="MLP.init, ftd_lib.engine.initial_weights"),
+        dict(item="dynamics", paper="“standard mountain car” (Sutton & Barto)",
+             ours=f"S&B Example 10.1; start x ~ U[{mc.START_LOW}, {mc.START_HIGH}), v = 0",
+             where="ftd_lib.envs.mountain_car.mountain_car_step"),
+        dict(item="input scaling", paper="position and velocity scaled to [−1, 1]",
+             ours="x → 2(x + 1.2)/1.7 − 1,  v → v/0.07",
+             where="mountain_car.scale_obs"),
+        dict(item="evaluation policy", paper="“a near-optimal policy”",
+             ours="push right iff v > f(x), f piecewise linear through "
+                  + ", ".join(f"({x:g}, {v:g})" for x, v in zip(mc.SWITCH_X, mc.SWITCH_V,
+                                                                strict=True)),
+             where="mountain_car.evaluation_policy (how near optimal: section 1)"),
+        dict(item="reward noise", paper="N(−1, 2)",
+             ours=f"mean {mc.REWARD_MEAN:g}, standard deviation {mc.REWARD_STD:g}; run r's "
+                  f"own stream {mc.REWARD_STREAM}",
+             where="mountain_car.MountainCarEvaluation"),
+        dict(item="discount", paper="not given", ours=f"γ = {GAMMA:g} (values = −steps)",
+             where="ftd_lib.experiments.GAMMA"),
+        dict(item="episode cap", paper="not given",
+             ours="none: the policy reaches the goal from every state",
+             where="MountainCarEvaluation(max_steps=None)"),
+        dict(item="true values", paper="not given",
+             ours="exact: v(s) = −(steps to the goal), dynamics and policy are deterministic",
+             where="mountain_car.true_value, evaluation_states"),
+        dict(item="state distribution", paper="“the state distribution induced by the policy”",
+             ours=f"{N_EVAL} states drawn from all visits of {N_EVAL} episodes (seed "
+                  f"{EVAL_SEED}), fixed for every run",
+             where="mountain_car.evaluation_states; run_prediction(n_eval, eval_seed)"),
+        dict(item="error metric", paper="RMS error at the end of each episode, normalised by "
+             "the initial error, averaged over the first 50 episodes",
+             ours="the same, each run divided by its own initial error; then the mean over runs",
+             where="ftd_lib.engine.run_prediction (errors), ftd_lib.experiments (metric)"),
+        dict(item="divergence", paper="not given",
+             ours="a run whose value, weight or error exceeds 1e6 (or is not finite) is "
+                  "stopped and counts as an infinite error: drawn off the chart (▲)",
+             where="run_prediction(div_bound=1e6); ftd_lib.plots.plot_off_chart"),
+        dict(item="K for forward TD(λ)", paper="K = ceil(log η / log γλ), η = 0.01",
+             ours=f"K = {k} at λ = {LAM}; no K_max except Fig. 3 right's fourth curve",
+             where="ftd_lib.returns.k_bound"),
+        dict(item="step-size grid", paper="not given (a range of α)",
+             ours=f"{len(E.ALPHAS_FIG3)} values 0.015·√2^k: {E.ALPHAS_FIG3[0]:g} … "
+                  f"{E.ALPHAS_FIG3[-1]:g}",
+             where="ftd_lib.experiments.ALPHAS_FIG3"),
+        dict(item="runs and seeds", paper="50 runs (Fig. 3 right: 200)",
+             ours=f"the same counts; seed {SEED}; run r is the same run in every cell "
+                  "(common random numbers)",
+             where="ftd_lib.experiments (figure definitions), ftd_lib.rng"),
+    ]
+
+
+def choices_markdown() -> str:
+    """:func:`choices` as a Markdown table."""
+    out = ["| item | the paper | this reproduction | set in |", "|---|---|---|---|"]
+    for c in choices():
+        out.append(f"| {c['item']} | {c['paper']} | {c['ours']} | `{c['where']}` |")
+    return "\n".join(out)
