@@ -108,7 +108,9 @@ def test_live_figure_definitions():
     assert {(c.eta, c.k_max) for c in right.cells} == {(c.eta, c.k_max) for c in paper.cells}
     assert all(c.alpha == E.ALPHA_FIG3_RIGHT for c in right.cells)
     assert len(E.chunks(right)) == 1
-    assert set(fig3.LIVE_ALPHAS) <= set(E.ALPHAS_FIG3)
+    # live step sizes lie on the paper-scale grid 0.015 * sqrt(2)**k
+    k = 2 * np.log2(np.array(fig3.LIVE_ALPHAS) / E.ALPHA_FIG3_RIGHT)
+    np.testing.assert_allclose(k, np.round(k), atol=1e-4)
     with pytest.raises(ValueError, match="figure"):
         fig3.live_figure("fig4-left")
     with pytest.raises(ValueError, match="runs"):
