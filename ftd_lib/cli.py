@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"results directory (default {E.DEFAULT_RESULTS}/)")
     r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                    help="torch device (default cpu)")
+    r.add_argument("--chunk-rows", type=_positive_int, default=None,
+                   help="most rows (settings x runs) per chunk (default: the figure's, sized "
+                        "for a CPU; on a GPU try 20000)")
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -102,9 +105,10 @@ def _reproduce(parser, args) -> int:
     _check_device(parser, args.device)
     names = E.FIGURES if args.figure == "all" else (args.figure,)
     for name in names:
-        fig = E.figure(name, args.scale, runs=args.runs)
+        fig = E.figure(name, args.scale, runs=args.runs, chunk_rows=args.chunk_rows)
         command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
-                                      seed=args.seed, device=args.device)
+                                      seed=args.seed, device=args.device,
+                                      chunk_rows=args.chunk_rows)
         try:
             res = E.run_figure(fig, args.out, seed=args.seed, device=args.device,
                                progress=not args.no_progress, force=args.force,

@@ -90,6 +90,10 @@ ETA = 0.01
 #: episode's length early on) and makes the truncation at 1000 steps almost invisible
 #: (0.99**1000 ~ 4e-5). The reported return is undiscounted (steps balanced), as in the paper.
 GAMMA = {"mountain_car": 1.0, "cartpole": 0.99}
+#: episode caps of the control tasks: cart-pole 1000 (the paper's); mountain car: the paper gives
+#: none, we use the environment's default (5000 steps).
+CARTPOLE_MAX_STEPS = 1000
+MC_MAX_STEPS = 5000
 
 
 def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
@@ -97,8 +101,12 @@ def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
     return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
 
 
-#: Fig. 3 left, paper scale: 15 step sizes 0.015 * sqrt(2)**k, k = -10..4 (0.00047 .. 0.06).
-ALPHAS_FIG3 = _geom(ALPHA_FIG3_RIGHT, -10, 4, math.sqrt(2))
+#: Fig. 3 left, paper scale: 19 step sizes 0.015 * sqrt(2)**k, k = -12..6 (0.00023 .. 0.12).
+#: A pilot (3 runs, 10 episodes, alpha = 0.015 * 2**k) put the best alpha of TD(lambda) near
+#: 0.001 (diverging from 0.0075 on), of the offline lambda-return near 0.002, of forward
+#: TD(lambda) near 0.01 and of the online lambda-return near 0.03 (diverging at 0.12): the grid
+#: brackets all four with room on both sides.
+ALPHAS_FIG3 = _geom(ALPHA_FIG3_RIGHT, -12, 6, math.sqrt(2))
 #: Fig. 4, paper scale: 0.015 * 2**k, k = -6..1 (0.00023 .. 0.03), for both tasks and methods.
 ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -6, 1, 2.0)
 
@@ -147,6 +155,7 @@ class Figure:
     epsilon: float = float("nan")
     optimise: str = ""  # "alpha" when each point is the best cell over alpha
     max_steps: int | None = None  # control: episode cap (None: the environment's default)
+    chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -185,10 +194,11 @@ def _fig3_left(scale: str) -> Figure:
         name="fig3-left", scale=scale,
         title="Mountain car evaluation, λ = 0.9 (Fig. 3 left)",
         task="prediction", env="mountain_car", x="alpha", cells=cells,
-        runs=2 if quick else 50, episodes=5 if quick else 50,
+        # quick: 3 episodes, since the online lambda-return costs T^2/2 updates an episode
+        runs=2 if quick else 50, episodes=3 if quick else 50,
         paper_runs=50, paper_episodes=50,
         ylabel="normalised RMS error, first episodes",
-        runs_per_chunk=2 if quick else 50, cells_per_chunk=3 if quick else 5,
+        runs_per_chunk=2 if quick else 50, cells_per_chunk=len(alphas) if quick else 5,
         notes=("eta = 0.01 for forward TD(λ); gamma = 1.",))
 
 
@@ -207,7 +217,7 @@ def _fig3_right(scale: str) -> Figure:
         runs=2 if quick else 200, episodes=5 if quick else 50,
         paper_runs=200, paper_episodes=50,
         ylabel="normalised RMS error, first episodes",
-        runs_per_chunk=2 if quick else 100, cells_per_chunk=6 if quick else 11,
+        runs_per_chunk=2 if quick else 100, cells_per_chunk=len(cells) if quick else 11,
         notes=("alpha = 0.015 for every point; gamma = 1.",))
 
 
@@ -222,24 +232,34 @@ def _fig4(side: str, scale: str) -> Figure:
     if side == "left":
         title = "Mountain car control, best α per λ (Fig. 4 left)"
         paper_episodes, quick_episodes = 50, 3
+        # episode cap: the paper gives none; the env's default (5000) at paper scale, 500 at
+        # quick scale (an untrained agent needs thousands of steps to reach the goal)
+        max_steps = 500 if quick else MC_MAX_STEPS
     else:
         title = "Cart-pole, best α per λ (Fig. 4 right)"
         paper_episodes, quick_episodes = 1000, 20
+        max_steps = CARTPOLE_MAX_STEPS  # the paper's cap, at both scales
     return Figure(
         name=f"fig4-{side}", scale=scale, title=title,
         task="control", env=env, x="lam", cells=cells,
         runs=2 if quick else 200, episodes=quick_episodes if quick else paper_episodes,
         paper_runs=200, paper_episodes=paper_episodes,
         ylabel="average return, first episodes",
-        runs_per_chunk=2 if quick else 100, cells_per_chunk=len(alphas),
-        epsilon=EPSILON, optimise="alpha",
+        runs_per_chunk=2 if quick else 50,
+        cells_per_chunk=len(cells) // len(CONTROL_METHODS) if quick else len(alphas),
+        epsilon=EPSILON, optimise="alpha", max_steps=max_steps,
         notes=(f"gamma = {gamma} (see GAMMA in ftd_lib.experiments); epsilon = {EPSILON}; "
-               f"eta = {ETA}; one network per action.",))
+               f"eta = {ETA}; one network per action; episodes capped at {max_steps} steps.",))
 
 
 def figure(name: str, scale: str = "quick", runs: int | None = None,
-           episodes: int | None = None) -> Figure:
-    """The definition of a paper figure at a scale; ``runs``/``episodes`` override the counts."""
+           episodes: int | None = None, chunk_rows: int | None = None) -> Figure:
+    """The definition of a paper figure at a scale; ``runs``/``episodes`` override the counts.
+
+    ``chunk_rows`` overrides how many rows (cells x runs) one chunk holds at most: the
+    defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
+    size are different chunks (they are not reused across sizes).
+    """
     if name not in FIGURES:
         raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {name!r}")
     if scale not in SCALES:
@@ -256,6 +276,16 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
         if int(episodes) < 1:
             raise ValueError(f"episodes must be an integer >= 1, got {episodes!r}")
         changes["episodes"] = int(episodes)
+    if chunk_rows is not None:
+        rows = int(chunk_rows)
+        if rows < 1:
+            raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+        changes["chunk_rows"] = rows
+        n_runs = changes.get("runs", fig.runs)
+        if rows >= n_runs:
+            changes["runs_per_chunk"], changes["cells_per_chunk"] = n_runs, rows // n_runs
+        else:
+            changes["runs_per_chunk"], changes["cells_per_chunk"] = rows, 1
     if changes:
         d = {k: getattr(fig, k) for k in fig.__dataclass_fields__}
         d.update(changes)
@@ -418,13 +448,38 @@ def _to_numpy(a):
     return np.asarray(a)
 
 
-def _engine_name() -> str:
-    try:
-        from . import engine
+#: the code whose numbers a chunk holds: an edit to any of these (other than comments and
+#: docstrings) gives the engine runner a new name, so stale chunks are recomputed, never mixed in
+ENGINE_SOURCES = ("engine", "envs/mountain_car.py", "envs/cartpole.py", "rng.py", "approx.py",
+                  "returns.py", "validate.py")
 
-        return f"engine-{getattr(engine, '__version__', __version__)}"
-    except Exception:
-        return f"engine-{__version__}"
+
+def _engine_name() -> str:
+    """``engine-<hash>``: a hash of the engine's code without comments and docstrings (read
+    from the files, so nothing heavy is imported)."""
+    import ast
+    import hashlib
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    files = []
+    for name in ENGINE_SOURCES:
+        p = root / name
+        files += sorted(p.glob("*.py")) if p.is_dir() else [p]
+    for f in files:
+        if not f.is_file():
+            continue
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                  ast.AsyncFunctionDef)) and body
+                    and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(ast.dump(tree).encode())
+    return f"engine-{h.hexdigest()[:12]}"
 
 
 # ----------------------------------------------------------------------------- results
@@ -531,7 +586,7 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
 
 def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAULT_RESULTS,
                       runs: int | None = None, seed: int | None = None,
-                      device: str | None = None) -> str:
+                      device: str | None = None, chunk_rows: int | None = None) -> str:
     """The exact shell command that computes (or resumes) a figure's data."""
     figure(figure_name, scale)  # validates the names
     cmd = f"python -m ftd_lib reproduce {figure_name} --scale {scale}"
@@ -543,6 +598,8 @@ def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAUL
         cmd += f" --out {results_dir}"
     if device and device != "cpu":
         cmd += f" --device {device}"
+    if chunk_rows is not None:
+        cmd += f" --chunk-rows {int(chunk_rows)}"
     return cmd
 
 
@@ -602,7 +659,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
             got = cstore.load(ident)
             if got is None:
                 tc = time.time()
-                raw = runner(task, device=device, progress=progress)
+                # per-episode bars from the engine only at paper scale (quick chunks take
+                # seconds; their bars would only clutter the output)
+                raw = runner(task, device=device, progress=progress and fig.scale == "paper")
                 data = _reduce_chunk(task, raw)
                 dt = time.time() - tc
                 cstore.save(ident, data, {"compute_s": dt, "device": device,
@@ -632,7 +691,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "machine": S.machine_description(device), "ftd_lib_version": __version__,
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default_runs else fig.runs,
-            seed=seed, device=device),
+            seed=seed, device=device, chunk_rows=fig.chunk_rows),
     }
     import json
 
@@ -715,12 +774,33 @@ def plot_results(res: Results, ax=None):
             plot_off_chart(ax, s["x"], s["y"], ymax, **kw)
         ax.set_ylim(bottom=0)
     else:
+        # returns: higher is better, so a point whose every alpha diverged is drawn off the
+        # chart at the *bottom* (▼), never left out
+        finite = np.concatenate([s["y"][np.isfinite(s["y"])] for s in summ.values()])
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        pad = 0.08 * (hi - lo) if hi > lo else max(1.0, 0.1 * abs(hi))
+        edge = lo - pad  # the bottom of the axes
+        pinned = edge - 0.5 * pad  # just below it, like plot_off_chart's top
+        any_off = False
         for curve, s in summ.items():
             kw = dict(style(curve), marker="o", ms=4)
-            y = np.where(np.isfinite(s["y"]), s["y"], np.nan)
-            ax.plot(s["x"], y, **kw)
-            ax.fill_between(s["x"], y - s["se"], y + s["se"], color=kw.get("color"), alpha=0.15,
-                            lw=0)
+            off = ~np.isfinite(s["y"])
+            y = np.where(off, pinned, s["y"])
+            (line,) = ax.plot(s["x"], y, **kw)
+            se = np.where(np.isfinite(s["se"]) & ~off, s["se"], 0.0)
+            ax.fill_between(s["x"], y - se, y + se, color=line.get_color(), alpha=0.15, lw=0)
+            if off.any():
+                any_off = True
+                ax.plot(s["x"][off], y[off], ls="none", marker="v", ms=8,
+                        color=line.get_color(), clip_on=False)
+        ax.set_ylim(bottom=edge)
+        if any_off:
+            from matplotlib.lines import Line2D
+
+            handles, _ = ax.get_legend_handles_labels()
+            handles.append(Line2D([], [], ls="none", marker="v", ms=8, color="0.3",
+                                  label="every α diverged"))
+            ax.legend(handles=handles, loc="best")
     if d["x"] == "alpha":
         from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -728,7 +808,8 @@ def plot_results(res: Results, ax=None):
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-    ax.legend(loc="best")
+    if ax.get_legend() is None:
+        ax.legend(loc="best")
     fig.tight_layout()
     return fig, ax
 
@@ -756,9 +837,11 @@ def save_plot(res: Results, path) -> Path:
 
 def reproduce(names, scale: str = "quick", *, runs: int | None = None, seed: int = DEFAULT_SEED,
               out=DEFAULT_RESULTS, device: str = "cpu", runner: Runner | None = None,
-              progress: bool = True, force: bool = False) -> dict[str, Results]:
+              progress: bool = True, force: bool = False, plot: bool = True
+              ) -> dict[str, Results]:
     """Run several figures (``"all"`` or a list of names) one after another."""
     if isinstance(names, str):
         names = FIGURES if names == "all" else (names,)
     return {n: run_figure(figure(n, scale, runs=runs), out, seed=seed, runner=runner,
-                          device=device, progress=progress, force=force) for n in names}
+                          device=device, progress=progress, force=force, plot=plot)
+            for n in names}

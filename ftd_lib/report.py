@@ -78,8 +78,10 @@ class Verdict:
 
 
 def _fmt(v: float, se: float | None = None, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None:
         return "n/a"
+    if math.isnan(v):  # a control point whose runs diverged (returns are nan from then on)
+        return "diverged"
     if not np.isfinite(v):
         return "∞ (diverged)" if v > 0 else "−∞"
     s = f"{v:.{digits}g}" if abs(v) < 1e4 else f"{v:.0f}"

@@ -29,6 +29,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -59,7 +60,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same directory + os.replace)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+    # ".part", not the target's suffix: a glob for "*.npz" never sees a half-written file
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -201,13 +203,14 @@ def git_commit(cwd=None) -> dict:
 
 def device_name(device: str = "cpu") -> str:
     """A readable name of the torch device (GPU model, or the CPU's processor string)."""
-    try:
-        import torch
+    if str(device).startswith("cuda"):
+        try:
+            import torch
 
-        if str(device).startswith("cuda") and torch.cuda.is_available():
-            return torch.cuda.get_device_name(torch.device(device))
-    except Exception:
-        pass
+            if torch.cuda.is_available():
+                return torch.cuda.get_device_name(torch.device(device))
+        except Exception:
+            pass
     return _cpu_name()
 
 
@@ -222,14 +225,23 @@ def _cpu_name() -> str:
 
 
 def machine_description(device: str = "cpu") -> dict:
-    """Where the numbers were computed: OS, Python, CPU count, torch version and device."""
-    try:
-        import torch
+    """Where the numbers were computed: OS, Python, CPU count, torch version and device.
 
-        torch_version = torch.__version__
-        threads = torch.get_num_threads()
+    Does not import torch just for this (slow to import); the thread count is read only when
+    torch is already loaded (it is whenever the engine ran).
+    """
+    try:
+        from importlib.metadata import version
+
+        torch_version = version("torch")
     except Exception:
-        torch_version, threads = None, None
+        torch_version = None
+    torch_mod = sys.modules.get("torch")
+    threads = None
+    if torch_mod is not None:
+        with contextlib.suppress(Exception):
+            torch_version = torch_mod.__version__
+            threads = torch_mod.get_num_threads()
     return {
         "platform": platform.platform(),
         "python": platform.python_version(),

@@ -78,28 +78,29 @@ def _engine_ready() -> bool:
     import importlib
 
     try:
-        for m in ("ftd_lib.engine", "ftd_lib.envs.cartpole"):
+        for m in ("ftd_lib.engine", "ftd_lib.envs.mountain_car"):
             importlib.import_module(m)
     except ImportError:
         return False
     return True
 
 
-@pytest.mark.skipif(not _engine_ready(), reason="engine or cart-pole not there yet")
+@pytest.mark.skipif(not _engine_ready(), reason="engine or mountain car not there yet")
 def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     """The real engine, through the real command line, at quick scale (a few seconds)."""
     out = tmp_path / "results"
-    cmd = [sys.executable, "-m", "ftd_lib", "reproduce", "fig4-right", "--scale", "quick",
-           "--out", str(out)]
+    cmd = [sys.executable, "-m", "ftd_lib", "reproduce", "fig3-right", "--scale", "quick",
+           "--runs", "1", "--out", str(out)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    res = E.load_results("fig4-right", out)
-    assert res is not None and res.meta["runner"].startswith("engine")
-    assert np.isfinite(res["metric"]).all() and (res["metric"] > 0).all()
-    assert (out / "fig4-right.png").is_file() and (out / "REPORT.md").is_file()
-    # the same command again loads every chunk and gives the same numbers
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    again = E.load_results("fig4-right", out)
+    assert "fig3-right (quick)" in p.stderr  # the progress bar
+    res = E.load_results("fig3-right", out)
+    assert res is not None and res.meta["runner"].startswith("engine-")
+    m = res["metric"]
+    assert m.shape == (12, 1) and np.isfinite(m).all() and (m > 0).all()
+    assert (out / "fig3-right.png").is_file() and (out / "REPORT.md").is_file()
+    # the same figure again: every chunk is loaded, the numbers are the same
+    again = E.run_figure(E.figure("fig3-right", "quick", runs=1), out, progress=False,
+                         plot=False)
     assert again.meta["chunks"]["computed"] == 0
-    np.testing.assert_array_equal(again["metric"], res["metric"])
+    np.testing.assert_array_equal(again["metric"], m)
