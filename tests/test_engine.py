@@ -91,9 +91,12 @@ def test_each_row_matches_the_per_run_reference(method, device):
         np.testing.assert_allclose(res.weights[b], W, rtol=0, atol=TOL, err_msg=f"row {b}")
 
 
-def test_forward_td_mixed_k_long_episodes():
+@pytest.mark.parametrize("double_steps,double_pops",
+                         [(True, True), (False, False), (True, False), (False, True)])
+def test_forward_td_mixed_k_long_episodes(double_steps, double_pops):
     """Episodes longer than K (steady state, syncs every K steps) and shorter than K, with
-    K from 1 to 44 and K = inf in one batch; 4 inputs (cart-pole sized)."""
+    K from 1 to 44 and K = inf in one batch; 4 inputs (cart-pole sized); every variant of
+    the schedule (double steps / double pops) gives the reference's weights."""
     rng = np.random.default_rng(11)
     s = settings_of(MIXED)
     Ks = s.K()
@@ -101,7 +104,8 @@ def test_forward_td_mixed_k_long_episodes():
     eps = [[(rng.uniform(-1, 1, (T + 1, 4)), rng.normal(-1, 2, T)) for T in (60, 5, 47)]
            for _ in MIXED]
     w0 = initial_weights(0, np.arange(len(MIXED)), 4)
-    res = run_recorded("forward_td", eps, w0, s)
+    res = run_recorded("forward_td", eps, w0, s, double_steps=double_steps,
+                       double_pops=double_pops)
     approx = MLP(4, 50)
     for b in range(len(MIXED)):
         W = reference("forward_td", eps[b], w0[b], s.row(b), approx)

@@ -115,7 +115,7 @@ def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: i
 
 def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, device="cpu",
                  dtype=torch.float64, record_weights=True, eval_states=None,
-                 div_bound=1e6, progress=False) -> PredictionResult:
+                 div_bound=1e6, progress=False, **schedule) -> PredictionResult:
     """Run a prediction method on recorded episodes, every row on its own episodes.
 
     ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
@@ -142,7 +142,7 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
         ev = Evaluator(*eval_states, device=dev, dtype=dtype)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
-                            div_bound=div_bound, progress=progress)
+                            div_bound=div_bound, progress=progress, **schedule)
     return batch.run()
 
 

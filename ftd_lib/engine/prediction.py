@@ -99,7 +99,8 @@ class PredictionBatch:
 
     def __init__(self, method, settings: Settings, w0, source, *, n_hidden=50, device="cpu",
                  dtype=torch.float64, evaluator: Evaluator | None = None,
-                 record_weights=False, div_bound=1e6, progress=False, tanh="auto"):
+                 record_weights=False, div_bound=1e6, progress=False, tanh="auto",
+                 double_steps=True, double_pops=True):
         if method not in PREDICTION_METHODS:
             raise ValueError(f"method must be one of {PREDICTION_METHODS}, got {method!r}")
         if dtype not in NP_DTYPE:
@@ -154,6 +155,11 @@ class PredictionBatch:
             self.rec_base = np.arange(B) * self.rec_L
         self._pbar = None
         self._traces = []  # per-method tensors to clear when a row diverges
+        self.frozen_now = False  # a row was frozen (diverged) in this iteration
+        # forward TD's schedule (see _loop_forward): double steps in the update-free phase,
+        # double pops in the flush; either can be switched off (the results do not change)
+        self.double_steps = bool(double_steps)
+        self.double_pops = bool(double_pops)
 
     # ------------------------------------------------------------------ helpers
     def _upd(self, V, x, w, coef):
@@ -207,6 +213,7 @@ class PredictionBatch:
                 self.errors[b, self.ep_count[b] : self.n_ep[b]] = math.inf
         self.n_running -= int(np.sum(self.mode[ii] != DONE))
         self.mode[ii] = DONE
+        self.frozen_now = True
         cols = self._cols(ii)
         self.th[:, cols] = 0.0
         for t in self._traces:
@@ -325,19 +332,24 @@ class PredictionBatch:
     def _loop_forward(self):
         r"""Forward TD(:math:`\lambda`), Algorithm 1, every row its own K (from
         :func:`ftd_lib.returns.k_bound`), its own FIFO (a ring buffer of the batch's largest
-        K), its own ``U, U_sync, c, i, ready``. A row whose episode ended pops one update an
-        iteration (``FLUSH``) until its FIFO is empty; the other rows go on stepping.
+        K), its own ``U, U_sync, c, i, ready``.
 
-        Double steps: during the first K-1 steps of an episode no update happens, so the
-        weights are the same for two consecutive steps; a row there takes *two* environment
-        steps in one iteration, the second one's :math:`\hat V(S''|\theta)` computed in the
-        slot that otherwise serves the update. This halves the iterations spent in that phase
-        and keeps the cost per step of forward TD(:math:`\lambda`) close to TD(0)'s for any K.
+        An iteration has two value slots: A evaluates :math:`\hat V(S'|\theta)` of a step,
+        B the popped state of the step's update. Where one of them would idle, it does the
+        row's next piece of work instead, so that a row needs about one iteration per step
+        whatever K (the other rows never wait):
+
+        - during the first K-1 steps of an episode no update happens, so the weights are the
+          same for two consecutive steps: the row takes *two* environment steps, B evaluating
+          the second one's :math:`\hat V(S''|\theta)`;
+        - at the end of an episode the row pops (``FLUSH``) *two* updates an iteration, one
+          in each slot (A's update first, B evaluates with the updated weights).
         """
         B, net, th, src, npdt = self.B, self.net, self.th, self.src, self.npdt
         n = net.n_in
         K_eff, c_final, gl_div, R = self._k_arrays(int(src.t_cap))
         Km1 = K_eff - 1
+        Km2 = K_eff - 2
         self.ring_size = R
         ring = np.zeros((n + 2, B * R), dtype=npdt)  # columns: <[phi(S); 1], rho>
         base = np.arange(B) * R
@@ -352,19 +364,33 @@ class PredictionBatch:
         g1l = (self.settings.gamma * (1.0 - self.settings.lam)).astype(npdt)
         mode = self.mode
         rec = self.record_weights
+        bound = self.div_bound
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             flush = mode == FLUSH
+            n_flush = self.double_pops and flush.any()
             x, r, xn, end = src.next(step)
             # rows whose this and next step are both update-free take both now
-            dbl = step & ~end & ~ready & (i + 1 < Km1)
-            two = dbl.any()
+            if self.double_steps:
+                dbl = step & ~end & ~ready & (i < Km2)
+                two = dbl.any()
+            else:
+                two = False
             if two:
                 x2, r2, xn2, end2 = src.next(dbl)
+            # ---- slot A: V(S'|theta) of the stepping rows; first pop of the flushing rows
+            if n_flush:
+                itA = ring[:, base + q % R]
+                xA = np.where(flush, itA[: n + 1], xn)
+                vA = net.value(Vw, self._t(xA), wA)
+                self._upd(Vw, xA, wA, np.where(flush, alpha * (U - vA), 0.0))
+                q += flush
+                U = np.where(flush, (U - itA[n + 1]) / gl_div, U)
+            else:
+                vA = net.value(Vw, self._t(xn), wA)
             # observe R, S'; V_next = V(S'|theta), 0 if S' is terminal
-            v_next = net.value(Vw, self._t(xn), wA)
-            v_next[end | ~step] = 0.0
+            v_next = np.where(step & ~end, vA, 0.0)
             # push <phi(S), rho>, rho = R + gamma (1 - lambda) V_next (a non-stepping row
             # writes into a slot it does not use)
             slot = base + p % R
@@ -372,35 +398,39 @@ class PredictionBatch:
             ring[n + 1, slot] = r + g1l * v_next
             p += step
             # delta' = R + gamma V_next - V_current; V_current = V_next
+            # (V_current, U_sync, i, c of a row that does not step are not read before its
+            # episode's end resets them: no masks needed for them)
             d_prime = r + gamma * v_next - V_cur
-            V_cur = np.where(step, v_next, V_cur)
+            V_cur = v_next
             # if i = K - 1: U = U_sync; U_sync = V_current; i = 0; c = 1; ready = true
             # else:         U_sync += c delta'; i += 1; c *= gamma lambda
             sync = step & (i == Km1)
-            adv = step ^ sync
             U = np.where(sync, U_sync, U)
-            U_sync = np.where(sync, V_cur, np.where(adv, U_sync + c * d_prime, U_sync))
-            i = np.where(sync, 0, i + adv)
-            c = np.where(sync, 1.0, np.where(adv, gl * c, c)).astype(npdt, copy=False)
+            U_sync = np.where(sync, V_cur, U_sync + c * d_prime)
+            i += 1
+            i[sync] = 0
+            c = np.where(sync, 1.0, gl * c).astype(npdt, copy=False)
             ready |= sync
             # if ready: U += c_final delta'; pop <S_p, rho_p>; update theta; U = (U-rho_p)/gl
             step_upd = step & ready
             U = np.where(step_upd, U + c_final * d_prime, U)
-            upd = step_upd | flush
-            item = ring[:, base + q % R]
-            xB = np.where(dbl, xn2, item[: n + 1]) if two else item[: n + 1]
-            xBt = self._t(xB)
-            vB = net.value(Vw, xBt, wB)
+            # ---- slot B: the step's pop, a flushing row's second pop, or V(S'') of a
+            # double step
+            upd = step_upd | (flush & (p > q))
+            itB = ring[:, base + q % R]
+            xB = np.where(dbl, xn2, itB[: n + 1]) if two else itB[: n + 1]
+            vB = net.value(Vw, self._t(xB), wB)
             self._upd(Vw, xB, wB, np.where(upd, alpha * (U - vB), 0.0))
             q += upd
-            U = np.where(upd, (U - item[n + 1]) / gl_div, U)
+            U = np.where(upd, (U - itB[n + 1]) / gl_div, U)
             # end of the episode: if not ready, U = U_sync; then flush the FIFO
             end_step = step & end
             U = np.where(end_step & ~ready, U_sync, U)
             self.n_steps += step
             if rec:
                 self._record(step & ~end)
-            self._check_values(np.maximum(np.abs(v_next), np.abs(vB)))
+            if not max(np.abs(vA).max(), np.abs(vB).max()) <= bound:  # rare: find the rows
+                self._check_values(np.maximum(np.abs(vA), np.abs(vB)))
             if two:
                 # the second step of the double-stepping rows (no sync, no update possible)
                 v2 = np.where(end2, 0.0, vB)
@@ -419,10 +449,13 @@ class PredictionBatch:
                 self.n_steps += dbl
                 if rec:
                     self._record(dbl & ~end2)
-            alive = mode != DONE  # not a row frozen just now
             empty = p == q
-            mode[end_step & ~empty & alive] = FLUSH
-            comp = (end_step | flush) & empty & alive
+            if self.frozen_now:  # not a row frozen in this iteration
+                end_step &= mode != DONE
+                flush &= mode != DONE
+                self.frozen_now = False
+            mode[end_step & ~empty] = FLUSH
+            comp = (end_step | flush) & empty
             if comp.any():
                 if rec:
                     self._record(comp)

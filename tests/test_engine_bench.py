@@ -1,0 +1,23 @@
+"""Smoke test of the engine's benchmark (the numbers themselves are checked by hand)."""
+
+from ftd_lib.engine.bench import autograd_forward_td, run_bench
+
+
+def test_run_bench_quick_returns_one_line_per_measurement():
+    lines = run_bench(quick=True)
+    assert len(lines) == 8
+    assert lines[0].startswith("engine vs per-run torch.nn+autograd loop")
+    assert lines[1].startswith("engine vs per-run numpy reference")
+    assert sum(line.startswith("forward TD(lambda) / TD(0)") for line in lines) == 2
+    assert sum(line.startswith("TD(lambda) / TD(0)") for line in lines) == 2
+    assert lines[-2].startswith("us per run-step")
+    assert lines[-1].startswith("online lambda-return")
+    assert all("nan" not in line for line in lines)
+
+
+def test_autograd_baseline_runs():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    eps = [(rng.uniform(-1, 1, (6, 2)), rng.normal(size=5))]
+    autograd_forward_td(eps)
