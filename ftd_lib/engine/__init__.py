@@ -17,10 +17,11 @@ Settings::
 Prediction on recorded episodes (the per-run reference's contract, for exactness tests)::
 
     res = run_recorded(method, episodes, w0, settings, n_hidden=50, device="cpu",
-                       dtype=torch.float64)
-    res.weights[b]     # (sum T, P): theta after every time step of row b, exactly what
+                       dtype=torch.float64, eval_states=None)
+    res.weights[b]     # (sum T, P): theta after every time step of row b, what
                        # ftd_lib.algorithms.<method>(episodes[b], w0[b], approx=MLP(n, 50), ...)
-                       # returns (nan after a divergence)
+                       # returns, to 1e-10 in float64 (nan after a divergence)
+    res.final_weights  # (B, P); res.errors if eval_states=(states, true_values) is given
 
 ``episodes``: one list of ``(features (T+1, n), rewards (T,))`` per row, or one list shared by
 all rows; ``w0``: ``(P,)`` or ``(B, P)`` in the reference layout.
@@ -28,7 +29,10 @@ all rows; ``w0``: ``(P,)`` or ``(B, P)`` in the reference layout.
 Prediction on the live mountain car evaluation task (paper Fig. 3)::
 
     res = run_prediction(method, settings, seed, run_ids, n_episodes, env="mountain_car",
-                         n_eval=..., device="cpu", dtype=torch.float64, progress=False)
+                         n_eval=500, eval_seed=0, device="cpu", dtype=torch.float64,
+                         progress=False)
+    # env: "mountain_car" (MountainCarEvaluation) or a factory env(seed, run_ids);
+    # eval_states=(states, true_values) overrides evaluation_states(n_eval, eval_seed)
     res.errors         # (B, n_episodes): RMS error over a fixed sample of on-policy states
                        # with exact true values, at the end of every episode, divided by the
                        # row's initial error; inf from the episode in which a row diverged on
@@ -38,9 +42,17 @@ Prediction on the live mountain car evaluation task (paper Fig. 3)::
 Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest action index)::
 
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
-                      "cart_pole", epsilon=0.05, device="cpu", dtype=torch.float64)
+                      "cart_pole", epsilon=0.05, max_steps=None, device="cpu",
+                      dtype=torch.float64)
     res.returns        # (B, n_episodes): return (sum of rewards) of every episode
+    res.lengths        # (B, n_episodes): steps of every episode
     res.diverged       # (B,) bool; returns of a diverged run are nan from then on
+    # max_steps: episode cap (None: the env's default, 5000 mountain car, 1000 cart-pole);
+    # truncation is treated like termination (value 0 after the last state)
+
+Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` (reference
+layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
+(batch iterations). ``device="auto"`` picks CUDA when present.
 
 Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td"``
 (Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
@@ -53,14 +65,18 @@ next action, the update going to the network of the popped state's action).
 network after another for control), its environment and its exploration -- so rows with the
 same run id get the same :math:`\theta_0` and the same environment randomness whatever
 their method, settings or batch (common random numbers), and a row's result never depends on
-the rows it shares a batch with.
+the rows it shares a batch with: its numbers are bit for bit the same alone or in any batch
+(tested for every method, on the CPU and CUDA).
 
 Divergence: a row whose value, weight or error becomes non-finite or larger than
 ``div_bound`` (default 1e6) is frozen and reported as diverged; the others go on. No
 warnings are emitted.
 
-Speed: :mod:`ftd_lib.engine.bench` (``run_bench()``) measures run-steps per second against
-per-run loops. Schedule: see :mod:`ftd_lib.engine.prediction`.
+Speed: :mod:`ftd_lib.engine.bench` (``run_bench(device="cpu", threads=1)``, the CLI's
+``bench``) measures run-steps per second against per-run loops. The engine does not change
+torch's thread count itself (the bench sets 1 thread while it measures). Schedule and data
+layout: :mod:`ftd_lib.engine.prediction`, :mod:`ftd_lib.engine.control`,
+:mod:`ftd_lib.engine._net`.
 """
 
 from __future__ import annotations
@@ -74,6 +90,8 @@ from .control import CONTROL_METHODS, ControlBatch, ControlResult
 from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
+
+__version__ = "1.0"
 
 INIT_STREAM = 100  # stream of a run's initial weights
 AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
