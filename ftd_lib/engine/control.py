@@ -348,7 +348,7 @@ class ControlBatch:
             U = np.where(step_upd, U + c_final * d_prime, U)
             upd = step_upd | flush
             # pop <S_p, A_p, rho_p>; update the network of A_p
-            item = ring[:, base + q % R]
+            item = np.take(ring, base + q % R, axis=1)
             a_p = item[n + 1].astype(np.int64)
             xp = item[: n + 1]
             v_p = net.value(self._select(a_p), self._t(xp), wB)

@@ -358,6 +358,7 @@ class PredictionBatch:
         Km2 = K_eff - 2
         self.ring_size = R
         ring = np.zeros((n + 2, B * R), dtype=npdt)  # columns: <[phi(S); 1], rho>
+        rows = list(ring)
         base = np.arange(B) * R
         U = np.zeros(B, dtype=npdt)
         U_sync, V_cur = U.copy(), U.copy()
@@ -387,7 +388,7 @@ class PredictionBatch:
                 x2, r2, xn2, end2 = src.next(dbl)
             # ---- slot A: V(S'|theta) of the stepping rows; first pop of the flushing rows
             if n_flush:
-                itA = ring[:, base + q % R]
+                itA = np.take(ring, base + q % R, axis=1)
                 xA = np.where(flush, itA[: n + 1], xn)
                 vA = net.value(Vw, self._t(xA), wA)
                 self._upd(Vw, xA, wA, np.where(flush, alpha * (U - vA), 0.0))
@@ -400,8 +401,9 @@ class PredictionBatch:
             # push <phi(S), rho>, rho = R + gamma (1 - lambda) V_next (a non-stepping row
             # writes into a slot it does not use)
             slot = base + p % R
-            ring[: n + 1, slot] = x
-            ring[n + 1, slot] = r + g1l * v_next
+            for j in range(n + 1):  # (1-d fancy sets are faster than one 2-d set)
+                rows[j][slot] = x[j]
+            rows[n + 1][slot] = r + g1l * v_next
             p += step
             # delta' = R + gamma V_next - V_current; V_current = V_next
             # (V_current, U_sync, i, c of a row that does not step are not read before its
@@ -423,7 +425,7 @@ class PredictionBatch:
             # ---- slot B: the step's pop, a flushing row's second pop, or V(S'') of a
             # double step
             upd = step_upd | (flush & (p > q))
-            itB = ring[:, base + q % R]
+            itB = np.take(ring, base + q % R, axis=1)
             xB = np.where(dbl, xn2, itB[: n + 1]) if two else itB[: n + 1]
             vB = net.value(Vw, self._t(xB), wB)
             self._upd(Vw, xB, wB, np.where(upd, alpha * (U - vB), 0.0))
@@ -441,8 +443,9 @@ class PredictionBatch:
                 # the second step of the double-stepping rows (no sync, no update possible)
                 v2 = np.where(end2, 0.0, vB)
                 slot = base + p % R
-                ring[: n + 1, slot] = x2
-                ring[n + 1, slot] = r2 + g1l * v2
+                for j in range(n + 1):
+                    rows[j][slot] = x2[j]
+                rows[n + 1][slot] = r2 + g1l * v2
                 p += dbl
                 d2 = r2 + gamma * v2 - V_cur
                 V_cur = np.where(dbl, v2, V_cur)
@@ -533,7 +536,7 @@ class PredictionBatch:
                 self._check_values(v_next, s)
             rep = mode == REPLAY
             kk = base + k
-            xk = X[:, kk]
+            xk = np.take(X, kk, axis=1)
             v = net.value(Vw, self._t(xk), wB)
             self._upd(Vw, xk, wB, np.where(rep, alpha * (Gf[kk] - v), 0.0))
             k += rep

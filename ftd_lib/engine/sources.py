@@ -54,7 +54,7 @@ class RecordedSource:
 
     def next(self, step):
         n = self.n_in
-        item = self.tr[:, self.base + self.pos]
+        item = np.take(self.tr, self.base + self.pos, axis=1)
         self.pos += step
         return item[: n + 1], item[2 * n + 2], item[n + 1 : 2 * n + 2], item[2 * n + 3] > 0.5
 
