@@ -45,6 +45,7 @@ Notebooks: ``load_results("fig3-left")`` gives the stored data (or ``None``), an
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import sys
 import time
@@ -107,8 +108,13 @@ def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
 #: TD(lambda) near 0.01 and of the online lambda-return near 0.03 (diverging at 0.12): the grid
 #: brackets all four with room on both sides.
 ALPHAS_FIG3 = _geom(ALPHA_FIG3_RIGHT, -12, 6, math.sqrt(2))
-#: Fig. 4, paper scale: 0.015 * 2**k, k = -6..1 (0.00023 .. 0.03), for both tasks and methods.
-ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -6, 1, 2.0)
+#: Fig. 4 (both tasks, both methods), paper scale: 13 step sizes 0.015 * 2**k, k = -8..4
+#: (0.00006 .. 0.24). Pilots: on mountain car (2 runs, 20 episodes, lambda in {0, 0.5, 0.9})
+#: Sarsa(lambda) diverged from 0.03 on (from 0.0075 for lambda = 0.9) and the returns varied
+#: over the whole range below; on cart-pole (2 runs, 100 episodes) learning showed only from
+#: 0.015 on and Sarsa(lambda >= 0.5) diverged at 0.03. One grid for both tasks, wide enough for
+#: both (with 1000 episodes, smaller step sizes have time to learn on cart-pole).
+ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -8, 4, 2.0)
 
 
 # ----------------------------------------------------------------------------- definitions
@@ -575,8 +581,6 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
         arrays = S.load_npz(p)
     except Exception:
         return None
-    import json
-
     meta = json.loads(str(arrays.pop("__meta__"))) if "__meta__" in arrays else {}
     res = Results(figure_name, arrays, meta, p)
     if scale is not None and res.scale != scale:
@@ -651,6 +655,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     done: list[dict] = [None] * len(tasks)
     compute_s = 0.0
     n_loaded = 0
+    here = S.machine_description(device)
+    here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
+    machines: list[dict] = []
     bar = _tqdm(total=sum(t.rows for t in tasks), desc=f"{fig.name} ({fig.scale})",
                 unit="row", disable=not progress)
     try:
@@ -664,13 +671,15 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 raw = runner(task, device=device, progress=progress and fig.scale == "paper")
                 data = _reduce_chunk(task, raw)
                 dt = time.time() - tc
-                cstore.save(ident, data, {"compute_s": dt, "device": device,
-                                          "finished": time.time()})
-                compute_s += dt
+                cmeta = {"compute_s": dt, "device": device, "finished": time.time(),
+                         "machine": here}
+                cstore.save(ident, data, cmeta)
             else:
                 data, cmeta = got
-                compute_s += float(cmeta.get("compute_s", 0.0))
                 n_loaded += 1
+            compute_s += float(cmeta.get("compute_s", 0.0))
+            if cmeta.get("machine") and cmeta["machine"] not in machines:
+                machines.append(cmeta["machine"])
             done[i] = data
             bar.update(task.rows)
             bar.set_postfix(chunks=f"{i + 1}/{len(tasks)}", cached=n_loaded)
@@ -688,13 +697,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "runner": rname, "device": device, "git": S.git_commit(),
-        "machine": S.machine_description(device), "ftd_lib_version": __version__,
+        "machine": S.machine_description(device), "machines_used": machines,
+        "ftd_lib_version": __version__,
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default_runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows),
     }
-    import json
-
     S.save_npz_atomic(paths["npz"], __meta__=np.array(json.dumps(meta, default=S._jsonable)),
                       **arrays)
     S.atomic_write_json(paths["json"], meta)
