@@ -73,7 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="time the engine (steps per second)",
                        description="Print the engine's benchmark lines.")
     b.add_argument("--device", choices=("cpu", "cuda"), default=None,
-                   help="torch device (default: the benchmark's own choice)")
+                   help="torch device of the engine (default cpu)")
+    b.add_argument("--threads", type=_positive_int, default=None,
+                   help="torch CPU threads while measuring (default 1: per core)")
+    b.add_argument("--quick", action="store_true",
+                   help="tiny sizes: a smoke test, the numbers mean nothing")
 
     rep = sub.add_parser("report", help="write REPORT.md from the stored results",
                          description="Generate REPORT.md from the stored data.")
@@ -117,7 +121,7 @@ def _reproduce(parser, args) -> int:
             parser.error(str(e))
         except KeyboardInterrupt:
             n = len(E.S.ChunkStore(E.results_paths(name, args.out)["chunks"]).keys())
-            print(f"\ninterrupted: {name}: {n} finished chunks are stored under "
+            print(f"\ninterrupted: {name}: chunks finished and stored: {n}, under "
                   f"{E.results_paths(name, args.out)['chunks']}; run\n    {command}\nto resume.",
                   file=sys.stderr)
             return 130
@@ -138,9 +142,9 @@ def _bench(parser, args) -> int:
 
     from .engine.bench import run_bench
 
-    kw = {}
-    if args.device is not None and "device" in inspect.signature(run_bench).parameters:
-        kw["device"] = args.device
+    params = inspect.signature(run_bench).parameters
+    wanted = {"device": args.device, "threads": args.threads, "quick": args.quick or None}
+    kw = {k: v for k, v in wanted.items() if v is not None and k in params}
     for line in run_bench(**kw):
         print(line, flush=True)
     return 0

@@ -27,6 +27,8 @@ def _error(capsys, argv) -> str:
     (["reproduce", "fig3-left", "--scale", "quick", "--seed", "-1"], "--seed"),
     (["reproduce", "fig3-left", "--scale", "quick", "--device", "tpu"], "--device"),
     (["reproduce", "fig3-left", "--scale", "quick", "--bogus"], "--bogus"),
+    (["bench", "--threads", "0"], "--threads"),
+    (["report", "--results"], "--results"),
     (["frobnicate"], "frobnicate"),
     ([], "command"),
 ])
@@ -104,3 +106,41 @@ def test_reproduce_quick_end_to_end_subprocess(tmp_path):
                          plot=False)
     assert again.meta["chunks"]["computed"] == 0
     np.testing.assert_array_equal(again["metric"], m)
+
+
+def test_bench_prints_the_engine_lines(monkeypatch, capsys):
+    import types
+
+    seen = {}
+
+    def fake_bench(device="cpu", threads=1, quick=False):
+        seen.update(device=device, threads=threads, quick=quick)
+        return ["line one", "line two"]
+
+    monkeypatch.setitem(sys.modules, "ftd_lib.engine.bench",
+                        types.SimpleNamespace(run_bench=fake_bench))
+    assert cli.main(["bench", "--quick", "--threads", "2"]) == 0
+    assert capsys.readouterr().out == "line one\nline two\n"
+    assert seen == {"device": "cpu", "threads": 2, "quick": True}
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def interrupted(task, *, device, progress):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(task)
+        return _fake_runner(task, device=device, progress=progress)
+
+    interrupted.name = "cli-fake"
+    monkeypatch.setattr(E, "engine_runner", interrupted)
+    out = tmp_path / "res"
+    argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(out), "--no-progress"]
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err
+    assert "chunks finished and stored: 1" in err
+    assert f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}" in err
+    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    assert cli.main(argv) == 0
+    assert E.load_results("fig4-right", out).meta["chunks"]["loaded"] == 1
