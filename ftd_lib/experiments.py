@@ -28,7 +28,9 @@ prediction (Fig. 3)  the normalised RMS error at the end of each episode, averag
 control (Fig. 4)     the return of each episode, averaged over the episodes (paper: the first
                      50 on mountain car, the first 1000 on cart-pole). Where the figure
                      optimises :math:`\alpha`, each point is the best cell of its curve and
-                     :math:`\lambda` (best mean over runs).
+                     :math:`\lambda` (best mean over runs). A diverged run's returns are
+                     ``nan`` from then on, so its cell's mean is ``nan``: never the best; a
+                     point whose every :math:`\alpha` diverged is drawn below the chart.
 
 The runner contract
 -------------------
@@ -36,7 +38,10 @@ The runner contract
 ``values``: ``(rows, n_episodes)`` floats (error or return per episode) and ``diverged``:
 ``(rows,)`` bools. Any function with that signature can stand in for the engine (tests use a
 cheap one). A runner may carry a ``name`` attribute; it is part of every chunk's identity, so
-chunks computed by a different runner (or engine version) are never mixed in.
+chunks computed by a different runner (or engine version) are never mixed in. The engine's
+name is ``engine-<hash of its code>`` (comments and docstrings left out), and a chunk's
+identity also holds its settings rows, run ids, seed, scale, episodes, epsilon, episode cap
+and the kind of device (cpu/cuda: their floating point differs).
 
 Notebooks: ``load_results("fig3-left")`` gives the stored data (or ``None``), and
 ``reproduce_command("fig3-left")`` the exact command that makes it.
@@ -73,6 +78,10 @@ CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 
 #: lambda grid of Figs. 3 right and 4 (the paper's x axes run from 0 to 1).
 LAMBDAS = tuple(round(0.1 * i, 1) for i in range(11))
+#: Fig. 3 right adds 0.95, 0.975 and 0.99: a first paper-scale run had every eta's best error at
+#: lambda = 0.9 and a steep rise to lambda = 1, so the optimum (which moves to larger lambda as
+#: eta grows and K shrinks) may lie in between.
+LAMBDAS_FIG3_RIGHT = (*LAMBDAS[:-1], 0.95, 0.975, 0.99, 1.0)
 #: Fig. 3 right's fixed step size, which is also the centre of every alpha grid below.
 ALPHA_FIG3_RIGHT = 0.015
 #: epsilon-greedy exploration of both control tasks (Sec. 6).
@@ -210,7 +219,7 @@ def _fig3_left(scale: str) -> Figure:
 
 def _fig3_right(scale: str) -> Figure:
     quick = scale == "quick"
-    lams = (0.0, 0.5, 0.9) if quick else LAMBDAS
+    lams = (0.0, 0.5, 0.9) if quick else LAMBDAS_FIG3_RIGHT
     gamma = GAMMA["mountain_car"]
     curves = [("η = 0.01", 0.01, None), ("η = 0.1", 0.1, None), ("η = 0.3", 0.3, None),
               ("η = 0.01, K_max = 50", 0.01, 50)]
@@ -223,7 +232,8 @@ def _fig3_right(scale: str) -> Figure:
         runs=2 if quick else 200, episodes=5 if quick else 50,
         paper_runs=200, paper_episodes=50,
         ylabel="normalised RMS error, first episodes",
-        runs_per_chunk=2 if quick else 100, cells_per_chunk=len(cells) if quick else 11,
+        runs_per_chunk=2 if quick else 100,
+        cells_per_chunk=len(cells) if quick else len(lams),  # one curve per chunk
         notes=("alpha = 0.015 for every point; gamma = 1.",))
 
 

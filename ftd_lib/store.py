@@ -63,6 +63,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     # ".part", not the target's suffix: a glob for "*.npz" never sees a half-written file
     fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".part", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give what open() would
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -74,6 +75,12 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         raise
     _fsync_dir(path.parent)
     return path
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
 
 
 def _fsync_dir(d: Path) -> None:

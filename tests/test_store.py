@@ -24,6 +24,9 @@ def test_atomic_write_and_no_temp_left(tmp_path):
     assert _no_temp(p.parent)
     S.atomic_write_text(p, "new")
     assert p.read_text() == "new" and _no_temp(p.parent)
+    m = os.umask(0)
+    os.umask(m)
+    assert p.stat().st_mode & 0o777 == 0o666 & ~m  # not mkstemp's 0600
 
 
 def test_failed_write_keeps_old_file_and_leaves_no_temp(tmp_path, monkeypatch):
