@@ -1,6 +1,6 @@
 # Sourced by course.sh and test.sh: make (or reuse) .venv with the pinned requirements and
 # ftd_lib installed in editable mode, then activate it. Needs only Python 3.11 on the PATH.
-set -euo pipefail
+# Safe to source from an interactive shell too (`. scripts/setup_env.sh`): sets no shell options.
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
