@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"results directory (default {E.DEFAULT_RESULTS}/)")
     r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                    help="torch device (default cpu)")
+    r.add_argument("--threads", type=_positive_int, default=1,
+                   help="torch CPU threads (default 1: on a shared or busy machine more "
+                        "threads than free cores slow torch down many times; on a machine of "
+                        "your own try the number of cores)")
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
@@ -107,12 +111,19 @@ def main(argv=None) -> int:
 
 def _reproduce(parser, args) -> int:
     _check_device(parser, args.device)
+    # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
+    # already loaded, set its thread count directly
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.threads)
     names = E.FIGURES if args.figure == "all" else (args.figure,)
     for name in names:
         fig = E.figure(name, args.scale, runs=args.runs, chunk_rows=args.chunk_rows)
         command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
                                       chunk_rows=args.chunk_rows)
+        if args.threads != 1:
+            command += f" --threads {args.threads}"
         try:
             res = E.run_figure(fig, args.out, seed=args.seed, device=args.device,
                                progress=not args.no_progress, force=args.force,
