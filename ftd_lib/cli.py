@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
                    help="number of independent runs (default: the scale's)")
+    r.add_argument("--episodes", type=_positive_int, default=None,
+                   help="episodes per run (default: the scale's; fewer than the paper's is "
+                        "recorded as below paper scale)")
     r.add_argument("--seed", type=_seed, default=E.DEFAULT_SEED,
                    help=f"experiment seed (default {E.DEFAULT_SEED})")
     r.add_argument("--out", default=E.DEFAULT_RESULTS,
@@ -118,10 +121,11 @@ def _reproduce(parser, args) -> int:
         sys.modules["torch"].set_num_threads(args.threads)
     names = E.FIGURES if args.figure == "all" else (args.figure,)
     for name in names:
-        fig = E.figure(name, args.scale, runs=args.runs, chunk_rows=args.chunk_rows)
+        fig = E.figure(name, args.scale, runs=args.runs, episodes=args.episodes,
+                       chunk_rows=args.chunk_rows)
         command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
-                                      chunk_rows=args.chunk_rows)
+                                      chunk_rows=args.chunk_rows, episodes=args.episodes)
         if args.threads != 1:
             command += f" --threads {args.threads}"
         try:

@@ -495,7 +495,9 @@ def _engine_name() -> str:
                     and isinstance(body[0].value.value, str)):
                 node.body = body[1:] or [ast.Pass()]
         h.update(f.relative_to(root).as_posix().encode())
-        h.update(ast.dump(tree).encode())
+        # ast.unparse, not ast.dump: dump's fields change between Python versions, so chunks
+        # computed under 3.12 (a GPU box) would not resume under 3.11 (this machine)
+        h.update(ast.unparse(tree).encode())
     return f"engine-{h.hexdigest()[:12]}"
 
 
@@ -601,12 +603,15 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
 
 def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAULT_RESULTS,
                       runs: int | None = None, seed: int | None = None,
-                      device: str | None = None, chunk_rows: int | None = None) -> str:
+                      device: str | None = None, chunk_rows: int | None = None,
+                      episodes: int | None = None) -> str:
     """The exact shell command that computes (or resumes) a figure's data."""
     figure(figure_name, scale)  # validates the names
     cmd = f"python -m ftd_lib reproduce {figure_name} --scale {scale}"
     if runs is not None:
         cmd += f" --runs {int(runs)}"
+    if episodes is not None:
+        cmd += f" --episodes {int(episodes)}"
     if seed is not None and int(seed) != DEFAULT_SEED:
         cmd += f" --seed {int(seed)}"
     if str(results_dir) != DEFAULT_RESULTS:
@@ -697,7 +702,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     finally:
         bar.close()
     arrays = _assemble(fig, tasks, done)
-    default_runs = figure(fig.name, fig.scale).runs
+    default = figure(fig.name, fig.scale)
     meta = {
         "figure": fig.name, "title": fig.title, "scale": fig.scale, "seed": int(seed),
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
@@ -711,8 +716,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "machine": S.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
         "command": command or reproduce_command(
-            fig.name, fig.scale, out, runs=None if fig.runs == default_runs else fig.runs,
-            seed=seed, device=device, chunk_rows=fig.chunk_rows),
+            fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
+            seed=seed, device=device, chunk_rows=fig.chunk_rows,
+            episodes=None if fig.episodes == default.episodes else fig.episodes),
     }
     S.save_npz_atomic(paths["npz"], __meta__=np.array(json.dumps(meta, default=S._jsonable)),
                       **arrays)

@@ -24,6 +24,7 @@ def _error(capsys, argv) -> str:
     (["reproduce", "fig3-left", "--scale", "huge"], "--scale"),
     (["reproduce", "fig3-left", "--scale", "quick", "--runs", "0"], "--runs"),
     (["reproduce", "fig3-left", "--scale", "quick", "--runs", "many"], "--runs"),
+    (["reproduce", "fig3-left", "--scale", "quick", "--episodes", "0"], "--episodes"),
     (["reproduce", "fig3-left", "--scale", "quick", "--seed", "-1"], "--seed"),
     (["reproduce", "fig3-left", "--scale", "quick", "--device", "tpu"], "--device"),
     (["reproduce", "fig3-left", "--scale", "quick", "--bogus"], "--bogus"),
@@ -74,6 +75,17 @@ def test_reproduce_and_report_in_process(tmp_path, monkeypatch, capsys):
     assert cli.main(["report", "--results", str(out)]) == 0
     text = (out / "REPORT.md").read_text()
     assert "fig3-right.png" in text and "Below paper scale" in text
+
+
+def test_reproduce_with_fewer_episodes(tmp_path, monkeypatch):
+    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    out = tmp_path / "res"
+    assert cli.main(["reproduce", "fig3-right", "--scale", "paper", "--runs", "2",
+                     "--episodes", "4", "--out", str(out), "--no-progress"]) == 0
+    meta = json.loads((out / "fig3-right.json").read_text())
+    assert (meta["runs"], meta["episodes"], meta["at_paper_scale"]) == (2, 4, False)
+    assert "--episodes 4" in meta["command"]
+    assert np.load(out / "fig3-right.npz")["curve_mean"].shape[1] == 4
 
 
 def _engine_ready() -> bool:
