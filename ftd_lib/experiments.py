@@ -601,6 +601,32 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
     return res
 
 
+def repo_results_dir() -> Path:
+    """The repository's ``results/`` folder, wherever the caller runs.
+
+    Notebooks run inside ``notebooks/``, so the relative :data:`DEFAULT_RESULTS` would miss
+    it: this is the first of the working directory and its parents that holds the ``ftd_lib``
+    package, else the folder next to the installed package.
+    """
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / "ftd_lib" / "__init__.py").is_file():
+            return d / DEFAULT_RESULTS
+    return Path(__file__).resolve().parents[1] / DEFAULT_RESULTS
+
+
+def scale_label(res: Results) -> str:
+    """``quick scale, 2 runs × 4 episodes (paper: 200 × 50), cap 400 steps``."""
+    m = res.meta
+    s = f"{m.get('scale')} scale, {m.get('runs')} runs × {m.get('episodes')} episodes"
+    if not res.at_paper_scale:
+        s += f" (paper: {m.get('paper_runs')} × {m.get('paper_episodes')})"
+    cap = m.get("definition", {}).get("max_steps")
+    if cap is not None:
+        s += f", cap {cap} steps"
+    return s
+
+
 def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAULT_RESULTS,
                       runs: int | None = None, seed: int | None = None,
                       device: str | None = None, chunk_rows: int | None = None,
@@ -782,7 +808,9 @@ def plot_results(res: Results, ax=None):
     summ = summarize(res)
     title = d["title"]
     if not res.at_paper_scale:
-        title += f"\n[{res.scale} scale: {res.meta['runs']} runs, {res.meta['episodes']} episodes]"
+        m = res.meta
+        title += (f"\n[below paper scale: {m['runs']} of {m['paper_runs']} runs, "
+                  f"{m['episodes']} of {m['paper_episodes']} episodes]")
     ax.set_title(title)
     xlabel = "step size α" if d["x"] == "alpha" else "λ"
     if d["optimise"]:

@@ -208,18 +208,8 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
 
 
 def results_dir() -> Path:
-    """The repository's ``results/`` folder, where the command line stores full-scale data.
-
-    Notebooks run inside ``notebooks/``, so the relative path ``results`` of
-    :data:`ftd_lib.experiments.DEFAULT_RESULTS` would miss it: this is the ``results/`` next to
-    the ``ftd_lib`` package (an editable install, as in the course), else ``./results`` or
-    ``../results``, whichever exists.
-    """
-    here = Path(__file__).resolve().parent.parent / E.DEFAULT_RESULTS
-    for d in (here, Path(E.DEFAULT_RESULTS), Path("..") / E.DEFAULT_RESULTS):
-        if d.is_dir():
-            return d
-    return here
+    """The repository's ``results/`` (:func:`ftd_lib.experiments.repo_results_dir`)."""
+    return E.repo_results_dir()
 
 
 def stored(figure_name: str, directory=None):
@@ -282,13 +272,6 @@ def live_fig3_right(lams=LIVE_LAMS, *, runs: int = LIVE_RUNS, episodes: int = LI
     return _run_live(live_figure("fig3-right", runs=runs, episodes=episodes, lams=lams), seed)
 
 
-def _scale_label(res) -> str:
-    m = res.meta
-    return (f"{m.get('scale')} scale, {m.get('runs')} runs × {m.get('episodes')} episodes"
-            + ("" if res.at_paper_scale else f" (paper: {m.get('paper_runs')} × "
-               f"{m.get('paper_episodes')})"))
-
-
 def plot_pair(stored_res, live_res, figure_name: str):
     """Two panels: the stored figure (or, when there is none, the command that makes it) and
     the live run. Returns the matplotlib figure."""
@@ -298,7 +281,7 @@ def plot_pair(stored_res, live_res, figure_name: str):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
     if stored_res is not None:
         E.plot_results(stored_res, ax=a1)
-        a1.set_title(f"stored: {_scale_label(stored_res)}", fontsize=12)
+        a1.set_title(f"stored: {E.scale_label(stored_res)}", fontsize=12)
     else:
         a1.axis("off")
         a1.text(0.5, 0.5, f"no stored data for {figure_name} yet\n\ncompute it with\n"
@@ -306,7 +289,7 @@ def plot_pair(stored_res, live_res, figure_name: str):
                 ha="center", va="center", fontsize=12, family="monospace",
                 transform=a1.transAxes)
     E.plot_results(live_res, ax=a2)
-    a2.set_title(f"live: {_scale_label(live_res)}", fontsize=12)
+    a2.set_title(f"live: {E.scale_label(live_res)}", fontsize=12)
     fig.suptitle(E.figure(figure_name, "paper").title, fontsize=14)
     fig.tight_layout()
     return fig
@@ -348,35 +331,19 @@ PAPER_WORDS = {
 
 
 def claims_side_by_side(results: dict) -> list[dict]:
-    """The Fig. 3 claims of the paper next to this reproduction's verdicts.
-
-    ``results``: ``{"fig3-left": Results or None, "fig3-right": Results or None}``. The
-    verdicts, their rules and evidence are :func:`ftd_lib.report.claims`'s, computed from the
-    numbers. Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``,
-    ``evidence``, ``scale``.
-    """
+    """The Fig. 3 claims of the paper next to this reproduction's verdicts
+    (:func:`ftd_lib.report.claims_side_by_side`); ``results``:
+    ``{"fig3-left": Results or None, "fig3-right": Results or None}``."""
     from . import report
 
-    rows = []
-    for v in report.claims({k: results.get(k) for k in ("fig3-left", "fig3-right")}):
-        if v.figure not in ("fig3-left", "fig3-right"):
-            continue
-        res = results.get(v.figure)
-        scale = "—" if res is None else _scale_label(res)
-        rows.append(dict(number=v.number, claim=v.claim, paper=PAPER_WORDS.get(v.number, ""),
-                         verdict=v.mark + (" (below paper scale: no evidence either way)"
-                                           if v.below_paper_scale else ""),
-                         evidence=v.evidence, scale=scale))
-    return rows
+    return report.claims_side_by_side(results, ("fig3-left", "fig3-right"), PAPER_WORDS)
 
 
 def claims_markdown(rows: list[dict]) -> str:
     """:func:`claims_side_by_side` as a Markdown table."""
-    out = ["| # | the paper says | this reproduction finds | data |", "|---|---|---|---|"]
-    for r in rows:
-        found = f"**{r['verdict']}** — {r['evidence']}".replace("|", "\\|")
-        out.append(f"| {r['number']} | {r['paper']} | {found} | {r['scale']} |")
-    return "\n".join(out)
+    from . import report
+
+    return report.claims_markdown(rows)
 
 
 # --------------------------------------------------------------------------------------------

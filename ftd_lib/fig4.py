@@ -696,14 +696,8 @@ LIVE_QUICK = {
 
 
 def results_dir() -> Path:
-    """The repository's ``results/`` folder, wherever the notebook runs (a notebook's working
-    directory is ``notebooks/``): the first of the working directory and its parents that
-    holds the ``ftd_lib`` package, else the folder above the installed package."""
-    here = Path.cwd().resolve()
-    for d in (here, *here.parents):
-        if (d / "ftd_lib" / "__init__.py").is_file():
-            return d / E.DEFAULT_RESULTS
-    return Path(__file__).resolve().parents[1] / E.DEFAULT_RESULTS
+    """The repository's ``results/`` (:func:`ftd_lib.experiments.repo_results_dir`)."""
+    return E.repo_results_dir()
 
 
 def stored(figure_name: str, results=None):
@@ -756,16 +750,7 @@ def live_fig4(figure_name: str, seed: int = SEED, **kw) -> E.Results:
     return res
 
 
-def scale_label(res) -> str:
-    """``quick scale, 2 runs × 4 episodes (paper: 200 × 50), cap 400 steps``."""
-    m = res.meta
-    s = f"{m.get('scale')} scale, {m.get('runs')} runs × {m.get('episodes')} episodes"
-    if not res.at_paper_scale:
-        s += f" (paper: {m.get('paper_runs')} × {m.get('paper_episodes')})"
-    cap = m.get("definition", {}).get("max_steps")
-    if cap is not None:
-        s += f", cap {cap} steps"
-    return s
+scale_label = E.scale_label
 
 
 def plot_pair(stored_res, live_res, figure_name: str, results_dir=E.DEFAULT_RESULTS):
@@ -845,32 +830,16 @@ PAPER_WORDS = {
 
 
 def claims_side_by_side(results: dict) -> list[dict]:
-    """The Fig. 4 claims of the paper next to this reproduction's verdicts.
-
-    ``results``: ``{"fig4-left": Results or None, "fig4-right": Results or None}``. The
-    verdicts, their rules and their evidence are :func:`ftd_lib.report.claims`'s, computed from
-    the numbers. Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``,
-    ``evidence``, ``scale``.
-    """
+    """The Fig. 4 claims of the paper next to this reproduction's verdicts
+    (:func:`ftd_lib.report.claims_side_by_side`); ``results``:
+    ``{"fig4-left": Results or None, "fig4-right": Results or None}``."""
     from . import report
 
-    rows = []
-    for v in report.claims({k: results.get(k) for k in ("fig4-left", "fig4-right")}):
-        if v.figure not in ("fig4-left", "fig4-right"):
-            continue
-        res = results.get(v.figure)
-        scale = "—" if res is None else scale_label(res)
-        rows.append(dict(number=v.number, claim=v.claim, paper=PAPER_WORDS.get(v.number, ""),
-                         verdict=v.mark + (" (below paper scale: no evidence either way)"
-                                           if v.below_paper_scale else ""),
-                         evidence=v.evidence, scale=scale))
-    return rows
+    return report.claims_side_by_side(results, ("fig4-left", "fig4-right"), PAPER_WORDS)
 
 
 def claims_markdown(rows: list[dict]) -> str:
     """:func:`claims_side_by_side` as a Markdown table."""
-    out = ["| # | the paper says | this reproduction finds | data |", "|---|---|---|---|"]
-    for r in rows:
-        found = f"**{r['verdict']}** — {r['evidence']}".replace("|", "\\|")
-        out.append(f"| {r['number']} | {r['paper']} | {found} | {r['scale']} |")
-    return "\n".join(out)
+    from . import report
+
+    return report.claims_markdown(rows)

@@ -311,6 +311,36 @@ def _claims_fig4_right(res) -> list[Verdict]:
 # ----------------------------------------------------------------------------- rendering
 
 
+def claims_side_by_side(results: dict, figures, paper_words: dict) -> list[dict]:
+    """The paper's claims about ``figures`` next to this reproduction's verdicts.
+
+    ``results``: ``{figure name: Results or None}``; ``paper_words``: claim number -> what
+    the paper says. Verdicts and evidence are :func:`claims`'s, computed from the numbers.
+    Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``, ``evidence``,
+    ``scale``.
+    """
+    rows = []
+    for v in claims({k: results.get(k) for k in figures}):
+        if v.figure not in figures:
+            continue
+        res = results.get(v.figure)
+        rows.append(dict(number=v.number, claim=v.claim, paper=paper_words.get(v.number, ""),
+                         verdict=v.mark + (" (below paper scale: no evidence either way)"
+                                           if v.below_paper_scale else ""),
+                         evidence=v.evidence,
+                         scale="—" if res is None else E.scale_label(res)))
+    return rows
+
+
+def claims_markdown(rows: list[dict]) -> str:
+    """:func:`claims_side_by_side` as a Markdown table."""
+    out = ["| # | the paper says | this reproduction finds | data |", "|---|---|---|---|"]
+    for r in rows:
+        found = f"**{r['verdict']}** — {r['evidence']}".replace("|", "\\|")
+        out.append(f"| {r['number']} | {r['paper']} | {found} | {r['scale']} |")
+    return "\n".join(out)
+
+
 def _duration(s) -> str:
     if s is None:
         return "n/a"
