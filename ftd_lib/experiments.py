@@ -20,6 +20,17 @@ Scales
 ``paper``  the paper's run and episode counts; log-spaced step-size grids (ratio
            :math:`\sqrt 2` or 2) wide enough that each method's best :math:`\alpha` is inside.
 
+Cost (measured on 2 shared AMD EPYC cores, one torch thread, float64)
+--------------------------------------------------------------------
+``reproduce all --scale quick``: about 16 s (Fig. 3 left 10 s: the online lambda-return
+replays T^2/2 updates an episode). Paper scale: Fig. 3 right 7 min (8 chunks); Fig. 3 left
+about 20-25 min (the online lambda-return: ~6500 batch iterations an episode at ~0.85 ms);
+Fig. 4: ~5 ms per batch iteration for a 650-row chunk, and a chunk runs until its slowest row
+has finished its episodes (up to 50 x 5000 iterations on mountain car, 1000 x 1000 on
+cart-pole), so tens of hours (mountain car) to days (cart-pole) on such a CPU. On a GPU use big
+chunks (``--device cuda --chunk-rows 60000``: one chunk per method) so that the batch
+iterations are shared by all rows.
+
 Metrics (per run, then averaged over runs)
 ------------------------------------------
 prediction (Fig. 3)  the normalised RMS error at the end of each episode, averaged over the
