@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ftd_lib.rng import RunStreams
+from .batch import START_STREAM, BatchEnv  # noqa: F401 (START_STREAM: documented here)
 
 GRAVITY = 9.8
 MASS_CART = 1.0
@@ -42,7 +42,6 @@ THETA_DOT_SCALE = 3.5
 OBS_SCALE = np.array([X_THRESHOLD, X_DOT_SCALE, THETA_THRESHOLD, THETA_DOT_SCALE])
 
 DEFAULT_MAX_STEPS = 1000  # the paper's cap
-START_STREAM = 0
 
 
 def scale_obs(state) -> np.ndarray:
@@ -94,7 +93,7 @@ def step_arrays(state: np.ndarray, actions: np.ndarray):
     return new, term
 
 
-class CartPoleBatch:
+class CartPoleBatch(BatchEnv):
     r"""Cart-pole, B independent runs stepped together (numpy, float64).
 
     **Dynamics**: the classic pole.c constants (as Gymnasium's CartPole-v1): gravity 9.8,
@@ -131,27 +130,11 @@ class CartPoleBatch:
     obs_dim = 4
     n_actions = 2
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
-        self.seed = int(seed)
-        self.run_ids = np.atleast_1d(np.asarray(run_ids, dtype=np.int64))
-        if self.run_ids.ndim != 1 or len(self.run_ids) == 0:
-            raise ValueError("run_ids must be a non-empty 1-d sequence of ints")
-        if max_steps is not None and int(max_steps) < 1:
-            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
-        self.max_steps = None if max_steps is None else int(max_steps)
-        self.n_runs = len(self.run_ids)
-        self._starts = RunStreams(self.seed, self.run_ids, START_STREAM, "uniform", block=256)
-        self.state = np.zeros((self.n_runs, 4))
-        self.steps = np.zeros(self.n_runs, dtype=np.int64)
-        self.needs_reset = np.ones(self.n_runs, dtype=bool)
+    state_dim = 4
+    start_block = 256
 
-    def _mask(self, mask, name: str) -> np.ndarray:
-        if mask is None:
-            return np.ones(self.n_runs, dtype=bool)
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != (self.n_runs,):
-            raise ValueError(f"{name} must have shape ({self.n_runs},), got {mask.shape}")
-        return mask
+    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
+        super().__init__(seed, run_ids, max_steps)
 
     def obs(self) -> np.ndarray:
         """The scaled observations of all rows, ``(B, 4)``."""
@@ -163,31 +146,12 @@ class CartPoleBatch:
         for j in range(4):
             u = self._starts.draw(mask)
             self.state[mask, j] = -START_HIGH + 2 * START_HIGH * u[mask]
-        self.steps[mask] = 0
-        self.needs_reset[mask] = False
-        return self.obs()
+        return self._started(mask)
 
     def step(self, actions, active=None):
         """Advance the ``active`` rows by one step; returns ``(obs, reward, terminal,
         truncated)``."""
         active = self._mask(active, "active")
-        a = np.asarray(actions)
-        if a.shape != (self.n_runs,):
-            raise ValueError(f"actions must have shape ({self.n_runs},), got {a.shape}")
-        a = a.astype(np.int64)
-        if np.any(active & ((a < 0) | (a >= self.n_actions))):
-            raise ValueError(f"actions must be in 0..{self.n_actions - 1}")
-        if np.any(active & self.needs_reset):
-            raise RuntimeError("stepping a row whose episode ended (or never began): reset it")
+        a = self._check_actions(actions, active)
         new, term = step_arrays(self.state, a)
-        np.copyto(self.state, new, where=active[:, None])
-        self.steps += active
-        terminal = active & term
-        truncated = active & ~terminal
-        if self.max_steps is None:
-            truncated[:] = False
-        else:
-            truncated &= self.steps >= self.max_steps
-        self.needs_reset |= terminal | truncated
-        reward = np.where(active, 1.0, 0.0)
-        return self.obs(), reward, terminal, truncated
+        return self._advance(new, term, active, 1.0)

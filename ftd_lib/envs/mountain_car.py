@@ -23,6 +23,8 @@ import numpy as np
 
 from ftd_lib.rng import RunStreams, run_generator
 
+from .batch import START_STREAM, BatchEnv  # noqa: F401 (START_STREAM: documented here)
+
 # --- dynamics (Sutton & Barto, Example 10.1) -----------------------------------------------
 X_MIN = -1.2
 X_MAX = 0.5  # the goal: the episode ends when the position reaches X_MAX
@@ -37,7 +39,6 @@ EVAL_MAX_STEPS = 1000  # evaluation: a safety cap only, never reached (see evalu
 REWARD_MEAN, REWARD_STD = -1.0, 2.0  # evaluation rewards N(-1, 2)
 
 # --- random streams (see module docstring) -------------------------------------------------
-START_STREAM = 0
 REWARD_STREAM = 2
 EVAL_STATES_STREAM = 3
 
@@ -132,7 +133,7 @@ def evaluation_policy(x, v):
     return _as_action(np.where(v > _switch_velocity(x), 2, 0))
 
 
-class MountainCarBatch:
+class MountainCarBatch(BatchEnv):
     r"""Mountain car, B independent runs stepped together (numpy, float64).
 
     **Dynamics** (Sutton & Barto, Example 10.1): position ``x`` in [-1.2, 0.5], velocity
@@ -173,27 +174,11 @@ class MountainCarBatch:
     obs_dim = 2
     n_actions = 3
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
-        self.seed = int(seed)
-        self.run_ids = np.atleast_1d(np.asarray(run_ids, dtype=np.int64))
-        if self.run_ids.ndim != 1 or len(self.run_ids) == 0:
-            raise ValueError("run_ids must be a non-empty 1-d sequence of ints")
-        if max_steps is not None and int(max_steps) < 1:
-            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
-        self.max_steps = None if max_steps is None else int(max_steps)
-        self.n_runs = len(self.run_ids)
-        self._starts = RunStreams(self.seed, self.run_ids, START_STREAM, "uniform", block=64)
-        self.state = np.zeros((self.n_runs, 2))
-        self.steps = np.zeros(self.n_runs, dtype=np.int64)
-        self.needs_reset = np.ones(self.n_runs, dtype=bool)
+    state_dim = 2
+    start_block = 64
 
-    def _mask(self, mask, name: str) -> np.ndarray:
-        if mask is None:
-            return np.ones(self.n_runs, dtype=bool)
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != (self.n_runs,):
-            raise ValueError(f"{name} must have shape ({self.n_runs},), got {mask.shape}")
-        return mask
+    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
+        super().__init__(seed, run_ids, max_steps)
 
     def obs(self) -> np.ndarray:
         """The scaled observations of all rows, ``(B, 2)``."""
@@ -205,20 +190,7 @@ class MountainCarBatch:
         u = self._starts.draw(mask)
         self.state[mask, 0] = START_LOW + (START_HIGH - START_LOW) * u[mask]
         self.state[mask, 1] = 0.0
-        self.steps[mask] = 0
-        self.needs_reset[mask] = False
-        return self.obs()
-
-    def _check_actions(self, actions, active) -> np.ndarray:
-        a = np.asarray(actions)
-        if a.shape != (self.n_runs,):
-            raise ValueError(f"actions must have shape ({self.n_runs},), got {a.shape}")
-        a = a.astype(np.int64)
-        if np.any(active & ((a < 0) | (a >= self.n_actions))):
-            raise ValueError(f"actions must be in 0..{self.n_actions - 1}")
-        if np.any(active & self.needs_reset):
-            raise RuntimeError("stepping a row whose episode ended (or never began): reset it")
-        return a
+        return self._started(mask)
 
     def step(self, actions, active=None):
         """Advance the ``active`` rows by one step; returns ``(obs, reward, terminal,
@@ -226,17 +198,7 @@ class MountainCarBatch:
         active = self._mask(active, "active")
         a = self._check_actions(actions, active)
         x, v, term = step_arrays(self.state[:, 0], self.state[:, 1], a)
-        np.copyto(self.state, np.stack([x, v], axis=1), where=active[:, None])
-        self.steps += active
-        terminal = active & term
-        truncated = active & ~terminal
-        if self.max_steps is None:
-            truncated[:] = False
-        else:
-            truncated &= self.steps >= self.max_steps
-        self.needs_reset |= terminal | truncated
-        reward = np.where(active, -1.0, 0.0)
-        return self.obs(), reward, terminal, truncated
+        return self._advance(np.stack([x, v], axis=1), term, active, -1.0)
 
 
 class MountainCarEvaluation(MountainCarBatch):

@@ -1,0 +1,78 @@
+"""What every batched control environment shares: B independent runs, one row each.
+
+A subclass sets ``obs_dim``, ``n_actions``, ``state_dim`` and ``start_block`` and writes
+``reset`` (start states from the run's own stream), ``obs`` and the dynamics; this base class
+owns the rows' bookkeeping: per-row step counters, which rows need a reset, masks, action
+checks, and the end of an episode (terminal, or truncated at ``max_steps``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rng import RunStreams
+
+START_STREAM = 0  # each run's stream of start states
+
+
+class BatchEnv:
+    obs_dim: int
+    n_actions: int
+    state_dim: int
+    start_block: int = 64
+
+    def __init__(self, seed: int, run_ids, max_steps: int | None):
+        self.seed = int(seed)
+        self.run_ids = np.atleast_1d(np.asarray(run_ids, dtype=np.int64))
+        if self.run_ids.ndim != 1 or len(self.run_ids) == 0:
+            raise ValueError("run_ids must be a non-empty 1-d sequence of ints")
+        if max_steps is not None and int(max_steps) < 1:
+            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self.n_runs = len(self.run_ids)
+        self._starts = RunStreams(self.seed, self.run_ids, START_STREAM, "uniform",
+                                  block=self.start_block)
+        self.state = np.zeros((self.n_runs, self.state_dim))
+        self.steps = np.zeros(self.n_runs, dtype=np.int64)
+        self.needs_reset = np.ones(self.n_runs, dtype=bool)
+
+    def _mask(self, mask, name: str) -> np.ndarray:
+        if mask is None:
+            return np.ones(self.n_runs, dtype=bool)
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (self.n_runs,):
+            raise ValueError(f"{name} must have shape ({self.n_runs},), got {mask.shape}")
+        return mask
+
+    def _started(self, mask) -> np.ndarray:
+        """Mark the rows of ``mask`` as started; returns all observations."""
+        self.steps[mask] = 0
+        self.needs_reset[mask] = False
+        return self.obs()
+
+    def _check_actions(self, actions, active) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.n_runs,):
+            raise ValueError(f"actions must have shape ({self.n_runs},), got {a.shape}")
+        a = a.astype(np.int64)
+        if np.any(active & ((a < 0) | (a >= self.n_actions))):
+            raise ValueError(f"actions must be in 0..{self.n_actions - 1}")
+        if np.any(active & self.needs_reset):
+            raise RuntimeError("stepping a row whose episode ended (or never began): reset it")
+        return a
+
+    def _advance(self, new_state, term, active, reward_per_step: float):
+        """Store the active rows' new states and close their episodes where they end:
+        ``terminal`` where the dynamics say so, ``truncated`` (never both) at ``max_steps``.
+        Returns ``(obs, reward, terminal, truncated)``; inactive rows get 0 and False."""
+        np.copyto(self.state, new_state, where=active[:, None])
+        self.steps += active
+        terminal = active & term
+        truncated = active & ~terminal
+        if self.max_steps is None:
+            truncated[:] = False
+        else:
+            truncated &= self.steps >= self.max_steps
+        self.needs_reset |= terminal | truncated
+        reward = np.where(active, reward_per_step, 0.0)
+        return self.obs(), reward, terminal, truncated
