@@ -223,3 +223,24 @@ class BatchedMLP:
         d = torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d).mul_(V.w2)  # dV/db1
         V.W1b.addcmul_(d, xc)
         V.b2w2.addcmul_(w.h, coef)
+
+
+class HostDeviceMixin:
+    """Moving arrays between the host (numpy bookkeeping) and the device (the network), and
+    the batched update, shared by the prediction and control batches. Needs ``self.dev``,
+    ``self.npdt`` and ``self.net`` (a :class:`BatchedMLP`)."""
+
+    def _upd(self, V, x, w, coef):
+        """Update every column with coefficient ``coef`` (host array) at host inputs ``x``
+        ``(n+1, B)``, after ``net.value`` at ``x`` with scratch ``w``."""
+        coef = coef.astype(self.npdt, copy=False)
+        self.net.update_(V, self._t((x * coef)[:, None, :]), w, self._t(coef))
+
+    def _t(self, a: np.ndarray) -> torch.Tensor:
+        """Host array -> tensor on the device (no copy on the CPU)."""
+        t = torch.from_numpy(np.ascontiguousarray(a))
+        return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
+
+    def _n(self, t: torch.Tensor) -> np.ndarray:
+        """Tensor -> host array (no copy on the CPU)."""
+        return t.numpy() if self.dev.type == "cpu" else t.cpu().numpy()

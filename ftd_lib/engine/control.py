@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from ..rng import RunStreams
-from ._net import BatchedMLP
+from ._net import BatchedMLP, HostDeviceMixin
 from .prediction import NP_DTYPE
 from .settings import Settings
 from .sources import _cap
@@ -66,7 +66,7 @@ class ControlResult:
         self.__dict__.update(kw)
 
 
-class ControlBatch:
+class ControlBatch(HostDeviceMixin):
     def __init__(self, method, settings: Settings, w0, env, n_episodes: int, *, seed: int,
                  run_ids, agent_stream: int, epsilon=0.05, n_hidden=50, device="cpu",
                  dtype=torch.float64, div_bound=1e6, progress=False, tanh="auto"):
@@ -128,19 +128,6 @@ class ControlBatch:
         xe = np.ones((self.n_in + 1, self.B), dtype=self.npdt)
         xe[: self.n_in] = np.asarray(obs).T
         return xe
-
-    def _upd(self, V, x, w, coef):
-        """Update every column with coefficient ``coef`` (host array) at host inputs ``x``
-        ``(n+1, B)``, after ``net.value`` at ``x`` with scratch ``w``."""
-        coef = coef.astype(self.npdt, copy=False)
-        self.net.update_(V, self._t((x * coef)[:, None, :]), w, self._t(coef))
-
-    def _t(self, a: np.ndarray) -> torch.Tensor:
-        t = torch.from_numpy(np.ascontiguousarray(a))
-        return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
-
-    def _n(self, t: torch.Tensor) -> np.ndarray:
-        return t.numpy() if self.dev.type == "cpu" else t.cpu().numpy()
 
     def _env_step(self, step):
         """Step the env for the rows in ``step``: ``(xn, r, end)`` (``xn`` extended)."""

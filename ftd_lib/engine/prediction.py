@@ -43,7 +43,7 @@ import math
 import numpy as np
 import torch
 
-from ._net import BatchedMLP
+from ._net import BatchedMLP, HostDeviceMixin
 from .settings import Settings
 
 STEP, FLUSH, DONE = 0, 1, 2
@@ -100,7 +100,7 @@ class PredictionResult:
         self.__dict__.update(kw)
 
 
-class PredictionBatch:
+class PredictionBatch(HostDeviceMixin):
     """One batch of prediction runs; :meth:`run` does everything (see module docstring)."""
 
     def __init__(self, method, settings: Settings, w0, source, *, n_hidden=50, device="cpu",
@@ -168,21 +168,6 @@ class PredictionBatch:
         self.double_pops = bool(double_pops)
 
     # ------------------------------------------------------------------ helpers
-    def _upd(self, V, x, w, coef):
-        """Update every column with coefficient ``coef`` (host array) at host inputs ``x``
-        ``(n+1, B)``, after ``net.value`` at ``x`` with scratch ``w``."""
-        coef = coef.astype(self.npdt, copy=False)
-        self.net.update_(V, self._t((x * coef)[:, None, :]), w, self._t(coef))
-
-    def _t(self, a: np.ndarray) -> torch.Tensor:
-        """Host array -> tensor on the device (no copy on the CPU)."""
-        t = torch.from_numpy(np.ascontiguousarray(a))
-        return t if self.dev.type == "cpu" else t.to(self.dev, non_blocking=True)
-
-    def _n(self, t: torch.Tensor) -> np.ndarray:
-        """Tensor -> host array (no copy on the CPU)."""
-        return t.numpy() if self.dev.type == "cpu" else t.cpu().numpy()
-
     def _cols(self, idx):
         return torch.as_tensor(np.asarray(idx, dtype=np.int64), device=self.dev)
 
