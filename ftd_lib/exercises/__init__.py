@@ -15,6 +15,15 @@ def verdict(ok: bool, good: str, bad: str) -> bool:
     return bool(ok)
 
 
+def missing(answer, placeholder: str = "None") -> bool:
+    """Is the exercise still unanswered (``None`` or ``...``)? If so, say what to replace."""
+    if answer is None or answer is Ellipsis:
+        verdict(False, "", f"No answer yet: replace {placeholder} with your answer and run the "
+                           "cell again.")
+        return True
+    return False
+
+
 def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
                 atol: float = 1e-9, hint: str = "") -> bool:
     """Is ``answer`` numerically equal to ``expected`` (same shape, within tolerance)?"""

@@ -10,7 +10,7 @@ from .. import algorithms as A
 from ..approx import Linear
 from ..envs.random_walk import N_STATES, true_values
 from ..fig1 import discounted_return
-from . import check_close, verdict
+from . import check_close, missing
 
 #: Exercise 1: an episode of five steps, every reward 1, discounted with gamma.
 RETURN_EXERCISE = dict(rewards=[1.0, 1.0, 1.0, 1.0, 1.0], gamma=0.9)
@@ -19,16 +19,9 @@ RETURN_EXERCISE = dict(rewards=[1.0, 1.0, 1.0, 1.0, 1.0], gamma=0.9)
 TD0_EXERCISE = dict(s=4, reward=1.0, s_next=3, V_s=8.0, V_s_next=5.0, alpha=0.5, gamma=1.0)
 
 
-def _missing(answer) -> bool:
-    if answer is None:
-        verdict(False, "", "No answer yet: replace None with your answer and run the cell again.")
-        return True
-    return False
-
-
 def check_return(answer) -> bool:
     """Exercise 1: the discounted return G_0 of ``RETURN_EXERCISE``."""
-    if _missing(answer):
+    if missing(answer):
         return False
     ex = RETURN_EXERCISE
     return check_close(answer, discounted_return(ex["rewards"], ex["gamma"]), name="G_0",
@@ -38,7 +31,7 @@ def check_return(answer) -> bool:
 
 def check_value_state1(answer) -> bool:
     """Exercise 2: v(1) from the Bellman equation v(1) = 1 + 0.7 * 0 + 0.3 * v(2)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     return check_close(answer, true_values()[0], name="v(1)", rtol=1e-4, atol=1e-6,
                        hint="From state 1: reward 1, then 70 % terminal (value 0), 30 % state 2.")
@@ -46,7 +39,7 @@ def check_value_state1(answer) -> bool:
 
 def check_td0_update(answer) -> bool:
     """Exercise 3: the new value of state ``s`` after one TD(0) update, eq. (1)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     ex = TD0_EXERCISE
     lin = Linear(N_STATES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..fig1 import online_update_count
 from ..returns import interim_lambda_return, n_step_return
-from . import check_close, verdict
+from . import check_close, missing
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -23,16 +23,9 @@ HORIZON = 3
 T_ONLINE = 20
 
 
-def _missing(answer) -> bool:
-    if answer is None:
-        verdict(False, "", "No answer yet: replace None with your answer and run the cell again.")
-        return True
-    return False
-
-
 def check_n_step_return(answer) -> bool:
     """Exercise 1: G_0^{(2)} of ``EPISODE``."""
-    if _missing(answer):
+    if missing(answer):
         return False
     e = EPISODE
     return check_close(answer, n_step_return(e["rewards"], e["values"], 0, N_STEP, e["gamma"]),
@@ -42,7 +35,7 @@ def check_n_step_return(answer) -> bool:
 
 def check_interim_lambda_return(answer) -> bool:
     """Exercise 2: G_0^{lambda|3} of ``EPISODE`` with lambda = 0.5 (eq. 2)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     e = EPISODE
     expected = interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], LAM)
@@ -52,7 +45,7 @@ def check_interim_lambda_return(answer) -> bool:
 
 def check_online_update_count(answer) -> bool:
     """Exercise 3: updates (eq. 3) of the online lambda-return algorithm in a T-step episode."""
-    if _missing(answer):
+    if missing(answer):
         return False
     return check_close(answer, online_update_count(T_ONLINE), name="the number of updates",
                        rtol=0, atol=0.5, hint="At time t the algorithm replays t updates.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import fig4
 from ..returns import k_bound
-from . import check_close, verdict
+from . import check_close, missing
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student simulates
 #: with "push in the direction of the velocity".
@@ -25,17 +25,10 @@ EPSILON = fig4.EPSILON
 N_BALANCED = 1000
 
 
-def _missing(answer) -> bool:
-    if answer is None:
-        verdict(False, "", "No answer yet: replace None with your answer and run the cell again.")
-        return True
-    return False
-
-
 def check_heuristic_steps(answer) -> bool:
     """Exercise 1: steps to the goal from x = X0_HEURISTIC (v = 0), pushing in the direction
     of the velocity (right when at rest)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     return check_close(answer, fig4.heuristic_steps(X0_HEURISTIC, 0.0), name="the number of "
                        "steps", rtol=0, atol=0.5,
@@ -46,7 +39,7 @@ def check_heuristic_steps(answer) -> bool:
 def check_k(answer) -> bool:
     """Exercise 2: forward Sarsa(lambda)'s K on cart-pole (gamma = 0.99, lambda = 0.6,
     eta = 0.01)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     return check_close(answer, k_bound(GAMMA_CP, LAM_K, ETA), name="K", rtol=0, atol=0.5,
                        hint="K = ceil(log(eta) / log(gamma * lambda)) (Sec. 5).")
@@ -55,7 +48,7 @@ def check_k(answer) -> bool:
 def check_greedy_probability(mountain_car, cart_pole) -> bool:
     """Exercise 3: the probability that the greedy action is taken, with epsilon = 0.05, on
     mountain car (3 actions) and on cart-pole (2 actions)."""
-    if _missing(mountain_car) or _missing(cart_pole):
+    if missing(mountain_car) or missing(cart_pole):
         return False
     hint = ("With probability epsilon the engine draws an action uniformly from all actions "
             "-- the greedy one among them.")
@@ -69,7 +62,7 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
 def check_discounted_return(answer) -> bool:
     """Exercise 4: the discounted return (gamma = 0.99) of a cart-pole episode balanced for
     N_BALANCED steps and cut there (truncation treated as termination)."""
-    if _missing(answer):
+    if missing(answer):
         return False
     return check_close(answer, fig4.discounted_return(N_BALANCED, GAMMA_CP), name="the "
                        "discounted return", rtol=1e-4, atol=1e-3,
