@@ -878,6 +878,32 @@ def plot_results(res: Results, ax=None):
     return fig, ax
 
 
+def plot_stored_and_live(stored_res, live_res, figure_name: str,
+                         results_dir=DEFAULT_RESULTS):
+    """Two panels: the stored figure (or, when there is none, the command that makes it) and
+    the live run. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    from .plots import use_style
+
+    use_style()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
+    if stored_res is not None:
+        plot_results(stored_res, ax=a1)
+        a1.set_title(f"stored: {scale_label(stored_res)}", fontsize=12)
+    else:
+        a1.axis("off")
+        a1.text(0.5, 0.5, f"no stored data for {figure_name} yet\n\ncompute it with\n"
+                f"{reproduce_command(figure_name, 'paper', results_dir)}",
+                ha="center", va="center", fontsize=12, family="monospace",
+                transform=a1.transAxes)
+    plot_results(live_res, ax=a2)
+    a2.set_title(f"live: {scale_label(live_res)}", fontsize=12)
+    fig.suptitle(figure(figure_name, "paper").title, fontsize=14)
+    fig.tight_layout()
+    return fig
+
+
 def save_plot(res: Results, path) -> Path:
     """Render the figure to PNG and write it atomically.
 
