@@ -182,6 +182,9 @@ class Figure:
     epsilon: float = float("nan")
     optimise: str = ""  # "alpha" when each point is the best cell over alpha
     max_steps: int | None = None  # control: episode cap (None: the environment's default)
+    # control: what the cap means: "bootstrap" (a time limit: bootstrap from Q(S', A'),
+    # Pardo et al. 2018) or "terminal" (value 0 after the last state)
+    truncation: str | None = None
     chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -275,7 +278,7 @@ def _fig4(side: str, scale: str) -> Figure:
         ylabel="average return, first episodes",
         runs_per_chunk=2 if quick else 50,
         cells_per_chunk=len(cells) // len(CONTROL_METHODS) if quick else len(alphas),
-        epsilon=EPSILON, optimise="alpha", max_steps=max_steps,
+        epsilon=EPSILON, optimise="alpha", max_steps=max_steps, truncation="bootstrap",
         notes=(f"gamma = {gamma} (see GAMMA in ftd_lib.experiments); epsilon = {EPSILON}; "
                f"eta = {ETA}; one network per action; episodes capped at {max_steps} steps.",))
 
@@ -343,6 +346,7 @@ class ChunkTask(NamedTuple):
     n_episodes: int
     epsilon: float
     max_steps: int | None = None
+    truncation: str | None = None
 
     @property
     def rows(self) -> int:
@@ -358,6 +362,7 @@ class ChunkTask(NamedTuple):
             "epsilon": None if math.isnan(self.epsilon) else float(self.epsilon),
             "runner": runner_name, "device": device_kind,
             "max_steps": None if self.max_steps is None else int(self.max_steps),
+            **({} if self.truncation is None else {"truncation": self.truncation}),
         }
 
 
@@ -381,7 +386,7 @@ def chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
                 settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
                 out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
                                      settings, run_ids, int(seed), fig.episodes, fig.epsilon,
-                                     fig.max_steps))
+                                     fig.max_steps, fig.truncation))
     return out
 
 
@@ -424,9 +429,9 @@ def device_kind(device: str) -> str:
 
 
 #: figure method names (those of :mod:`ftd_lib.plots`) -> engine method names
-ENGINE_METHOD = {"forward_td_lambda": "forward_td", "forward_sarsa_lambda": "forward_sarsa"}
+ENGINE_METHOD = {"forward_td_lambda": "forward_td_lambda", "forward_sarsa_lambda": "forward_sarsa_lambda"}
 #: figure env names -> engine env names
-ENGINE_ENV = {"cartpole": "cart_pole"}
+ENGINE_ENV = {"cartpole": "cartpole"}
 
 
 def engine_settings(settings: np.ndarray):
@@ -450,7 +455,8 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
         res = engine.run_prediction(method, settings, env=task.env, **kw)
     else:
         res = engine.run_control(method, settings, env=ENGINE_ENV.get(task.env, task.env),
-                                 epsilon=task.epsilon, max_steps=task.max_steps, **kw)
+                                 epsilon=task.epsilon, max_steps=task.max_steps,
+                                 truncation=task.truncation or "bootstrap", **kw)
     return _engine_result(res)
 
 
@@ -476,40 +482,14 @@ def _to_numpy(a):
     return np.asarray(a)
 
 
-#: the code whose numbers a chunk holds: an edit to any of these (other than comments and
-#: docstrings) gives the engine runner a new name, so stale chunks are recomputed, never mixed in
-ENGINE_SOURCES = ("engine", "envs/mountain_car.py", "envs/cartpole.py", "rng.py", "approx.py",
-                  "returns.py", "validate.py")
+def engine_runner_name(method: str) -> str:
+    """``engine-<method>-v<N>``: the engine runner's name for a method's chunks, from its
+    numerics version (:data:`ftd_lib.engine.NUMERICS_VERSION`), so that moving or renaming
+    code recomputes nothing while a change of numbers (a version bump) never mixes old
+    chunks in."""
+    from .engine import numerics_version
 
-
-def _engine_name() -> str:
-    """``engine-<hash>``: a hash of the engine's code without comments and docstrings (read
-    from the files, so nothing heavy is imported)."""
-    import ast
-    import hashlib
-
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    files = []
-    for name in ENGINE_SOURCES:
-        p = root / name
-        files += sorted(p.glob("*.py")) if p.is_dir() else [p]
-    for f in files:
-        if not f.is_file():
-            continue
-        tree = ast.parse(f.read_text())
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
-                                  ast.AsyncFunctionDef)) and body
-                    and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
-                node.body = body[1:] or [ast.Pass()]
-        h.update(f.relative_to(root).as_posix().encode())
-        # ast.unparse, not ast.dump: dump's fields change between Python versions, so chunks
-        # computed under 3.12 (a GPU box) would not resume under 3.11 (this machine)
-        h.update(ast.unparse(tree).encode())
-    return f"engine-{h.hexdigest()[:12]}"
+    return f"engine-{numerics_version(method)}"
 
 
 # ----------------------------------------------------------------------------- results
@@ -698,7 +678,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 f"--out directory or --force.")
     if runner is None:
         runner = engine_runner
-    rname = runner_name(runner) if runner is not engine_runner else _engine_name()
+    def rname(method):
+        return runner_name(runner) if runner is not engine_runner else engine_runner_name(method)
     dkind = device_kind(device)
     cstore = S.ChunkStore(paths["chunks"])
     cstore.sweep_temp()
@@ -715,7 +696,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 unit="row", disable=not progress)
     try:
         for i, task in enumerate(tasks):
-            ident = task.identity(rname, dkind)
+            ident = task.identity(rname(task.method), dkind)
             got = cstore.load(ident)
             if got is None:
                 tc = time.time()
@@ -749,7 +730,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "runner": rname, "device": device, "git": S.git_commit(),
+        "runner": sorted({rname(m) for m in fig.methods}), "device": device, "git": S.git_commit(),
         "machine": S.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
         "command": command or reproduce_command(

@@ -56,11 +56,11 @@ SEED = E.DEFAULT_SEED
 EPSILON = E.EPSILON
 ETA = E.ETA
 #: the two control tasks by their engine names (``ftd_lib.engine.run_control(env=...)``)
-TASKS = ("mountain_car", "cart_pole")
+TASKS = ("mountain_car", "cartpole")
 #: engine task name -> name in :mod:`ftd_lib.experiments` (figures, ``GAMMA``)
-FIG_ENV = {"mountain_car": "mountain_car", "cart_pole": "cartpole"}
+FIG_ENV = {"mountain_car": "mountain_car", "cartpole": "cartpole"}
 #: engine task name -> paper figure
-FIGURE = {"mountain_car": "fig4-left", "cart_pole": "fig4-right"}
+FIGURE = {"mountain_car": "fig4-left", "cartpole": "fig4-right"}
 GAMMA = {t: E.GAMMA[FIG_ENV[t]] for t in TASKS}
 #: the experiment seed of the start states used to test a learned policy (not the training
 #: seed, so the test starts are not the starts the agent trained on)
@@ -68,7 +68,7 @@ EVAL_SEED = SEED + 1
 
 METHOD_LABEL = {"sarsa_lambda": "Sarsa(λ)", "forward_sarsa_lambda": "forward Sarsa(λ)"}
 #: figure method names (:mod:`ftd_lib.experiments`, :mod:`ftd_lib.plots`) -> engine names
-ENGINE_METHOD = {"sarsa_lambda": "sarsa_lambda", "forward_sarsa_lambda": "forward_sarsa"}
+ENGINE_METHOD = {"sarsa_lambda": "sarsa_lambda", "forward_sarsa_lambda": "forward_sarsa_lambda"}
 
 
 def quick() -> bool:
@@ -142,7 +142,7 @@ def choices() -> list[dict]:
              ours="the step that hits the cap is treated like termination (next value 0)",
              where="ftd_lib.engine.control"),
         dict(item="γ", paper="not given",
-             ours=f"mountain car {GAMMA['mountain_car']:g}; cart-pole {GAMMA['cart_pole']:g} "
+             ours=f"mountain car {GAMMA['mountain_car']:g}; cart-pole {GAMMA['cartpole']:g} "
                   "(the reported return is undiscounted)",
              where="ftd_lib.experiments.GAMMA"),
         dict(item="ε-greedy", paper=f"ε = {EPSILON:g}",
@@ -517,9 +517,9 @@ def greedy_summary(rollouts: dict, task: str) -> dict:
 # --------------------------------------------------------------------------------------------
 
 _ACTION_COLOURS = {"mountain_car": ("#d62728", "#bbbbbb", "#1f77b4"),
-                   "cart_pole": ("#d62728", "#1f77b4")}
+                   "cartpole": ("#d62728", "#1f77b4")}
 _ACTION_NAMES = {"mountain_car": ("push left", "no push", "push right"),
-                 "cart_pole": ("push left", "push right")}
+                 "cartpole": ("push left", "push right")}
 
 
 def snapshot_times(T: int, n: int) -> np.ndarray:

@@ -58,7 +58,7 @@ def reference(method, eps, w0, row, approx):
     if method == "td0":
         kw["lam"] = 0.0
         return ref.td_lambda(eps, w0, **kw)
-    if method == "forward_td":
+    if method == "forward_td_lambda":
         return ref.forward_td_lambda(eps, w0, eta=row["eta"], k_max=row["k_max"], **kw)
     return getattr(ref, method)(eps, w0, **kw)
 
@@ -66,7 +66,7 @@ def reference(method, eps, w0, row, approx):
 CASES = {  # method: (n_hidden, max episode length)
     "td0": (50, 30),
     "td_lambda": (50, 30),
-    "forward_td": (50, 30),
+    "forward_td_lambda": (50, 30),
     "offline_lambda_return": (50, 20),
     "online_lambda_return": (16, 10),
 }
@@ -104,16 +104,16 @@ def test_forward_td_mixed_k_long_episodes(double_steps, double_pops):
     eps = [[(rng.uniform(-1, 1, (T + 1, 4)), rng.normal(-1, 2, T)) for T in (60, 5, 47)]
            for _ in MIXED]
     w0 = initial_weights(0, np.arange(len(MIXED)), 4)
-    res = run_recorded("forward_td", eps, w0, s, double_steps=double_steps,
+    res = run_recorded("forward_td_lambda", eps, w0, s, double_steps=double_steps,
                        double_pops=double_pops)
     approx = MLP(4, 50)
     for b in range(len(MIXED)):
-        W = reference("forward_td", eps[b], w0[b], s.row(b), approx)
+        W = reference("forward_td_lambda", eps[b], w0[b], s.row(b), approx)
         np.testing.assert_allclose(res.weights[b], W, rtol=0, atol=TOL, err_msg=f"row {b}")
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("method", ["forward_td", "td_lambda", "online_lambda_return"])
+@pytest.mark.parametrize("method", ["forward_td_lambda", "td_lambda", "online_lambda_return"])
 def test_a_row_does_not_depend_on_its_batch(method, device):
     """The same row alone, in a small batch and in a big mixed batch: the same weights, bit
     for bit."""
@@ -194,7 +194,7 @@ def test_error_metric_is_normalised_by_the_initial_error():
     w0 = initial_weights(1, [0, 1, 2], 2, 8)
     states, v = rng.uniform(-1, 1, (30, 2)), rng.normal(size=30)
     s = Settings.make(alpha=0.05, lam=0.8, gamma=1.0)
-    res = run_recorded("forward_td", eps, w0, s, n_hidden=8, eval_states=(states, v))
+    res = run_recorded("forward_td_lambda", eps, w0, s, n_hidden=8, eval_states=(states, v))
     approx = MLP(2, 8)
     for b in range(3):
         e0 = np.sqrt(np.mean((approx.value(w0[b], states) - v) ** 2))
@@ -211,8 +211,8 @@ def test_float32_is_close_to_float64():
     eps = episodes_for(rng, 4, 2, 20)
     w0 = initial_weights(0, range(4), 2)
     s = settings_of(MIXED[:4])
-    a = run_recorded("forward_td", eps, w0, s, dtype=torch.float64)
-    b = run_recorded("forward_td", eps, w0, s, dtype=torch.float32)
+    a = run_recorded("forward_td_lambda", eps, w0, s, dtype=torch.float64)
+    b = run_recorded("forward_td_lambda", eps, w0, s, dtype=torch.float32)
     for wa, wb in zip(a.weights, b.weights, strict=True):
         np.testing.assert_allclose(wb, wa, atol=1e-4)
 

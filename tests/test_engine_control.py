@@ -109,7 +109,7 @@ def sarsa_reference(method, seed, run_id, w0, row, n_episodes, eps=0.05, n_hidde
                     if K != 1:
                         U = (U - rp) / gl
             s, a = s2, a2
-        if method == "forward_sarsa":
+        if method == "forward_sarsa_lambda":
             if not ready:
                 U = U_sync
             while F:
@@ -141,7 +141,7 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa"])
+@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
 def test_control_rows_match_the_per_run_version(method, device):
     seed, n_ep = 4, 6
     run_ids = np.array([0, 1, 2, 3, 1])
@@ -157,7 +157,7 @@ def test_control_rows_match_the_per_run_version(method, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa"])
+@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
 def test_a_control_run_does_not_depend_on_its_batch(method, device):
     seed, n_ep = 9, 5
     big = run_control(method, _settings(ROWS * 2), seed, np.arange(10), n_ep, env=Corridor,

@@ -27,7 +27,7 @@ def _rms(w, states, values):
     return np.sqrt(np.mean((MLP(2, 50).value(w, states) - values) ** 2))
 
 
-@pytest.mark.parametrize("method", ["forward_td", "td_lambda"])
+@pytest.mark.parametrize("method", ["forward_td_lambda", "td_lambda"])
 def test_live_prediction_equals_the_reference_on_the_recorded_episodes(method, eval_set):
     # (step sizes where TD(lambda) stays stable: near divergence, rounding differences grow)
     s = Settings.make(alpha=[0.002, 0.003], lam=[0.9, 0.6], gamma=1.0, eta=[0.01, 0.1])
@@ -39,7 +39,7 @@ def test_live_prediction_equals_the_reference_on_the_recorded_episodes(method, e
     for b, rid in enumerate(run_ids):
         eps = record_episodes(SEED, rid, n_ep)
         row = s.row(b)
-        if method == "forward_td":
+        if method == "forward_td_lambda":
             W = ref.forward_td_lambda(eps, w0[b], approx=approx, alpha=row["alpha"],
                                       lam=row["lam"], gamma=1.0, eta=row["eta"])
         else:
@@ -54,7 +54,7 @@ def test_live_prediction_equals_the_reference_on_the_recorded_episodes(method, e
         assert res.initial_error[b] == pytest.approx(e0, rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ["forward_td", "offline_lambda_return", "td_lambda"])
+@pytest.mark.parametrize("method", ["forward_td_lambda", "offline_lambda_return", "td_lambda"])
 def test_live_prediction_does_not_depend_on_the_batch(method, eval_set):
     n_ep = 2
     rows = dict(alpha=[0.01, 0.02, 0.005, 0.01], lam=[0.9, 1.0, 0.5, 0.0], gamma=1.0,
@@ -66,8 +66,8 @@ def test_live_prediction_does_not_depend_on_the_batch(method, eval_set):
     np.testing.assert_array_equal(alone.final_weights[0], big.final_weights[2])
 
 
-@pytest.mark.parametrize("env,n_ep,cap", [("mountain_car", 2, 150), ("cart_pole", 4, None)])
-@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa"])
+@pytest.mark.parametrize("env,n_ep,cap", [("mountain_car", 2, 150), ("cartpole", 4, None)])
+@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
 def test_live_control_does_not_depend_on_the_batch(method, env, n_ep, cap):
     s = Settings.make(alpha=[0.01, 0.003, 0.02], lam=[0.9, 0.5, 1.0], gamma=[1.0, 0.99, 1.0])
     big = run_control(method, s, SEED, [7, 8, 9], n_ep, env=env, max_steps=cap)

@@ -63,7 +63,7 @@ def _random_weights(task, seed, scale=1.0):
 # ------------------------------------------------------------------------ greedy rollouts
 
 
-@pytest.mark.parametrize("task,cap", [("mountain_car", 300), ("cart_pole", 200)])
+@pytest.mark.parametrize("task,cap", [("mountain_car", 300), ("cartpole", 200)])
 def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
     w = _random_weights(task, 3, scale=3.0)
     starts = fig4.start_states(task, 4, seed=11)
@@ -92,19 +92,19 @@ def test_greedy_ties_go_to_the_lowest_action():
 
 
 def test_q_values_are_the_mlp_of_each_action():
-    w = _random_weights("cart_pole", 5)
-    s = fig4.start_states("cart_pole", 3)
-    q = fig4.q_values(w, "cart_pole", s)
+    w = _random_weights("cartpole", 5)
+    s = fig4.start_states("cartpole", 3)
+    q = fig4.q_values(w, "cartpole", s)
     net = MLP(4, 50)
     for a in range(2):
         np.testing.assert_allclose(q[:, a], net.value(w[a], cp.scale_obs(s)), rtol=1e-14)
     with pytest.raises(ValueError, match="shape"):
-        fig4.q_values(w[:1], "cart_pole", s)
+        fig4.q_values(w[:1], "cartpole", s)
     with pytest.raises(ValueError, match="task"):
         fig4.q_values(w, "pendulum", s)
 
 
-@pytest.mark.parametrize("task,cap", [("mountain_car", 150), ("cart_pole", 1000)])
+@pytest.mark.parametrize("task,cap", [("mountain_car", 150), ("cartpole", 1000)])
 def test_engine_without_learning_plays_the_greedy_rollout(task, cap):
     """epsilon = 0 and a vanishing step size: the engine's agent acts greedily on theta_0,
     so its recorded episode must be the greedy rollout of initial_weights from the same start.
@@ -129,18 +129,18 @@ def test_engine_without_learning_plays_the_greedy_rollout(task, cap):
 
 def test_recording_does_not_change_what_the_engine_computes():
     kw = dict(alpha=0.03, lam=0.6, runs=2, episodes=6)
-    a = fig4.train("cart_pole", "forward_sarsa_lambda", record=True, **kw)
-    b = fig4.train("cart_pole", "forward_sarsa_lambda", record=False, **kw)
+    a = fig4.train("cartpole", "forward_sarsa_lambda", record=True, **kw)
+    b = fig4.train("cartpole", "forward_sarsa_lambda", record=False, **kw)
     np.testing.assert_array_equal(a["returns"], b["returns"])
     np.testing.assert_array_equal(a["final_weights"], b["final_weights"])
-    direct = run_control("forward_sarsa", fig4._settings(0.03, 0.6, 0.99, 0.01, 2), fig4.SEED,
-                         [0, 1], 6, env="cart_pole")
+    direct = run_control("forward_sarsa_lambda", fig4._settings(0.03, 0.6, 0.99, 0.01, 2), fig4.SEED,
+                         [0, 1], 6, env="cartpole")
     np.testing.assert_array_equal(a["returns"], direct.returns)
     assert "episodes" in a and "episodes" not in b
 
 
 @pytest.mark.parametrize("task,method", [("mountain_car", "forward_sarsa_lambda"),
-                                         ("cart_pole", "sarsa_lambda")])
+                                         ("cartpole", "sarsa_lambda")])
 def test_recorded_episodes_replay_with_the_dynamics(task, method):
     run = fig4.train(task, method, alpha=0.01, lam=0.8, runs=2, episodes=3, max_steps=120)
     reward = -1.0 if task == "mountain_car" else 1.0
@@ -166,26 +166,26 @@ def test_train_reports_divergence_and_summary():
     s = fig4.train_summary(run)
     assert s["n_diverged"] == 1 and math.isnan(s["mean_return"])
     assert run["K"] is None
-    fwd = fig4.train("cart_pole", "forward_sarsa_lambda", alpha=0.03, lam=0.9, runs=1,
+    fwd = fig4.train("cartpole", "forward_sarsa_lambda", alpha=0.03, lam=0.9, runs=1,
                      episodes=2, record=False)
     assert fwd["K"] == k_bound(0.99, 0.9, 0.01) and fwd["gamma"] == E.GAMMA["cartpole"]
     with pytest.raises(ValueError, match="method"):
-        fig4.train("cart_pole", "q_learning", alpha=0.1, lam=0.5)
+        fig4.train("cartpole", "q_learning", alpha=0.1, lam=0.5)
     with pytest.raises(ValueError, match="runs"):
-        fig4.train("cart_pole", "sarsa_lambda", alpha=0.1, lam=0.5, runs=0)
+        fig4.train("cartpole", "sarsa_lambda", alpha=0.1, lam=0.5, runs=0)
 
 
 def test_lambda_zero_forward_sarsa_is_sarsa_zero():
     kw = dict(alpha=0.03, lam=0.0, runs=2, episodes=15, record=False)
-    f = fig4.train("cart_pole", "forward_sarsa_lambda", **kw)
-    s = fig4.train("cart_pole", "sarsa_lambda", **kw)
+    f = fig4.train("cartpole", "forward_sarsa_lambda", **kw)
+    s = fig4.train("cartpole", "sarsa_lambda", **kw)
     assert f["K"] == 1
     np.testing.assert_array_equal(f["returns"], s["returns"])
     np.testing.assert_allclose(f["final_weights"], s["final_weights"], rtol=0, atol=1e-12)
 
 
 def test_learning_curves_plot_the_engine_returns():
-    runs = {m: fig4.train("cart_pole", m, alpha=0.03, lam=0.6, runs=2, episodes=5,
+    runs = {m: fig4.train("cartpole", m, alpha=0.03, lam=0.6, runs=2, episodes=5,
                           record=False) for m in ("sarsa_lambda", "forward_sarsa_lambda")}
     ax = fig4.plot_learning_curves(runs)
     for label, run in runs.items():
@@ -229,10 +229,10 @@ def test_fixed_action_steps_against_the_batch_env():
 def test_start_states_follow_the_start_distributions():
     s = fig4.start_states("mountain_car", 50)
     assert np.all((s[:, 0] >= mc.START_LOW) & (s[:, 0] < mc.START_HIGH)) and np.all(s[:, 1] == 0)
-    c = fig4.start_states("cart_pole", 50)
+    c = fig4.start_states("cartpole", 50)
     assert np.all(np.abs(c) <= cp.START_HIGH)
-    assert not np.array_equal(c, fig4.start_states("cart_pole", 50, seed=fig4.SEED))
-    np.testing.assert_array_equal(c[:5], fig4.start_states("cart_pole", 5))
+    assert not np.array_equal(c, fig4.start_states("cartpole", 50, seed=fig4.SEED))
+    np.testing.assert_array_equal(c[:5], fig4.start_states("cartpole", 5))
 
 
 def test_greedy_probability_matches_the_engines_draws():
@@ -293,8 +293,8 @@ def test_trajectory_figures_draw_the_states():
     a2 = next(ax for ax in fig.axes if ax.get_title() == "position, velocity and actions")
     line = next(ln for ln in a2.get_lines() if ln.get_label() == "position x")
     np.testing.assert_array_equal(line.get_ydata(), tr["states"][:, 0])
-    w = _random_weights("cart_pole", 1)
-    ro = fig4.greedy_rollouts(w, "cart_pole", fig4.start_states("cart_pole", 1))
+    w = _random_weights("cartpole", 1)
+    ro = fig4.greedy_rollouts(w, "cartpole", fig4.start_states("cartpole", 1))
     ctr = fig4.rollout_trajectory(ro, 0)
     fig = fig4.plot_cartpole_trajectory(ctr, "test", n_snapshots=4)
     ks = fig4.snapshot_times(len(ctr["states"]) - 1, 4)

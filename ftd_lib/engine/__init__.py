@@ -42,7 +42,7 @@ Prediction on the live mountain car evaluation task (paper Fig. 3)::
 Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest action index)::
 
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
-                      "cart_pole", epsilon=0.05, max_steps=None, device="cpu",
+                      "cartpole", epsilon=0.05, max_steps=None, device="cpu",
                       dtype=torch.float64)
     res.returns        # (B, n_episodes): return (sum of rewards) of every episode
     res.lengths        # (B, n_episodes): steps of every episode
@@ -54,10 +54,10 @@ Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` 
 layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
 (batch iterations). ``device="auto"`` picks CUDA when present.
 
-Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td"``
+Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td_lambda"``
 (Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
 ``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
-``"forward_sarsa"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
+``"forward_sarsa_lambda"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
 next action, the update going to the network of the popped state's action).
 
 ``run_ids`` (one per row) decide every random number of a row -- its initial weights
@@ -91,7 +91,24 @@ from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
 
-__version__ = "1.0"
+__version__ = "2.0"
+
+#: The numerics version of every method: what a stored result's numbers depend on (the engine,
+#: the environments, the random streams, the network's arithmetic). Stored chunks are keyed by
+#: it, not by the code, so moving or renaming code recomputes nothing. Bump a method's version
+#: whenever a change alters any of its numbers; ``tests/test_engine_golden.py`` fails when
+#: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
+NUMERICS_VERSION = {
+    "td0": 1, "td_lambda": 1, "forward_td_lambda": 1, "online_lambda_return": 1,
+    "offline_lambda_return": 1, "sarsa_lambda": 2, "forward_sarsa_lambda": 2,
+}
+
+
+def numerics_version(method: str) -> str:
+    """``"<method>-v<N>"``: the key under which results of ``method`` are stored."""
+    if method not in NUMERICS_VERSION:
+        raise ValueError(f"method must be one of {tuple(NUMERICS_VERSION)}, got {method!r}")
+    return f"{method}-v{NUMERICS_VERSION[method]}"
 
 INIT_STREAM = 100  # stream of a run's initial weights
 AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
@@ -101,11 +118,13 @@ __all__ = [
     "CONTROL_METHODS",
     "ControlResult",
     "INIT_STREAM",
+    "NUMERICS_VERSION",
     "PREDICTION_METHODS",
     "Evaluator",
     "PredictionResult",
     "Settings",
     "initial_weights",
+    "numerics_version",
     "run_control",
     "run_prediction",
     "run_recorded",
@@ -216,24 +235,24 @@ def _control_env(env, seed, run_ids, max_steps=None):
         from ..envs.mountain_car import MountainCarBatch
 
         return MountainCarBatch(seed, run_ids, **kw)
-    if env in ("cart_pole", "cartpole"):
+    if env in ("cartpole", "cartpole"):
         from ..envs.cartpole import CartPoleBatch
 
         return CartPoleBatch(seed, run_ids, **kw)
     if callable(env):
         return env(seed, run_ids)
-    raise ValueError("env must be 'mountain_car', 'cart_pole' or a factory env(seed, run_ids),"
+    raise ValueError("env must be 'mountain_car', 'cartpole' or a factory env(seed, run_ids),"
                      f" got {env!r}")
 
 
 def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
                 env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
-                max_steps=None) -> ControlResult:
+                max_steps=None, truncation="bootstrap") -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
 
     ``env``: ``"mountain_car"`` (:class:`ftd_lib.envs.mountain_car.MountainCarBatch`),
-    ``"cart_pole"`` (:class:`ftd_lib.envs.cartpole.CartPoleBatch`) or a factory
+    ``"cartpole"`` (:class:`ftd_lib.envs.cartpole.CartPoleBatch`) or a factory
     ``env(seed, run_ids)`` returning an object with ``reset(mask=None)``,
     ``step(actions, active=None) -> (obs, reward, terminal, truncated)``, ``n_actions`` and
     ``max_steps``. ``max_steps`` overrides the env's episode cap. Returns a

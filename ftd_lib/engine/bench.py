@@ -171,7 +171,7 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
                                   if dev.type == "cpu" else ""))
 
         # 1-2: engine (forward TD, 200 runs) vs per-run loops
-        eng = _us_per_step("forward_td", rows_small, paper, **kw)
+        eng = _us_per_step("forward_td_lambda", rows_small, paper, **kw)
         base_eps = eps[0][:1]
         ag = _per_run_us(lambda e: autograd_forward_td(e), base_eps, repeats=rep)
         approx = MLP(2, 50)
@@ -194,8 +194,8 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
             ratios = []
             for k in ks:
                 s = Settings.make(alpha=0.01, lam=0.999, gamma=1.0, eta=0.01, k_max=k)
-                ratios.append(_us_per_step("forward_td", rows, s, **kw) / t0)
-            fwd = eng if label == n_small else _us_per_step("forward_td", rows, paper, **kw)
+                ratios.append(_us_per_step("forward_td_lambda", rows, s, **kw) / t0)
+            fwd = eng if label == n_small else _us_per_step("forward_td_lambda", rows, paper, **kw)
             if label == n_big:
                 big_f = fwd
             lines.append(f"forward TD(lambda) / TD(0) cost per step, {label} runs, K = "

@@ -46,7 +46,7 @@ from .sources import _cap
 
 STEP, FLUSH, DONE, START = 0, 1, 2, 3
 
-CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa")
+CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 
 
 class ControlResult:

@@ -48,7 +48,7 @@ from .settings import Settings
 
 STEP, FLUSH, DONE = 0, 1, 2
 
-PREDICTION_METHODS = ("td0", "td_lambda", "forward_td", "online_lambda_return",
+PREDICTION_METHODS = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
                       "offline_lambda_return")
 
 NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
@@ -249,7 +249,7 @@ class PredictionBatch(HostDeviceMixin):
             with torch.no_grad(), np.errstate(all="ignore"):
                 if self.method in ("td0", "td_lambda"):
                     self._loop_td(self.method == "td_lambda")
-                elif self.method == "forward_td":
+                elif self.method == "forward_td_lambda":
                     self._loop_forward()
                 else:
                     self._loop_lambda_return(self.method == "online_lambda_return")

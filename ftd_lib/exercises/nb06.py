@@ -14,7 +14,7 @@ from . import check_close, missing
 X0_HEURISTIC = -0.3
 
 #: Exercise 2: forward Sarsa(lambda) on cart-pole.
-GAMMA_CP = fig4.GAMMA["cart_pole"]
+GAMMA_CP = fig4.GAMMA["cartpole"]
 LAM_K = 0.6
 ETA = fig4.ETA
 
