@@ -10,7 +10,12 @@ Contract (shared by every function here)::
   after another, each starting from the weights the previous one ended with.
 - returns ``W`` of shape ``(sum of T, len(w0))``: row k is :math:`\theta` after the k-th time
   step over all episodes, i.e. :math:`\theta_1 .. \theta_T` of each episode, where
-  :math:`\theta_T` includes the end-of-episode updates.
+  :math:`\theta_T` includes the end-of-episode updates. An empty list of episodes is valid
+  and gives shape ``(0, len(w0))`` (no time step, no row).
+- bad input raises ``ValueError`` naming the parameter (:mod:`ftd_lib.validate`, the checks
+  the batched engine shares): ``alpha`` finite > 0, ``lam`` and ``gamma`` in [0, 1], ``w0``
+  finite of the approximator's length, every episode T >= 1 with finite features and rewards
+  of the approximator's width, ``eta`` in (0, 1), ``k_max`` None or an integer >= 1.
 
 These are written to be read next to the paper, not to be fast; the batched engine
 (``ftd_lib.engine``) is tested against them.
@@ -33,6 +38,11 @@ def _check(episodes, w0, approx, alpha, lam, gamma):
     w = check_w0(w0, approx.n_params)
     episodes = check_episodes(episodes, approx.n_in)
     return episodes, w, alpha, lam, gamma
+
+
+def _rows(out, w) -> np.ndarray:
+    """The rows ``out`` as one ``(len(out), len(w))`` array (``(0, len(w))`` when empty)."""
+    return np.array(out, dtype=float).reshape(len(out), np.size(w))
 
 
 def _values(approx, w, features):
@@ -68,7 +78,7 @@ def td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
             e = gamma * lam * e + approx.grad(w, x[t])
             w = w + alpha * delta * e
             out.append(w)
-    return np.array(out)
+    return _rows(out, w)
 
 
 def true_online_td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
@@ -101,7 +111,7 @@ def true_online_td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
             w = w + alpha * (delta + v - v_old) * e - alpha * (v - v_old) * phi
             v_old = v_next
             out.append(w)
-    return np.array(out)
+    return _rows(out, w)
 
 
 def online_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
@@ -130,7 +140,7 @@ def online_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
                 g = interim_lambda_return(r, values, k, t, gamma, lam)
                 w = td_update(approx, w, x[k], g, alpha)
             out.append(w)
-    return np.array(out)
+    return _rows(out, w)
 
 
 def offline_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
@@ -150,7 +160,7 @@ def offline_lambda_return(episodes, w0, *, approx, alpha, lam, gamma):
             g = interim_lambda_return(r, values, k, T, gamma, lam)
             w = td_update(approx, w, x[k], g, alpha)
         out.extend(rows + [w])
-    return np.array(out)
+    return _rows(out, w)
 
 
 def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_max=None,
@@ -219,7 +229,7 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
         out[-1] = w
         if trace is not None:
             trace[-1] = dict(trace[-1], flushed=flushed, flush_targets=flush_targets, w=w.copy())
-    return np.array(out)
+    return _rows(out, w)
 
 
 def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01,
@@ -237,8 +247,8 @@ def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, 
     :math:`\hat V(S_j|\theta_{j-1})` for bootstrapping. Same contract as
     this module.
     """
-    K = k_bound(gamma, lam, eta, k_max)
-    w = np.array(w0, dtype=float)
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    K = k_bound(gamma, lam, check_eta(eta), check_k_max(k_max))
     rows = []
     for x, r in episodes:
         T = len(r)
@@ -259,7 +269,7 @@ def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, 
             g = interim_lambda_return(r, values, s, T, gamma, lam)
             w = td_update(approx, w, x[s], g, alpha)
         rows.extend(theta[1:T] + [w])
-    return np.array(rows)
+    return _rows(rows, w)
 
 
 def trace_values(trace) -> np.ndarray:

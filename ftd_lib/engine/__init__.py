@@ -84,6 +84,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .. import validate as V
 from ..approx import MLP
 from ..rng import run_generator
 from .control import CONTROL_METHODS, ControlBatch, ControlResult
@@ -132,9 +133,7 @@ __all__ = [
 
 
 def _device(device):
-    if device is None or device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    return V.check_device(device)
 
 
 def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
@@ -162,21 +161,14 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
-    shared = len(episodes) and isinstance(episodes[0], tuple) and len(episodes[0]) == 2 \
-        and np.ndim(episodes[0][1]) == 1
-    w0 = np.asarray(w0, dtype=np.float64)
-    B = max(len(settings), 1 if shared else len(episodes), len(w0) if w0.ndim == 2 else 1)
-    settings = settings.broadcast(B)
-    if shared:
-        episodes = [episodes] * B
-    if len(episodes) != B:
-        raise ValueError(f"episodes has {len(episodes)} rows, settings {B}")
-    n_in = np.asarray(episodes[0][0][0]).shape[1]
-    dev = _device(device)
+    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+        method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
+        div_bound=div_bound)
+    episodes, w0, settings, n_in = V.check_recorded_args(episodes, w0, settings, n_hidden)
     src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
     ev = None
     if eval_states is not None:
-        ev = Evaluator(*eval_states, device=dev, dtype=dtype)
+        ev = Evaluator(*V.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)
@@ -213,10 +205,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
     row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
     """
-    run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
-    if len(run_ids) != len(settings):
-        raise ValueError(f"run_ids has {len(run_ids)} entries, settings {len(settings)} rows")
-    dev = _device(device)
+    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+        method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
+        div_bound=div_bound)
+    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0)
+    if eval_states is None:
+        n_eval = V.check_int("n_eval", n_eval, 1)
+        eval_seed = V.check_int("eval_seed", eval_seed, 0)
+    else:
+        eval_states = V.check_eval_states(eval_states)
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:
@@ -258,10 +255,14 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     ``max_steps``. ``max_steps`` overrides the env's episode cap. Returns a
     :class:`ControlResult` (``returns`` ``(B, n_episodes)``, ``diverged``, ...).
     """
-    run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
-    if len(run_ids) != len(settings):
-        raise ValueError(f"run_ids has {len(run_ids)} entries, settings {len(settings)} rows")
-    dev = _device(device)
+    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+        method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
+        div_bound=div_bound)
+    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0,
+                                                      control=True)
+    epsilon = V.check_unit("epsilon", epsilon)
+    if max_steps is not None:
+        max_steps = V.check_int("max_steps", max_steps, 1)
     e = _control_env(env, seed, run_ids, max_steps)
     if w0 is None:
         n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]

@@ -12,7 +12,14 @@ from ..validate import check_alpha, check_eta, check_k_max, check_unit
 
 
 def _column(name, value, n=None):
-    a = np.asarray(value, dtype=object if name == "k_max" else np.float64)
+    try:
+        a = np.asarray(value, dtype=object if name == "k_max" else np.float64)
+    except (TypeError, ValueError):
+        what = "None or integers >= 1" if name == "k_max" else "numbers"
+        raise ValueError(f"{name} must be a scalar or a 1-d array of {what}, got {value!r}"
+                         ) from None
+    if a.size == 0:
+        raise ValueError(f"{name} must hold at least one value, got {value!r}")
     if a.ndim == 0:
         a = a.reshape(1)
     if a.ndim != 1:
