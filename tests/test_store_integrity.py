@@ -1,0 +1,218 @@
+"""No run can damage another's results, and a damaged chunk heals (issue 12).
+
+Temp files are swept only when provably stale (their writer, named in the file name, is gone,
+or they are older than a day), a vanished temp file is written again, every chunk carries a
+checksum of its arrays, and an unreadable or inconsistent chunk counts as missing: it is
+recomputed and the file is named in one line.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from ftd_lib import store as S
+
+IDENT = {"figure": "x", "rows": [0, 1, 2]}
+
+
+def _temps(d):
+    return sorted(p.name for p in d.iterdir() if p.name.startswith(S.TMP_PREFIX))
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+# --------------------------------------------------------------------------- temp files
+
+
+def test_a_sweep_during_a_write_does_not_kill_the_writer(tmp_path, monkeypatch):
+    """A second run starting (and sweeping) while the first is between writing its temp file
+    and renaming it: the first run's write still succeeds."""
+    store = S.ChunkStore(tmp_path)
+    real_replace = os.replace
+
+    def sweep_then_replace(src, dst):
+        S.ChunkStore(tmp_path).sweep_temp()  # what a concurrent run_figure does at start-up
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(S.os, "replace", sweep_then_replace)
+    store.save(IDENT, {"a": np.arange(3.0)})
+    monkeypatch.undo()
+    assert store.load(IDENT)[0]["a"].tolist() == [0.0, 1.0, 2.0]
+    assert _temps(tmp_path) == []
+
+
+def test_a_temp_file_that_vanishes_before_the_rename_is_written_again(tmp_path, monkeypatch):
+    """Even a sweep that does not know the file is ours (an older version's) cannot make the
+    write fail: the data is written again."""
+    real_replace = os.replace
+    hits = []
+
+    def delete_then_replace(src, dst):
+        if not hits:
+            hits.append(src)
+            os.unlink(src)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(S.os, "replace", delete_then_replace)
+    S.atomic_write_text(tmp_path / "a.txt", "hello")
+    monkeypatch.undo()
+    assert hits and (tmp_path / "a.txt").read_text() == "hello"
+    assert _temps(tmp_path) == []
+
+
+def test_temp_files_name_their_writer(tmp_path, monkeypatch):
+    seen = []
+    real_replace = os.replace
+    monkeypatch.setattr(S.os, "replace", lambda a, b: (seen.append(a), real_replace(a, b)))
+    S.atomic_write_text(tmp_path / "a.txt", "x")
+    name = os.path.basename(seen[0])
+    assert name.startswith(f"{S.TMP_PREFIX}{os.getpid()}@") and name.endswith(".part")
+
+
+@pytest.mark.parametrize("case, swept", [
+    ("this process, fresh", False),
+    ("dead process on this host, fresh", True),
+    ("live process on another host, fresh", False),
+    ("dead pid on another host, fresh", False),
+    ("old-style name, fresh", False),
+    ("old-style name, two days old", True),
+    ("this process, two days old", True),
+])
+def test_sweep_takes_only_stale_temp_files(tmp_path, case, swept):
+    host = S._host()
+    name = {
+        "this process": f"{S.TMP_PREFIX}{os.getpid()}@{host}~abc.part",
+        "dead process on this host": f"{S.TMP_PREFIX}{_dead_pid()}@{host}~abc.part",
+        "live process on another host": f"{S.TMP_PREFIX}{os.getpid()}@other-host-x~abc.part",
+        "dead pid on another host": f"{S.TMP_PREFIX}{_dead_pid()}@other-host-x~abc.part",
+        "old-style name": f"{S.TMP_PREFIX}abc123.part",
+    }[case.split(",")[0]]
+    p = tmp_path / name
+    p.write_bytes(b"partial")
+    if "two days old" in case:
+        t = time.time() - 2 * 86400
+        os.utime(p, (t, t))
+    n = S.ChunkStore(tmp_path).sweep_temp()
+    assert (n, p.exists()) == ((1, False) if swept else (0, True))
+
+
+# --------------------------------------------------------------------------- checksums
+
+
+def _rewrite(store, ident, change):
+    """Rewrite a stored chunk's file keeping its identity (and metadata) but changing arrays."""
+    p = store.path(S.chunk_key(ident))
+    raw = S.load_npz(p)
+    change(raw)
+    S.save_npz_atomic(p, **raw)
+    return p
+
+
+def test_chunk_meta_holds_a_checksum_of_the_arrays(tmp_path):
+    store = S.ChunkStore(tmp_path)
+    arrays = {"m": np.arange(4.0), "c": np.array([1, 2], dtype=np.int64)}
+    store.save(IDENT, arrays, {"compute_s": 1.0})
+    data, meta = store.load(IDENT)
+    assert meta["checksum"] == S.arrays_checksum(arrays) == S.arrays_checksum(data)
+    assert meta["compute_s"] == 1.0
+    # dtype and shape are part of it, not only the bytes
+    assert S.arrays_checksum({"m": np.arange(4.0)}) != S.arrays_checksum(
+        {"m": np.arange(4.0).reshape(2, 2)})
+    assert S.arrays_checksum({"c": np.array([1, 2], np.int64)}) != S.arrays_checksum(
+        {"c": np.array([1, 2], np.uint64)})
+
+
+DAMAGE = {
+    "numbers changed, identity kept": lambda raw: raw.__setitem__("m", raw["m"] + 1e-12),
+    "a field removed": lambda raw: raw.pop("c"),
+    "a field added": lambda raw: raw.__setitem__("z", np.zeros(1)),
+    "wrong length": lambda raw: raw.__setitem__("m", raw["m"][:-1]),
+    "metadata not JSON": lambda raw: raw.__setitem__("__meta__", np.array("{not json")),
+    "metadata a JSON list": lambda raw: raw.__setitem__("__meta__", np.array("[1, 2]")),
+    "identity missing": lambda raw: raw.pop("__identity__"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_chunk_counts_as_missing_and_is_named(tmp_path, damage):
+    store = S.ChunkStore(tmp_path)
+    store.save(IDENT, {"m": np.arange(4.0), "c": np.arange(2)})
+    p = _rewrite(store, IDENT, DAMAGE[damage])
+    assert store.load(IDENT) is None
+    lines = []
+    assert S.load_chunks(store, [IDENT], say=lines.append) == [None]
+    assert len(lines) == 1 and str(p) in lines[0]
+    store.save(IDENT, {"m": np.arange(4.0), "c": np.arange(2)})  # recomputed: healed
+    assert store.load(IDENT) is not None
+
+
+def test_old_chunks_without_checksum_are_accepted_when_consistent(tmp_path):
+    """Chunks written before checksums existed hold committed results: unverifiable, but
+    used when the caller's consistency check passes (and rejected when it does not)."""
+    store = S.ChunkStore(tmp_path)
+    p = store.path(S.chunk_key(IDENT))
+    S.save_npz_atomic(p, m=np.arange(3.0), __identity__=np.array(S.canonical_json(IDENT)),
+                      __meta__=np.array('{"compute_s": 2.0}'))
+
+    def check(a):
+        return None if a["m"].shape == (3,) else "m has the wrong shape"
+
+    data, meta = store.load(IDENT, check)
+    assert data["m"].tolist() == [0, 1, 2] and "checksum" not in meta
+    S.save_npz_atomic(p, m=np.arange(2.0), __identity__=np.array(S.canonical_json(IDENT)),
+                      __meta__=np.array('{"compute_s": 2.0}'))
+    assert store.inspect(IDENT, check) == (None, "m has the wrong shape")
+
+
+def test_a_check_that_raises_counts_as_inconsistent(tmp_path):
+    store = S.ChunkStore(tmp_path)
+    store.save(IDENT, {"m": np.arange(3.0)})
+    res, problem = store.inspect(IDENT, lambda a: a["missing"])
+    assert res is None and "KeyError" in problem
+
+
+def test_many_damaged_chunks_do_not_flood(tmp_path):
+    store = S.ChunkStore(tmp_path)
+    idents = [{"i": i} for i in range(9)]
+    for ident in idents:
+        store.save(ident, {"m": np.arange(2.0)})
+        store.path(S.chunk_key(ident)).write_bytes(b"garbage")
+    lines = []
+    assert S.load_chunks(store, idents, say=lines.append, limit=3) == [None] * 9
+    assert len(lines) == 4 and "6 more" in lines[-1]
+
+
+# --------------------------------------------------------------------------- output folder
+
+
+def test_writable_dir_is_created(tmp_path):
+    assert S.check_writable_dir(tmp_path / "a" / "b").is_dir()
+    assert _temps(tmp_path / "a" / "b") == []
+
+
+@pytest.mark.parametrize("kind", ["a file", "below a file", "empty path", "read-only folder"])
+def test_unwritable_dir_is_a_one_line_error(tmp_path, kind, monkeypatch):
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    path = {"a file": f, "below a file": f / "sub", "empty path": "",
+            "read-only folder": tmp_path / "ro"}[kind]
+    if kind == "read-only folder":
+        (tmp_path / "ro").mkdir()
+        os.chmod(tmp_path / "ro", 0o555)
+        if os.access(tmp_path / "ro", os.W_OK):  # root writes anyway: make mkstemp refuse
+
+            def refuse(*a, **k):
+                raise PermissionError(13, "Permission denied")
+
+            monkeypatch.setattr(S.tempfile, "mkstemp", refuse)
+    with pytest.raises(ValueError, match="out") as e:
+        S.check_writable_dir(path, "out")
+    assert "\n" not in str(e.value)
