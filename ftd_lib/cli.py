@@ -3,13 +3,15 @@
 ::
 
     python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
-        --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] [--force]
+        --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] \\
+        [--workers N] [--force]
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
 
-``reproduce`` computes a figure chunk by chunk, storing each finished chunk at once, so an
-interrupted run (Ctrl-C, kill) continues where it stopped when the same command is given
-again. It writes ``DIR/<figure>.npz`` (data and metadata), ``DIR/<figure>.json`` (metadata),
+``reproduce`` computes a figure chunk by chunk (``--workers`` chunks at once, in parallel
+processes), storing each finished chunk at once, so an interrupted run (Ctrl-C, kill)
+continues where it stopped when the same command is given again. It writes
+``DIR/<figure>.npz`` (data and metadata), ``DIR/<figure>.json`` (metadata),
 ``DIR/<figure>.png`` and refreshes ``DIR/REPORT.md``.
 """
 
@@ -66,10 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"results directory (default {E.DEFAULT_RESULTS}/)")
     r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                    help="torch device (default cpu)")
+    r.add_argument("--workers", type=_positive_int, default=None,
+                   help="chunks computed at once, each in its own process (default: the "
+                        "number of CPUs, os.cpu_count(); 1 with --device cuda); the numbers "
+                        "are the same for any number of workers")
     r.add_argument("--threads", type=_positive_int, default=1,
-                   help="torch CPU threads (default 1: on a shared or busy machine more "
-                        "threads than free cores slow torch down many times; on a machine of "
-                        "your own try the number of cores)")
+                   help="torch CPU threads per worker (default 1: on a shared or busy machine "
+                        "more threads than free cores slow torch down many times)")
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
@@ -119,6 +124,7 @@ def _reproduce(parser, args) -> int:
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(args.threads)
+    workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
     names = E.FIGURES if args.figure == "all" else (args.figure,)
     for name in names:
         fig = E.figure(name, args.scale, runs=args.runs, episodes=args.episodes,
@@ -131,7 +137,7 @@ def _reproduce(parser, args) -> int:
         try:
             res = E.run_figure(fig, args.out, seed=args.seed, device=args.device,
                                progress=not args.no_progress, force=args.force,
-                               command=command)
+                               command=command, workers=workers, threads=args.threads)
         except E.ScaleConflict as e:
             parser.error(str(e))
         except KeyboardInterrupt:

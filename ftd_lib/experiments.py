@@ -63,6 +63,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -429,7 +430,8 @@ def device_kind(device: str) -> str:
 
 
 #: figure method names (those of :mod:`ftd_lib.plots`) -> engine method names
-ENGINE_METHOD = {"forward_td_lambda": "forward_td_lambda", "forward_sarsa_lambda": "forward_sarsa_lambda"}
+ENGINE_METHOD = {"forward_td_lambda": "forward_td_lambda",
+                 "forward_sarsa_lambda": "forward_sarsa_lambda"}
 #: figure env names -> engine env names
 ENGINE_ENV = {"cartpole": "cartpole"}
 
@@ -657,13 +659,18 @@ class ScaleConflict(RuntimeError):
 
 def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                runner: Runner | None = None, device: str = "cpu", progress: bool = True,
-               plot: bool = True, force: bool = False, command: str | None = None) -> Results:
+               plot: bool = True, force: bool = False, command: str | None = None,
+               workers: int = 1, threads: int = 1) -> Results:
     """Compute (or resume) a figure, store its data, metadata and PNG under ``out``.
 
     Finished chunks found in ``out/chunks/<figure>/`` are loaded, the others computed and
-    stored one by one. Interrupting (Ctrl-C, kill -9) loses at most the chunk in progress;
-    calling again with the same arguments resumes. Writes ``out/<figure>.npz`` (arrays +
-    metadata), ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
+    stored one by one -- in this process (``workers=1``) or in ``workers`` processes at once
+    (each with ``threads`` torch threads; a worker computes one chunk at a time and stores it
+    atomically). The figure is then assembled from the stored chunks in their fixed order, so
+    the numbers never depend on ``workers`` nor on which chunks were loaded (tested).
+    Interrupting (Ctrl-C, kill -9) loses at most the chunks in progress; calling again with
+    the same arguments resumes. Writes ``out/<figure>.npz`` (arrays + metadata),
+    ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
@@ -676,6 +683,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
                 f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
                 f"--out directory or --force.")
+    if int(workers) < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if runner is None:
         runner = engine_runner
     def rname(method):
@@ -684,42 +693,49 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     cstore = S.ChunkStore(paths["chunks"])
     cstore.sweep_temp()
     tasks = chunks(fig, seed)
+    idents = [task.identity(rname(task.method), dkind) for task in tasks]
     t0 = time.time()
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    done: list[dict] = [None] * len(tasks)
-    compute_s = 0.0
-    n_loaded = 0
+    done: list = [cstore.load(ident) for ident in idents]  # (arrays, meta) or None
+    n_loaded = sum(d is not None for d in done)
+    todo = [i for i, d in enumerate(done) if d is None]
     here = S.machine_description(device)
     here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
-    machines: list[dict] = []
     bar = _tqdm(total=sum(t.rows for t in tasks), desc=f"{fig.name} ({fig.scale})",
                 unit="row", disable=not progress)
+    bar.update(sum(tasks[i].rows for i, d in enumerate(done) if d is not None))
+    n_done = n_loaded
+
+    def finished(k):  # the k-th chunk to compute is stored
+        nonlocal n_done
+        n_done += 1
+        bar.update(tasks[todo[k]].rows)
+        bar.set_postfix(chunks=f"{n_done}/{len(tasks)}", cached=n_loaded)
+
+    jobs = [(cstore.root, tasks[i], idents[i], runner, device, here) for i in todo]
     try:
-        for i, task in enumerate(tasks):
-            ident = task.identity(rname(task.method), dkind)
-            got = cstore.load(ident)
-            if got is None:
-                tc = time.time()
-                # per-episode bars from the engine only at paper scale (quick chunks take
-                # seconds; their bars would only clutter the output)
-                raw = runner(task, device=device, progress=progress and fig.scale == "paper")
-                data = _reduce_chunk(task, raw)
-                dt = time.time() - tc
-                cmeta = {"compute_s": dt, "device": device, "finished": time.time(),
-                         "machine": here}
-                cstore.save(ident, data, cmeta)
-            else:
-                data, cmeta = got
-                n_loaded += 1
-            compute_s += float(cmeta.get("compute_s", 0.0))
-            if cmeta.get("machine") and cmeta["machine"] not in machines:
-                machines.append(cmeta["machine"])
-            done[i] = data
-            bar.update(task.rows)
-            bar.set_postfix(chunks=f"{i + 1}/{len(tasks)}", cached=n_loaded)
+        if int(workers) == 1 or len(todo) <= 1:
+            # per-episode bars from the engine only at paper scale (quick chunks take
+            # seconds; their bars would only clutter the output)
+            inner = progress and fig.scale == "paper"
+            for k, job in enumerate(jobs):
+                _compute_chunk(job, progress=inner)
+                finished(k)
+        else:
+            _compute_in_processes(jobs, min(int(workers), len(jobs)), threads, finished)
     finally:
         bar.close()
-    arrays = _assemble(fig, tasks, done)
+    for i in todo:  # everything is assembled from the store, in the chunk order
+        done[i] = cstore.load(idents[i])
+        if done[i] is None:
+            raise RuntimeError(f"chunk {i} of {fig.name} was computed but cannot be read back "
+                               f"from {cstore.root}")
+    compute_s = sum(float(m.get("compute_s", 0.0)) for _, m in done)
+    machines: list[dict] = []
+    for _, m in done:
+        if m.get("machine") and m["machine"] not in machines:
+            machines.append(m["machine"])
+    arrays = _assemble(fig, tasks, [d for d, _ in done])
     default = figure(fig.name, fig.scale)
     meta = {
         "figure": fig.name, "title": fig.title, "scale": fig.scale, "seed": int(seed),
@@ -745,6 +761,54 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     if plot:
         save_plot(res, paths["png"])
     return res
+
+
+def _compute_chunk(job, progress: bool = False) -> None:
+    """Compute one chunk with its runner and store it atomically (in a worker or in place)."""
+    root, task, ident, runner, device, here = job
+    tc = time.time()
+    raw = runner(task, device=device, progress=progress)
+    data = _reduce_chunk(task, raw)
+    cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
+             "machine": here}
+    S.ChunkStore(root).save(ident, data, cmeta)
+
+
+def _init_worker(threads: int) -> None:
+    """A worker process: Ctrl-C is the parent's to handle (it stops the workers), and torch
+    gets ``threads`` threads (one per worker: more threads than free cores slow torch down)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["OMP_NUM_THREADS"] = str(int(threads))
+    import torch
+
+    torch.set_num_threads(int(threads))
+
+
+def _compute_in_processes(jobs, workers: int, threads: int, finished) -> None:
+    """Compute ``jobs`` in ``workers`` fresh ("spawn") processes, calling ``finished(k)`` as
+    job ``k`` is stored. On any exception (Ctrl-C included) the workers are stopped at once:
+    the chunks they were computing are lost (never half-written), the stored ones stay."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(workers, initializer=_init_worker, initargs=(threads,))
+    try:
+        for k in pool.imap_unordered(_compute_job, list(enumerate(jobs))):
+            finished(k)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _compute_job(numbered_job) -> int:
+    k, job = numbered_job
+    _compute_chunk(job)
+    return k
 
 
 def _assemble(fig: Figure, tasks: list[ChunkTask], done: list[dict]) -> dict[str, np.ndarray]:
@@ -908,11 +972,12 @@ def save_plot(res: Results, path) -> Path:
 
 def reproduce(names, scale: str = "quick", *, runs: int | None = None, seed: int = DEFAULT_SEED,
               out=DEFAULT_RESULTS, device: str = "cpu", runner: Runner | None = None,
-              progress: bool = True, force: bool = False, plot: bool = True
-              ) -> dict[str, Results]:
+              progress: bool = True, force: bool = False, plot: bool = True,
+              workers: int = 1, threads: int = 1) -> dict[str, Results]:
     """Run several figures (``"all"`` or a list of names) one after another."""
     if isinstance(names, str):
         names = FIGURES if names == "all" else (names,)
     return {n: run_figure(figure(n, scale, runs=runs), out, seed=seed, runner=runner,
-                          device=device, progress=progress, force=force, plot=plot)
+                          device=device, progress=progress, force=force, plot=plot,
+                          workers=workers, threads=threads)
             for n in names}

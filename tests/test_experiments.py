@@ -218,6 +218,28 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
     assert not [p for p in chunk_dir.iterdir() if p.name.startswith(S.TMP_PREFIX)]
 
 
+def test_workers_give_the_numbers_of_one_process(tmp_path):
+    """The engine at quick scale, cut into 6 chunks: 2 worker processes and 1 process store
+    the same chunks and assemble bit for bit the same arrays; a second call loads them all."""
+    fig = E.figure("fig3-right", "quick", chunk_rows=4)
+    assert len(E.chunks(fig)) == 6
+    one = E.run_figure(fig, tmp_path / "one", progress=False, plot=False, workers=1)
+    two = E.run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
+    assert two.meta["chunks"] == {"total": 6, "loaded": 0, "computed": 6}
+    _assert_same(one, two)
+    assert _chunk_files(tmp_path / "one", fig.name).keys() == _chunk_files(tmp_path / "two",
+                                                                           fig.name).keys()
+    again = E.run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
+    assert again.meta["chunks"]["computed"] == 0
+    _assert_same(one, again)
+
+
+def test_bad_workers(tmp_path, fake):
+    with pytest.raises(ValueError, match="workers"):
+        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
+                     progress=False, plot=False, workers=0)
+
+
 def test_other_seed_runner_or_device_are_other_chunks(tmp_path, fake):
     fig = E.figure("fig3-right", "quick")
     E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
