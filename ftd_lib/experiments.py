@@ -75,6 +75,7 @@ import numpy as np
 
 from . import __version__
 from . import store as S
+from . import validate as V
 
 FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
 SCALES = ("quick", "paper")
@@ -301,17 +302,11 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
            "fig4-right": lambda: _fig4("right", scale)}[name]()
     changes = {}
     if runs is not None:
-        if int(runs) < 1:
-            raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
-        changes["runs"] = int(runs)
+        changes["runs"] = V.check_int("runs", runs, 1)
     if episodes is not None:
-        if int(episodes) < 1:
-            raise ValueError(f"episodes must be an integer >= 1, got {episodes!r}")
-        changes["episodes"] = int(episodes)
+        changes["episodes"] = V.check_int("episodes", episodes, 1)
     if chunk_rows is not None:
-        rows = int(chunk_rows)
-        if rows < 1:
-            raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+        rows = V.check_int("chunk_rows", chunk_rows, 1)
         changes["chunk_rows"] = rows
         n_runs = changes.get("runs", fig.runs)
         if rows >= n_runs:
@@ -322,7 +317,54 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
         d = {k: getattr(fig, k) for k in fig.__dataclass_fields__}
         d.update(changes)
         fig = Figure(**d)
+    check_memory(fig)
     return fig
+
+
+#: bytes one row (a cell times a run) costs before anything is computed: its settings, run id
+#: and cell index in the chunk list and in the chunks' identities (Python lists, hashed as
+#: JSON), its metric and diverged flag in the results. Measured: about 550.
+ROW_BYTES = 600
+
+
+def memory_estimate(fig: Figure) -> dict[str, int]:
+    """Bytes a figure needs in memory, whatever the runner: ``runs`` (the per-row bookkeeping
+    of every cell x run, :data:`ROW_BYTES` each) and ``episodes`` (the per-episode curves of
+    every cell and of one chunk's rows, a few copies)."""
+    rows = len(fig.cells) * fig.runs
+    chunk = min(rows, fig.cells_per_chunk * fig.runs_per_chunk)
+    return {"runs": rows * ROW_BYTES,
+            "episodes": (2 * len(fig.cells) + 4 * chunk) * fig.episodes * 8}
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable``, else the physical memory), or None."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_memory(fig: Figure, available: int | None = None) -> None:
+    """Refuse, before any work, a figure whose run or episode count cannot fit in memory
+    (instead of minutes of building chunk lists, then numpy's ArrayMemoryError)."""
+    need = memory_estimate(fig)
+    total = sum(need.values())
+    available = available_memory() if available is None else available
+    if available is None or total <= available:
+        return
+    what = max(need, key=need.get)  # "runs" or "episodes"
+    count = fig.runs if what == "runs" else fig.episodes
+    raise ValueError(
+        f"--{what} {count}: {fig.name} ({len(fig.cells)} cells x {fig.runs} runs x "
+        f"{fig.episodes} episodes) would need about {total / 2**30:.3g} GiB of memory, more "
+        f"than the {available / 2**30:.3g} GiB available; ask for fewer {what}")
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -389,6 +431,35 @@ def chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
                                      settings, run_ids, int(seed), fig.episodes, fig.epsilon,
                                      fig.max_steps, fig.truncation))
     return out
+
+
+CHUNK_FIELDS = ("metric", "diverged", "cells", "curve_sum", "run_ids", "cell_index")
+
+
+def chunk_problem(task: ChunkTask, data: dict) -> str | None:
+    """What is inconsistent in a stored chunk's arrays for ``task`` (fields, kinds, shapes,
+    its rows), or ``None``: the test :meth:`ftd_lib.store.ChunkStore.load` runs on every chunk
+    (checksummed or written before checksums existed)."""
+    missing = [k for k in CHUNK_FIELDS if k not in data]
+    if missing:
+        return f"field(s) missing: {', '.join(missing)}"
+    cells = np.unique(task.cell_index)
+    want = {"metric": ((task.rows,), "f"), "diverged": ((task.rows,), "b"),
+            "run_ids": ((task.rows,), "iu"), "cell_index": ((task.rows,), "iu"),
+            "cells": ((len(cells),), "iu"), "curve_sum": ((len(cells), task.n_episodes), "f")}
+    for k, (shape, kinds) in want.items():
+        if data[k].shape != shape or data[k].dtype.kind not in kinds:
+            return (f"{k} is {data[k].dtype}{list(data[k].shape)}, expected shape "
+                    f"{list(shape)}")
+    if not (np.array_equal(data["run_ids"], task.run_ids)
+            and np.array_equal(data["cell_index"], task.cell_index)
+            and np.array_equal(data["cells"], cells)):
+        return "its run ids or cells are not the chunk's"
+    return None
+
+
+def _chunk_check(task: ChunkTask):
+    return lambda data: chunk_problem(task, data)
 
 
 def _reduce_chunk(task: ChunkTask, out: dict) -> dict[str, np.ndarray]:
@@ -585,13 +656,45 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
         return None
     try:
         arrays = S.load_npz(p)
-    except Exception:
+    except Exception as e:
+        problem = f"it cannot be read ({type(e).__name__})"
+    else:
+        meta, problem = S.read_meta(arrays)
+        if problem is None:
+            problem = S.verify_checksum(arrays, meta) or results_problem(arrays, meta)
+    if problem is not None:  # as if it were not there; its chunks rebuild it
+        print(f"ignoring {p}: {problem}", file=sys.stderr, flush=True)
         return None
-    meta = json.loads(str(arrays.pop("__meta__"))) if "__meta__" in arrays else {}
     res = Results(figure_name, arrays, meta, p)
     if scale is not None and res.scale != scale:
         return None
     return res
+
+
+RESULT_FIELDS = ("method", "curve", "alpha", "lam", "gamma", "eta", "k_max", "metric",
+                 "diverged", "curve_mean")
+
+
+def results_problem(arrays: dict, meta: dict) -> str | None:
+    """What is inconsistent in a figure's stored arrays and metadata, or ``None``."""
+    missing = [k for k in RESULT_FIELDS if k not in arrays]
+    if missing:
+        return f"field(s) missing: {', '.join(missing)}"
+    d = meta.get("definition")
+    if not isinstance(d, dict) or not {"x", "task"} <= set(d):
+        return "its metadata has no figure definition"
+    n = arrays["method"].shape
+    if len(n) != 1 or any(arrays[k].shape != n for k in RESULT_FIELDS[:7]):
+        return "its per-cell fields have different lengths"
+    m = arrays["metric"]
+    runs = meta.get("runs", m.shape[-1] if m.ndim else None)
+    episodes = meta.get("episodes", arrays["curve_mean"].shape[-1])
+    if (m.shape != (n[0], runs) or arrays["diverged"].shape != m.shape
+            or arrays["curve_mean"].shape != (n[0], episodes)):
+        return "its metric, diverged or curve_mean has the wrong shape"
+    if d["x"] not in arrays:
+        return f"its x axis ({d['x']}) is not stored"
+    return None
 
 
 def repo_results_dir() -> Path:
@@ -676,6 +779,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     paper scale unless ``force``.
     """
     paths = results_paths(fig.name, out)
+    S.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
+    S.check_writable_dir(paths["chunks"], "out")
     if not force and not fig.at_paper_scale:
         old = load_results(fig.name, out)
         if old is not None and old.at_paper_scale:
@@ -696,7 +801,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     idents = [task.identity(rname(task.method), dkind) for task in tasks]
     t0 = time.time()
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    done: list = [cstore.load(ident) for ident in idents]  # (arrays, meta) or None
+    # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
+    done: list = S.load_chunks(cstore, idents, [_chunk_check(t) for t in tasks])
     n_loaded = sum(d is not None for d in done)
     todo = [i for i, d in enumerate(done) if d is None]
     here = S.machine_description(device)
@@ -726,7 +832,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     finally:
         bar.close()
     for i in todo:  # everything is assembled from the store, in the chunk order
-        done[i] = cstore.load(idents[i])
+        done[i] = cstore.load(idents[i], _chunk_check(tasks[i]))
         if done[i] is None:
             raise RuntimeError(f"chunk {i} of {fig.name} was computed but cannot be read back "
                                f"from {cstore.root}")
@@ -754,6 +860,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
             episodes=None if fig.episodes == default.episodes else fig.episodes),
     }
+    meta["checksum"] = S.arrays_checksum(arrays)
     S.save_npz_atomic(paths["npz"], __meta__=np.array(json.dumps(meta, default=S._jsonable)),
                       **arrays)
     S.atomic_write_json(paths["json"], meta)

@@ -6,6 +6,7 @@ checksum of its arrays, and an unreadable or inconsistent chunk counts as missin
 recomputed and the file is named in one line.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -216,3 +217,174 @@ def test_unwritable_dir_is_a_one_line_error(tmp_path, kind, monkeypatch):
     with pytest.raises(ValueError, match="out") as e:
         S.check_writable_dir(path, "out")
     assert "\n" not in str(e.value)
+
+
+# --------------------------------------------------------------------------- figures
+
+from ftd_lib import experiments as E  # noqa: E402
+
+
+def _fake_runner(task, *, device, progress):
+    v = np.tile(np.linspace(1, 0.5, task.n_episodes), (task.rows, 1))
+    v = v * (1 + task.settings[:, :1]) + 0.01 * task.run_ids[:, None]
+    return {"values": v, "diverged": np.zeros(task.rows, bool)}
+
+
+_fake_runner.name = "integrity-fake"
+
+
+def _run(out, **kw):
+    return E.run_figure(E.figure("fig3-right", "quick", runs=3), out, runner=_fake_runner,
+                        progress=False, plot=False, **kw)
+
+
+RESULT_DAMAGE = {
+    "metadata not JSON": lambda a: a.__setitem__("__meta__", np.array("{oops")),
+    "metadata a JSON string": lambda a: a.__setitem__("__meta__", np.array('"text"')),
+    "metric field missing": lambda a: a.pop("metric"),
+    "metric of the wrong length": lambda a: a.__setitem__("metric", a["metric"][:, :-1]),
+    "numbers changed": lambda a: a.__setitem__("metric", a["metric"] * 2),
+    "not an npz at all": None,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(RESULT_DAMAGE))
+def test_a_damaged_figure_file_is_ignored_not_a_crash(tmp_path, capsys, damage):
+    """load_results, report and reproduce on a final .npz that is damaged: it counts as not
+    there (one line names it), the report says the figure is missing, a new run rebuilds it."""
+    from ftd_lib.report import write_report
+
+    ref = _run(tmp_path)
+    p = E.results_paths("fig3-right", tmp_path)["npz"]
+    if RESULT_DAMAGE[damage] is None:
+        p.write_bytes(b"garbage")
+    else:
+        raw = S.load_npz(p)
+        RESULT_DAMAGE[damage](raw)
+        S.save_npz_atomic(p, **raw)
+    capsys.readouterr()
+    assert E.load_results("fig3-right", tmp_path) is None
+    err = capsys.readouterr().err
+    assert str(p) in err and len(err.strip().splitlines()) == 1
+    write_report(tmp_path)  # does not crash
+    again = _run(tmp_path)  # nor does reproduce; every chunk is loaded
+    assert again.meta["chunks"]["computed"] == 0
+    np.testing.assert_array_equal(again["metric"], ref["metric"])
+    assert E.load_results("fig3-right", tmp_path) is not None
+
+
+def test_committed_results_still_load():
+    """The results in the repository (written before checksums) pass the consistency checks."""
+    d = E.repo_results_dir()
+    if not d.is_dir():
+        pytest.skip("no results/ here")
+    for name in E.FIGURES:
+        if E.results_paths(name, d)["npz"].is_file():
+            assert E.load_results(name, d) is not None, name
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(runs=10**12), "--runs"),
+    (dict(runs=10**8), "--runs"),
+    (dict(episodes=10**12), "--episodes"),
+])
+def test_a_figure_too_big_for_memory_is_refused_at_once(kw, name):
+    t0 = time.time()
+    with pytest.raises(ValueError, match=name):
+        E.figure("fig3-left", "quick", **kw)
+    assert time.time() - t0 < 1.0
+
+
+def test_memory_check_uses_the_estimate():
+    fig = E.figure("fig4-right", "paper")
+    need = sum(E.memory_estimate(fig).values())
+    E.check_memory(fig, available=need)
+    with pytest.raises(ValueError, match="--runs 200"):
+        E.check_memory(fig, available=need - 1)
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(runs=2.5), "runs"), (dict(runs=0), "runs"), (dict(runs="3"), "runs"),
+    (dict(episodes=-1), "episodes"), (dict(episodes=1.5), "episodes"),
+    (dict(chunk_rows=0), "chunk_rows"), (dict(chunk_rows=2.5), "chunk_rows"),
+])
+def test_figure_counts_are_integers(kw, name):
+    with pytest.raises(ValueError, match=name):
+        E.figure("fig3-left", "quick", **kw)
+
+
+def _chunks_of(out):
+    d = E.results_paths("fig3-right", out)["chunks"]
+    return sorted(p for p in d.glob("*.npz"))
+
+
+CHUNK_DAMAGE = {  # each keeps the file's name and identity
+    "numbers changed": lambda raw: raw.__setitem__("metric", raw["metric"] + 1.0),
+    "field missing (checksum rewritten)": lambda raw: raw.pop("curve_sum"),
+    "wrong length (checksum rewritten)": lambda raw: raw.__setitem__("metric",
+                                                                      raw["metric"][:-1]),
+    "wrong dtype (checksum rewritten)": lambda raw: raw.__setitem__(
+        "diverged", raw["diverged"].astype(np.float64)),
+    "run ids of another chunk (checksum rewritten)": lambda raw: raw.__setitem__(
+        "run_ids", raw["run_ids"] + 1),
+    "metadata not JSON": lambda raw: raw.__setitem__("__meta__", np.array("not json")),
+    "truncated file": None,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CHUNK_DAMAGE))
+def test_run_figure_recomputes_a_damaged_chunk_and_names_it(tmp_path, capsys, damage):
+    ref = _run(tmp_path / "ref")
+    out = tmp_path / "out"
+    _run(out)
+    victim = _chunks_of(out)[1]
+    if CHUNK_DAMAGE[damage] is None:
+        victim.write_bytes(victim.read_bytes()[:100])
+    else:
+        raw = S.load_npz(victim)
+        CHUNK_DAMAGE[damage](raw)
+        if "checksum rewritten" in damage:  # a consistent checksum over inconsistent arrays
+            meta = json.loads(str(raw.pop("__meta__")))
+            ident = raw.pop("__identity__")
+            meta["checksum"] = S.arrays_checksum(raw)
+            raw.update(__identity__=ident, __meta__=np.array(json.dumps(meta)))
+        S.save_npz_atomic(victim, **raw)
+    capsys.readouterr()
+    res = _run(out)
+    err = capsys.readouterr().err
+    assert res.meta["chunks"]["computed"] == 1, "only the damaged chunk is recomputed"
+    assert err.count(str(victim)) == 1 and len(err.strip().splitlines()) == 1
+    for k in ref.arrays:
+        np.testing.assert_array_equal(res[k], ref[k], err_msg=k)
+    assert _run(out).meta["chunks"]["computed"] == 0  # healed
+
+
+def test_old_chunks_without_checksum_are_loaded_not_recomputed(tmp_path, capsys):
+    out = tmp_path / "out"
+    ref = _run(out)
+    for p in _chunks_of(out):  # as written before checksums existed
+        raw = S.load_npz(p)
+        meta = json.loads(str(raw["__meta__"]))
+        meta.pop("checksum")
+        raw["__meta__"] = np.array(json.dumps(meta))
+        S.save_npz_atomic(p, **raw)
+    res = _run(out)
+    assert res.meta["chunks"]["computed"] == 0 and capsys.readouterr().err == ""
+    np.testing.assert_array_equal(res["metric"], ref["metric"])
+
+
+@pytest.mark.parametrize("kind", ["a file", "below a file"])
+def test_an_unusable_out_folder_fails_before_any_work(tmp_path, kind):
+    f = tmp_path / "f"
+    f.write_text("x")
+    calls = []
+
+    def runner(task, *, device, progress):
+        calls.append(task)
+        return _fake_runner(task, device=device, progress=progress)
+
+    runner.name = _fake_runner.name
+    with pytest.raises(ValueError, match="out"):
+        E.run_figure(E.figure("fig3-right", "quick"), f if kind == "a file" else f / "sub",
+                     runner=runner, progress=False, plot=False)
+    assert calls == []
