@@ -59,6 +59,27 @@ def td_update(approx, w, x, target, alpha):
     return w + alpha * (target - approx.value(w, x)) * approx.grad(w, x)
 
 
+def td0(episodes, w0, *, approx, alpha, gamma):
+    r"""TD(0): the general TD update, eq. (1), with the one-step target (Sec. 3).
+
+    .. math::
+        U_t = R_{t+1} + \gamma\hat V(S_{t+1}|\theta_t),\qquad
+        \theta_{t+1} = \theta_t + \alpha\big(U_t - \hat V(S_t|\theta_t)\big)
+        \nabla_\theta\hat V(S_t|\theta_t)
+
+    The same numbers as :func:`td_lambda` with :math:`\lambda = 0` (tested).
+    """
+    episodes, w, alpha, _, gamma = _check(episodes, w0, approx, alpha, 0.0, gamma)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        for t in range(T):
+            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])  # terminal: value 0
+            w = td_update(approx, w, x[t], r[t] + gamma * v_next, alpha)
+            out.append(w)
+    return _rows(out, w)
+
+
 def td_lambda(episodes, w0, *, approx, alpha, lam, gamma):
     r"""TD(:math:`\lambda`) with accumulating traces (Sec. 3):
 

@@ -1,0 +1,106 @@
+r"""The one registry of the paper's two neural-network tasks: mountain car and cart-pole.
+
+Everything a figure, the engine adapter or a notebook needs to know about a task, in one
+place: its discount :math:`\gamma`, its episode cap, how a raw state becomes the network's
+input, the actions' names, the reward per step and the batched environment class. The
+dynamics and the constants stay in the environment modules (:mod:`ftd_lib.envs.mountain_car`,
+:mod:`ftd_lib.envs.cartpole`); the caps are read from them (``DEFAULT_MAX_STEPS``), not
+written again here.
+
+Choices the paper leaves open, made here
+----------------------------------------
+:math:`\gamma`
+    Mountain car (evaluation and control): :math:`\gamma = 1`, the undiscounted episodic task
+    of Sutton & Barto; every episode ends (near-optimal policy / step cap), the value of a
+    state is minus the expected steps to the goal, and the paper's evaluation task has true
+    values :math:`-(\text{steps to goal})` only for :math:`\gamma = 1`.
+    Cart-pole: :math:`\gamma = 0.99`. The paper does not say. With reward +1 per step and
+    episodes cut at 1000 steps, :math:`\gamma = 1` would make the target "steps left before
+    failure or the cut" -- up to 1000, and not a function of the state, since the cut depends
+    on time, which the network does not see. :math:`\gamma = 0.99` bounds every value by 100
+    (horizon ~100 steps, still 5x a failing episode's length early on) and makes the
+    truncation at 1000 steps almost invisible (:math:`0.99^{1000} \approx 4\cdot 10^{-5}`).
+    The reported return is undiscounted (steps balanced), as in the paper.
+episode cap
+    Cart-pole 1000 steps (the paper's); mountain car: the paper gives none, we use 5000
+    (``mountain_car.DEFAULT_MAX_STEPS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cartpole, mountain_car
+
+
+@dataclass(frozen=True)
+class Task:
+    """One control task: ``name`` (the id the engine and the figures use), ``gamma``,
+    ``max_steps`` (the episode cap), ``reward`` (per step, undiscounted), ``action_names``,
+    ``state_names``, ``batch_cls`` (the batched environment) and the task's own functions
+    ``_obs``/``_step`` behind :meth:`obs` and :meth:`step_arrays`."""
+
+    name: str
+    title: str
+    gamma: float
+    max_steps: int
+    reward: float
+    action_names: tuple[str, ...]
+    state_names: tuple[str, ...]
+    batch_cls: type
+    _obs: object
+    _step: object
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.action_names)
+
+    @property
+    def n_in(self) -> int:
+        """The network's input size: the observation's length."""
+        return self.batch_cls.obs_dim
+
+    def obs(self, states) -> np.ndarray:
+        """The network's inputs, in [-1, 1], of raw states ``(..., d)``."""
+        return self._obs(np.asarray(states, dtype=float))
+
+    def step_arrays(self, states, actions) -> tuple[np.ndarray, np.ndarray]:
+        """Every row of raw ``states`` ``(N, d)`` stepped once: ``(states', terminal)``."""
+        return self._step(np.asarray(states, dtype=float), actions)
+
+
+def _mc_obs(s):
+    return mountain_car.scale_obs(s[..., 0], s[..., 1])
+
+
+def _mc_step(s, actions):
+    x, v, term = mountain_car.step_arrays(s[:, 0], s[:, 1], actions)
+    return np.stack([x, v], axis=1), term
+
+
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("mountain_car", "mountain car", gamma=1.0, max_steps=mountain_car.DEFAULT_MAX_STEPS,
+         reward=-1.0, action_names=("push left", "no push", "push right"),
+         state_names=("position x", "velocity v"), batch_cls=mountain_car.MountainCarBatch,
+         _obs=_mc_obs, _step=_mc_step),
+    Task("cartpole", "cart-pole", gamma=0.99, max_steps=cartpole.DEFAULT_MAX_STEPS,
+         reward=1.0, action_names=("push left", "push right"),
+         state_names=("cart position x", "cart velocity", "pole angle θ", "pole velocity"),
+         batch_cls=cartpole.CartPoleBatch, _obs=cartpole.scale_obs,
+         _step=cartpole.step_arrays),
+)}
+
+
+def task(name: str) -> Task:
+    """The registry's entry for ``name`` (``"mountain_car"`` or ``"cartpole"``)."""
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {name!r}") from None
+
+
+def gamma(name: str) -> float:
+    """The task's discount (see the module docstring for why)."""
+    return task(name).gamma
