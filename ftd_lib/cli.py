@@ -98,6 +98,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_at_most(parser, name: str, value: int | None) -> None:
+    """Threads and worker processes: at most 4 per CPU (more only thrash, and each worker
+    process holds its own torch)."""
+    cap = 4 * (os.cpu_count() or 1)
+    if value is not None and value > cap:
+        parser.error(f"argument {name}: at most {cap} (4 per CPU of this machine), got {value}")
+
+
+def _fail(parser, command: str, message: str) -> int:
+    """A one-line error (no usage text), exit status 2."""
+    print(f"{parser.prog} {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _resume_command(args, name: str, command: str) -> str:
+    """The command that resumes what was asked for: ``all`` if all figures were, with the
+    options that matter for resuming."""
+    if args.figure == "all":
+        command = command.replace(f" reproduce {name} ", " reproduce all ", 1)
+    if getattr(args, "workers", None) is not None:
+        command += f" --workers {args.workers}"
+    if args.force:
+        command += " --force"
+    return command
+
+
 def _check_device(parser, device: str | None) -> None:
     if device == "cuda":
         import torch
@@ -119,16 +145,23 @@ def main(argv=None) -> int:
 
 def _reproduce(parser, args) -> int:
     _check_device(parser, args.device)
+    _check_at_most(parser, "--threads", args.threads)
+    _check_at_most(parser, "--workers", getattr(args, "workers", None))
+    names = E.FIGURES if args.figure == "all" else (args.figure,)
+    try:  # before any work: the output folder, and counts that cannot fit in memory
+        E.S.check_writable_dir(args.out, "--out")
+        figs = {name: E.figure(name, args.scale, runs=args.runs, episodes=args.episodes,
+                               chunk_rows=args.chunk_rows) for name in names}
+    except ValueError as e:
+        return _fail(parser, "reproduce", f"argument {e}")
     # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
     # already loaded, set its thread count directly
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(args.threads)
     workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
-    names = E.FIGURES if args.figure == "all" else (args.figure,)
     for name in names:
-        fig = E.figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                       chunk_rows=args.chunk_rows)
+        fig = figs[name]
         command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
                                       chunk_rows=args.chunk_rows, episodes=args.episodes)
@@ -143,7 +176,8 @@ def _reproduce(parser, args) -> int:
         except KeyboardInterrupt:
             n = len(E.S.ChunkStore(E.results_paths(name, args.out)["chunks"]).keys())
             print(f"\ninterrupted: {name}: chunks finished and stored: {n}, under "
-                  f"{E.results_paths(name, args.out)['chunks']}; run\n    {command}\nto resume.",
+                  f"{E.results_paths(name, args.out)['chunks']}; run\n    "
+                  f"{_resume_command(args, name, command)}\nto resume.",
                   file=sys.stderr)
             return 130
         m = res.meta
@@ -159,6 +193,7 @@ def _reproduce(parser, args) -> int:
 
 def _bench(parser, args) -> int:
     _check_device(parser, args.device)
+    _check_at_most(parser, "--threads", args.threads)
     import inspect
 
     from .engine.bench import run_bench
@@ -175,7 +210,8 @@ def _report(args) -> int:
     from .report import write_report
 
     if not os.path.isdir(args.results):
-        print(f"error: argument --results: no such directory: {args.results}", file=sys.stderr)
+        what = "not a directory" if os.path.exists(args.results) else "no such directory"
+        print(f"error: argument --results: {what}: {args.results}", file=sys.stderr)
         return 2
     print(write_report(args.results))
     return 0
