@@ -289,6 +289,31 @@ def check_engine_args(method, methods, settings, *, n_hidden, device, dtype, div
     return n_hidden, check_device(device), dtype, div_bound
 
 
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable``, else the physical memory), or None."""
+    import os
+
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_fits_memory(name: str, value, n_bytes: int, available: int | None = None) -> None:
+    """Refuse at once (naming ``name``) what would need more than the available memory."""
+    available = available_memory() if available is None else available
+    if available is not None and n_bytes > available:
+        raise ValueError(f"{name}={value!r} would need about {n_bytes / 2**30:.3g} GiB of "
+                         f"memory, more than the {available / 2**30:.3g} GiB available")
+
+
 def check_live_args(settings, seed, run_ids, n_episodes, w0, *, control=False):
     """What a live run (``run_prediction``, ``run_control``) adds: ``seed`` and every run id
     integers >= 0, one run id per settings row, ``n_episodes`` an integer >= 0, ``w0`` (if
@@ -298,6 +323,8 @@ def check_live_args(settings, seed, run_ids, n_episodes, w0, *, control=False):
     seed = check_int("seed", seed, 0)
     run_ids = check_run_ids(run_ids, len(settings))
     n_episodes = check_int("n_episodes", n_episodes, 0)
+    # the per-episode results of every row (control: returns and lengths, 8 bytes each)
+    check_fits_memory("n_episodes", n_episodes, 16 * len(run_ids) * n_episodes)
     if w0 is not None:
         w0 = check_finite_array("w0", w0)
         B = len(run_ids)

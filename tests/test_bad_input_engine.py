@@ -137,6 +137,7 @@ LIVE_COMMON_BAD = [
     ("n_episodes=None", dict(n_episodes=None), "n_episodes"),
     ("n_episodes=nan", dict(n_episodes=math.nan), "n_episodes"),
     ("n_episodes=True", dict(n_episodes=True), "n_episodes"),
+    ("n_episodes=10**15 (no memory for the results)", dict(n_episodes=10**15), "n_episodes"),
     ("seed=-1", dict(seed=-1), "seed"),
     ("seed=1.5", dict(seed=1.5), "seed"),
     ("seed='a'", dict(seed="a"), "seed"),
