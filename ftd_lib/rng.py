@@ -43,6 +43,7 @@ class RunStreams:
         if kind not in ("uniform", "normal"):
             raise ValueError(f"kind must be 'uniform' or 'normal', got {kind!r}")
         self.run_ids = np.asarray(run_ids, dtype=np.int64)
+        self.seed, self.stream = int(seed), int(stream)
         self.kind = kind
         self.block = int(block)
         self.gens = [run_generator(seed, r, stream) for r in self.run_ids]
@@ -57,6 +58,18 @@ class RunStreams:
         g = self.gens[i]
         self.buf[i] = g.random(self.block) if self.kind == "uniform" else g.standard_normal(
             self.block)
+
+    def assign(self, rows, run_ids) -> None:
+        """Give the rows ``rows`` to the runs ``run_ids``: each starts that run's stream
+        afresh, exactly as if the run had had this row from the beginning (how a batch takes
+        its next run when one ends)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+        for i, r in zip(rows.tolist(), run_ids.tolist(), strict=True):
+            self.gens[i] = run_generator(self.seed, r, self.stream)
+            self._refill(i)
+        self.ptr[rows] = 0
+        self.run_ids[rows] = run_ids
 
     def draw(self, active=None) -> np.ndarray:
         """One draw for every run (shape ``(B,)``); only ``active`` runs consume their stream.

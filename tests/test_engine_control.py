@@ -31,6 +31,10 @@ class Corridor:
         self.pos = np.zeros(self.B)
         self.t = np.zeros(self.B, dtype=int)
 
+    def assign(self, rows, run_ids):
+        self.noise.assign(rows, run_ids)
+        self.t[rows] = 0
+
     def _obs(self):
         return np.stack([self.pos, np.sin(3 * self.pos)], 1)
 
@@ -57,9 +61,14 @@ def choose(q, streams, eps):
     return int(np.floor(u2 * len(q))) if u1 < eps else int(np.argmax(q))
 
 
-def sarsa_reference(method, seed, run_id, w0, row, n_episodes, eps=0.05, n_hidden=16):
-    """Per-run Sarsa(lambda) / forward Sarsa(lambda); returns (returns, final weights)."""
-    env = Corridor(seed, [run_id])
+def sarsa_reference(method, seed, run_id, w0, row, n_episodes, eps=0.05, n_hidden=16,
+                    truncation="bootstrap", max_steps=25):
+    """Per-run Sarsa(lambda) / forward Sarsa(lambda); returns (returns, final weights).
+
+    ``truncation="bootstrap"``: at the episode cap (a time limit) A' is chosen at S' and the
+    target bootstraps from Q(S', A'); ``"terminal"``: the cap ends the episode like a terminal
+    state (Q = 0 after it)."""
+    env = Corridor(seed, [run_id], max_steps=max_steps)
     streams = RunStreams(seed, [run_id], stream=AGENT_STREAM)
     net = MLP(2, n_hidden)
     w = [x.copy() for x in w0]
@@ -79,7 +88,7 @@ def sarsa_reference(method, seed, run_id, w0, row, n_episodes, eps=0.05, n_hidde
             obs, r, term, trunc = env.step(np.array([a]))
             r, s2, done = float(r[0]), obs[0], bool(term[0] or trunc[0])
             ret += r
-            if done:
+            if term[0] or (trunc[0] and truncation == "terminal"):
                 q_next, a2 = 0.0, None
             else:
                 a2 = choose([net.value(w[b], s2) for b in range(3)], streams, eps)
@@ -141,27 +150,46 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("width", [None, 2])
+@pytest.mark.parametrize("truncation", ["bootstrap", "terminal"])
 @pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
-def test_control_rows_match_the_per_run_version(method, device):
+def test_control_rows_match_the_per_run_version(method, truncation, width, device):
+    """Every task equals the per-run version, whether it has a row from the start (width
+    None: all tasks at once) or waits in the queue for a row (width 2, 5 tasks), for both
+    meanings of the episode cap."""
     seed, n_ep = 4, 6
     run_ids = np.array([0, 1, 2, 3, 1])
     res = run_control(method, _settings(ROWS), seed, run_ids, n_ep, env=Corridor, n_hidden=16,
-                      device=device)
+                      device=device, truncation=truncation, width=width)
     w0 = initial_weights(seed, run_ids, 2, 16, n_nets=3)
     assert not res.diverged.any()
+    assert (res.lengths == 25).any() and (res.lengths < 25).any()  # both kinds of ends
     for b, rid in enumerate(run_ids):
-        ret, w = sarsa_reference(method, seed, rid, w0[b], _settings(ROWS).row(b), n_ep)
+        ret, w = sarsa_reference(method, seed, rid, w0[b], _settings(ROWS).row(b), n_ep,
+                                 truncation=truncation)
         np.testing.assert_array_equal(res.returns[b], ret, err_msg=f"row {b}")
         np.testing.assert_allclose(res.final_weights[b], w, rtol=0, atol=1e-10)
         assert res.lengths[b].sum() == res.n_steps[b] == -ret.sum()
 
 
+@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
+def test_bootstrapping_at_the_cap_changes_the_numbers(method):
+    kw = dict(env=Corridor, n_hidden=16)
+    a = run_control(method, _settings(ROWS), 4, np.arange(5), 6, truncation="bootstrap", **kw)
+    b = run_control(method, _settings(ROWS), 4, np.arange(5), 6, truncation="terminal", **kw)
+    assert not np.allclose(a.final_weights, b.final_weights)
+    with pytest.raises(ValueError, match="truncation"):
+        run_control(method, _settings(ROWS), 4, np.arange(5), 6, truncation="cap", **kw)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
-def test_a_control_run_does_not_depend_on_its_batch(method, device):
+@pytest.mark.parametrize("width", [None, 3])
+def test_a_control_run_does_not_depend_on_its_batch(method, width, device):
     seed, n_ep = 9, 5
     big = run_control(method, _settings(ROWS * 2), seed, np.arange(10), n_ep, env=Corridor,
-                      n_hidden=16, device=device)
+                      n_hidden=16, device=device, width=width)
+    assert big.width == (10 if width is None else width)
     for b in (1, 7):
         alone = run_control(method, _settings([ROWS[b % 5]]), seed, [b], n_ep, env=Corridor,
                             n_hidden=16, device=device)

@@ -111,6 +111,7 @@ def numerics_version(method: str) -> str:
         raise ValueError(f"method must be one of {tuple(NUMERICS_VERSION)}, got {method!r}")
     return f"{method}-v{NUMERICS_VERSION[method]}"
 
+DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
 INIT_STREAM = 100  # stream of a run's initial weights
 AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
 
@@ -232,7 +233,7 @@ def _control_env(env, seed, run_ids, max_steps=None):
         from ..envs.mountain_car import MountainCarBatch
 
         return MountainCarBatch(seed, run_ids, **kw)
-    if env in ("cartpole", "cartpole"):
+    if env == "cartpole":
         from ..envs.cartpole import CartPoleBatch
 
         return CartPoleBatch(seed, run_ids, **kw)
@@ -245,15 +246,25 @@ def _control_env(env, seed, run_ids, max_steps=None):
 def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
                 env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
-                max_steps=None, truncation="bootstrap") -> ControlResult:
+                max_steps=None, truncation="bootstrap", width=None) -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
+
+    Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
+    go through a batch of ``width`` rows (default: all of them, at most
+    :data:`DEFAULT_WIDTH`) that stays full: a row whose run ends takes the next task at once
+    (:mod:`ftd_lib.engine.control`). A run's numbers do not depend on the width or on the
+    other tasks.
 
     ``env``: ``"mountain_car"`` (:class:`ftd_lib.envs.mountain_car.MountainCarBatch`),
     ``"cartpole"`` (:class:`ftd_lib.envs.cartpole.CartPoleBatch`) or a factory
     ``env(seed, run_ids)`` returning an object with ``reset(mask=None)``,
-    ``step(actions, active=None) -> (obs, reward, terminal, truncated)``, ``n_actions`` and
-    ``max_steps``. ``max_steps`` overrides the env's episode cap. Returns a
-    :class:`ControlResult` (``returns`` ``(B, n_episodes)``, ``diverged``, ...).
+    ``step(actions, active=None) -> (obs, reward, terminal, truncated)``,
+    ``assign(rows, run_ids)``, ``n_actions`` and ``max_steps``. ``max_steps`` overrides the
+    env's episode cap; ``truncation``: ``"bootstrap"`` (a cap is a time limit: the last
+    target bootstraps from Q(S', A')) or ``"terminal"`` (a cap ends the episode like a
+    terminal state). ``w0``: initial weights ``(N, A, P)`` (default: :func:`initial_weights`
+    of every run id). Returns a :class:`ControlResult` (``returns`` ``(N, n_episodes)``,
+    ``diverged``, ``utilisation``, ...).
     """
     n_hidden, dev, dtype, div_bound = V.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
@@ -263,12 +274,26 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     epsilon = V.check_unit("epsilon", epsilon)
     if max_steps is not None:
         max_steps = V.check_int("max_steps", max_steps, 1)
-    e = _control_env(env, seed, run_ids, max_steps)
+    N = len(run_ids)
+    W = min(N, DEFAULT_WIDTH) if width is None else int(width)
+    if not 1 <= W:
+        raise ValueError(f"width must be an integer >= 1, got {width!r}")
+    W = min(W, N)
+    dev = _device(device)
+    e = _control_env(env, seed, run_ids[:W], max_steps)
+    A = int(e.n_actions)
     if w0 is None:
         n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
-        w0 = initial_weights(seed, run_ids, n_in, n_hidden, n_nets=int(e.n_actions))
-        w0 = np.asarray(w0).reshape(len(run_ids), int(e.n_actions), -1)
-    batch = ControlBatch(method, settings, w0, e, n_episodes, seed=seed, run_ids=run_ids,
-                         agent_stream=AGENT_STREAM, epsilon=epsilon, n_hidden=n_hidden,
-                         device=dev, dtype=dtype, div_bound=div_bound, progress=progress)
+
+        def init(tasks):
+            return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A)
+    else:
+        w0 = np.asarray(w0, dtype=np.float64).reshape(N, A, -1)
+
+        def init(tasks):
+            return w0[tasks]
+    batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
+                         agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
+                         n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,
+                         progress=progress, truncation=truncation)
     return batch.run()

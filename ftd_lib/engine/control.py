@@ -1,16 +1,33 @@
 r"""Batched control: Sarsa(:math:`\lambda`) and forward Sarsa(:math:`\lambda`) (paper Sec. 6,
-Fig. 4), one network per action, :math:`\epsilon`-greedy.
+Fig. 4), one network per action, :math:`\epsilon`-greedy, on a batch that is always full.
 
-Every row is one run. Its A networks are the columns ``b, B+b, .., (A-1)B+b`` of a
-parameter-major ``(P, A*B)`` weight tensor (action-major blocks, so each action's networks are
-one contiguous view). Each iteration a row does one unit of work:
+A full batch
+------------
+The batch has a fixed width ``W`` and works through a queue of tasks, one task = one run
+(its settings row and its run id): each row holds one task; the moment a row's run ends (all
+its episodes done, or diverged) the row takes the next task of the queue -- its initial
+weights, its settings, fresh random streams of its run id, a reset -- and goes on in the same
+iteration. So no row waits for the slowest run of a batch, only the final tail (when the
+queue is empty) has idle rows. A run's numbers do not depend on the width, on the tasks
+beside it or on which row it lands in: every row's arithmetic is independent of the others
+(see :mod:`._net`) and its random numbers come from its run's own streams
+(:class:`ftd_lib.rng.RunStreams`). ``utilisation`` = run-steps / (iterations x W).
 
-- ``START``: choose the first action of an episode, :math:`\epsilon`-greedily from
-  :math:`\hat Q(S_0, \cdot|\theta)` (no environment step);
-- ``STEP``: take the chosen action, observe :math:`R, S'`, choose :math:`A'`
-  :math:`\epsilon`-greedily from :math:`\hat Q(S', \cdot|\theta)` (before the update), then
-  at most one update;
-- ``FLUSH`` (forward Sarsa only): one popped update at the end of an episode.
+Layout and cost
+---------------
+Every row has A networks, the columns ``b, W+b, .., (A-1)W+b`` of a parameter-major
+``(P, A*W)`` weight tensor (:mod:`._net`). An iteration of a row:
+
+- takes its chosen action, observes :math:`R, S'`, evaluates :math:`\hat Q(S', \cdot|\theta)`
+  (all A networks: one pass over the full tensor) and chooses :math:`A'`;
+- updates only the network of the state-action pair it updates: the columns of those
+  networks are gathered (``index_select``), evaluated, updated and scattered back
+  (``index_copy_``) -- no full-parameter masks, nothing done for rows that do not update;
+- forward Sarsa(:math:`\lambda`) rows in ``FLUSH`` pop two updates an iteration (the second
+  on a sub-batch of the flushing rows);
+- when an episode ends (its flush included), the row resets at once and chooses its first
+  action from :math:`\hat Q(S_0, \cdot|\theta)` on a sub-batch of the rows that restart, so
+  an episode's start costs no iteration.
 
 Sarsa(:math:`\lambda`), accumulating traces, every action's trace decays every step:
 
@@ -20,14 +37,28 @@ Sarsa(:math:`\lambda`), accumulating traces, every action's trace decays every s
     e_A \leftarrow e_A + \nabla\hat Q(S,A|\theta),\quad
     \theta \leftarrow \theta + \alpha\delta e
 
-Forward Sarsa(:math:`\lambda`): Algorithm 1 with :math:`V_{next} = \hat Q(S', A'|\theta)`
-(0 at the end of an episode), the FIFO holding :math:`\langle\phi(S), A, \rho\rangle`, and the
-update going to the network of the popped state's action.
+The traces are kept scaled, :math:`e = s\,\hat e` with one scalar :math:`s` per row, so the
+decay of all A traces is one multiplication on the host (:math:`s \leftarrow \gamma\lambda s`),
+the gradient is added as :math:`\hat e_A \mathrel{+}= \nabla/s` and the update is
+:math:`\theta \mathrel{+}= (\alpha\delta s)\hat e`; :math:`\hat e` is renormalised when
+:math:`s` falls below ``RESCALE`` (every step when :math:`\gamma\lambda = 0`).
 
-:math:`\epsilon`-greedy: two uniform draws per choice from the run's own stream
-(:class:`ftd_lib.rng.RunStreams`, stream ``AGENT_STREAM``): if the first is below
-:math:`\epsilon` the action is ``floor(A * second)``, else the greedy action, ties broken
-towards the lowest action index. Truncation (the episode cap) is treated like termination.
+Forward Sarsa(:math:`\lambda`): Algorithm 1 with :math:`V_{next} = \hat Q(S', A'|\theta)`
+(0 at a terminal state), the FIFO holding :math:`\langle\phi(S), A, \rho\rangle`, the update
+going to the network of the popped state's action.
+
+Time limits
+-----------
+An episode cap (cart-pole's 1000 steps, mountain car's 5000) ends an episode because of time,
+which the network does not see. ``truncation="bootstrap"`` (the default; Pardo et al. 2018,
+*Time Limits in Reinforcement Learning*) treats the last state as what it is, a non-terminal
+state: :math:`A'` is chosen there and the last target bootstraps from
+:math:`\hat Q(S', A'|\theta)`; ``truncation="terminal"`` treats the cap like termination
+(value 0 after the last state, no :math:`A'` drawn).
+
+:math:`\epsilon`-greedy: two uniform draws per choice from the run's own stream (stream
+``AGENT_STREAM``): if the first is below :math:`\epsilon` the action is
+``floor(A * second)``, else the greedy action, ties broken towards the lowest action index.
 
 As in :mod:`.prediction`, the network arithmetic is torch on the chosen device and the per-row
 scalars (and the environment, and the random streams) are numpy on the host.
@@ -41,25 +72,25 @@ import torch
 from ..rng import RunStreams
 from ._net import BatchedMLP, HostDeviceMixin
 from .prediction import NP_DTYPE
-from .settings import Settings
-from .sources import _cap
-
-STEP, FLUSH, DONE, START = 0, 1, 2, 3
+from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 
 CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
+TRUNCATIONS = ("bootstrap", "terminal")
+RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
 
 class ControlResult:
-    """What a control batch returns.
+    """What a control batch returns (one entry per task, in the order given).
 
     Attributes
     ----------
-    returns : (B, n_episodes) float array, the return (sum of rewards) of every episode;
+    returns : (N, n_episodes) float array, the return (sum of rewards) of every episode;
         ``nan`` from the episode in which a run diverged on
-    lengths : (B, n_episodes) int array, steps of every episode (-1 where not run)
-    diverged : (B,) bool array; diverged_at : (B,) int array (-1: never)
-    final_weights : (B, A, P) array, reference layout
-    n_steps : (B,) environment steps; iterations : batch iterations
+    lengths : (N, n_episodes) int array, steps of every episode (-1 where not run)
+    diverged : (N,) bool array; diverged_at : (N,) int array (-1: never)
+    final_weights : (N, A, P) array, reference layout
+    n_steps : (N,) environment steps; iterations : batch iterations; width : W
+    utilisation : run-steps / (iterations x W)
     """
 
     def __init__(self, **kw):
@@ -67,93 +98,119 @@ class ControlResult:
 
 
 class ControlBatch(HostDeviceMixin):
-    def __init__(self, method, settings: Settings, w0, env, n_episodes: int, *, seed: int,
-                 run_ids, agent_stream: int, epsilon=0.05, n_hidden=50, device="cpu",
-                 dtype=torch.float64, div_bound=1e6, progress=False, tanh="auto"):
+    """A queue of control runs on a batch of ``width`` rows (see the module docstring).
+
+    ``env``: the batched environment of the first ``width`` tasks (rows); it must have
+    ``assign(rows, run_ids)`` (each row's random streams start afresh when it takes a run).
+    ``init(tasks)`` returns the initial weights ``(m, A, P)`` (reference layout) of tasks.
+    """
+
+    def __init__(self, method, settings, env, n_episodes: int, *, seed: int, run_ids,
+                 agent_stream: int, init, epsilon=0.05, n_hidden=50, device="cpu",
+                 dtype=torch.float64, div_bound=1e6, progress=False, truncation="bootstrap",
+                 tanh="auto"):
         if method not in CONTROL_METHODS:
             raise ValueError(f"method must be one of {CONTROL_METHODS}, got {method!r}")
         if dtype not in NP_DTYPE:
             raise ValueError(f"dtype must be torch.float64 or torch.float32, got {dtype!r}")
+        if truncation not in TRUNCATIONS:
+            raise ValueError(f"truncation must be one of {TRUNCATIONS}, got {truncation!r}")
         eps = float(epsilon)
         if not 0.0 <= eps <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
         self.method, self.settings, self.env, self.eps = method, settings, env, eps
+        self.bootstrap = truncation == "bootstrap"
+        self.truncation = truncation
         self.dev = dev = torch.device(device)
         self.dt = dt = dtype
         self.npdt = npdt = NP_DTYPE[dtype]
+        self.run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+        self.N = N = len(self.run_ids)
+        if len(settings) != N:
+            raise ValueError(f"settings has {len(settings)} rows, run_ids {N}")
         obs = np.asarray(env.reset(), dtype=np.float64)
-        self.B, self.n_in = B, n = obs.shape
+        self.W, self.n_in = W, n = obs.shape
+        if W > N:
+            raise ValueError(f"the env has {W} rows, more than the {N} tasks")
+        if not hasattr(env, "assign"):
+            raise ValueError("a control env needs assign(rows, run_ids): see ftd_lib.envs.batch")
         self.A = A = int(env.n_actions)
-        if len(settings) != B:
-            raise ValueError(f"settings has {len(settings)} rows, the env {B}")
         self.net = net = BatchedMLP(n, n_hidden, device=dev, dtype=dt, tanh=tanh)
         self.P = P = net.n_params
-        w0 = np.asarray(w0, dtype=np.float64)
-        if w0.shape != (B, A, P):
-            raise ValueError(f"w0 must have shape ({B}, {A}, {P}), got {w0.shape}")
-        self.th = net.to_internal(w0.transpose(1, 0, 2).reshape(A * B, P))  # (P, A*B)
-        self.t_cap = _cap(env)
+        self.init = init
         self.n_ep = int(n_episodes)
-        self.streams = RunStreams(seed, run_ids, stream=agent_stream, kind="uniform")
-        self.alpha = settings.alpha.astype(npdt)
-        self.gamma = settings.gamma.astype(npdt)
-        self.lam = settings.lam.astype(npdt)
-        self.gl = (settings.gamma * settings.lam).astype(npdt)
+        self.t_cap = episode_cap(env)
+        self.streams = RunStreams(seed, self.run_ids[:W], stream=agent_stream, kind="uniform")
         self.div_bound = float(div_bound)
         self.progress = progress
-        self.S = self._ext(obs)  # [phi(S); 1], (n+1, B)
-        self.act = np.zeros(B, dtype=np.int64)
-        self.mode = np.full(B, START if self.n_ep > 0 else DONE, dtype=np.int8)
-        self.ep_count = np.zeros(B, dtype=np.int64)
-        self.ep_len = np.zeros(B, dtype=np.int64)
-        self.ret = np.zeros(B)
-        self.returns = np.full((B, self.n_ep), np.nan)
-        self.lengths = np.full((B, self.n_ep), -1, dtype=np.int64)
-        self.diverged = np.zeros(B, dtype=bool)
-        self.diverged_at = np.full(B, -1, dtype=np.int64)
-        self.n_running = B if self.n_ep > 0 else 0
-        self.n_steps = np.zeros(B, dtype=np.int64)
+        self.rescale = RESCALE[npdt]
+
+        # per task: settings and Algorithm 1's constants
+        gam, lam = settings.gamma, settings.lam
+        K, c_final, gl_div, ring = algorithm1_constants(settings, self.t_cap, npdt)
+        self.task_cols = dict(alpha=settings.alpha.astype(npdt), gamma=gam.astype(npdt),
+                              gl=(gam * lam).astype(npdt), g1l=(gam * (1 - lam)).astype(npdt),
+                              Km1=K - 1, c_final=c_final, gl_div=gl_div)
+        self.R = R = int(ring.max()) if method == "forward_sarsa_lambda" else 1
+        # per row: the same columns for the task each row holds
+        self.cols = {k: np.zeros(W, dtype=v.dtype) for k, v in self.task_cols.items()}
+        self.task = np.full(W, -1, dtype=np.int64)
+        self.next_task = 0
+
+        # results, per task
+        self.returns = np.full((N, self.n_ep), np.nan)
+        self.lengths = np.full((N, self.n_ep), -1, dtype=np.int64)
+        self.diverged = np.zeros(N, dtype=bool)
+        self.diverged_at = np.full(N, -1, dtype=np.int64)
+        self.final_w = np.zeros((N, A, P))
+        self.task_steps = np.zeros(N, dtype=np.int64)
+
+        # per row
+        self.th = torch.zeros(P, A * W, device=dev, dtype=dt)
+        self.views = net.views(self.th)
+        self.work_q = net.work(A * W)
+        self.S = np.ones((n + 1, W), dtype=npdt)  # [phi(S); 1]
+        self.act = np.zeros(W, dtype=np.int64)
+        self.mode = np.full(W, DONE, dtype=np.int8)
+        self.ep_count = np.zeros(W, dtype=np.int64)
+        self.ep_len = np.zeros(W, dtype=np.int64)
+        self.ret = np.zeros(W)
+        self.ar = np.arange(W)
         self.iterations = 0
-        self._traces = []
+        self.steps_total = 0
+        self.n_running = 0
         self._pbar = None
-        self.ar = np.arange(B)
-        self.all_views = net.views(self.th)
-        self.blocks = [self.th[:, a * B : (a + 1) * B] for a in range(A)]
-        self.sel = torch.empty(P, B, device=dev, dtype=dt)
-        self.sel_views = net.views(self.sel)
-        self.act_views = [net.views(self.th[:, a * B : (a + 1) * B]) for a in range(A)]
+        self.e = None  # Sarsa(lambda): scaled traces (P, A*W) and their scales s (W,)
+        self.s = np.ones(W, dtype=npdt)
+        if method == "forward_sarsa_lambda":
+            self.ring = np.zeros((n + 3, W * R), dtype=npdt)  # columns: [phi(S); 1], A, rho
+            self.base = self.ar * R
+            self.alg = {k: np.zeros(W, dtype=npdt) for k in ("U", "U_sync", "V_cur", "c")}
+            self.i = np.zeros(W, dtype=np.int64)
+            self.p = np.zeros(W, dtype=np.int64)
+            self.q = np.zeros(W, dtype=np.int64)
+            self.ready = np.zeros(W, dtype=bool)
+        else:
+            self.e = torch.zeros(P, A * W, device=dev, dtype=dt)
 
     # ------------------------------------------------------------------ helpers
     def _ext(self, obs):
-        xe = np.ones((self.n_in + 1, self.B), dtype=self.npdt)
+        xe = np.ones((self.n_in + 1, self.W), dtype=self.npdt)
         xe[: self.n_in] = np.asarray(obs).T
         return xe
 
-    def _env_step(self, step):
-        """Step the env for the rows in ``step``: ``(xn, r, end)`` (``xn`` extended)."""
-        B = self.B
-        if not step.any():
-            return self.S, np.zeros(B, dtype=self.npdt), np.zeros(B, dtype=bool)
-        obs, rew, term, trunc = self.env.step(self.act, active=step)
-        r = np.where(step, np.asarray(rew, dtype=np.float64), 0.0)
-        end = (np.asarray(term) | np.asarray(trunc)) & step
-        self.ret += r
-        self.ep_len += step
-        self.n_steps += step
-        return self._ext(obs), r.astype(self.npdt), end
-
-    def _reset_env(self, end):
-        again = end & (self.ep_count + 1 < self.n_ep) & ~self.diverged
-        if again.any():
-            self.S = np.where(again, self._ext(self.env.reset(mask=again)), self.S)
-
-    def _q_all(self, xe, w):
-        """:math:`\\hat Q(x_b, a|\\theta)` for every action a and row b: ``(A, B)``."""
-        q = self.net.value(self.all_views, self._t(xe).repeat(1, self.A), w)
-        return q.reshape(self.A, self.B)
+    def _columns(self, rows, actions=None):
+        """Weight columns of ``rows``: of their ``actions`` (one each), or of all A networks
+        (action-major, ``(A*m,)``)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if actions is None:
+            c = (np.arange(self.A)[:, None] * self.W + rows).ravel()
+        else:
+            c = np.asarray(actions, dtype=np.int64) * self.W + rows
+        return torch.as_tensor(c, device=self.dev)
 
     def _choose(self, Q, choose):
-        """Epsilon-greedy actions ``(B,)`` from ``Q`` ``(A, B)`` for rows in ``choose``."""
+        """Epsilon-greedy actions ``(W,)`` from ``Q`` ``(A, W)`` for rows in ``choose``."""
         u1 = self.streams.draw(choose)  # nan where not choosing (then: greedy, unused)
         u2 = self.streams.draw(choose)
         explore = u1 < self.eps
@@ -161,205 +218,288 @@ class ControlBatch(HostDeviceMixin):
         rand = np.minimum((np.where(explore, u2, 0.0) * self.A).astype(np.int64), self.A - 1)
         return np.where(explore, rand, greedy)
 
-    def _select(self, a):
-        """Views of the weights of action ``a[b]``'s network of every row (a ``(P, B)``
-        scratch tensor)."""
-        blocks, buf = self.blocks, self.sel
-        if self.A == 1:
-            buf.copy_(blocks[0])
-        else:
-            torch.where(self._t(a == self.A - 2), blocks[-2], blocks[-1], out=buf)
-            for j in range(self.A - 3, -1, -1):
-                torch.where(self._t(a == j), blocks[j], buf, out=buf)
-        return self.sel_views
+    def _pop_update(self, rows, x, a, target):
+        r""":math:`\theta_a \leftarrow \theta_a + \alpha(U - \hat Q(x, a|\theta))
+        \nabla\hat Q(x, a|\theta)` for the networks ``a`` of ``rows`` (a sub-batch: gathered,
+        updated, scattered back). Returns the values :math:`\hat Q(x, a|\theta)` before the
+        update."""
+        idx = self._columns(rows, a)
+        sub = self.th.index_select(1, idx)
+        V, w = self.net.views(sub), self.net.work(len(rows))
+        v = self.net.value(V, self._t(x), w)
+        self._upd(V, x, w, self.cols["alpha"][rows] * (target - v))
+        self.th.index_copy_(1, idx, sub)
+        return v
 
-    def _episode_end(self, rows):
-        """Record the return of the episodes of ``rows`` (bool) that ended."""
-        ii = np.flatnonzero(rows & ~self.diverged)
-        self.returns[ii, self.ep_count[ii]] = self.ret[ii]
-        self.lengths[ii, self.ep_count[ii]] = self.ep_len[ii]
+    # --------------------------------------------------------- the task queue
+    def _load(self, rows):
+        """Rows ``rows`` (a prefix of the queue's length) take the next tasks."""
+        m = min(len(rows), self.N - self.next_task)
+        rows = rows[:m]
+        if not m:
+            return rows
+        tasks = np.arange(self.next_task, self.next_task + m)
+        self.next_task += m
+        self.task[rows] = tasks
+        for k, v in self.task_cols.items():
+            self.cols[k][rows] = v[tasks]
+        rid = self.run_ids[tasks]
+        self.env.assign(rows, rid)  # fresh streams: as if the run had the row from the start
+        self.streams.assign(rows, rid)
+        w0 = np.asarray(self.init(tasks), dtype=np.float64).reshape(m, self.A, self.P)
+        self.th.index_copy_(1, self._columns(rows), self.net.to_internal(
+            w0.transpose(1, 0, 2).reshape(self.A * m, self.P)))
+        self.mode[rows] = STEP
+        self.ep_count[rows] = 0
+        self.n_running += m
+        return rows
+
+    def _finish(self, rows):
+        """The runs of ``rows`` ended: store their weights, take the next tasks."""
+        t = self.task[rows]
+        w = self.net.to_external(self.th.index_select(1, self._columns(rows)))
+        self.final_w[t] = w.reshape(self.A, len(rows), self.P).transpose(1, 0, 2)
+        self.task[rows] = -1
+        self.mode[rows] = DONE
+        self.n_running -= len(rows)
+        return self._load(rows)
+
+    def _restart(self, rows):
+        """Start a new episode in ``rows``: reset, clear the per-episode state, choose
+        :math:`A_0` from :math:`\\hat Q(S_0, \\cdot|\\theta)` (a sub-batch)."""
+        if not len(rows):
+            return
+        mask = np.zeros(self.W, dtype=bool)
+        mask[rows] = True
+        obs = self._ext(self.env.reset(mask=mask))
+        self.S[:, rows] = obs[:, rows]
         self.ret[rows] = 0.0
         self.ep_len[rows] = 0
+        if self.e is not None:
+            self.e[:, self._columns(rows)] = 0.0
+            self.s[rows] = 1.0
+        else:
+            for v in self.alg.values():
+                v[rows] = 0.0
+            self.alg["c"][rows] = 1.0
+            self.i[rows] = self.p[rows] = self.q[rows] = 0
+            self.ready[rows] = False
+        self.mode[rows] = STEP
+        m = len(rows)
+        sub = self.th.index_select(1, self._columns(rows))
+        q = self.net.value(self.net.views(sub), self._t(np.tile(obs[:, rows], self.A)),
+                           self.net.work(self.A * m)).reshape(self.A, m)
+        ok = rows[~self._check_values(np.abs(q).max(0), rows)]
+        Q = np.zeros((self.A, self.W))
+        Q[:, rows] = q
+        mask[:] = False
+        mask[ok] = True
+        self.act[ok] = self._choose(Q, mask)[ok]
 
-    def _complete(self, comp):
-        """Rows in ``comp`` (bool) finished an episode including any flush."""
-        ii = np.flatnonzero(comp)
-        self.ep_count[ii] += 1
-        fin = self.ep_count[ii] >= self.n_ep
-        self.mode[ii] = np.where(fin, DONE, START)
-        self.n_running -= int(fin.sum())
+    def _episode_end(self, rows):
+        """Record the return and length of the episodes of ``rows`` that ended."""
+        t = self.task[rows]
+        self.returns[t, self.ep_count[rows]] = self.ret[rows]
+        self.lengths[t, self.ep_count[rows]] = self.ep_len[rows]
+
+    def _complete(self, rows):
+        """``rows`` finished an episode (its flush included): count it; rows whose run is
+        done take the next task; all start an episode."""
+        self.ep_count[rows] += 1
         if self._pbar is not None:
-            self._pbar.update(len(ii))
-        return ii
+            self._pbar.update(len(rows))
+        fin = self.ep_count[rows] >= self.n_ep
+        new = self._finish(rows[fin]) if fin.any() else rows[:0]
+        self._restart(np.concatenate([rows[~fin], new]))
 
-    def _check_values(self, v):
-        bad = ~(v <= self.div_bound) & (self.mode != DONE)
-        if bad.any():
-            self._diverge(np.flatnonzero(bad))
-
-    def _diverge(self, ii):
-        self.diverged[ii] = True
-        self.diverged_at[ii] = self.ep_count[ii]
-        for b in ii:
-            self.returns[b, self.ep_count[b] :] = np.nan
-        self.n_running -= len(ii)
+    def _check_values(self, v, rows=None):
+        """Divergence: rows (all, or ``rows``) whose value ``v`` is non-finite or beyond the
+        bound are frozen (``DONE``), recorded as diverged, and replaced by the next task at the
+        end of the iteration (:meth:`_replace_diverged`). Returns the bad entries (bool)."""
+        rows = self.ar if rows is None else np.asarray(rows)
+        bad = ~(v <= self.div_bound) & (self.mode[rows] != DONE)
+        if not bad.any():
+            return bad
+        ii = rows[bad]
+        t = self.task[ii]
+        self.diverged[t] = True
+        self.diverged_at[t] = self.ep_count[ii]
+        self.returns[t[:, None], np.arange(self.n_ep)] = np.where(
+            np.arange(self.n_ep) >= self.ep_count[ii][:, None], np.nan, self.returns[t])
         if self._pbar is not None:
             self._pbar.update(int((self.n_ep - self.ep_count[ii]).sum()))
-        self.mode[ii] = DONE
-        cols = torch.as_tensor((np.arange(self.A)[:, None] * self.B + ii).ravel(),
-                               device=self.dev)
+        cols = self._columns(ii)
         self.th[:, cols] = 0.0
-        for t in self._traces:
-            t[:, cols] = 0.0
+        if self.e is not None:
+            self.e[:, cols] = 0.0
+        self.mode[ii] = DONE
+        self._dead.append(ii)
+        return bad
 
     # ---------------------------------------------------------------------- run
     def run(self) -> ControlResult:
         if self.progress:
             from tqdm.auto import tqdm
 
-            self._pbar = tqdm(total=self.B * self.n_ep, desc=self.method, unit="ep")
+            self._pbar = tqdm(total=self.N * self.n_ep, desc=self.method, unit="ep")
+        self._dead = []
         try:
             with torch.no_grad(), np.errstate(all="ignore"):
-                if self.method == "sarsa_lambda":
-                    self._loop_sarsa()
-                else:
-                    self._loop_forward_sarsa()
+                if self.n_ep > 0:
+                    self._restart(self._load(self.ar))
+                    self._replace_diverged()
+                    loop = (self._iteration_sarsa if self.method == "sarsa_lambda"
+                            else self._iteration_forward)
+                    while self.n_running:
+                        self.iterations += 1
+                        loop()
+                        self._replace_diverged()
         finally:
             if self._pbar is not None:
                 self._pbar.close()
-        P, A, B = self.P, self.A, self.B
-        w = self.net.to_external(self.th).reshape(A, B, P).transpose(1, 0, 2).copy()
         return ControlResult(returns=self.returns, lengths=self.lengths,
                              diverged=self.diverged.copy(), diverged_at=self.diverged_at.copy(),
-                             final_weights=w, n_steps=self.n_steps.copy(),
-                             iterations=self.iterations, method=self.method,
-                             settings=self.settings)
+                             final_weights=self.final_w, n_steps=self.task_steps,
+                             iterations=self.iterations, width=self.W,
+                             utilisation=self.steps_total / max(self.iterations * self.W, 1),
+                             method=self.method, settings=self.settings,
+                             truncation=self.truncation)
 
-    def _loop_sarsa(self):
-        B, A, P, net, th = self.B, self.A, self.P, self.net, self.th
-        wQ, wB = net.work(A * B), net.work(B)
-        g = torch.zeros(P, B, device=self.dev, dtype=self.dt)
-        Gv = net.views(g)
-        e = torch.zeros_like(th)
-        self._traces = [e]
-        e3, th3 = e.view(P, A, B), th.view(P, A, B)
-        gl_t = self._t(self.gl.copy())
-        alpha, gamma = self.alpha, self.gamma
-        mode = self.mode
-        acts = np.arange(A)[:, None]
-        while self.n_running:
-            self.iterations += 1
-            step = mode == STEP
-            start = mode == START
-            S = self.S
-            xn, r, end = self._env_step(step)
-            # Q(S', .) for stepping rows, Q(S_0, .) for starting rows, before the update
-            Q = self._q_all(np.where(start, S, xn), wQ)
-            choose = start | (step & ~end)
-            a_new = self._choose(Q, choose)
-            q_next = np.where(end, 0.0, Q[a_new, self.ar])
-            # delta = R + gamma Q(S', A') - Q(S, A); every trace decays; e_A += grad
-            St = self._t(S)
-            Vsa = self._select(self.act)
-            v = net.value(Vsa, St, wB)
-            delta = r + gamma * q_next - v
-            net.grad_into(Gv, Vsa, St, wB)
-            e3.mul_(gl_t)
-            e3.addcmul_(g[:, None, :], self._t(((acts == self.act) & step).astype(self.npdt)))
-            th3.addcmul_(e3, self._t(np.where(step, alpha * delta, 0.0).astype(self.npdt)))
-            # S <- S', A <- A'
-            self.S = np.where(step, xn, S)
-            self.act = np.where(choose, a_new, self.act)
-            mode[start] = STEP
-            self._check_values(np.maximum(np.abs(Q).max(0), np.abs(v)))
-            if end.any():
-                self._episode_end(end)
-                self._reset_env(end)
-                comp = end & (mode != DONE)
-                if comp.any():
-                    ii = self._complete(comp)
-                    e[:, torch.as_tensor((acts * B + ii).ravel(), device=self.dev)] = 0.0
+    def _replace_diverged(self):
+        """Rows whose run diverged store it and take the next task (which starts at once)."""
+        while self._dead:
+            rows = np.concatenate(self._dead)
+            self._dead = []
+            self._restart(self._finish(rows))
 
-    def _loop_forward_sarsa(self):
-        B, A, net, npdt = self.B, self.A, self.net, self.npdt
-        n = self.n_in
-        K = self.settings.K()
-        t_cap = self.t_cap
-        never = K > t_cap
-        K_eff = np.where(never, t_cap + 1, K).astype(np.int64)
-        gl_np = self.settings.gamma * self.settings.lam
-        c_final = np.where(never, 0.0, gl_np ** (np.minimum(K_eff, 10**6) - 1)).astype(npdt)
-        gl_div = np.where((K_eff == 1) | (gl_np == 0), 1.0, gl_np).astype(npdt)
-        Km1 = K_eff - 1
-        R = int(np.minimum(K_eff, t_cap).max()) + 1
-        self.ring_size = R
-        ring = np.zeros((n + 3, B * R), dtype=npdt)  # columns: [phi(S); 1], A, rho
-        base = np.arange(B) * R
-        U = np.zeros(B, dtype=npdt)
-        U_sync, V_cur = U.copy(), U.copy()
-        c = np.ones(B, dtype=npdt)
-        i = np.zeros(B, dtype=np.int64)
-        p, q = i.copy(), i.copy()
-        ready = np.zeros(B, dtype=bool)
-        wQ, wB = net.work(A * B), net.work(B)
-        alpha, gamma, gl = self.alpha, self.gamma, self.gl
-        g1l = (self.settings.gamma * (1.0 - self.settings.lam)).astype(npdt)
-        mode = self.mode
-        while self.n_running:
-            self.iterations += 1
-            step = mode == STEP
-            start = mode == START
-            flush = mode == FLUSH
-            S = self.S
-            xn, r, end = self._env_step(step)
-            Q = self._q_all(np.where(start, S, xn), wQ)
-            choose = start | (step & ~end)
-            a_new = self._choose(Q, choose)
-            v_next = np.where(end | ~step, 0.0, Q[a_new, self.ar])
-            # push <phi(S), A, rho>
-            slot = base + p % R
-            ring[: n + 1, slot] = S
-            ring[n + 1, slot] = self.act
-            ring[n + 2, slot] = r + g1l * v_next
-            p += step
-            d_prime = r + gamma * v_next - V_cur
-            V_cur = np.where(step, v_next, V_cur)
-            sync = step & (i == Km1)
-            adv = step ^ sync
-            U = np.where(sync, U_sync, U)
-            U_sync = np.where(sync, V_cur, np.where(adv, U_sync + c * d_prime, U_sync))
-            i = np.where(sync, 0, i + adv)
-            c = np.where(sync, 1.0, np.where(adv, gl * c, c)).astype(npdt, copy=False)
-            ready |= sync
-            step_upd = step & ready
-            U = np.where(step_upd, U + c_final * d_prime, U)
-            upd = step_upd | flush
-            # pop <S_p, A_p, rho_p>; update the network of A_p
-            item = np.take(ring, base + q % R, axis=1)
-            a_p = item[n + 1].astype(np.int64)
-            xp = item[: n + 1]
-            v_p = net.value(self._select(a_p), self._t(xp), wB)
-            coef = np.where(upd, alpha * (U - v_p), 0.0)
-            for a in range(A):
-                self._upd(self.act_views[a], xp, wB, np.where(a_p == a, coef, 0.0))
-            q += upd
-            U = np.where(upd, (U - item[n + 2]) / gl_div, U)
-            end_step = step & end
-            U = np.where(end_step & ~ready, U_sync, U)
-            self.S = np.where(step, xn, S)
-            self.act = np.where(choose, a_new, self.act)
-            mode[start] = STEP
-            self._check_values(np.maximum(np.abs(Q).max(0), np.abs(v_p)))
-            alive = mode != DONE
-            empty = p == q
-            mode[end_step & ~empty & alive] = FLUSH
-            if end.any():
-                self._episode_end(end)
-                self._reset_env(end)
-            comp = (end_step | flush) & empty & alive
-            if comp.any():
-                ii = self._complete(comp)
-                U[ii] = U_sync[ii] = V_cur[ii] = 0.0
-                c[ii] = 1.0
-                i[ii] = p[ii] = q[ii] = 0
-                ready[ii] = False
+    def _env_step(self, step):
+        """Step the rows in ``step``: ``(xn, r, end, choose)`` -- the next states (extended),
+        rewards, episode ends, and the rows that choose :math:`A'` at :math:`S'` (all that go
+        on, and with ``bootstrap`` the truncated ones too)."""
+        obs, rew, term, trunc = self.env.step(self.act, active=step)
+        r = np.where(step, np.asarray(rew, dtype=np.float64), 0.0)
+        term = np.asarray(term) & step
+        trunc = np.asarray(trunc) & step
+        end = term | trunc
+        self.ret += r
+        self.ep_len += step
+        self.steps_total += int(step.sum())
+        self.task_steps[self.task[step]] += 1  # (a task is in one row at most)
+        choose = step & ~term if self.bootstrap else step & ~end
+        return self._ext(obs), r.astype(self.npdt), end, choose
+
+    def _q_next(self, xn, choose):
+        """:math:`\\hat Q(S', \\cdot|\\theta)` of every row (all A networks, one pass over the
+        full tensor) and :math:`A'` for the rows in ``choose``."""
+        W, A = self.W, self.A
+        Q = self.net.value(self.views, self._t(np.tile(xn, A)), self.work_q).reshape(A, W)
+        a_new = self._choose(Q, choose)
+        return Q, a_new, np.where(choose, Q[a_new, self.ar], 0.0)
+
+    # -------------------------------------------------------------- Sarsa(λ)
+    def _iteration_sarsa(self):
+        W, A, net, c = self.W, self.A, self.net, self.cols
+        step = self.mode == STEP
+        S = self.S
+        xn, r, end, choose = self._env_step(step)
+        Q, a_new, q_next = self._q_next(xn, choose)
+        # Q(S, A) and its gradient, on the gathered networks of the rows' actions
+        rows = np.flatnonzero(step)
+        idx = self._columns(rows, self.act[rows])
+        sub = self.th.index_select(1, idx)
+        V, w = net.views(sub), net.work(len(rows))
+        x = S[:, rows]
+        v = net.value(V, self._t(x), w)
+        delta = r[rows] + c["gamma"][rows] * q_next[rows] - v
+        # e = s e^: decay all A traces by scaling s; e^_A += grad / s
+        s_new = self.s[rows] * c["gl"][rows]
+        small = s_new < self.rescale
+        if small.any():
+            cols = self._columns(rows[small])
+            self.e[:, cols] *= self._t(np.tile(s_new[small], A))
+            s_new[small] = 1.0
+        self.s[rows] = s_new
+        g = torch.empty_like(sub)
+        G = net.views(g)
+        net.grad_into(G, V, self._t(x / s_new), w)
+        G.b2w2.div_(self._t(s_new))
+        self.e.index_add_(1, idx, g)
+        # theta += alpha delta e = (alpha delta s) e^, every action's network
+        coef = np.zeros(W, dtype=self.npdt)
+        coef[rows] = c["alpha"][rows] * delta * s_new
+        self.th.addcmul_(self.e, self._t(np.tile(coef, A)))
+        self.S = np.where(step, xn, S)
+        self.act = np.where(choose, a_new, self.act)
+        bad = np.zeros(W)
+        bad[rows] = np.abs(v)
+        self._check_values(np.maximum(np.where(choose, np.abs(Q).max(0), 0.0), bad))
+        end &= self.mode == STEP
+        if end.any():
+            ii = np.flatnonzero(end)
+            self._episode_end(ii)
+            self._complete(ii)
+
+    # ------------------------------------------------------ forward Sarsa(λ)
+    def _iteration_forward(self):
+        n, c, al = self.n_in, self.cols, self.alg
+        ring, base, R = self.ring, self.base, self.R
+        step = self.mode == STEP
+        flush = self.mode == FLUSH
+        S = self.S
+        xn, r, end, choose = self._env_step(step)
+        Q, a_new, v_next = self._q_next(xn, choose)
+        # push <phi(S), A, rho>, rho = R + gamma (1 - lambda) V_next
+        slot = (base + self.p % R)[step]
+        ring[: n + 1, slot] = S[:, step]
+        ring[n + 1, slot] = self.act[step]
+        ring[n + 2, slot] = (r + c["g1l"] * v_next)[step]
+        self.p += step
+        # delta' = R + gamma V_next - V_current; V_current = V_next
+        d_prime = r + c["gamma"] * v_next - al["V_cur"]
+        al["V_cur"] = np.where(step, v_next, al["V_cur"])
+        # if i = K - 1: U = U_sync; U_sync = V_current; i = 0; c = 1; ready = true
+        # else:         U_sync += c delta'; i += 1; c *= gamma lambda
+        sync = step & (self.i == c["Km1"])
+        adv = step & ~sync
+        al["U"] = np.where(sync, al["U_sync"], al["U"])
+        al["U_sync"] = np.where(sync, al["V_cur"],
+                                np.where(adv, al["U_sync"] + al["c"] * d_prime, al["U_sync"]))
+        self.i = np.where(sync, 0, self.i + adv)
+        al["c"] = np.where(sync, 1.0, np.where(adv, c["gl"] * al["c"], al["c"])).astype(
+            self.npdt, copy=False)
+        self.ready |= sync
+        # if ready: U += c_final delta'; pop <S_p, A_p, rho_p>; update; U = (U - rho_p)/gl
+        step_upd = step & self.ready
+        al["U"] = np.where(step_upd, al["U"] + c["c_final"] * d_prime, al["U"])
+        self._pop(step_upd | flush)
+        # end of the episode: if not ready, U = U_sync; then flush the FIFO
+        end_step = end & step
+        al["U"] = np.where(end_step & ~self.ready, al["U_sync"], al["U"])
+        # a flushing row pops a second update (after its first)
+        self._pop(flush & (self.p > self.q) & (self.mode == FLUSH))
+        self.S = np.where(step, xn, S)
+        self.act = np.where(choose, a_new, self.act)
+        self._check_values(np.where(choose, np.abs(Q).max(0), 0.0))
+        live = self.mode != DONE
+        end_step &= live
+        flush &= live
+        empty = self.p == self.q
+        self.mode[end_step & ~empty] = FLUSH
+        if end_step.any():
+            self._episode_end(np.flatnonzero(end_step))
+        comp = (end_step | flush) & empty
+        if comp.any():
+            self._complete(np.flatnonzero(comp))
+
+    def _pop(self, upd):
+        """The rows in ``upd`` pop :math:`\\langle S_p, A_p, \\rho_p\\rangle`, update the
+        network of :math:`A_p` towards U, and move U on to the next state's target."""
+        if not upd.any():
+            return
+        rows = np.flatnonzero(upd)
+        al, c, n = self.alg, self.cols, self.n_in
+        item = np.take(self.ring, self.base[rows] + self.q[rows] % self.R, axis=1)
+        v = self._pop_update(rows, item[: n + 1], item[n + 1].astype(np.int64), al["U"][rows])
+        self.q[rows] += 1
+        al["U"][rows] = (al["U"][rows] - item[n + 2]) / c["gl_div"][rows]
+        self._check_values(np.abs(v), rows)

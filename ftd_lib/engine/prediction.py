@@ -44,9 +44,8 @@ import numpy as np
 import torch
 
 from ._net import BatchedMLP, HostDeviceMixin
+from .schedule import DONE, FLUSH, STEP, algorithm1_constants
 from .settings import Settings
-
-STEP, FLUSH, DONE = 0, 1, 2
 
 PREDICTION_METHODS = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
                       "offline_lambda_return")
@@ -308,18 +307,6 @@ class PredictionBatch(HostDeviceMixin):
                     e[:, self._cols(ii)] = 0.0
 
     # --------------------------------------------------------- forward TD(λ)
-    def _k_arrays(self, t_cap):
-        """Per-row K (capped at t_cap + 1 = 'never within an episode'), c_final, divisor,
-        ring size."""
-        K = self.settings.K()
-        never = K > t_cap
-        K_eff = np.where(never, t_cap + 1, K).astype(np.int64)
-        gl = self.settings.gamma * self.settings.lam
-        c_final = np.where(never, 0.0, gl ** (np.minimum(K_eff, 10**6) - 1)).astype(self.npdt)
-        gl_div = np.where((K_eff == 1) | (gl == 0), 1.0, gl).astype(self.npdt)
-        R = int(np.minimum(K_eff, t_cap).max()) + 1 if self.B else 1
-        return K_eff, c_final, gl_div, R
-
     def _loop_forward(self):
         r"""Forward TD(:math:`\lambda`), Algorithm 1, every row its own K (from
         :func:`ftd_lib.returns.k_bound`), its own FIFO (a ring buffer of the batch's largest
@@ -338,7 +325,9 @@ class PredictionBatch(HostDeviceMixin):
         """
         B, net, th, src, npdt = self.B, self.net, self.th, self.src, self.npdt
         n = net.n_in
-        K_eff, c_final, gl_div, R = self._k_arrays(int(src.t_cap))
+        K_eff, c_final, gl_div, ring_len = algorithm1_constants(self.settings, int(src.t_cap),
+                                                                npdt)
+        R = int(ring_len.max()) if B else 1
         Km1 = K_eff - 1
         Km2 = K_eff - 2
         self.ring_size = R

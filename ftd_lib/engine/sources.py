@@ -17,11 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _cap(env) -> int:
-    """The env's episode cap (``max_steps``); 100 000 when it has none."""
-    m = getattr(env, "max_steps", None)
-    return 100_000 if m is None else int(m)
+from .schedule import episode_cap
 
 
 class RecordedSource:
@@ -73,7 +69,7 @@ class EnvSource:
         self.env = env
         obs = np.asarray(env.reset(), dtype=np.float64)
         self.B, self.n_in = obs.shape
-        self.t_cap = _cap(env)
+        self.t_cap = episode_cap(env)
         self.n_episodes = np.full(self.B, int(n_episodes), dtype=np.int64)
         self.ended = np.zeros(self.B, dtype=np.int64)
         self.dtype = dtype

@@ -36,6 +36,21 @@ class BatchEnv:
         self.steps = np.zeros(self.n_runs, dtype=np.int64)
         self.needs_reset = np.ones(self.n_runs, dtype=bool)
 
+    def _streams(self) -> list:
+        """The per-run random streams of this env (subclasses with more add theirs)."""
+        return [self._starts]
+
+    def assign(self, rows, run_ids) -> None:
+        """Give the rows ``rows`` to the runs ``run_ids`` (a batch taking its next runs): their
+        streams start afresh and they need a :meth:`reset`, exactly as a new env of those
+        runs would."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        for s in self._streams():
+            s.assign(rows, run_ids)
+        self.run_ids[rows] = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+        self.steps[rows] = 0
+        self.needs_reset[rows] = True
+
     def _mask(self, mask, name: str) -> np.ndarray:
         if mask is None:
             return np.ones(self.n_runs, dtype=bool)

@@ -223,6 +223,9 @@ class MountainCarEvaluation(MountainCarBatch):
         super().__init__(seed, run_ids, max_steps=max_steps)
         self._noise = RunStreams(self.seed, self.run_ids, REWARD_STREAM, "normal", block=512)
 
+    def _streams(self) -> list:
+        return [self._starts, self._noise]
+
     def policy_actions(self) -> np.ndarray:
         """The actions :func:`evaluation_policy` takes in the current states, ``(B,)``."""
         return evaluation_policy(self.state[:, 0], self.state[:, 1])
