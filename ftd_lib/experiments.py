@@ -778,6 +778,11 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
     """
+    seed = V.check_int("seed", seed, 0)
+    workers = V.check_int("workers", workers, 1)
+    threads = V.check_int("threads", threads, 1)
+    if runner is None or runner is engine_runner:  # (another runner reads device its way)
+        V.check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
     paths = results_paths(fig.name, out)
     S.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     S.check_writable_dir(paths["chunks"], "out")
@@ -788,8 +793,6 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
                 f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
                 f"--out directory or --force.")
-    if int(workers) < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if runner is None:
         runner = engine_runner
     def rname(method):

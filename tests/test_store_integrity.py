@@ -388,3 +388,24 @@ def test_an_unusable_out_folder_fails_before_any_work(tmp_path, kind):
         E.run_figure(E.figure("fig3-right", "quick"), f if kind == "a file" else f / "sub",
                      runner=runner, progress=False, plot=False)
     assert calls == []
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(seed=-1), "seed"), (dict(seed=1.5), "seed"), (dict(workers=0), "workers"),
+    (dict(workers=2.5), "workers"), (dict(threads=0), "threads"),
+    (dict(device="nonsense"), "device"),
+    *([] if __import__("torch").cuda.is_available() else [(dict(device="cuda"), "device")]),
+])
+def test_run_figure_checks_its_arguments_before_any_work(tmp_path, monkeypatch, kw, name):
+    calls = []
+
+    def runner(task, *, device, progress):
+        calls.append(task)
+        return _fake_runner(task, device=device, progress=progress)
+
+    runner.name = _fake_runner.name
+    monkeypatch.setattr(E, "engine_runner", runner)  # the default runner: device is checked
+    with pytest.raises(ValueError, match=name):
+        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, progress=False, plot=False,
+                     **kw)
+    assert calls == []
