@@ -87,7 +87,7 @@ import torch
 from .. import validate as V
 from ..approx import MLP
 from ..rng import run_generator
-from .control import CONTROL_METHODS, ControlBatch, ControlResult
+from .control import CONTROL_METHODS, TRUNCATIONS, ControlBatch, ControlResult
 from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
@@ -274,6 +274,9 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     epsilon = V.check_unit("epsilon", epsilon)
     if max_steps is not None:
         max_steps = V.check_int("max_steps", max_steps, 1)
+    if width is not None:
+        width = V.check_int("width", width, 1)
+    V.check_choice("truncation", truncation, TRUNCATIONS)
     N = len(run_ids)
     W = min(N, DEFAULT_WIDTH) if width is None else int(width)
     if not 1 <= W:
@@ -288,7 +291,8 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         def init(tasks):
             return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A)
     else:
-        w0 = np.asarray(w0, dtype=np.float64).reshape(N, A, -1)
+        n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
+        w0 = V.check_finite_array("w0", w0, (N, A, n_hidden * (n_in + 2) + 1))
 
         def init(tasks):
             return w0[tasks]
