@@ -3,14 +3,21 @@
 van Seijen (2016), *Effective Multi-step Temporal-Difference Learning for Non-Linear
 Function Approximation*.
 
+The paper's per-run math:
+
 - ``returns``: n-step and interim lambda-returns (eq. 2), the identities of App. B, K (Sec. 5)
 - ``approx``: Linear and MLP value functions on a flat parameter vector
-- ``algorithms``: the per-run reference of every method (Algorithm 1 line by line)
-- ``envs``: random walk, one-state example, mountain car, cart-pole
-- ``engine``: many runs and settings as one batch (torch); ``experiments``, ``store``,
-  ``report``, ``cli``: the paper's Figures 3-4 at quick and paper scale
-- ``fig1`` .. ``fig4``, ``timing``, ``plots``, ``widgets``, ``widgets_nn``, ``exercises``:
-  what the notebooks show
+- ``algorithms``: the per-run reference of every method (TD(0), TD(lambda), the lambda-return
+  algorithms, Algorithm 1 line by line)
+- ``methods``: the one table of methods (id, label, colour, where each runs)
+- ``rng``, ``validate``: per-run random streams; the checks every public function shares
+
+- ``envs``: random walk, one-state example, mountain car, cart-pole; ``envs.tasks``: the one
+  registry of the control tasks (gamma, episode caps, scaling, actions)
+- ``engine``: many runs and settings as one batch (torch)
+- ``repro``: the paper's Figures 3-4 at quick and paper scale (definitions, chunks, store,
+  results, runs, plots, report, the command line ``python -m ftd_lib``)
+- ``course``: what the notebooks call, one module per notebook, and the pieces they share
 """
 
 __version__ = "0.1.0"

@@ -58,7 +58,7 @@ def delta_prime(reward: float, v_next: float, v_current: float, gamma: float) ->
 
 
 def extend_horizon(g: float, delta_p: float, t: int, h: int, gamma: float, lam: float) -> float:
-    r"""First identity of App. B (eq. 4546): one step more horizon,
+    r"""The horizon-extension identity (Sec. 5, derived in App. B): one step more horizon,
 
     .. math:: G_t^{\lambda|h+1} = G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\,\delta'_h,
               \qquad h \ge t+1

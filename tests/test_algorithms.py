@@ -151,3 +151,35 @@ def test_true_online_rejects_mlp(rng):
     with pytest.raises(ValueError, match="approx"):
         A.true_online_td_lambda(random_episodes(rng, 2, [3]), np.zeros(MLP(2, 3).n_params),
                                 approx=MLP(2, 3), alpha=0.1, lam=0.5, gamma=0.9)
+
+
+# ------------------------------------------------------------------------------ TD(0)
+
+
+def test_td0_one_step_by_hand():
+    lin = Linear(3)
+    x = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0]])  # S_0 = a, S_1 = b, S_2 terminal
+    r = np.array([1.0, 2.0])
+    w0 = np.array([8.0, 5.0, 0.0])
+    W = A.td0([(x, r)], w0, approx=lin, alpha=0.5, gamma=0.9)
+    # step 1: V(a) = 8 + 0.5 (1 + 0.9 * 5 - 8) = 6.75
+    assert W[0] == pytest.approx([6.75, 5.0, 0.0])
+    # step 2 (into the terminal state): V(b) = 5 + 0.5 (2 + 0 - 5) = 3.5
+    assert W[1] == pytest.approx([6.75, 3.5, 0.0])
+
+
+@pytest.mark.parametrize("approx", [Linear(3), MLP(3, 5)], ids=["linear", "mlp"])
+def test_td0_equals_td_lambda_zero(rng, approx):
+    eps = random_episodes(rng, 3, [4, 1, 9])
+    w0 = approx.init(rng) if isinstance(approx, MLP) else rng.normal(size=3)
+    W = A.td0(eps, w0, approx=approx, alpha=0.1, gamma=0.9)
+    W_ref = A.td_lambda(eps, w0, approx=approx, alpha=0.1, lam=0.0, gamma=0.9)
+    assert W.shape == W_ref.shape == (14, approx.n_params)
+    assert np.max(np.abs(W - W_ref)) < 1e-12
+    assert np.max(np.abs(W[-1] - w0)) > 1e-3
+
+
+def test_td0_rejects_bad_alpha(rng):
+    eps = random_episodes(rng, 3, [2])
+    with pytest.raises(ValueError, match="alpha"):
+        A.td0(eps, np.zeros(3), approx=Linear(3), alpha=0.0, gamma=1.0)

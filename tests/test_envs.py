@@ -71,6 +71,6 @@ def test_td_diverges_when_beta_above_two_lambda_return_never():
     lengths = np.full((1, 10), 10)
     assert beta_td(0.3, 10) > 2 and beta_lambda_return(0.3, 10) < 1
     td = error_first_episodes([0.05, 0.3, 1.0], lengths, "td_lambda")
-    lr = error_first_episodes([0.05, 0.3, 1.0], lengths, "lambda_return")
+    lr = error_first_episodes([0.05, 0.3, 1.0], lengths, "online_lambda_return")
     assert td[1] > 10 and lr[1] < 0.1 and lr[2] == 0.0
     assert np.isinf(error_first_episodes([100.0], np.full((1, 500), 100), "td_lambda")[0])

@@ -1,8 +1,9 @@
-r"""Random-walk experiments of notebooks 01 and 02: TD(0), Figure 1, Theorem 1, App. B.
+r"""Notebook 02 (the λ-return): n-step and interim λ-returns, traces, Figure 1, Theorem 1 and
+the identities of App. B, on the random walk.
 
 van Seijen (2016), Sec. 3-4 and App. A-B. One function per figure or idea; each returns plain
 numbers (so notebooks and tests can check them) and, where there is a picture, a ``plot_*``
-function draws it in the course style (:mod:`ftd_lib.plots`).
+function draws it in the course style (:mod:`ftd_lib.course.plots`).
 
 The task is the 10-state random walk of Sec. 4 (:mod:`ftd_lib.envs.random_walk`): tabular
 features, every reward 1, :math:`\gamma = 1`, start in the right-most state. Every function
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import algorithms as A
-from .approx import MLP, Linear
-from .envs.random_walk import (
+from .. import algorithms
+from ..approx import MLP, Linear
+from ..envs.random_walk import (
     N_STATES,
     features,
     random_walk_episodes,
@@ -25,8 +26,7 @@ from .envs.random_walk import (
     rms_error,
     true_values,
 )
-from .plots import new_axes, style
-from .returns import (
+from ..returns import (
     advance_time,
     delta_prime,
     extend_horizon,
@@ -34,150 +34,17 @@ from .returns import (
     n_step_return,
     rho,
 )
-from .rng import run_generator
-from .validate import check_alpha, check_unit
+from ..rng import run_generator
+from ..validate import check_unit
+from .nb01_td_basics import td0_tabular
+from .plots import OKABE_ITO, new_axes, sequential_colours, style, use_style
 
 FIG1_SEED = 0  # the seed of the single run drawn in Figure 1 (fixed before looking)
 FIG1_METHODS = ("td_lambda", "online_lambda_return", "offline_lambda_return")
 
 
 # --------------------------------------------------------------------------------------------
-# Notebook 01: returns, true values, TD(0)
-# --------------------------------------------------------------------------------------------
-
-
-def discounted_return(rewards, gamma: float) -> float:
-    r"""The return :math:`G_0 = \sum_{i=1}^{T} \gamma^{i-1} R_i` of a whole episode (Sec. 3)."""
-    gamma = check_unit("gamma", gamma)
-    return float(sum(gamma**i * float(r) for i, r in enumerate(rewards)))
-
-
-def monte_carlo_values(n_episodes: int, seed: int, n_states: int = N_STATES) -> np.ndarray:
-    r"""Every-visit Monte Carlo estimate of :math:`v_\pi(s) = \mathbb{E}\{G_t | S_t = s\}`.
-
-    Every visit to a state at time t of an episode of length T contributes its return
-    :math:`G_t = T - t` (all rewards are 1, :math:`\gamma = 1`); the estimate is the average
-    per state (``nan`` for a state never visited).
-    """
-    rng = np.random.default_rng(seed)
-    total = np.zeros(n_states)
-    count = np.zeros(n_states)
-    for _ in range(int(n_episodes)):
-        s = random_walk_states(rng, n_states)
-        T = len(s) - 1
-        for t in range(T):
-            total[s[t] - 1] += T - t
-            count[s[t] - 1] += 1
-    with np.errstate(invalid="ignore"):
-        return total / count
-
-
-def td0(episodes, w0, *, approx, alpha, gamma):
-    r"""TD(0): the general TD update, eq. (1), with the one-step target (Sec. 3).
-
-    .. math::
-        U_t = R_{t+1} + \gamma\hat V(S_{t+1}|\theta_t),\qquad
-        \theta_{t+1} = \theta_t + \alpha\big(U_t - \hat V(S_t|\theta_t)\big)
-        \nabla_\theta\hat V(S_t|\theta_t)
-
-    Same contract as :mod:`ftd_lib.algorithms`: returns the weights after every time step.
-    """
-    alpha = check_alpha(alpha)
-    gamma = check_unit("gamma", gamma)
-    w = np.array(w0, dtype=float)
-    out = []
-    for x, r in episodes:
-        T = len(r)
-        for t in range(T):
-            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])  # terminal: value 0
-            target = r[t] + gamma * v_next
-            w = A.td_update(approx, w, x[t], target, alpha)
-            out.append(w)
-    return np.array(out)
-
-
-def td0_tabular(state_episodes, alpha: float, gamma: float = 1.0,
-                n_states: int = N_STATES, reward: float = 1.0) -> np.ndarray:
-    r"""Tabular TD(0) on random-walk state sequences, fast (plain floats, no feature vectors).
-
-    :math:`V(S_t) \leftarrow V(S_t) + \alpha(R_{t+1} + \gamma V(S_{t+1}) - V(S_t))` with
-    every reward equal to ``reward`` and :math:`V(0) = 0` (terminal). The same numbers as
-    :func:`td0` with one-hot features and zero initial weights (tested). Returns the values
-    of states ``1..n`` before the first episode and after each episode: shape
-    ``(n_episodes + 1, n_states)``.
-    """
-    alpha = check_alpha(alpha)
-    v = [0.0] * (n_states + 1)  # v[0] is the terminal state and stays 0
-    out = [v[1:]]
-    for states in state_episodes:
-        s = [int(i) for i in states]
-        for a, b in zip(s[:-1], s[1:], strict=True):
-            v[a] += alpha * (reward + gamma * v[b] - v[a])
-        out.append(v[1:])
-    return np.array(out)
-
-
-def td0_snapshots(alpha: float, seed: int, after=(1, 10, 100)) -> dict[int, np.ndarray]:
-    """Tabular TD(0) values after the given numbers of episodes (one seeded run)."""
-    rng = np.random.default_rng(seed)
-    states = [random_walk_states(rng) for _ in range(max(after))]
-    v = td0_tabular(states, alpha)
-    return {int(k): v[k] for k in after}
-
-
-def td0_alpha_comparison(alphas, n_runs: int = 100, n_episodes: int = 100,
-                         seed: int = 1) -> np.ndarray:
-    r"""RMS error of tabular TD(0) after every episode, averaged over runs, for each α.
-
-    Run ``i`` draws its episodes from ``run_generator(seed, i)``; every α sees the same
-    episodes (common random numbers), so differences between the curves come from α alone.
-    Returns shape ``(len(alphas), n_episodes + 1)``; column 0 is the initial error (V = 0).
-    """
-    alphas = [check_alpha(a) for a in alphas]
-    v_true = true_values()
-    total = np.zeros((len(alphas), n_episodes + 1))
-    for i in range(int(n_runs)):
-        rng = run_generator(seed, i)
-        states = [random_walk_states(rng) for _ in range(int(n_episodes))]
-        for j, a in enumerate(alphas):
-            total[j] += rms_error(td0_tabular(states, a), v_true)
-    return total / int(n_runs)
-
-
-def plot_values(estimates: dict, ax=None, title: str = "Random walk: state values"):
-    """True values (black) and any number of labelled estimates, against the state 1..10."""
-    if ax is None:
-        _, ax = new_axes(title, "state s", "value  (expected steps to termination)")
-    s = np.arange(1, N_STATES + 1)
-    ax.plot(s, true_values(), "k-o", lw=2.5, label=r"true $v_\pi(s)$")
-    cmap = _sequential(len(estimates))
-    for c, (label, v) in zip(cmap, estimates.items(), strict=True):
-        ax.plot(s, v, "o--", color=c, label=label, lw=1.8, ms=5)
-    ax.set_xticks(s)
-    ax.legend(loc="upper left")
-    return ax
-
-
-def plot_rms_vs_episodes(curves: dict, ax=None, title: str = "Tabular TD(0) on the random walk",
-                         ylabel: str = "RMS error over states"):
-    """RMS error against the episode number, one line per label (e.g. per α)."""
-    if ax is None:
-        _, ax = new_axes(title, "episodes", ylabel)
-    for c, (label, y) in zip(_sequential(len(curves)), curves.items(), strict=True):
-        ax.plot(np.arange(len(y)), y, color=c, label=label)
-    ax.set_ylim(bottom=0)
-    ax.legend()
-    return ax
-
-
-def _sequential(n: int):
-    import matplotlib as mpl
-
-    return [mpl.colormaps["viridis"](x) for x in np.linspace(0.2, 0.85, max(n, 1))][:n]
-
-
-# --------------------------------------------------------------------------------------------
-# Notebook 02: n-step returns, interim lambda-return, traces
+# n-step returns, interim lambda-return, traces
 # --------------------------------------------------------------------------------------------
 
 
@@ -227,8 +94,6 @@ def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1
     """Two panels: :math:`G_t^{(n)}` against n, and :math:`G_t^{\\lambda|h}` against h."""
     import matplotlib.pyplot as plt
 
-    from .plots import use_style
-
     use_style()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     g = n_step_returns(rewards, values, t, gamma)
@@ -238,7 +103,7 @@ def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1
            ylabel="return")
     a1.axhline(g[-1], color="0.5", ls=":", lw=1.5, label=f"Monte Carlo return = {g[-1]:g}")
     a1.legend(loc="lower right")
-    for c, lam in zip(_sequential(len(lams)), lams, strict=True):
+    for c, lam in zip(sequential_colours(len(lams)), lams, strict=True):
         gl = interim_returns_vs_horizon(rewards, values, t, gamma, lam)
         a2.plot(np.arange(t + 1, len(rewards) + 1), gl, ".-", color=c, label=f"λ = {lam:g}")
     a2.set(title=rf"interim λ-return $G_{t}^{{\lambda|h}}$", xlabel="horizon h")
@@ -254,8 +119,8 @@ def plot_lambda_weights(lam: float, n: int, ax=None):
                          "n  (of the n-step return $G_t^{(n)}$)", "weight")
     w = lambda_return_weights(lam, n)
     k = np.arange(1, n + 1)
-    ax.bar(k[:-1], w[:-1], color="#1f77b4", label=r"$(1-\lambda)\lambda^{n-1}$")
-    ax.bar(k[-1:], w[-1:], color="#ff7f0e", label=r"$\lambda^{h-t-1}$ (all the rest)")
+    ax.bar(k[:-1], w[:-1], color=OKABE_ITO["blue"], label=r"$(1-\lambda)\lambda^{n-1}$")
+    ax.bar(k[-1:], w[-1:], color=OKABE_ITO["orange"], label=r"$\lambda^{h-t-1}$ (all the rest)")
     ax.set_xticks(k)
     ax.legend()
     return ax
@@ -282,8 +147,6 @@ def eligibility_traces(feature_rows, gamma: float, lam: float) -> np.ndarray:
 def plot_traces(states, gamma: float, lams=(0.8, 1.0)):
     """Heat maps of the trace of every state over one episode, one panel per λ."""
     import matplotlib.pyplot as plt
-
-    from .plots import use_style
 
     use_style()
     x = features(states)[:-1]
@@ -321,7 +184,7 @@ def run_methods(episodes, w0, *, approx, alpha, lam, gamma, methods=FIG1_METHODS
     """Weights after every time step (rows), with ``w0`` prepended as row 0, per method."""
     out = {}
     for m in methods:
-        W = getattr(A, m)(episodes, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma)
+        W = getattr(algorithms, m)(episodes, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma)
         out[m] = np.vstack([np.asarray(w0, dtype=float)[None], W])
     return out
 
@@ -424,8 +287,8 @@ def theorem1_sweep(alphas, seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
     ratio, dist_td, dist_lam = [], [], []
     for a in alphas:
         kw = dict(approx=mlp, alpha=a, lam=lam, gamma=gamma)
-        w_td = A.td_lambda(episodes, w0, **kw)[-1]
-        w_lr = A.online_lambda_return(episodes, w0, **kw)[-1]
+        w_td = algorithms.td_lambda(episodes, w0, **kw)[-1]
+        w_lr = algorithms.online_lambda_return(episodes, w0, **kw)[-1]
         ratio.append(np.linalg.norm(w_td - w_lr) / np.linalg.norm(w_td - w0))
         dist_td.append(np.linalg.norm(w_td - w0))
         dist_lam.append(np.linalg.norm(w_lr - w0))
@@ -456,7 +319,8 @@ def appendix_b_check(seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
     take the values it bootstraps from, :math:`\hat V_j = \hat V(S_j|\theta_{j-1})`. Then for
     every admissible (t, h) compare both sides of
 
-    - eq. (4546): :math:`G_t^{\lambda|h+1} = G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\delta'_h`,
+    - the horizon-extension identity (Sec. 5, derived in App. B):
+      :math:`G_t^{\lambda|h+1} = G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\delta'_h`,
       :math:`h \ge t+1`;
     - the ρ-identity: :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda`,
       :math:`h \ge t+2`;
@@ -468,7 +332,7 @@ def appendix_b_check(seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
     episodes = random_walk_episodes(1, rng)
     mlp = MLP(N_STATES, n_hidden)
     w0 = mlp.init(rng)
-    W = A.online_lambda_return(episodes, w0, approx=mlp, alpha=alpha, lam=lam, gamma=gamma)
+    W = algorithms.online_lambda_return(episodes, w0, approx=mlp, alpha=alpha, lam=lam, gamma=gamma)
     x, r = episodes[0]
     T = len(r)
     thetas = [w0, *W]  # thetas[j] = theta_j

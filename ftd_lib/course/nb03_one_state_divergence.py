@@ -1,5 +1,5 @@
-r"""The one-state example (Sec. 4, Figure 2): values per episode, the :math:`\beta` curves, and
-Figure 2 right.
+r"""Notebook 03 (the one-state example, Sec. 4, Figure 2): values per episode, the
+:math:`\beta` curves, and Figure 2 right.
 
 One episode of length T moves the single value by the pseudo-update (eq. VT)
 
@@ -27,21 +27,22 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .envs.one_state import (
+from ..envs.one_state import (
     BETA_FN,
     episode_lengths,
     error_first_episodes,
     values_after_episodes,
 )
-from .plots import plot_off_chart, style, use_style
-from .rng import run_generator
-from .validate import check_alpha
+from ..rng import run_generator
+from ..validate import check_alpha
+from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
 N_EPISODES = 10  # "averaged over the first 10 episodes"
 RUNS = 10_000  # independent runs (each its own seeded stream)
 SEED = 2016
 ALPHAS = np.round(np.arange(1, 101) / 100, 2)  # 0.01, 0.02, ..., 1.00
+
 
 def _beta_fn(method: str):
     if method not in BETA_FN:
@@ -100,7 +101,8 @@ def figure2_data(alphas=ALPHAS, *, runs: int = RUNS, n_episodes: int = N_EPISODE
 
 
 def plot_figure2(data: dict, ax=None, ymax: float = 1.0):
-    """Error vs alpha for TD(lambda) and the lambda-return algorithm; diverged = off the chart."""
+    """Error vs alpha for TD(lambda) and the (online) lambda-return algorithm, which on this
+    task ends every episode where the offline one does; diverged = off the chart."""
     if ax is None:
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
@@ -126,12 +128,12 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
     alphas = np.linspace(0.0, 1.0, 201) if alphas is None else np.asarray(alphas, dtype=float)
-    ax.axhspan(2.0, beta_max * 1.08, color="#d62728", alpha=0.08, lw=0)
+    ax.axhspan(2.0, beta_max * 1.08, color=OKABE_ITO["vermillion"], alpha=0.08, lw=0)
     ax.axhline(2.0, color="k", ls="--", lw=1.2)
     ax.text(0.02, 2.05, "β = 2: diverges above", fontsize=10, va="bottom")
     ax.axhline(1.0, color="k", ls=":", lw=1.0)
     for method, label in (("td_lambda", "β = αT (TD(λ=1))"),
-                          ("lambda_return", "β = 1 − (1−α)$^T$ (λ-return)")):
+                          ("online_lambda_return", "β = 1 − (1−α)$^T$ (λ-return)")):
         kw = style(method)
         kw["label"] = label
         (line,) = ax.plot(alphas, BETA_FN[method](alphas, T), **kw)  # leaves through the top

@@ -1,4 +1,5 @@
-r"""What forward TD(:math:`\lambda`) costs, and what its shortcuts would cost in accuracy (Sec. 5).
+r"""Notebook 04 (forward TD(:math:`\lambda`)): what it costs, and what its shortcuts would cost
+in accuracy (Sec. 5).
 
 - :func:`rounding_errors`: the targets Algorithm 1 used (read from its ``trace`` by
   :func:`ftd_lib.algorithms.algorithm1_targets`), against the definition and against the bare
@@ -8,32 +9,27 @@ r"""What forward TD(:math:`\lambda`) costs, and what its shortcuts would cost in
   TD(:math:`\lambda`) and the online :math:`\lambda`-return algorithm (the per-run references of
   :mod:`ftd_lib.algorithms`, with the paper's 2-50-1 MLP), as ratios to TD(0), plus exact
   counts of the value and gradient evaluations per step. Under ``CI`` in the environment it
-  runs at a quick scale.
+  runs at a quick scale (:func:`ftd_lib.course.quick`).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from . import algorithms as A
-from .approx import MLP, Linear
-from .plots import plot_off_chart, style, use_style
-from .returns import (
+from .. import algorithms
+from ..approx import MLP, Linear
+from ..returns import (
     bounded_returns_by_definition,
     bounded_returns_by_rho,
     k_bound,
 )
-from .rng import run_generator
-
-
-def is_quick() -> bool:
-    """True when ``CI`` is set in the environment (to anything but ''/0/false)."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+from ..rng import run_generator
+from . import quick as quick_scale
+from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 
 def long_episode(T: int = 2000, n_features: int = 3, seed: int = 0):
@@ -57,17 +53,18 @@ def rounding_errors(T: int = 2000, gamma: float = 1.0, lam: float = 0.5, eta: fl
     lin = Linear(x.shape[1])
     w0 = 0.1 * run_generator(seed, 0, stream=1).normal(size=lin.n_params)
     trace = []
-    A.forward_td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma, eta=eta,
-                        trace=trace)
+    algorithms.forward_td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma,
+                                 eta=eta, trace=trace)
     K = trace[0]["K"]
-    values = A.trace_values(trace)
+    values = algorithms.trace_values(trace)
     exact = bounded_returns_by_definition(r, values, K, gamma, lam)
     by_rho = bounded_returns_by_rho(r, values, K, gamma, lam)
     with np.errstate(invalid="ignore", over="ignore"):
         err_rho = np.abs(by_rho - exact[: len(by_rho)])
     err_rho[np.isnan(err_rho)] = np.inf
     return dict(K=K, gamma=gamma, lam=lam, T=T, t=np.arange(T),
-                err_algorithm1=np.abs(A.algorithm1_targets(trace) - exact), err_rho=err_rho)
+                err_algorithm1=np.abs(algorithms.algorithm1_targets(trace) - exact),
+                err_rho=err_rho)
 
 
 def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None):
@@ -82,7 +79,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
     t_rho = data["t"][: len(err)]
     off = ~np.isfinite(err) | (err > ymax)
     k = int(np.argmax(off)) if off.any() else len(err) - 1  # draw up to the first off-chart point
-    plot_off_chart(ax, t_rho[: k + 1], err[: k + 1], ymax, color="#d62728",
+    plot_off_chart(ax, t_rho[: k + 1], err[: k + 1], ymax, color=OKABE_ITO["vermillion"],
                    label="bare ρ-recursion (no resync)")
     if off.any():
         inf_at = np.flatnonzero(~np.isfinite(data["err_rho"]))
@@ -91,8 +88,8 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
             note += f"\n(overflows to ∞ at t = {data['t'][inf_at[0]]})"
         x_text = t_rho[k] + 0.04 * n if t_rho[k] < 0.5 * n else 0.03 * n
         ax.annotate(note, xy=(t_rho[k], ymax * 1.04), xytext=(x_text, ymax * 1e-3),
-                    color="#d62728", fontsize=10, va="top",
-                    arrowprops=dict(arrowstyle="->", color="#d62728"))
+                    color=OKABE_ITO["vermillion"], fontsize=10, va="top",
+                    arrowprops=dict(arrowstyle="->", color=OKABE_ITO["vermillion"]))
     ax.plot(data["t"][:n], np.maximum(data["err_algorithm1"][:n], tiny),
             **style("forward_td_lambda"), lw=1.0)
     ax.lines[-1].set_label("Algorithm 1 (resync every K steps)")
@@ -139,15 +136,15 @@ class CountingApprox:
 def _run(method: str, episodes, w0, approx, lam: float, gamma: float, eta: float):
     kw = dict(approx=approx, alpha=0.001, gamma=gamma)
     if method == "td0":
-        return A.td_lambda(episodes, w0, lam=0.0, **kw)
+        return algorithms.td0(episodes, w0, **kw)
     if method == "td_lambda":
-        return A.td_lambda(episodes, w0, lam=lam, **kw)
+        return algorithms.td_lambda(episodes, w0, lam=lam, **kw)
     if method == "forward_td_lambda":
-        return A.forward_td_lambda(episodes, w0, lam=lam, eta=eta, **kw)
+        return algorithms.forward_td_lambda(episodes, w0, lam=lam, eta=eta, **kw)
     if method == "online_lambda_return":
-        return A.online_lambda_return(episodes, w0, lam=lam, **kw)
+        return algorithms.online_lambda_return(episodes, w0, lam=lam, **kw)
     if method == "forward_by_definition":
-        return A.forward_td_lambda_by_definition(episodes, w0, lam=lam, eta=eta, **kw)
+        return algorithms.forward_td_lambda_by_definition(episodes, w0, lam=lam, eta=eta, **kw)
     raise ValueError(f"unknown method {method!r}")
 
 
@@ -185,7 +182,7 @@ def cost_per_step(lengths=None, methods=COST_METHODS, *, repeats: int | None = N
     length: compare ratios, not absolute times, which depend on the machine. Quick (``CI`` set):
     shorter episodes, shorter measurements.
     """
-    quick = is_quick() if quick is None else bool(quick)
+    quick = quick_scale() if quick is None else bool(quick)
     if lengths is None:
         lengths = (5, 10, 20) if quick else (10, 20, 40, 60)
     if repeats is None:
@@ -228,7 +225,7 @@ def plot_cost(data: dict, ax=None):
         ax = Figure(figsize=(7.0, 4.2)).subplots()
     for m, r in data["ratio"].items():
         kw = style(m) if m != "forward_by_definition" else dict(
-            color="#8c564b", ls="--", label="forward TD(λ) by definition")
+            color=OKABE_ITO["orange"], ls="--", label="forward TD(λ) by definition")
         ax.plot(data["lengths"], r, marker="o", **kw)
     ax.set_yscale("log")
     ax.set(xlabel="episode length T", ylabel="cost per step / TD(0)'s",

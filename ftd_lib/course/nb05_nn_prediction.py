@@ -1,68 +1,47 @@
-r"""Mountain car evaluation with a 2-50-1 network (notebook 05): the task, Figure 3, learning
-curves.
+r"""Notebook 05 (mountain car evaluation with a 2-50-1 network): the task, learning curves, the
+choices behind Figure 3.
 
 van Seijen (2016), Sec. 6, first and second experiment. One function per picture or number;
-each returns plain numbers (or a :class:`ftd_lib.experiments.Results`) so that notebooks and
-tests can check them, and a ``plot_*`` function draws it in the course style.
+each returns plain numbers so that notebooks and tests can check them, and a ``plot_*``
+function draws it in the course style. Figure 3 itself, stored beside a live run, with the
+paper's claims: :mod:`ftd_lib.course.figures`.
 
 - The task: :func:`rollout`, :func:`policy_trajectories`, :func:`value_grid`,
   :func:`policy_summary`, :func:`plot_task` -- the evaluation policy of
   :mod:`ftd_lib.envs.mountain_car` in the (position, velocity) plane, its trajectories, the
   true value function :math:`v(s) = -(\text{steps to the goal})` and the fixed sample of
   on-policy states the error is measured on.
-- Figure 3 from the committed full-scale data (:func:`stored`, a thin wrapper of
-  :func:`ftd_lib.experiments.load_results`) next to a live run at a small scale
-  (:func:`live_fig3_left`, :func:`live_fig3_right`), drawn by :func:`plot_pair`;
-  :func:`best_points` and :func:`format_best` read the plotted numbers;
-  :func:`claims_side_by_side` puts the paper's words next to the verdicts that
-  :func:`ftd_lib.report.claims` computes from the data.
 - Learning curves of single settings: :func:`learning_curves`, :func:`plot_learning_curves`
-  (used by :func:`ftd_lib.widgets_nn.learning_curve_explorer`).
+  (used by :func:`ftd_lib.course.widgets.learning_curve_explorer`).
 - Where every choice the paper leaves open is made: :func:`choices`.
 
-Every live run uses run ids ``0 .. runs-1`` and the experiment seed
-:data:`ftd_lib.experiments.DEFAULT_SEED`, exactly like the stored data: run ``r`` of a live
-cell sees the same initial network and the same reward noise as run ``r`` of the stored cell
-with the same settings (common random numbers, :mod:`ftd_lib.rng`).
+Every run here uses run ids ``0 .. runs-1`` and the experiment seed
+:data:`ftd_lib.repro.figures.DEFAULT_SEED`, exactly like the stored data: run ``r`` sees the
+same initial network and the same reward noise as run ``r`` of the stored cell with the same
+settings (common random numbers, :mod:`ftd_lib.rng`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
-from . import experiments as E
-from .envs import mountain_car as mc
+from .. import engine
+from ..envs import mountain_car as mc
+from ..envs.tasks import gamma
+from ..experiments import ALPHAS_FIG3, DEFAULT_SEED, ETA
+from ..methods import label
+from ..returns import k_bound
 from .plots import plot_off_chart, style, use_style
-from .returns import k_bound
 
-SEED = E.DEFAULT_SEED
+SEED = DEFAULT_SEED
 LAM = 0.9  # Fig. 3 left
-ETA = E.ETA
-GAMMA = E.GAMMA["mountain_car"]
+GAMMA = gamma("mountain_car")
 #: the engine's defaults for the error metric (see :func:`ftd_lib.engine.run_prediction`)
 N_EVAL, EVAL_SEED = 500, 0
 #: y above which a normalised error is drawn off the chart (1.5 x the initial error)
 YMAX = 1.5
-
-#: the live run beside the stored Fig. 3 left: 0.015 * 2**k, k = -5..3 (0.00047 .. 0.12), points
-#: of the paper-scale grid (every second one of :data:`ftd_lib.experiments.ALPHAS_FIG3`)
-LIVE_ALPHAS = tuple(float(f"{E.ALPHA_FIG3_RIGHT * 2.0**k:.6g}") for k in range(-5, 4))
-#: methods of the live Fig. 3 left. The online lambda-return algorithm is left out: it replays
-#: t updates at time t, about T/2 = 50 times the work of the others on 100-step episodes.
-LIVE_METHODS = ("td_lambda", "forward_td_lambda", "offline_lambda_return")
-LIVE_LAMS = (0.0, 0.5, 0.8, 0.9, 0.95, 1.0)
-#: runs and episodes of the live runs: a few seconds each on a laptop
-LIVE_RUNS, LIVE_EPISODES = 3, 5
-
-METHOD_LABEL = {"td_lambda": "TD(λ)", "forward_td_lambda": "forward TD(λ)",
-                "online_lambda_return": "online λ-return",
-                "offline_lambda_return": "offline λ-return"}
-
 
 # --------------------------------------------------------------------------------------------
 # The task: policy, trajectories, true values
@@ -203,132 +182,6 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
 
 
 # --------------------------------------------------------------------------------------------
-# Figure 3: stored data and live runs
-# --------------------------------------------------------------------------------------------
-
-
-def results_dir() -> Path:
-    """The repository's ``results/`` (:func:`ftd_lib.experiments.repo_results_dir`)."""
-    return E.repo_results_dir()
-
-
-def stored(figure_name: str, directory=None):
-    """The committed data of ``fig3-left`` or ``fig3-right`` in ``directory`` (default
-    :func:`results_dir`), or ``None`` when there is none yet
-    (:func:`ftd_lib.experiments.missing_message` says how to make it)."""
-    return E.load_results(figure_name, results_dir() if directory is None else directory)
-
-
-def _run_live(fig: E.Figure, seed: int) -> E.Results:
-    """Compute a figure definition with the engine, one batch per method, in a scratch
-    directory (nothing is written next to the committed results)."""
-    with tempfile.TemporaryDirectory(prefix="ftd-live-") as d:
-        res = E.run_figure(fig, d, seed=seed, progress=False, plot=False)
-    res.path = None
-    return res
-
-
-def live_figure(figure_name: str, *, runs: int = LIVE_RUNS, episodes: int = LIVE_EPISODES,
-                seed: int = SEED, **grid) -> E.Figure:
-    """A small-scale definition of ``fig3-left`` (``alphas``, ``methods``) or ``fig3-right``
-    (``lams``): the paper-scale cells restricted to a grid, ``runs`` runs of ``episodes``
-    episodes, each method computed as one batch."""
-    base = E.figure(figure_name, "paper")
-    if figure_name == "fig3-left":
-        alphas = tuple(grid.get("alphas", LIVE_ALPHAS))
-        methods = tuple(grid.get("methods", LIVE_METHODS))
-        cells = tuple(E.Cell(m, a, LAM, GAMMA, ETA, None, curve=m)
-                      for m in methods for a in alphas)
-    elif figure_name == "fig3-right":
-        lams = tuple(grid.get("lams", LIVE_LAMS))
-        curves = list(dict.fromkeys((c.curve, c.eta, c.k_max) for c in base.cells))
-        cells = tuple(E.Cell("forward_td_lambda", E.ALPHA_FIG3_RIGHT, lam, GAMMA, eta, k,
-                             curve=name) for name, eta, k in curves for lam in lams)
-    else:
-        raise ValueError(f"figure must be 'fig3-left' or 'fig3-right', got {figure_name!r}")
-    if int(runs) < 1 or int(episodes) < 1:
-        raise ValueError("runs and episodes must be >= 1")
-    per_method = max(sum(c.method == m for c in cells) for m in {c.method for c in cells})
-    return dataclasses.replace(base, scale="quick", cells=cells, runs=int(runs),
-                               episodes=int(episodes), runs_per_chunk=int(runs),
-                               cells_per_chunk=per_method)
-
-
-def live_fig3_left(alphas=LIVE_ALPHAS, methods=LIVE_METHODS, *, runs: int = LIVE_RUNS,
-                   episodes: int = LIVE_EPISODES, seed: int = SEED) -> E.Results:
-    r"""Figure 3 left at a small scale, live: normalised RMS error averaged over the first
-    ``episodes`` episodes against :math:`\alpha`, :math:`\lambda = 0.9`, :math:`\eta = 0.01`.
-    Same data layout as the stored figure (:class:`ftd_lib.experiments.Results`)."""
-    fig = live_figure("fig3-left", runs=runs, episodes=episodes, alphas=alphas,
-                      methods=methods)
-    return _run_live(fig, seed)
-
-
-def live_fig3_right(lams=LIVE_LAMS, *, runs: int = LIVE_RUNS, episodes: int = LIVE_EPISODES,
-                    seed: int = SEED) -> E.Results:
-    r"""Figure 3 right at a small scale, live: forward TD(:math:`\lambda`) at
-    :math:`\alpha = 0.015` against :math:`\lambda`, for :math:`\eta \in \{0.01, 0.1, 0.3\}` and
-    :math:`\eta = 0.01, K_{max} = 50`."""
-    return _run_live(live_figure("fig3-right", runs=runs, episodes=episodes, lams=lams), seed)
-
-
-def plot_pair(stored_res, live_res, figure_name: str):
-    """Stored figure beside the live run (:func:`ftd_lib.experiments.plot_stored_and_live`)."""
-    return E.plot_stored_and_live(stored_res, live_res, figure_name)
-
-
-def best_points(res) -> dict:
-    """Per curve: the lowest point over the figure's x axis (``x``, ``y``, ``se``) and how many
-    points have diverged runs (``n_x_diverged``) out of ``n_x``."""
-    out = {}
-    for curve, s in res.summary().items():
-        y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
-        i = int(np.argmin(y))
-        out[curve] = dict(x=float(s["x"][i]), y=float(s["y"][i]), se=float(s["se"][i]),
-                          n_x_diverged=int(np.sum(s["n_diverged"] > 0)), n_x=len(s["x"]))
-    return out
-
-
-def format_best(res, digits: int = 3) -> str:
-    """One line per curve: its best point, rounded, and where runs diverged."""
-    xname = "α" if res.meta["definition"]["x"] == "alpha" else "λ"
-    lines = []
-    for curve, b in best_points(res).items():
-        name = METHOD_LABEL.get(curve, curve)
-        y = f"{b['y']:.{digits}f}" if math.isfinite(b["y"]) else "∞ (diverged)"
-        lines.append(f"{name:22s} best {xname} = {b['x']:<8g} error {y}   "
-                     f"{xname} with diverged runs: {b['n_x_diverged']} of {b['n_x']}")
-    return "\n".join(lines)
-
-
-PAPER_WORDS = {
-    1: "Fig. 3 left: forward TD(λ)'s lowest error is below TD(λ)'s; “the performance increase "
-       "due to exactly following the general update rule more than makes up for the "
-       "performance decrease due to the update delays” (Sec. 7).",
-    2: "“Surprisingly, forward TD(λ) outperforms the online λ-return algorithm.”",
-    3: "“TD(λ) shows the same behaviour as in the one-state example … the error quickly "
-       "diverges.”",
-    4: "“The performance at optimal λ is not really affected by η.”",
-}
-
-
-def claims_side_by_side(results: dict) -> list[dict]:
-    """The Fig. 3 claims of the paper next to this reproduction's verdicts
-    (:func:`ftd_lib.report.claims_side_by_side`); ``results``:
-    ``{"fig3-left": Results or None, "fig3-right": Results or None}``."""
-    from . import report
-
-    return report.claims_side_by_side(results, ("fig3-left", "fig3-right"), PAPER_WORDS)
-
-
-def claims_markdown(rows: list[dict]) -> str:
-    """:func:`claims_side_by_side` as a Markdown table."""
-    from . import report
-
-    return report.claims_markdown(rows)
-
-
-# --------------------------------------------------------------------------------------------
 # Learning curves of one setting
 # --------------------------------------------------------------------------------------------
 
@@ -344,15 +197,13 @@ def learning_curves(alpha: float, lam: float, *, runs: int = 4, episodes: int = 
     ``metric`` is each run's average over the episodes (the paper's metric), ``mean`` the
     average over runs per episode (``inf`` once a run diverged).
     """
-    from . import engine
-
     runs, episodes = int(runs), int(episodes)
     if runs < 1 or episodes < 1:
         raise ValueError("runs and episodes must be >= 1")
     settings = engine.Settings.make(alpha=[alpha] * runs, lam=lam, gamma=GAMMA, eta=eta)
     out = {}
     for m in methods:
-        res = engine.run_prediction(E.ENGINE_METHOD.get(m, m), settings, seed,
+        res = engine.run_prediction(m, settings, seed,
                                     np.arange(runs), episodes)
         err = np.asarray(res.errors, dtype=float)
         div = np.asarray(res.diverged, dtype=bool) | ~np.isfinite(err).all(axis=1)
@@ -378,7 +229,7 @@ def format_curves(data: dict, digits: int = 3) -> str:
     lines = []
     for m, d in data.items():
         runs, episodes = d["errors"].shape
-        name = METHOD_LABEL.get(m, m) + ("" if d.get("K") is None else f" (K = {k_text(d['K'])})")
+        name = label(m) + ("" if d.get("K") is None else f" (K = {k_text(d['K'])})")
         n_div = int(d["diverged"].sum())
         div = f"diverged {n_div} of {runs} runs"
         if n_div:
@@ -422,9 +273,9 @@ def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
 def choices() -> list[dict]:
     """Every choice the paper leaves open for this experiment, with the value read from the
     library and where it is set. One dict per item: ``item``, ``paper``, ``ours``, ``where``."""
-    from . import approx, engine
+    from ..approx import MLP
 
-    net = approx.MLP(2, 50)
+    net = MLP(2, 50)
     k = k_bound(GAMMA, LAM, ETA)
     return [
         dict(item="network", paper="2 inputs, 1 hidden layer of 50 nodes, 1 output; backprop",
@@ -450,7 +301,7 @@ def choices() -> list[dict]:
                   f"own stream {mc.REWARD_STREAM}",
              where="mountain_car.MountainCarEvaluation"),
         dict(item="discount", paper="not given", ours=f"γ = {GAMMA:g} (values = −steps)",
-             where="ftd_lib.experiments.GAMMA"),
+             where="ftd_lib.envs.tasks"),
         dict(item="episode cap", paper="not given",
              ours="none: the policy reaches the goal from every state",
              where="MountainCarEvaluation(max_steps=None)"),
@@ -464,22 +315,22 @@ def choices() -> list[dict]:
         dict(item="error metric", paper="RMS error at the end of each episode, normalised by "
              "the initial error, averaged over the first 50 episodes",
              ours="the same, each run divided by its own initial error; then the mean over runs",
-             where="ftd_lib.engine.run_prediction (errors), ftd_lib.experiments (metric)"),
+             where="ftd_lib.engine.run_prediction (errors), ftd_lib.repro.chunks (metric)"),
         dict(item="divergence", paper="not given",
              ours="a run whose value, weight or error exceeds 1e6 (or is not finite) is "
                   "stopped and counts as an infinite error: drawn off the chart (▲)",
-             where="run_prediction(div_bound=1e6); ftd_lib.plots.plot_off_chart"),
+             where="run_prediction(div_bound=1e6); ftd_lib.course.plots.plot_off_chart"),
         dict(item="K for forward TD(λ)", paper="K = ceil(log η / log γλ), η = 0.01",
              ours=f"K = {k} at λ = {LAM}; no K_max except Fig. 3 right's fourth curve",
              where="ftd_lib.returns.k_bound"),
         dict(item="step-size grid", paper="not given (a range of α)",
-             ours=f"{len(E.ALPHAS_FIG3)} values 0.015·√2^k: {E.ALPHAS_FIG3[0]:g} … "
-                  f"{E.ALPHAS_FIG3[-1]:g}",
-             where="ftd_lib.experiments.ALPHAS_FIG3"),
+             ours=f"{len(ALPHAS_FIG3)} values 0.015·√2^k: {ALPHAS_FIG3[0]:g} … "
+                  f"{ALPHAS_FIG3[-1]:g}",
+             where="ftd_lib.repro.figures.ALPHAS_FIG3"),
         dict(item="runs and seeds", paper="50 runs (Fig. 3 right: 200)",
              ours=f"the same counts; seed {SEED}; run r is the same run in every cell "
                   "(common random numbers)",
-             where="ftd_lib.experiments (figure definitions), ftd_lib.rng"),
+             where="ftd_lib.repro.figures (figure definitions), ftd_lib.rng"),
     ]
 
 

@@ -1,8 +1,9 @@
 """One look for every figure of the course: readable when projected, the same everywhere.
 
-Colours and line styles per method are fixed here so that TD(lambda) is always the same
-colour in every notebook. Diverged values are drawn "off the chart": clipped to just above the
-top of the axes with a marker, never left out silently and never an error.
+Colours, line styles and labels per method come from the one table of methods
+(:mod:`ftd_lib.methods`), so TD(λ) is the same colour in every notebook and every stored
+figure. Diverged values are drawn "off the chart": clipped to just above the top of the axes
+with a marker, never left out silently and never an error.
 """
 
 from __future__ import annotations
@@ -11,17 +12,10 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-METHOD_STYLE = {
-    "td0": dict(color="#7f7f7f", ls=":", label="TD(0)"),
-    "td_lambda": dict(color="#d62728", ls="-", label="TD(λ)"),
-    "online_lambda_return": dict(color="#1f77b4", ls="-", label="online λ-return"),
-    "offline_lambda_return": dict(color="#2ca02c", ls="--", label="offline λ-return"),
-    "forward_td_lambda": dict(color="#ff7f0e", ls="-", label="forward TD(λ)"),
-    "true_online_td_lambda": dict(color="#9467bd", ls="-.", label="true online TD(λ)"),
-    "lambda_return": dict(color="#1f77b4", ls="-", label="λ-return"),
-    "sarsa_lambda": dict(color="#d62728", ls="-", label="Sarsa(λ)"),
-    "forward_sarsa_lambda": dict(color="#ff7f0e", ls="-", label="forward Sarsa(λ)"),
-}
+from ..methods import OKABE_ITO, style
+
+__all__ = ["OKABE_ITO", "RC", "new_axes", "plot_off_chart", "sequential_colours", "style",
+           "use_style"]
 
 RC = {
     "figure.figsize": (7.0, 4.2),
@@ -42,11 +36,6 @@ RC = {
 def use_style() -> None:
     """Apply the course style to matplotlib (call once at the top of a notebook)."""
     mpl.rcParams.update(RC)
-
-
-def style(method: str) -> dict:
-    """Keyword arguments (color, ls, label) for ``ax.plot`` of a method."""
-    return dict(METHOD_STYLE.get(method, dict(label=method)))
 
 
 def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):
@@ -78,6 +67,13 @@ def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):
     else:
         ax.set_ylim(ymin - 0.08 * span, lim_top)
     return line
+
+
+def sequential_colours(n: int) -> list:
+    """``n`` colours from a sequential colour map (viridis, its ends cut off): for lines that
+    are one family ordered by a number (α, λ, episodes), not different methods."""
+    cmap = mpl.colormaps["viridis"]
+    return [cmap(x) for x in np.linspace(0.2, 0.85, max(int(n), 1))][: int(n)]
 
 
 def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", figsize=None):

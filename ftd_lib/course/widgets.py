@@ -15,9 +15,13 @@ Factories (CSS classes in brackets, for browser tests):
   [``ftd-one-state-plot``].
 - :func:`k_explorer` — the K of the K-bounded :math:`\lambda`-return: sliders ``η``, ``γλ``
   [``ftd-eta``, ``ftd-gl``]; readout [``ftd-k-readout``]; plot [``ftd-k-plot``].
-- :func:`algorithm1_stepper` — Algorithm 1 step by step: buttons ``◀ Back``, ``Step ▶``,
-  ``Reset`` [``ftd-step-back``, ``ftd-step-forward``, ``ftd-step-reset``], slider ``frame``
-  [``ftd-step-slider``]; readout [``ftd-step-readout``]; plot [``ftd-step-plot``].
+- :func:`learning_curve_explorer` — notebook 05: pick :math:`\alpha` and :math:`\lambda`,
+  watch the learning curves of TD(:math:`\lambda`) and forward TD(:math:`\lambda`) on a small
+  batch of mountain-car runs. Sliders ``α`` (log scale), ``λ`` [``ftd-nn-alpha``,
+  ``ftd-nn-lam``]; readout [``ftd-nn-readout``]; plot [``ftd-nn-curves``]. Diverged runs are
+  drawn off the chart (▲).
+- :func:`ftd_lib.course.stepper.algorithm1_stepper` — Algorithm 1 step by step (its own
+  module, built on :class:`Explorer`).
 """
 
 from __future__ import annotations
@@ -33,15 +37,11 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
-from . import algorithms as A
-from .approx import Linear
-from .envs.random_walk import random_walk_episodes
-from .fig2 import plot_beta_curves, plot_values, values_per_episode
-from .plots import style, use_style
-from .returns import interim_lambda_return, k_bound
-from .rng import run_generator
+from ..methods import label
+from ..returns import k_bound
+from .nb03_one_state_divergence import plot_beta_curves, plot_values, values_per_episode
+from .plots import OKABE_ITO, style, use_style
 
 DPI = 90
 
@@ -148,11 +148,12 @@ class Explorer:
 def one_state_readout(alpha: float, T: int, v0: float, n_episodes: int = 10) -> tuple[str, dict]:
     """Readout text and the numbers behind it (closed forms of Sec. 4)."""
     v_td = values_per_episode(alpha, T, v0, n_episodes, "td_lambda")
-    v_lr = values_per_episode(alpha, T, v0, n_episodes, "lambda_return")
+    v_lr = values_per_episode(alpha, T, v0, n_episodes, "online_lambda_return")
     b_td, b_lr = alpha * T, 1.0 - (1.0 - alpha) ** T
     state = dict(alpha=alpha, T=T, v0=v0, beta_td=b_td, beta_lambda=b_lr, values_td=v_td,
                  values_lambda=v_lr)
-    verdict = ("<b style='color:#d62728'>TD(λ) diverges: β<sub>TD</sub> &gt; 2</b>"
+    verdict = (f"<b style='color:{OKABE_ITO['vermillion']}'>TD(λ) diverges: β<sub>TD</sub> "
+               "&gt; 2</b>"
                if b_td > 2 else "TD(λ) converges: β<sub>TD</sub> ≤ 2")
     text = (f"<span class='ftd-beta'>β_TD = {b_td:.3f}, β_λ = {b_lr:.3f}</span>"
             f" &nbsp;·&nbsp; after {n_episodes} episodes: V_TD = {fmt(v_td[-1])}, "
@@ -242,12 +243,14 @@ def k_explorer(eta: float = 0.01, gl: float = 0.9) -> Explorer:
         ax.vlines(n[kept], floor, wts[kept], color=style("forward_td_lambda")["color"], lw=lw,
                   label="kept in G$_t^{λ|t+K}$")
         if (~kept).any():
-            ax.vlines(n[~kept], floor, wts[~kept], color="#bbbbbb", lw=lw, label="dropped")
+            ax.vlines(n[~kept], floor, wts[~kept], color=OKABE_ITO["grey"], lw=lw,
+                      label="dropped")
         ax.axhline(e, color="k", ls="--", lw=1.2, label=f"η = {e:.3g}")
         ax.set_yscale("log")
         if not math.isinf(K):
-            ax.axvline(K - 0.5, color="#d62728", lw=1.2)
-            ax.text(K - 0.5, 1.3, f" K = {K}", color="#d62728", va="bottom", fontsize=11)
+            ax.axvline(K - 0.5, color=OKABE_ITO["vermillion"], lw=1.2)
+            ax.text(K - 0.5, 1.3, f" K = {K}", color=OKABE_ITO["vermillion"], va="bottom",
+                    fontsize=11)
         ax.set(xlabel="n (steps ahead)", ylabel="weight (γλ)$^n$ of δ'$_{t+n}$",
                ylim=(floor, 3.0), xlim=(-1, n_show))
         ax.set_title(f"γλ = {g:.2f}, η = {e:.3g}", loc="left")
@@ -262,189 +265,85 @@ def k_explorer(eta: float = 0.01, gl: float = 0.9) -> Explorer:
 
 
 # --------------------------------------------------------------------------------------------
-# Notebook 04: Algorithm 1 step by step
+# Notebook 05: learning curves of TD(lambda) and forward TD(lambda) on mountain car
 
 
-def stepper_episode(seed: int = 3):
-    """The random-walk episode the stepper walks through (tabular features, rewards 1)."""
-    return random_walk_episodes(1, run_generator(seed, 0))[0]
+def _fmt_error(v: float) -> str:
+    return f"{v:.3f}" if math.isfinite(v) else "∞"
 
 
-def stepper_frames(episode, *, approx, w0, alpha, lam, gamma, eta, k_max=None) -> list[dict]:
-    """One dict per frame: frame t < T is Algorithm 1's state after time step t (from the
-    ``trace`` of :func:`ftd_lib.algorithms.forward_td_lambda`); frame T is the episode's end,
-    where the states left in the queue are flushed. Each update carries the target
-    :math:`G_s^{\\lambda|h}` that the definition (eq. 2) gives, for comparison."""
-    x, r = episode
-    trace = []
-    A.forward_td_lambda([episode], w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma,
-                        eta=eta, k_max=k_max, trace=trace)
-    T = len(r)
-    K = trace[0]["K"]
-    values = np.array([0.0] + [float(s["V_next"]) for s in trace])  # V(S_j | theta_{j-1})
-    states = np.argmax(x, axis=1) + 1 if x.shape[1] > 1 else np.ones(T + 1, dtype=int)
-    states = np.where(np.abs(x).sum(axis=1) == 0, 0, states)
-    labels = [f"s={int(v)}" if v else "end" for v in states]
-    frames = []
-    done: list[int] = []
-    for step in trace:
-        f = dict(step, frame=step["t"], end=False, flushed=[], flush_targets=[], states=labels,
-                 state=int(states[step["t"]]), next_state=int(states[step["t"] + 1]),
-                 reward=float(r[step["t"]]), done=list(done), T=T)
-        if step["updated"] is not None:
-            s = step["updated"]
-            f["horizon"] = min(s + K, T) if not math.isinf(K) else T
-            f["definition"] = interim_lambda_return(r, values, s, f["horizon"], gamma, lam)
-            done.append(s)
-        frames.append(f)
-    last = trace[-1]
-    end = dict(frame=T, t=T, K=K, end=True, T=T, queue=[], done=list(done), states=labels,
-               flushed=list(last["flushed"]), flush_targets=list(last["flush_targets"]),
-               definitions=[interim_lambda_return(r, values, s, T, gamma, lam)
-                            for s in last["flushed"]],
-               w=last["w"], updated=None, target=None, state=0, next_state=0, reward=0.0)
-    frames.append(end)
-    return frames
+def learning_curve_readout(alpha: float, lam: float, data: dict) -> str:
+    """The readout of :func:`learning_curve_explorer`: per method the paper's metric (mean
+    over runs of the error averaged over the episodes), the last episode's mean error, and
+    how many runs diverged."""
+    from .nb05_nn_prediction import k_text
+
+    parts = []
+    for m, d in data.items():
+        runs, episodes = d["errors"].shape
+        n_div = int(d["diverged"].sum())
+        metric = float(d["metric"].mean())
+        name = html.escape(label(m))
+        k = "" if d.get("K") is None else f" (K = {k_text(d['K'])})"
+        div = (f" <b style='color:{OKABE_ITO['vermillion']}'>· {n_div} of {runs} runs "
+               "diverged</b>" if n_div
+               else f" · 0 of {runs} runs diverged")
+        parts.append(f"<span class='ftd-nn-method' data-method='{m}'>{name}{k}: "
+                     f"mean error over {episodes} episodes <b>{_fmt_error(metric)}</b>, "
+                     f"last episode {_fmt_error(float(d['mean'][-1]))}{div}</span>")
+    head = f"α = {alpha:.4g}, λ = {lam:.2f}"
+    return f"<div class='ftd-nn'>{head}<br>" + "<br>".join(parts) + "</div>"
 
 
-def _step_readout(f: dict) -> str:
-    K = "∞" if math.isinf(f["K"]) else f["K"]
-    if f["end"]:
-        rows = "".join(
-            f"<tr><td>S<sub>{s}</sub></td><td>{g:.4f}</td><td>{d:.4f}</td></tr>"
-            for s, g, d in zip(f["flushed"], f["flush_targets"], f["definitions"], strict=True))
-        return (f"<div class='ftd-step' data-frame='{f['frame']}'><b>Episode end (t = {f['T']})"
-                f"</b>: the {len(f['flushed'])} states left in the queue F are updated now, with "
-                f"horizon T, each target by the ρ-step U ← (U − ρ<sub>p</sub>)/γλ."
-                "<table><tr><th>state of time</th><th>target U</th><th>G by eq. 2</th></tr>"
-                f"{rows}</table></div>")
-    queue = ", ".join(f"S<sub>{s}</sub>" for s in f["queue"]) or "∅"
-    sync = " (resynchronised: U ← U_sync, U_sync ← V_current)" if f["ready"] and f["i"] == 0 \
-        else ""
-    nxt = "terminal" if f["next_state"] == 0 else f"state {f['next_state']}"
-    lines = [
-        f"<b>t = {f['t']}</b>: S<sub>{f['t']}</sub> = state {f['state']} → "
-        f"S<sub>{f['t'] + 1}</sub> = {nxt}, R = {f['reward']:g} &nbsp;·&nbsp; K = {K}",
-        f"V_next = {f['V_next']:.4f} &nbsp; ρ = {f['rho']:.4f} &nbsp; δ' = {f['delta_prime']:.4f}",
-        f"U_sync = {f['U_sync']:.4f} &nbsp; c = {f['c']:.4f} &nbsp; i = {f['i']} &nbsp; "
-        f"ready = {f['ready']}{sync}",
-        f"queue F = [{queue}]",
-    ]
-    if f["updated"] is not None:
-        s = f["updated"]
-        lines.append(
-            f"<b>update S<sub>{s}</sub></b> with target U = G<sub>{s}</sub><sup>λ|{f['horizon']}"
-            f"</sup> = {f['target']:.4f} (by eq. 2: {f['definition']:.4f}); then "
-            f"U = {f['U']:.4f}")
-    else:
-        lines.append(f"no update yet: the first happens at t = K − 1 = {f['K'] - 1}, when the "
-                     "queue holds K states" if not math.isinf(f["K"])
-                     else "no update until the episode's end (K = ∞)")
-    body = "<br>".join(lines)
-    return f"<div class='ftd-step' data-frame='{f['frame']}'>{body}</div>"
+def learning_curve_explorer(alpha: float = 0.015, lam: float = 0.9, *, runs: int = 4,
+                            episodes: int = 20, seed: int | None = None,
+                            methods=("td_lambda", "forward_td_lambda"),
+                            cache_size: int = 32) -> Explorer:
+    r"""Sliders for :math:`\alpha` (log scale, 1e-4 .. 0.1) and :math:`\lambda`; each change
+    runs ``runs`` runs of ``episodes`` episodes of each method on the mountain car evaluation
+    task (:func:`ftd_lib.course.nb05_nn_prediction.learning_curves`, run ids ``0..runs-1``, a
+    few seconds) and draws the normalised RMS error after every episode: thin lines per run,
+    thick the mean.
 
+    ``explorer.state`` holds the numbers of the current picture: ``alpha``, ``lam`` and
+    ``data`` (the dict :func:`ftd_lib.course.nb05_nn_prediction.learning_curves` returned).
+    Results are cached per (α, λ), so going back to a setting is instant.
+    """
+    from . import nb05_nn_prediction as nb05
 
-def _draw_timeline(ax, f: dict):
-    T = f["T"]
-    queue, done = set(f["queue"]), set(f["done"])
-    now = set(f["flushed"]) if f["end"] else ({f["updated"]} - {None})
-    colours = dict(done="#d9d9d9", queue="#fdd0a2", now="#d62728", future="white")
-    for s in range(T):
-        if s in now:
-            c = colours["now"]
-        elif s in queue:
-            c = colours["queue"]
-        elif s in done:
-            c = colours["done"]
-        else:
-            c = colours["future"]
-        seen = f["end"] or s <= f["t"]
-        ax.add_patch(Rectangle((s + 0.06, 0.1), 0.88, 0.8, facecolor=c,
-                               edgecolor="k" if seen else "#bbbbbb", lw=1.2))
-        tc = "white" if s in now else ("k" if seen else "#999999")
-        ax.text(s + 0.5, 0.6, f"S$_{{{s}}}$", ha="center", va="center", fontsize=10, color=tc)
-        ax.text(s + 0.5, 0.28, f"{f['states'][s]}", ha="center", va="center", fontsize=8,
-                color=tc)
-    if not f["end"]:
-        ax.annotate("t", xy=(f["t"] + 0.5, 0.95), xytext=(f["t"] + 0.5, 1.45), ha="center",
-                    arrowprops=dict(arrowstyle="->", color="k"), fontsize=11)
-    bracket = None
-    if f["updated"] is not None:
-        bracket = (f["updated"], f["horizon"], f"rewards used by G$_{{{f['updated']}}}^{{λ|"
-                   f"{f['horizon']}}}$")
-    elif f["end"] and f["flushed"]:
-        bracket = (f["flushed"][0], T, f"horizon T = {T} for all of them")
-    if bracket is not None:
-        s, h, label = bracket
-        ax.plot([s + 0.1, h - 0.1], [-0.2, -0.2], color="#d62728", lw=2.5)
-        ax.plot([s + 0.1, s + 0.1], [-0.1, -0.3], color="#d62728", lw=2.5)
-        ax.plot([h - 0.1, h - 0.1], [-0.1, -0.3], color="#d62728", lw=2.5)
-        ax.text((s + h) / 2, -0.45, label, ha="center", va="top", color="#d62728",
-                fontsize=10)
-    handles = [Rectangle((0, 0), 1, 1, facecolor=colours[k], edgecolor="k")
-               for k in ("queue", "now", "done")]
-    ax.text(-0.1, 0.28, "state", ha="right", va="center", fontsize=8, color="#666666")
-    ax.legend(handles, ["waiting in queue F", "updated now", "updated before"],
-              loc="upper right", ncol=3, fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.3))
-    ax.set_xlim(-0.2, T + 0.2)
-    ax.set_ylim(-0.95, 1.6)
-    ax.axis("off")
-    title = (f"episode end: flush {len(f['flushed'])} states" if f["end"] else
-             f"time step t = {f['t']}" + (f": update S$_{{{f['updated']}}}$"
-                                          if f["updated"] is not None else ": no update"))
-    ax.set_title(title, loc="left", fontsize=12)
+    seed = nb05.SEED if seed is None else int(seed)
+    controls = dict(
+        alpha=W.FloatLogSlider(value=alpha, base=10, min=-4, max=-1, step=0.05,
+                               description="α", readout_format=".4f",
+                               continuous_update=False).add_class("ftd-nn-alpha"),
+        lam=W.FloatSlider(value=lam, min=0.0, max=1.0, step=0.05, description="λ",
+                          readout_format=".2f", continuous_update=False).add_class("ftd-nn-lam"),
+    )
+    cache: dict = {}
 
-
-def algorithm1_stepper(episode=None, *, approx=None, w0=None, alpha: float = 0.5,
-                       lam: float = 0.5, gamma: float = 1.0, eta: float = 0.1,
-                       k_max=None) -> Explorer:
-    r"""Algorithm 1 step by step: ``Step ▶`` / ``◀ Back`` / ``Reset`` and a frame slider show
-    the FIFO queue, U, U_sync, c, i, :math:`\delta'`, :math:`\rho`, which state is updated and
-    with which target (next to the definition's value). Default: a seeded 10-state random-walk
-    episode, tabular features, initial values :math:`\hat V(s) = s`, :math:`\lambda = 0.5`,
-    :math:`\eta = 0.1` (so K = 4), :math:`\alpha = 0.5`."""
-    default = episode is None
-    if default:
-        episode = stepper_episode()
-    x, _ = episode
-    if approx is None:
-        approx = Linear(x.shape[1])
-    if w0 is None:  # the random walk: a rough first guess V(s) = s; otherwise zeros
-        w0 = np.arange(1.0, 11.0) if default and approx.n_params == 10 else np.zeros(
-            approx.n_params)
-    frames = stepper_frames(episode, approx=approx, w0=w0, alpha=alpha, lam=lam, gamma=gamma,
-                            eta=eta, k_max=k_max)
-    n = len(frames)
-    slider = W.IntSlider(value=0, min=0, max=n - 1, step=1, description="frame",
-                         continuous_update=True).add_class("ftd-step-slider")
-    back = W.Button(description="◀ Back", tooltip="one time step back").add_class(
-        "ftd-step-back")
-    forward = W.Button(description="Step ▶", tooltip="one time step forward",
-                       button_style="primary").add_class("ftd-step-forward")
-    reset = W.Button(description="Reset", tooltip="back to t = 0").add_class("ftd-step-reset")
-    controls = dict(back=back, forward=forward, reset=reset, frame=slider)
+    def compute(a: float, lm: float) -> dict:
+        key = (round(a, 12), round(lm, 12))
+        if key not in cache:
+            if len(cache) >= cache_size:
+                cache.pop(next(iter(cache)))
+            cache[key] = nb05.learning_curves(a, lm, runs=runs, episodes=episodes, seed=seed,
+                                              methods=methods)
+        return cache[key]
 
     def render(ex):
-        f = frames[int(slider.value)]
-        ex.state = f
-        back.disabled = slider.value == 0
-        forward.disabled = slider.value == n - 1
-        fig = new_figure(10.0, 2.6, left=0.05, right=0.99, top=0.8, bottom=0.02)
-        _draw_timeline(fig.subplots(), f)
-        return _step_readout(f), fig
+        a = float(controls["alpha"].value)
+        lm = float(controls["lam"].value)
+        data = compute(a, lm)
+        ex.state = dict(alpha=a, lam=lm, data=data, runs=runs, episodes=episodes, seed=seed)
+        fig = new_figure(9.0, 4.0, left=0.09, right=0.98, bottom=0.14, top=0.9)
+        ax = fig.subplots()
+        nb05.plot_learning_curves(data, ax, title=f"mountain car evaluation: α = {a:.4g}, "
+                                  f"λ = {lm:.2f}, η = {nb05.ETA:g}, {runs} runs")
+        return learning_curve_readout(a, lm, data), fig
 
-    ex = Explorer(controls, render, readout_class="ftd-step-readout",
-                  image_class="ftd-step-plot", width=10.0, height=2.6,
-                  layout_rows=[W.HBox([back, forward, reset, slider])])
-    ex.frames = frames
-
-    def go(delta):
-        def click(_button=None):
-            slider.value = int(min(max(slider.value + delta, 0), n - 1))
-        return ex.safe(click)
-
-    back.on_click(go(-1))
-    forward.on_click(go(+1))
-    reset.on_click(ex.safe(lambda _b=None: setattr(slider, "value", 0)))
-    ex.observe(slider)
+    ex = Explorer(controls, render, readout_class="ftd-nn-readout", image_class="ftd-nn-curves",
+                  width=9.0, height=4.0)
+    ex.cache = cache
+    for w in controls.values():
+        ex.observe(w)
     return ex

@@ -79,7 +79,7 @@ def values_after_episodes(beta, v0: float = 0.0) -> np.ndarray:
     return 1.0 - err
 
 
-BETA_FN = {"td_lambda": beta_td, "lambda_return": beta_lambda_return}
+BETA_FN = {"td_lambda": beta_td, "online_lambda_return": beta_lambda_return}
 
 
 def error_first_episodes(alpha, lengths, method: str, v0: float = 0.0,
@@ -87,7 +87,7 @@ def error_first_episodes(alpha, lengths, method: str, v0: float = 0.0,
     r"""Fig. 2 right: the error at episode ends, averaged over the episodes, one number per alpha.
 
     ``lengths`` has shape (runs, episodes); ``method`` is ``"td_lambda"`` (TD(lambda=1),
-    :math:`\beta = \alpha T`) or ``"lambda_return"`` (:math:`\beta = 1-(1-\alpha)^T`).
+    :math:`\beta = \alpha T`) or ``"online_lambda_return"`` (:math:`\beta = 1-(1-\alpha)^T`).
     With one state, the RMS error over states at an episode's end is :math:`|1-\hat V_T|`;
     ``metric="mean_abs"`` averages it over episodes and runs (the paper's words),
     ``metric="rms"`` takes the root of the mean squared error instead. ``inf`` where the

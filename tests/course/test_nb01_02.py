@@ -1,14 +1,15 @@
-"""ftd_lib.fig1 and the self-checks of notebooks 01-02, against slow obvious forms and hand
-numbers."""
+"""ftd_lib.course.nb01_td_basics, nb02_lambda_return and the self-checks of notebooks 01-02,
+against slow obvious forms and hand numbers."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from conftest import random_episodes
 
-from ftd_lib import algorithms as A
-from ftd_lib import fig1
+from ftd_lib import algorithms
 from ftd_lib.approx import MLP, Linear
+from ftd_lib.course import nb01_td_basics, nb02_lambda_return
+from ftd_lib.course.exercises import nb01, nb02
 from ftd_lib.envs.random_walk import (
     features,
     random_walk_episodes,
@@ -16,7 +17,6 @@ from ftd_lib.envs.random_walk import (
     rms_error,
     true_values,
 )
-from ftd_lib.exercises import nb01, nb02
 from ftd_lib.returns import interim_lambda_return, n_step_return
 from ftd_lib.rng import run_generator
 
@@ -31,23 +31,23 @@ def _close_figures():
 
 
 def test_discounted_return_by_hand():
-    assert fig1.discounted_return([1, 1, 1, 1, 1], 0.9) == pytest.approx(4.0951)
-    assert fig1.discounted_return([1.0, 0.0, 2.0], 0.5) == pytest.approx(1.5)
-    assert fig1.discounted_return(np.ones(26), 1.0) == 26.0
+    assert nb01_td_basics.discounted_return([1, 1, 1, 1, 1], 0.9) == pytest.approx(4.0951)
+    assert nb01_td_basics.discounted_return([1.0, 0.0, 2.0], 0.5) == pytest.approx(1.5)
+    assert nb01_td_basics.discounted_return(np.ones(26), 1.0) == 26.0
 
 
 def test_monte_carlo_values_near_true_values():
-    v = fig1.monte_carlo_values(2000, seed=0)
+    v = nb01_td_basics.monte_carlo_values(2000, seed=0)
     assert np.all(np.abs(v - true_values()) < 0.05 * true_values() + 0.2)
     # seeded: the same call gives the same numbers, another seed others
-    assert np.array_equal(v, fig1.monte_carlo_values(2000, seed=0))
-    assert not np.array_equal(v, fig1.monte_carlo_values(2000, seed=1))
+    assert np.array_equal(v, nb01_td_basics.monte_carlo_values(2000, seed=0))
+    assert not np.array_equal(v, nb01_td_basics.monte_carlo_values(2000, seed=1))
 
 
 def test_monte_carlo_values_one_episode_by_hand():
     s = random_walk_states(np.random.default_rng(5))
     T = len(s) - 1
-    v = fig1.monte_carlo_values(1, seed=5)
+    v = nb01_td_basics.monte_carlo_values(1, seed=5)
     assert s[T - 1] == 1  # the last step leaves state 1, with return 1
     for state in range(1, 11):  # a walk from 10 to the end passes every state
         returns = [T - t for t in range(T) if s[t] == state]  # one per visit
@@ -55,43 +55,17 @@ def test_monte_carlo_values_one_episode_by_hand():
     assert v[0] != 1.0  # this walk left state 1 to the right once: two visits
 
 
-def test_td0_one_step_by_hand():
-    lin = Linear(3)
-    x = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0]])  # S_0 = a, S_1 = b, S_2 terminal
-    r = np.array([1.0, 2.0])
-    w0 = np.array([8.0, 5.0, 0.0])
-    W = fig1.td0([(x, r)], w0, approx=lin, alpha=0.5, gamma=0.9)
-    # step 1: V(a) = 8 + 0.5 (1 + 0.9 * 5 - 8) = 6.75
-    assert W[0] == pytest.approx([6.75, 5.0, 0.0])
-    # step 2 (into the terminal state): V(b) = 5 + 0.5 (2 + 0 - 5) = 3.5
-    assert W[1] == pytest.approx([6.75, 3.5, 0.0])
-
-
-@pytest.mark.parametrize("approx", [Linear(3), MLP(3, 5)], ids=["linear", "mlp"])
-def test_td0_equals_td_lambda_zero(rng, approx):
-    eps = random_episodes(rng, 3, [4, 1, 9])
-    w0 = approx.init(rng) if isinstance(approx, MLP) else rng.normal(size=3)
-    W = fig1.td0(eps, w0, approx=approx, alpha=0.1, gamma=0.9)
-    W_ref = A.td_lambda(eps, w0, approx=approx, alpha=0.1, lam=0.0, gamma=0.9)
-    assert W.shape == W_ref.shape == (14, approx.n_params)
-    assert np.max(np.abs(W - W_ref)) < 1e-12
-    assert np.max(np.abs(W[-1] - w0)) > 1e-3
-
-
-def test_td0_rejects_bad_alpha(rng):
-    eps = random_episodes(rng, 3, [2])
+def test_td0_tabular_rejects_bad_alpha():
     with pytest.raises(ValueError, match="alpha"):
-        fig1.td0(eps, np.zeros(3), approx=Linear(3), alpha=0.0, gamma=1.0)
-    with pytest.raises(ValueError, match="alpha"):
-        fig1.td0_tabular([np.array([2, 1, 0])], alpha=-0.1)
+        nb01_td_basics.td0_tabular([np.array([2, 1, 0])], alpha=-0.1)
 
 
 def test_td0_tabular_equals_td0_with_one_hot_features():
     rng = np.random.default_rng(3)
     states = [random_walk_states(rng) for _ in range(6)]
-    V = fig1.td0_tabular(states, alpha=0.3)
+    V = nb01_td_basics.td0_tabular(states, alpha=0.3)
     eps = [(features(s), np.ones(len(s) - 1)) for s in states]
-    W = fig1.td0(eps, np.zeros(10), approx=Linear(10), alpha=0.3, gamma=1.0)
+    W = algorithms.td0(eps, np.zeros(10), approx=Linear(10), alpha=0.3, gamma=1.0)
     ends = np.cumsum([len(s) - 1 for s in states]) - 1
     assert V.shape == (7, 10)
     assert np.all(V[0] == 0.0)
@@ -99,15 +73,15 @@ def test_td0_tabular_equals_td0_with_one_hot_features():
 
 
 def test_td0_snapshots_match_a_longer_run():
-    snaps = fig1.td0_snapshots(alpha=0.1, seed=0, after=(1, 10))
+    snaps = nb01_td_basics.td0_snapshots(alpha=0.1, seed=0, after=(1, 10))
     rng = np.random.default_rng(0)
-    V = fig1.td0_tabular([random_walk_states(rng) for _ in range(10)], alpha=0.1)
+    V = nb01_td_basics.td0_tabular([random_walk_states(rng) for _ in range(10)], alpha=0.1)
     assert np.array_equal(snaps[1], V[1]) and np.array_equal(snaps[10], V[10])
 
 
 def test_td0_alpha_comparison_is_the_mean_of_single_runs():
     alphas = [0.05, 0.5]
-    got = fig1.td0_alpha_comparison(alphas, n_runs=3, n_episodes=4, seed=7)
+    got = nb01_td_basics.td0_alpha_comparison(alphas, n_runs=3, n_episodes=4, seed=7)
     assert got.shape == (2, 5)
     # column 0: the initial error, V = 0
     assert got[:, 0] == pytest.approx([rms_error(np.zeros(10))] * 2)
@@ -116,7 +90,7 @@ def test_td0_alpha_comparison_is_the_mean_of_single_runs():
         for i in range(3):
             g = run_generator(7, i)
             states = [random_walk_states(g) for _ in range(4)]
-            runs.append(rms_error(fig1.td0_tabular(states, a)))
+            runs.append(rms_error(nb01_td_basics.td0_tabular(states, a)))
         assert got[j] == pytest.approx(np.mean(runs, axis=0), abs=1e-12)
     assert got[1, -1] < got[0, -1]  # after 4 episodes the large step size is ahead
 
@@ -125,14 +99,14 @@ def test_td0_alpha_comparison_is_the_mean_of_single_runs():
 
 
 def test_lambda_return_weights_by_hand():
-    assert fig1.lambda_return_weights(0.5, 3) == pytest.approx([0.5, 0.25, 0.25])
-    assert fig1.lambda_return_weights(0.0, 4) == pytest.approx([1, 0, 0, 0])
-    assert fig1.lambda_return_weights(1.0, 4) == pytest.approx([0, 0, 0, 1])
-    assert fig1.lambda_return_weights(0.7, 1) == pytest.approx([1.0])
+    assert nb02_lambda_return.lambda_return_weights(0.5, 3) == pytest.approx([0.5, 0.25, 0.25])
+    assert nb02_lambda_return.lambda_return_weights(0.0, 4) == pytest.approx([1, 0, 0, 0])
+    assert nb02_lambda_return.lambda_return_weights(1.0, 4) == pytest.approx([0, 0, 0, 1])
+    assert nb02_lambda_return.lambda_return_weights(0.7, 1) == pytest.approx([1.0])
     for lam in (0.1, 0.8, 0.99):
-        assert fig1.lambda_return_weights(lam, 12).sum() == pytest.approx(1.0)
+        assert nb02_lambda_return.lambda_return_weights(lam, 12).sum() == pytest.approx(1.0)
     with pytest.raises(ValueError):
-        fig1.lambda_return_weights(1.5, 3)
+        nb02_lambda_return.lambda_return_weights(1.5, 3)
 
 
 def test_weighted_n_step_returns_are_the_interim_lambda_return(rng):
@@ -140,14 +114,14 @@ def test_weighted_n_step_returns_are_the_interim_lambda_return(rng):
     r = rng.normal(size=T)
     v = np.append(rng.normal(size=T), 0.0)
     for t, h in [(0, 8), (2, 5), (3, 4)]:
-        g = fig1.n_step_returns(r, v, t, gamma)[: h - t]
-        mix = fig1.lambda_return_weights(lam, h - t) @ g
+        g = nb02_lambda_return.n_step_returns(r, v, t, gamma)[: h - t]
+        mix = nb02_lambda_return.lambda_return_weights(lam, h - t) @ g
         assert mix == pytest.approx(interim_lambda_return(r, v, t, h, gamma, lam), abs=1e-12)
 
 
 def test_n_step_returns_ends():
-    s, r, v = fig1.demo_episode(seed=3)
-    g = fig1.n_step_returns(r, v, 0, 1.0)
+    s, r, v = nb02_lambda_return.demo_episode(seed=3)
+    g = nb02_lambda_return.n_step_returns(r, v, 0, 1.0)
     assert len(g) == len(r)
     assert g[0] == pytest.approx(1.0 + v[1])  # the TD(0) target
     assert g[-1] == pytest.approx(len(r))  # the Monte Carlo return: T steps of reward 1
@@ -158,17 +132,17 @@ def test_n_step_returns_ends():
 def test_interim_returns_vs_horizon():
     r = np.array([1.0, 0.0, 2.0])
     v = np.array([0.7, 0.5, 1.0, 0.0])
-    g0 = fig1.interim_returns_vs_horizon(r, v, 0, 0.9, 0.0)
+    g0 = nb02_lambda_return.interim_returns_vs_horizon(r, v, 0, 0.9, 0.0)
     assert g0 == pytest.approx([1.45, 1.45, 1.45])  # lambda = 0: the TD(0) target for every h
-    g1 = fig1.interim_returns_vs_horizon(r, v, 0, 0.9, 1.0)
+    g1 = nb02_lambda_return.interim_returns_vs_horizon(r, v, 0, 0.9, 1.0)
     assert g1 == pytest.approx([1.45, 1.81, 2.62])  # lambda = 1: the (h-t)-step return
 
 
 def test_eligibility_traces_by_hand():
     x = features(np.array([3, 2, 3, 3]))
-    e = fig1.eligibility_traces(x, 1.0, 1.0)  # lambda = 1: visit counts
+    e = nb02_lambda_return.eligibility_traces(x, 1.0, 1.0)  # lambda = 1: visit counts
     assert e[-1][[1, 2]] == pytest.approx([1.0, 3.0])
-    e = fig1.eligibility_traces(x, 1.0, 0.5)
+    e = nb02_lambda_return.eligibility_traces(x, 1.0, 0.5)
     assert e[-1][2] == pytest.approx(1 + 0.5 + 0.125)
     assert e[-1][1] == pytest.approx(0.25)
 
@@ -178,8 +152,8 @@ def test_eligibility_traces_drive_the_td_lambda_update(rng):
     [(x, r)] = random_episodes(rng, 4, [7])
     w0 = rng.normal(size=4)
     gamma, lam, alpha = 0.9, 0.8, 0.1
-    W = A.td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma)
-    e = fig1.eligibility_traces(x[:-1], gamma, lam)
+    W = algorithms.td_lambda([(x, r)], w0, approx=lin, alpha=alpha, lam=lam, gamma=gamma)
+    e = nb02_lambda_return.eligibility_traces(x[:-1], gamma, lam)
     w = w0
     for t in range(7):
         v_next = 0.0 if t == 6 else w @ x[t + 1]
@@ -190,21 +164,21 @@ def test_eligibility_traces_drive_the_td_lambda_update(rng):
 
 def test_online_update_count_counts_the_updates(monkeypatch):
     calls = []
-    real = A.td_update
+    real = algorithms.td_update
 
     def counting(*args, **kw):
         calls.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(A, "td_update", counting)
+    monkeypatch.setattr(algorithms, "td_update", counting)
     for T in (1, 5, 13):
         calls.clear()
         x = np.eye(3)[np.arange(T + 1) % 3]
-        A.online_lambda_return([(x, np.ones(T))], np.zeros(3), approx=Linear(3), alpha=0.1,
+        algorithms.online_lambda_return([(x, np.ones(T))], np.zeros(3), approx=Linear(3), alpha=0.1,
                                lam=0.5, gamma=1.0)
-        assert len(calls) == fig1.online_update_count(T) == T * (T + 1) // 2
+        assert len(calls) == nb02_lambda_return.online_update_count(T) == T * (T + 1) // 2
     with pytest.raises(ValueError):
-        fig1.online_update_count(0)
+        nb02_lambda_return.online_update_count(0)
 
 
 # ---------------------------------------------------------------------------- Figure 1
@@ -213,24 +187,24 @@ def test_online_update_count_counts_the_updates(monkeypatch):
 def test_normalised_rms_by_hand():
     v = true_values()
     W = np.array([np.zeros(10), v, v / 2])
-    assert fig1.normalised_rms(W) == pytest.approx([1.0, 0.0, 0.5])
+    assert nb02_lambda_return.normalised_rms(W) == pytest.approx([1.0, 0.0, 0.5])
     W = np.array([v + 2.0, v + 1.0])
-    assert fig1.normalised_rms(W) == pytest.approx([1.0, 0.5])
+    assert nb02_lambda_return.normalised_rms(W) == pytest.approx([1.0, 0.5])
 
 
 def test_figure1_data():
-    d = fig1.figure1_data(seed=0)
+    d = nb02_lambda_return.figure1_data(seed=0)
     assert d["lengths"] == [26, 18, 20]
     assert len(d["t"]) == sum(d["lengths"]) + 1
     ends = d["episode_ends"]
-    for m in fig1.FIG1_METHODS:
+    for m in nb02_lambda_return.FIG1_METHODS:
         assert d["curves"][m][0] == 1.0  # normalised by the initial error
         assert d["curves"][m].shape == d["t"].shape
     off = d["curves"]["offline_lambda_return"]
     # offline: no change inside an episode
     assert np.all(off[: ends[0]] == 1.0)
     assert np.all(off[ends[0]: ends[1]] == off[ends[0]])
-    e = fig1.figure1_episode_ends(d)
+    e = nb02_lambda_return.figure1_episode_ends(d)
     # lambda = 1: online and offline end every episode at the same weights; TD(lambda) does not
     assert e["online_lambda_return"] == pytest.approx(e["offline_lambda_return"], abs=1e-12)
     assert np.all(e["td_lambda"] - e["online_lambda_return"] > 0.01)
@@ -247,42 +221,42 @@ def test_online_equals_offline_at_episode_ends_only_for_lambda_one(lam, equal):
     eps = random_walk_episodes(3, run_generator(1, 0))
     ends = np.cumsum([len(r) for _, r in eps]) - 1
     kw = dict(approx=Linear(10), alpha=0.2, lam=lam, gamma=1.0)
-    W_on = A.online_lambda_return(eps, np.zeros(10), **kw)[ends]
-    W_off = A.offline_lambda_return(eps, np.zeros(10), **kw)[ends]
+    W_on = algorithms.online_lambda_return(eps, np.zeros(10), **kw)[ends]
+    W_off = algorithms.offline_lambda_return(eps, np.zeros(10), **kw)[ends]
     assert (np.max(np.abs(W_on - W_off)) < 1e-10) == equal
 
 
 def test_figure1_average_episode_ends():
-    avg = fig1.figure1_average_episode_ends(n_runs=3, seed=1)
+    avg = nb02_lambda_return.figure1_average_episode_ends(n_runs=3, seed=1)
     assert set(avg) == {"td_lambda", "offline_lambda_return"}
     lin = Linear(10)
     expect = np.zeros(3)
     for i in range(3):
         eps = random_walk_episodes(3, run_generator(1, i))
         ends = np.cumsum([len(r) for _, r in eps]) - 1
-        W = A.td_lambda(eps, np.zeros(10), approx=lin, alpha=0.2, lam=1.0, gamma=1.0)
+        W = algorithms.td_lambda(eps, np.zeros(10), approx=lin, alpha=0.2, lam=1.0, gamma=1.0)
         expect += rms_error(W[ends]) / rms_error(np.zeros(10)) / 3
     assert avg["td_lambda"] == pytest.approx(expect, abs=1e-12)
 
 
 def test_plot_figure1_and_friends():
-    ax = fig1.plot_figure1(fig1.figure1_data(seed=0))
+    ax = nb02_lambda_return.plot_figure1(nb02_lambda_return.figure1_data(seed=0))
     assert ax.get_xlabel() and ax.get_ylabel()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["TD(λ)", "online λ-return", "offline λ-return"]
-    s, r, v = fig1.demo_episode()
-    assert len(fig1.plot_n_step_and_lambda(r, v, 1.0).axes) == 2
-    assert len(fig1.plot_traces(s, 1.0).axes) == 4  # two panels, two colour bars
-    assert fig1.plot_lambda_weights(0.8, 8).get_legend() is not None
-    assert fig1.plot_values({"zero": np.zeros(10)}).get_ylabel()
-    assert fig1.plot_rms_vs_episodes({"a": [3.0, 2.0, 1.0]}).get_xlabel() == "episodes"
+    s, r, v = nb02_lambda_return.demo_episode()
+    assert len(nb02_lambda_return.plot_n_step_and_lambda(r, v, 1.0).axes) == 2
+    assert len(nb02_lambda_return.plot_traces(s, 1.0).axes) == 4  # two panels, two colour bars
+    assert nb02_lambda_return.plot_lambda_weights(0.8, 8).get_legend() is not None
+    assert nb01_td_basics.plot_values({"zero": np.zeros(10)}).get_ylabel()
+    assert nb01_td_basics.plot_rms_vs_episodes({"a": [3.0, 2.0, 1.0]}).get_xlabel() == "episodes"
 
 
 # ---------------------------------------------------------------------------- Theorem 1, App. B
 
 
 def test_theorem1_ratio_shrinks_like_alpha():
-    sw = fig1.theorem1_sweep([1e-3, 1e-4], seed=0, lam=0.9, n_hidden=20)
+    sw = nb02_lambda_return.theorem1_sweep([1e-3, 1e-4], seed=0, lam=0.9, n_hidden=20)
     r = sw["ratio"]
     assert np.all(r > 0)
     assert r[1] / r[0] == pytest.approx(0.1, rel=0.1)  # O(alpha)
@@ -297,14 +271,14 @@ def test_theorem1_ratio_by_direct_computation():
     mlp = MLP(10, 8)
     w0 = mlp.init(rng)
     kw = dict(approx=mlp, alpha=0.01, lam=0.5, gamma=1.0)
-    a = A.td_lambda(eps, w0, **kw)[-1]
-    b = A.online_lambda_return(eps, w0, **kw)[-1]
-    sw = fig1.theorem1_sweep([0.01], seed=4, lam=0.5, n_hidden=8)
+    a = algorithms.td_lambda(eps, w0, **kw)[-1]
+    b = algorithms.online_lambda_return(eps, w0, **kw)[-1]
+    sw = nb02_lambda_return.theorem1_sweep([0.01], seed=4, lam=0.5, n_hidden=8)
     assert sw["ratio"][0] == pytest.approx(np.linalg.norm(a - b) / np.linalg.norm(a - w0))
 
 
 def test_appendix_b_identities_hold_on_data():
-    res = fig1.appendix_b_check(seed=0, lam=0.9, alpha=0.01, n_hidden=10)
+    res = nb02_lambda_return.appendix_b_check(seed=0, lam=0.9, alpha=0.01, n_hidden=10)
     T = res["T"]
     assert res["n_extend"] == res["n_advance"] == T * (T - 1) // 2
     assert res["max_abs_return"] > 1.0
@@ -314,8 +288,9 @@ def test_appendix_b_identities_hold_on_data():
 
 def test_appendix_b_check_catches_a_wrong_identity(monkeypatch):
     # forget the factor (gamma lambda)^(h-t): the check must notice
-    monkeypatch.setattr(fig1, "extend_horizon", lambda g, dp, t, h, gamma, lam: g + dp)
-    res = fig1.appendix_b_check(seed=0, lam=0.9, alpha=0.01, n_hidden=10)
+    monkeypatch.setattr(nb02_lambda_return, "extend_horizon",
+                        lambda g, dp, t, h, gamma, lam: g + dp)
+    res = nb02_lambda_return.appendix_b_check(seed=0, lam=0.9, alpha=0.01, n_hidden=10)
     assert res["max_err_extend"] > 1e-3
     assert res["max_err_advance"] < 1e-10  # the other identity is untouched
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from ftd_lib import algorithms as A
-from ftd_lib import fig2, timing
+from ftd_lib import algorithms
 from ftd_lib.approx import MLP, Linear
+from ftd_lib.course import nb03_one_state_divergence, nb04_forward_td_lambda, quick
+from ftd_lib.course.exercises import nb03, nb04
 from ftd_lib.envs import one_state_episode, random_walk_episodes
-from ftd_lib.exercises import nb03, nb04
 from ftd_lib.returns import bounded_returns_by_definition, k_bound
 from ftd_lib.rng import run_generator
 
@@ -19,56 +19,60 @@ from ftd_lib.rng import run_generator
 # Figure 2 (notebook 03)
 
 
-@pytest.mark.parametrize("method,ref", [("td_lambda", A.td_lambda),
-                                        ("lambda_return", A.online_lambda_return)])
+@pytest.mark.parametrize("method,ref", [("td_lambda", algorithms.td_lambda),
+                                        ("online_lambda_return", algorithms.online_lambda_return)])
 def test_values_per_episode_equal_reference_runs(method, ref):
     alpha, T, v0 = 0.35, 5, -0.5  # beta_TD = 1.75: converges with oscillation
     eps = [one_state_episode(T)] * 6
     W = ref(eps, np.array([v0]), approx=Linear(1), alpha=alpha, lam=1.0, gamma=1.0)
-    got = fig2.values_per_episode(alpha, T, v0, 6, method)
+    got = nb03_one_state_divergence.values_per_episode(alpha, T, v0, 6, method)
     np.testing.assert_allclose(got, np.r_[v0, W[T - 1 :: T, 0]], rtol=1e-10, atol=1e-12)
 
 
 def test_error_first_episodes_equals_reference_runs_with_random_lengths():
-    lengths = fig2.episode_length_table(runs=4, n_episodes=10, p_continue=0.8, seed=11)
+    lengths = nb03_one_state_divergence.episode_length_table(runs=4, n_episodes=10,
+                                                             p_continue=0.8, seed=11)
     assert lengths.shape == (4, 10) and lengths.min() >= 1
     for alpha in (0.1, 0.3):
-        errs = {"td_lambda": [], "lambda_return": []}
+        errs = {"td_lambda": [], "online_lambda_return": []}
         for row in lengths:
             eps = [one_state_episode(int(t)) for t in row]
             ends = np.cumsum(row) - 1
             kw = dict(approx=Linear(1), alpha=alpha, lam=1.0, gamma=1.0)
-            errs["td_lambda"].append(np.abs(1 - A.td_lambda(eps, np.zeros(1), **kw)[ends, 0]))
-            errs["lambda_return"].append(
-                np.abs(1 - A.offline_lambda_return(eps, np.zeros(1), **kw)[ends, 0]))
+            w_td = algorithms.td_lambda(eps, np.zeros(1), **kw)
+            errs["td_lambda"].append(np.abs(1 - w_td[ends, 0]))
+            # the online and the offline lambda-return algorithm coincide at episode ends here
+            errs["online_lambda_return"].append(
+                np.abs(1 - algorithms.offline_lambda_return(eps, np.zeros(1), **kw)[ends, 0]))
         for method, e in errs.items():
-            got = fig2.error_first_episodes(alpha, lengths, method)[0]
+            got = nb03_one_state_divergence.error_first_episodes(alpha, lengths, method)[0]
             assert got == pytest.approx(np.mean(e), rel=1e-9)
-            rms = fig2.error_first_episodes(alpha, lengths, method, metric="rms")[0]
+            rms = nb03_one_state_divergence.error_first_episodes(alpha, lengths, method,
+                                                                 metric="rms")[0]
             assert rms == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-9)
             assert rms >= got  # root mean square >= mean of absolute values
 
 
 def test_episode_lengths_per_run_do_not_depend_on_the_number_of_runs():
-    a = fig2.episode_length_table(runs=3, seed=5)
-    b = fig2.episode_length_table(runs=7, seed=5)
+    a = nb03_one_state_divergence.episode_length_table(runs=3, seed=5)
+    b = nb03_one_state_divergence.episode_length_table(runs=7, seed=5)
     np.testing.assert_array_equal(a, b[:3])
-    assert not np.array_equal(a, fig2.episode_length_table(runs=3, seed=6))
+    assert not np.array_equal(a, nb03_one_state_divergence.episode_length_table(runs=3, seed=6))
 
 
 def test_figure2_random_length_resembles_the_paper():
-    data = fig2.figure2_data(runs=2000)
+    data = nb03_one_state_divergence.figure2_data(runs=2000)
     assert 0.1 <= data["best_alpha_td_lambda"] <= 0.2  # the paper: about 0.15
-    assert data["best_alpha_lambda_return"] == 1.0  # the paper: alpha = 1
-    assert data["best_error_lambda_return"] == 0.0  # beta = 1 for every T at alpha = 1
+    assert data["best_alpha_online_lambda_return"] == 1.0  # the paper: alpha = 1
+    assert data["best_error_online_lambda_return"] == 0.0  # beta = 1 for every T at alpha = 1
     assert data["best_error_td_lambda"] > 0.05  # the variance of beta_TD = alpha T costs
     assert data["td_lambda"][-1] > 1000  # TD diverges at alpha = 1
-    assert np.all(np.isfinite(data["lambda_return"]))  # the lambda-return never does
+    assert np.all(np.isfinite(data["online_lambda_return"]))  # the lambda-return never does
     assert data["mean_length"] == pytest.approx(5.0, rel=0.05)  # 1 / (1 - 0.8)
 
 
 def test_figure2_fixed_length_best_td_alpha_is_one_over_t():
-    data = fig2.figure2_data(T=5, runs=1)
+    data = nb03_one_state_divergence.figure2_data(T=5, runs=1)
     assert data["best_alpha_td_lambda"] == pytest.approx(0.2)
     assert data["best_error_td_lambda"] == pytest.approx(0.0, abs=1e-12)
     assert data["td_lambda"][39] == pytest.approx(1.0)  # alpha 0.4: beta = 2, |1 - beta| = 1
@@ -76,25 +80,25 @@ def test_figure2_fixed_length_best_td_alpha_is_one_over_t():
 
 
 def test_figure2_plots_draw_off_chart_markers():
-    data = fig2.figure2_data(runs=50, alphas=[0.05, 0.1, 0.5, 1.0])
-    ax = fig2.plot_figure2(data)
+    data = nb03_one_state_divergence.figure2_data(runs=50, alphas=[0.05, 0.1, 0.5, 1.0])
+    ax = nb03_one_state_divergence.plot_figure2(data)
     assert isinstance(ax.figure, Figure)
     assert any(line.get_marker() == "^" for line in ax.lines)  # TD off the chart
-    ax = fig2.plot_beta_curves(10, alpha=0.5)
+    ax = nb03_one_state_divergence.plot_beta_curves(10, alpha=0.5)
     assert any(line.get_marker() == "^" for line in ax.lines)  # beta_TD = 5 > 4
     ax = Figure().subplots()
-    fig2.plot_values(ax, 1.0, 100, 0.0)
+    nb03_one_state_divergence.plot_values(ax, 1.0, 100, 0.0)
     markers = {line.get_marker() for line in ax.lines}
     assert {"^", "v"} <= markers  # diverges both ways, alternating sign
 
 
 def test_figure2_bad_input():
     with pytest.raises(ValueError, match="method"):
-        fig2.values_per_episode(0.1, 5, method="td0")
+        nb03_one_state_divergence.values_per_episode(0.1, 5, method="td0")
     with pytest.raises(ValueError, match="metric"):
-        fig2.error_first_episodes(0.1, [[3]], "td_lambda", metric="max")
+        nb03_one_state_divergence.error_first_episodes(0.1, [[3]], "td_lambda", metric="max")
     with pytest.raises(ValueError, match="alpha"):
-        fig2.values_per_episode(0.0, 5)
+        nb03_one_state_divergence.values_per_episode(0.0, 5)
 
 
 # ------------------------------------------------------------------------------------------
@@ -107,8 +111,8 @@ def test_algorithm1_equals_brute_force_definition_tabular(lam, eta, k_max):
     eps = random_walk_episodes(4, run_generator(1, 0))
     lin = Linear(10)
     kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=1.0, eta=eta, k_max=k_max)
-    W1 = A.forward_td_lambda(eps, np.zeros(10), **kw)
-    W2 = A.forward_td_lambda_by_definition(eps, np.zeros(10), **kw)
+    W1 = algorithms.forward_td_lambda(eps, np.zeros(10), **kw)
+    W2 = algorithms.forward_td_lambda_by_definition(eps, np.zeros(10), **kw)
     assert W1.shape == W2.shape == (sum(len(r) for _, r in eps), 10)
     assert np.max(np.abs(W1 - W2)) < 1e-10
     assert np.max(np.abs(W1[-1])) > 0.5
@@ -117,33 +121,34 @@ def test_algorithm1_equals_brute_force_definition_tabular(lam, eta, k_max):
 def test_algorithm1_equals_brute_force_definition_mlp():
     mlp = MLP(2, 50)
     w0 = mlp.init(run_generator(0, 0, 1))
-    eps = [timing.timing_episode(T) for T in (7, 30, 25)]
+    eps = [nb04_forward_td_lambda.timing_episode(T) for T in (7, 30, 25)]
     kw = dict(approx=mlp, alpha=0.01, lam=0.8, gamma=0.99, eta=0.01)
-    W1 = A.forward_td_lambda(eps, w0, **kw)
-    W2 = A.forward_td_lambda_by_definition(eps, w0, **kw)
+    W1 = algorithms.forward_td_lambda(eps, w0, **kw)
+    W2 = algorithms.forward_td_lambda_by_definition(eps, w0, **kw)
     assert np.max(np.abs(W1 - W2)) < 1e-10
     # and it is not some other method: TD(lambda) and the online lambda-return differ
-    assert np.max(np.abs(W1 - A.td_lambda(eps, w0, **{k: kw[k] for k in
+    assert np.max(np.abs(W1 - algorithms.td_lambda(eps, w0, **{k: kw[k] for k in
                                                         ("approx", "alpha", "lam", "gamma")}))) \
         > 1e-4
 
 
 def test_algorithm1_targets_and_rounding_errors():
-    data = timing.rounding_errors(T=300)
+    data = nb04_forward_td_lambda.rounding_errors(T=300)
     assert data["K"] == 7 == k_bound(1.0, 0.5, 0.01)
     assert np.max(data["err_algorithm1"]) < 1e-8  # resync keeps rounding errors tiny
     assert data["err_rho"][:20].max() < 1e-9  # the bare recursion starts exact ...
     assert np.argmax(data["err_rho"] > 1.0) < 100  # ... and grows like 2^t
-    assert np.isinf(timing.rounding_errors(T=2000)["err_rho"][-1])  # until it overflows
+    # ... until it overflows
+    assert np.isinf(nb04_forward_td_lambda.rounding_errors(T=2000)["err_rho"][-1])
 
 
 def test_algorithm1_targets_from_trace_cover_every_state():
     (x, r), = random_walk_episodes(1, run_generator(2, 0))
     trace = []
-    A.forward_td_lambda([(x, r)], np.zeros(10), approx=Linear(10), alpha=0.2, lam=0.8,
+    algorithms.forward_td_lambda([(x, r)], np.zeros(10), approx=Linear(10), alpha=0.2, lam=0.8,
                         gamma=1.0, eta=0.05, trace=trace)
-    targets = A.algorithm1_targets(trace)
-    values = A.trace_values(trace)
+    targets = algorithms.algorithm1_targets(trace)
+    values = algorithms.trace_values(trace)
     assert len(targets) == len(r) and not np.isnan(targets).any()
     K = k_bound(1.0, 0.8, 0.05)
     np.testing.assert_allclose(targets, bounded_returns_by_definition(r, values, K, 1.0, 0.8),
@@ -156,7 +161,7 @@ def test_algorithm1_targets_from_trace_cover_every_state():
 
 def test_evaluations_per_step_are_exact():
     T = 40
-    c = timing.evaluations_per_step(T)
+    c = nb04_forward_td_lambda.evaluations_per_step(T)
     for m in ("td0", "td_lambda", "forward_td_lambda"):
         assert c[m]["grad"] == 1.0  # one gradient per step
     assert c["forward_td_lambda"]["value"] == pytest.approx((2 * T - 1) / T)
@@ -166,18 +171,18 @@ def test_evaluations_per_step_are_exact():
 
 def test_cost_per_step_quick_measures_growth_of_online_lambda_return(monkeypatch):
     monkeypatch.setenv("CI", "true")
-    assert timing.is_quick()
-    data = timing.cost_per_step(lengths=(5, 30), repeats=3)
+    assert quick()
+    data = nb04_forward_td_lambda.cost_per_step(lengths=(5, 30), repeats=3)
     assert data["quick"] and list(data["lengths"]) == [5, 30]
     np.testing.assert_allclose(data["ratio"]["td0"], 1.0)
     r = data["ratio"]
     assert r["online_lambda_return"][1] > 2 * r["online_lambda_return"][0]  # grows with t
     assert r["online_lambda_return"][1] > 3 * r["forward_td_lambda"][1]
     assert r["forward_td_lambda"][1] < 3.0  # about TD(0)'s cost
-    ax = timing.plot_cost(data)
+    ax = nb04_forward_td_lambda.plot_cost(data)
     assert len(ax.lines) == 4
     monkeypatch.setenv("CI", "0")
-    assert not timing.is_quick()
+    assert not quick()
 
 
 # ------------------------------------------------------------------------------------------
@@ -187,7 +192,7 @@ def test_cost_per_step_quick_measures_growth_of_online_lambda_return(monkeypatch
 def test_nb03_checks(capsys):
     assert nb03.check_betas(0.3 * 8, 1 - 0.7**8)
     assert not nb03.check_betas(0.3 * 8, 0.7**8)
-    assert not nb03.check_betas(..., 1 - 0.7**8)
+    assert not nb03.check_betas(None, 1 - 0.7**8)
     assert nb03.check_max_alpha(2 / 25)
     assert not nb03.check_max_alpha(1 / 25) and not nb03.check_max_alpha(0.1)
     assert not nb03.check_max_alpha("?")
@@ -199,7 +204,7 @@ def test_nb03_checks(capsys):
 def test_nb04_checks(capsys):
     assert nb04.check_k(14) and not nb04.check_k(13) and not nb04.check_k(15)
     assert nb04.check_k(44, eta=0.01, lam=0.9)
-    assert not nb04.check_k(...)
+    assert not nb04.check_k(None)
     assert nb04.check_next_target((2.0 - 0.8) / 0.5 + 0.5**3 * 0.5)
     assert not nb04.check_next_target((2.0 - 0.8) / 0.5)
     assert nb04.check_first_update(3) and not nb04.check_first_update(4)

@@ -1,5 +1,6 @@
-"""Notebook 05 (mountain car evaluation, Figure 3): the figure code of ftd_lib.fig3, the
-learning-curve explorer's callback (without a kernel) and the exercise checks."""
+"""Notebook 05 (mountain car evaluation, Figure 3): ftd_lib.course.nb05_nn_prediction, Figure 3
+through ftd_lib.course.figures, the learning-curve explorer's callback (without a kernel) and
+the exercise checks."""
 
 import math
 import tempfile
@@ -9,11 +10,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ftd_lib import engine, fig3
+from ftd_lib import engine
 from ftd_lib import experiments as E
-from ftd_lib import widgets_nn as wn
+from ftd_lib.course import figures, widgets
+from ftd_lib.course import nb05_nn_prediction as prediction
+from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
-from ftd_lib.exercises import nb05
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -24,7 +26,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 def test_rollout_steps_are_the_true_values():
     starts = [(-0.55, 0.0), (-0.9, 0.02), (0.2, -0.03), (0.45, 0.05)]
-    states, steps = fig3.rollout([s[0] for s in starts], [s[1] for s in starts])
+    states, steps = prediction.rollout([s[0] for s in starts], [s[1] for s in starts])
     for (x, v), n in zip(starts, steps, strict=True):
         assert -n == mc.true_value(x, v)
     assert states.shape == (steps.max() + 1, len(starts), 2)
@@ -36,12 +38,12 @@ def test_rollout_steps_are_the_true_values():
 
 def test_rollout_raises_when_the_policy_never_arrives():
     with pytest.raises(RuntimeError, match="did not reach the goal"):
-        fig3.rollout([-0.5], [0.0], policy=lambda x, v: np.ones_like(x, dtype=int),
+        prediction.rollout([-0.5], [0.0], policy=lambda x, v: np.ones_like(x, dtype=int),
                      max_steps=300)
 
 
 def test_policy_trajectories_follow_the_dynamics():
-    trs = fig3.policy_trajectories((-0.6, -0.4))
+    trs = prediction.policy_trajectories((-0.6, -0.4))
     for tr in trs:
         x, v = tr[0]
         assert v == 0.0
@@ -53,7 +55,7 @@ def test_policy_trajectories_follow_the_dynamics():
 
 
 def test_value_grid_matches_true_value_and_policy():
-    g = fig3.value_grid(n_x=9, n_v=7)
+    g = prediction.value_grid(n_x=9, n_v=7)
     assert g["value"].shape == g["action"].shape == (7, 9)
     for i in (0, 3, 6):
         for j in (0, 4, 8):
@@ -63,18 +65,18 @@ def test_value_grid_matches_true_value_and_policy():
 
 
 def test_policy_summary_numbers():
-    p = fig3.policy_summary(n_starts=6, resolution=150, n_eval=200)
+    p = prediction.policy_summary(n_starts=6, resolution=150, n_eval=200)
     rep = mc.policy_optimality_report(n_starts=6, resolution=150)
     assert p["policy_mean"] == rep["policy_mean"] and p["best_mean"] == rep["best_mean"]
     assert 1.0 <= p["ratio"] < p["velocity_rule_ratio"]
-    _, values = mc.evaluation_states(200, fig3.EVAL_SEED)
+    _, values = mc.evaluation_states(200, prediction.EVAL_SEED)
     assert p["eval_n"] == 200 and p["eval_mean"] == pytest.approx(values.mean())
     assert p["eval_rms"] == pytest.approx(np.sqrt(np.mean(values**2)))
     assert p["eval_max"] == values.max() <= -1 and p["eval_min"] == values.min()
 
 
 def test_evaluation_sample_is_the_engines():
-    s = fig3.evaluation_sample(50, 3)
+    s = prediction.evaluation_sample(50, 3)
     obs, values = mc.evaluation_states(50, 3)
     np.testing.assert_array_equal(s["obs"], obs)
     np.testing.assert_array_equal(s["values"], values)
@@ -82,8 +84,8 @@ def test_evaluation_sample_is_the_engines():
 
 
 def test_plot_task_draws_two_panels():
-    g = fig3.value_grid(n_x=20, n_v=15)
-    fig = fig3.plot_task(starts=(-0.5,), grid=g, sample=fig3.evaluation_sample(30))
+    g = prediction.value_grid(n_x=20, n_v=15)
+    fig = prediction.plot_task(starts=(-0.5,), grid=g, sample=prediction.evaluation_sample(30))
     a1, a2 = fig.axes[:2]
     assert len(a1.get_lines()) >= 3 and a2.collections  # trajectory, switching curve, sample
     labels = a1.get_legend_handles_labels()[1]
@@ -96,31 +98,31 @@ def test_plot_task_draws_two_panels():
 
 
 def test_live_figure_definitions():
-    left = fig3.live_figure("fig3-left", runs=2, episodes=3, alphas=(0.001, 0.01),
+    left = figures.live_figure("fig3-left", runs=2, episodes=3, alphas=(0.001, 0.01),
                             methods=("td_lambda", "forward_td_lambda"))
     assert left.runs == 2 and left.episodes == 3 and not left.at_paper_scale
     assert {(c.method, c.alpha, c.lam, c.eta) for c in left.cells} == {
         (m, a, 0.9, 0.01) for m in ("td_lambda", "forward_td_lambda") for a in (0.001, 0.01)}
     assert len(E.chunks(left)) == 2  # one batch per method
-    right = fig3.live_figure("fig3-right", runs=2, episodes=3, lams=(0.0, 0.9))
+    right = figures.live_figure("fig3-right", runs=2, episodes=3, lams=(0.0, 0.9))
     paper = E.figure("fig3-right", "paper")
     assert right.curves == paper.curves and len(right.cells) == 4 * 2
     assert {(c.eta, c.k_max) for c in right.cells} == {(c.eta, c.k_max) for c in paper.cells}
     assert all(c.alpha == E.ALPHA_FIG3_RIGHT for c in right.cells)
     assert len(E.chunks(right)) == 1
     # live step sizes lie on the paper-scale grid 0.015 * sqrt(2)**k
-    k = 2 * np.log2(np.array(fig3.LIVE_ALPHAS) / E.ALPHA_FIG3_RIGHT)
+    k = 2 * np.log2(np.array(figures.LIVE_ALPHAS) / E.ALPHA_FIG3_RIGHT)
     np.testing.assert_allclose(k, np.round(k), atol=1e-4)
     with pytest.raises(ValueError, match="figure"):
-        fig3.live_figure("fig4-left")
+        figures.live_figure("fig5-left")
     with pytest.raises(ValueError, match="runs"):
-        fig3.live_figure("fig3-left", runs=0)
+        figures.live_figure("fig3-left", runs=0)
 
 
 @pytest.fixture(scope="module")
 def tiny_left():
-    return fig3.live_fig3_left(alphas=(0.002, 0.03), methods=("td_lambda", "forward_td_lambda"),
-                               runs=2, episodes=2)
+    return figures.live("fig3-left", alphas=(0.002, 0.03),
+                        methods=("td_lambda", "forward_td_lambda"), runs=2, episodes=2)
 
 
 def test_live_fig3_left_equals_direct_engine_runs(tiny_left):
@@ -128,14 +130,14 @@ def test_live_fig3_left_equals_direct_engine_runs(tiny_left):
     assert res.path is None and res.meta["runs"] == 2 and res.meta["episodes"] == 2
     for i, (m, a) in enumerate(zip(res["method"], res["alpha"], strict=True)):
         s = engine.Settings.make(alpha=[a, a], lam=0.9, gamma=1.0, eta=0.01)
-        direct = engine.run_prediction(E.ENGINE_METHOD.get(m, m), s, fig3.SEED, [0, 1], 2)
+        direct = engine.run_prediction(m, s, figures.SEED, [0, 1], 2)
         err = np.where(np.isfinite(direct.errors), direct.errors, np.inf)
         expect = np.where(direct.diverged | ~np.isfinite(err).all(1), np.inf, err.mean(1))
         np.testing.assert_allclose(res["metric"][i], expect, rtol=1e-12)
 
 
 def test_learning_curves_match_engine_and_live_figure(tiny_left):
-    d = fig3.learning_curves(0.03, 0.9, runs=2, episodes=2)
+    d = prediction.learning_curves(0.03, 0.9, runs=2, episodes=2)
     assert set(d) == {"td_lambda", "forward_td_lambda"}
     assert d["forward_td_lambda"]["K"] == 44 and d["td_lambda"]["K"] is None
     for m, v in d.items():
@@ -144,21 +146,21 @@ def test_learning_curves_match_engine_and_live_figure(tiny_left):
         np.testing.assert_allclose(v["metric"], tiny_left["metric"][i], rtol=1e-12)
         np.testing.assert_allclose(v["mean"], v["errors"].mean(0))
     with pytest.raises(ValueError):
-        fig3.learning_curves(0.01, 0.9, runs=0)
+        prediction.learning_curves(0.01, 0.9, runs=0)
 
 
 def test_learning_curves_mark_divergence_as_inf():
-    d = fig3.learning_curves(0.06, 1.0, runs=2, episodes=3, methods=("td_lambda",))
+    d = prediction.learning_curves(0.06, 1.0, runs=2, episodes=3, methods=("td_lambda",))
     v = d["td_lambda"]
     assert v["diverged"].all()  # TD(1) with a large step: every run blows up
     assert np.all(np.isinf(v["metric"])) and np.isinf(v["errors"][:, -1]).all()
-    assert "diverged 2 of 2 runs (first in episode" in fig3.format_curves(d)
+    assert "diverged 2 of 2 runs (first in episode" in prediction.format_curves(d)
 
 
 def _fake_left(ys: dict, diverged: dict | None = None):
     """A Fig. 3 left Results with chosen per-cell means, through the runner contract."""
     alphas = (0.001, 0.01, 0.1)
-    fig = fig3.live_figure("fig3-left", runs=2, episodes=2, alphas=alphas,
+    fig = figures.live_figure("fig3-left", runs=2, episodes=2, alphas=alphas,
                            methods=tuple(ys))
 
     def runner(task, *, device, progress):
@@ -176,11 +178,11 @@ def _fake_left(ys: dict, diverged: dict | None = None):
 def test_best_points_and_format_best_skip_diverged_points():
     res = _fake_left({"td_lambda": [0.6, 0.4, 0.3], "forward_td_lambda": [0.7, 0.5, 0.45]},
                      diverged={"td_lambda": [0.1]})
-    b = fig3.best_points(res)
+    b = figures.best_points(res)
     assert b["td_lambda"]["x"] == 0.01 and b["td_lambda"]["y"] == pytest.approx(0.4)
     assert b["td_lambda"]["n_x_diverged"] == 1 and b["forward_td_lambda"]["n_x_diverged"] == 0
     assert b["forward_td_lambda"]["x"] == 0.1
-    text = fig3.format_best(res)
+    text = figures.format_best(res)
     assert "TD(λ)                  best α = 0.01     error 0.400" in text
     assert "α with diverged runs: 1 of 3" in text
     # the exercise check reads the same point
@@ -190,29 +192,29 @@ def test_best_points_and_format_best_skip_diverged_points():
 
 
 def test_claims_side_by_side():
-    rows = fig3.claims_side_by_side({"fig3-left": None, "fig3-right": None})
+    rows = figures.claims_side_by_side({"fig3-left": None, "fig3-right": None})
     assert [r["number"] for r in rows] == [1, 2, 3, 4]
     assert all("no data" in r["verdict"] for r in rows)
     res = _fake_left({"td_lambda": [0.6, 0.5, 0.9], "forward_td_lambda": [0.7, 0.4, 0.45],
                       "online_lambda_return": [0.65, 0.45, 0.5]},
                      diverged={"td_lambda": [0.1]})
-    rows = fig3.claims_side_by_side({"fig3-left": res, "fig3-right": None})
+    rows = figures.claims_side_by_side({"fig3-left": res, "fig3-right": None})
     by = {r["number"]: r for r in rows}
     assert "agrees" in by[1]["verdict"] and "0.4" in by[1]["evidence"]
     assert "agrees" in by[2]["verdict"] and "below paper scale" in by[2]["verdict"]
     assert "agrees" in by[3]["verdict"] and "0.1" in by[3]["evidence"]
     assert "no data" in by[4]["verdict"]
-    md = fig3.claims_markdown(rows)
+    md = figures.claims_markdown(rows)
     assert md.count("\n") == 1 + len(rows) and "Surprisingly" in md
 
 
 def test_plot_pair_without_stored_data_shows_the_command(tiny_left):
-    fig = fig3.plot_pair(None, tiny_left, "fig3-left")
+    fig = figures.Comparison("fig3-left", None, tiny_left).plot()
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert E.reproduce_command("fig3-left", "paper") in texts
     assert "live: quick scale, 2 runs × 2 episodes" in fig.axes[1].get_title()
     plt.close(fig)
-    fig = fig3.plot_pair(tiny_left, tiny_left, "fig3-left")
+    fig = figures.Comparison("fig3-left", tiny_left, tiny_left).plot()
     assert fig.axes[0].get_title().startswith("stored:")
     plt.close(fig)
 
@@ -223,12 +225,12 @@ def test_results_dir_is_the_repositorys(monkeypatch, tmp_path):
     repo = Path(ftd_lib.__file__).resolve().parent.parent
     monkeypatch.chdir(tmp_path)  # e.g. a notebook running in notebooks/
     if (repo / "results").is_dir():
-        assert fig3.results_dir() == repo / "results"
+        assert figures.results_dir() == repo / "results"
 
 
 def test_stored_reads_load_results(tmp_path):
-    assert fig3.stored("fig3-left", tmp_path) is None
-    fig = fig3.live_figure("fig3-left", runs=1, episodes=1, alphas=(0.01,),
+    assert figures.stored("fig3-left", tmp_path) is None
+    fig = figures.live_figure("fig3-left", runs=1, episodes=1, alphas=(0.01,),
                            methods=("td_lambda",))
 
     def runner(task, *, device, progress):
@@ -236,12 +238,12 @@ def test_stored_reads_load_results(tmp_path):
                 "diverged": np.zeros(task.rows, bool)}
 
     E.run_figure(fig, tmp_path, runner=runner, progress=False, plot=False)
-    res = fig3.stored("fig3-left", tmp_path)
+    res = figures.stored("fig3-left", tmp_path)
     assert res is not None and res["metric"].tolist() == [[0.5]]
 
 
 def test_choices_cover_the_open_items_with_library_values():
-    rows = {c["item"]: c for c in fig3.choices()}
+    rows = {c["item"]: c for c in prediction.choices()}
     for item in ("network", "initialisation", "input scaling", "evaluation policy",
                  "reward noise", "discount", "episode cap", "true values", "state distribution",
                  "error metric", "divergence", "K for forward TD(λ)", "step-size grid"):
@@ -250,7 +252,7 @@ def test_choices_cover_the_open_items_with_library_values():
     assert "K = 44" in rows["K for forward TD(λ)"]["ours"]
     assert f"standard deviation {mc.REWARD_STD:g}" in rows["reward noise"]["ours"]
     assert f"{len(E.ALPHAS_FIG3)} values" in rows["step-size grid"]["ours"]
-    assert fig3.choices_markdown().count("\n") == len(rows) + 1
+    assert prediction.choices_markdown().count("\n") == len(rows) + 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -259,7 +261,7 @@ def test_choices_cover_the_open_items_with_library_values():
 
 @pytest.fixture(scope="module")
 def explorer():
-    return wn.learning_curve_explorer(alpha=0.002, lam=0.9, runs=2, episodes=3)
+    return widgets.learning_curve_explorer(alpha=0.002, lam=0.9, runs=2, episodes=3)
 
 
 def test_explorer_initial_state_matches_a_direct_run(explorer):
@@ -268,7 +270,7 @@ def test_explorer_initial_state_matches_a_direct_run(explorer):
     assert "ftd-nn-readout" in ex.readout._dom_classes
     assert "ftd-nn-curves" in ex.image._dom_classes
     assert "ftd-nn-alpha" in ex.controls["alpha"]._dom_classes
-    direct = fig3.learning_curves(0.002, 0.9, runs=2, episodes=3)
+    direct = prediction.learning_curves(0.002, 0.9, runs=2, episodes=3)
     for m in direct:
         np.testing.assert_array_equal(ex.state["data"][m]["errors"], direct[m]["errors"])
         metric = direct[m]["metric"].mean()
@@ -284,7 +286,7 @@ def test_explorer_slider_moves_recompute_and_redraw(explorer):
     assert not ex.errors and ex.error.value == ""
     assert ex.png() != png0 and ex.readout.value != text0
     assert ex.state["alpha"] == 0.06 and ex.state["lam"] == 1.0
-    direct = fig3.learning_curves(0.06, 1.0, runs=2, episodes=3)
+    direct = prediction.learning_curves(0.06, 1.0, runs=2, episodes=3)
     for m in direct:
         np.testing.assert_array_equal(ex.state["data"][m]["errors"], direct[m]["errors"])
     # TD(1) at alpha = 0.06 diverges in both runs: infinite metric, said in red
@@ -296,13 +298,13 @@ def test_explorer_slider_moves_recompute_and_redraw(explorer):
 def test_explorer_caches_settings(explorer, monkeypatch):
     ex = explorer
     calls = []
-    real = fig3.learning_curves
+    real = prediction.learning_curves
 
     def counting(*a, **k):
         calls.append(a)
         return real(*a, **k)
 
-    monkeypatch.setattr(fig3, "learning_curves", counting)
+    monkeypatch.setattr(prediction, "learning_curves", counting)
     ex.controls["alpha"].value = 0.002
     ex.controls["lam"].value = 0.9  # back to the first setting: cached
     assert calls == [(0.002, 1.0)]  # only the intermediate (0.002, 1.0) was new
@@ -310,13 +312,13 @@ def test_explorer_caches_settings(explorer, monkeypatch):
 
 
 def test_explorer_shows_errors_in_the_widget(monkeypatch):
-    ex = wn.learning_curve_explorer(alpha=0.002, lam=0.0, runs=1, episodes=1)
+    ex = widgets.learning_curve_explorer(alpha=0.002, lam=0.0, runs=1, episodes=1)
     assert not ex.errors
 
     def boom(*a, **k):
         raise RuntimeError("engine exploded")
 
-    monkeypatch.setattr(fig3, "learning_curves", boom)
+    monkeypatch.setattr(prediction, "learning_curves", boom)
     ex.controls["lam"].value = 0.5
     assert ex.errors and "engine exploded" in ex.error.value
 
@@ -326,7 +328,7 @@ def test_readout_text():
                            mean=np.array([0.5, np.inf]), metric=np.array([np.inf]), K=None),
          "forward_td_lambda": dict(errors=np.array([[0.5, 0.25]]), diverged=np.array([False]),
                                    mean=np.array([0.5, 0.25]), metric=np.array([0.375]), K=7)}
-    text = wn.learning_curve_readout(0.01, 0.5, d)
+    text = widgets.learning_curve_readout(0.01, 0.5, d)
     assert "TD(λ): mean error over 2 episodes <b>∞</b>, last episode ∞" in text
     assert "1 of 1 runs diverged" in text
     assert "forward TD(λ) (K = 7): mean error over 2 episodes <b>0.375</b>" in text

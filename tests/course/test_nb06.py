@@ -1,4 +1,5 @@
-"""ftd_lib.fig4 and the self-checks of notebook 06, against slow obvious forms: greedy rollouts
+"""ftd_lib.course.nb06_nn_control (imported as ``control``), task_pictures and the
+self-checks of notebook 06, against slow obvious forms: greedy rollouts
 against the scalar dynamics stepped by hand, the engine (with learning switched off) against the
 greedy rollout, recorded trajectories against a replay, plotted data against the numbers."""
 
@@ -10,12 +11,15 @@ import numpy as np
 import pytest
 
 from ftd_lib import experiments as E
-from ftd_lib import fig4
 from ftd_lib.approx import MLP
+from ftd_lib.course import figures, quick, task_pictures
+from ftd_lib.course import nb06_nn_control as control
+from ftd_lib.course.exercises import nb06
 from ftd_lib.engine import initial_weights, run_control
 from ftd_lib.envs import cartpole as cp
 from ftd_lib.envs import mountain_car as mc
-from ftd_lib.exercises import nb06
+from ftd_lib.envs.tasks import gamma
+from ftd_lib.methods import label as method_label
 from ftd_lib.returns import k_bound
 
 
@@ -66,8 +70,8 @@ def _random_weights(task, seed, scale=1.0):
 @pytest.mark.parametrize("task,cap", [("mountain_car", 300), ("cartpole", 200)])
 def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
     w = _random_weights(task, 3, scale=3.0)
-    starts = fig4.start_states(task, 4, seed=11)
-    ro = fig4.greedy_rollouts(w, task, starts, max_steps=cap)
+    starts = control.start_states(task, 4, seed=11)
+    ro = control.greedy_rollouts(w, task, starts, max_steps=cap)
     for i, s0 in enumerate(starts):
         states, actions, term = _greedy_by_hand(w, task, s0, cap)
         T = len(actions)
@@ -78,7 +82,7 @@ def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
         # a row that ended stays put and takes no more actions
         assert np.all(ro["actions"][T:, i] == -1)
         assert np.all(ro["states"][T:, i] == ro["states"][T, i])
-        tr = fig4.rollout_trajectory(ro, i)
+        tr = control.rollout_trajectory(ro, i)
         assert len(tr["states"]) == T + 1 and len(tr["actions"]) == T
     reward = -1.0 if task == "mountain_car" else 1.0
     np.testing.assert_array_equal(ro["returns"], reward * ro["steps"])
@@ -87,21 +91,21 @@ def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
 def test_greedy_ties_go_to_the_lowest_action():
     # every network the same: all Q values tie, so the greedy action is always 0 (push left)
     w = np.tile(_random_weights("mountain_car", 0)[:1], (3, 1))
-    ro = fig4.greedy_rollouts(w, "mountain_car", [[-0.5, 0.0]], max_steps=50)
+    ro = control.greedy_rollouts(w, "mountain_car", [[-0.5, 0.0]], max_steps=50)
     assert np.all(ro["actions"][:, 0] == 0)
 
 
 def test_q_values_are_the_mlp_of_each_action():
     w = _random_weights("cartpole", 5)
-    s = fig4.start_states("cartpole", 3)
-    q = fig4.q_values(w, "cartpole", s)
+    s = control.start_states("cartpole", 3)
+    q = control.q_values(w, "cartpole", s)
     net = MLP(4, 50)
     for a in range(2):
         np.testing.assert_allclose(q[:, a], net.value(w[a], cp.scale_obs(s)), rtol=1e-14)
     with pytest.raises(ValueError, match="shape"):
-        fig4.q_values(w[:1], "cartpole", s)
+        control.q_values(w[:1], "cartpole", s)
     with pytest.raises(ValueError, match="task"):
-        fig4.q_values(w, "pendulum", s)
+        control.q_values(w, "pendulum", s)
 
 
 @pytest.mark.parametrize("task,cap", [("mountain_car", 150), ("cartpole", 1000)])
@@ -110,15 +114,15 @@ def test_engine_without_learning_plays_the_greedy_rollout(task, cap):
     so its recorded episode must be the greedy rollout of initial_weights from the same start.
     This pins the engine's weight layout (final_weights, reference layout, one net per action)
     and its tie rule."""
-    run = fig4.train(task, "forward_sarsa_lambda", alpha=1e-300, lam=0.5, runs=2, episodes=1,
+    run = control.train(task, "forward_sarsa_lambda", alpha=1e-300, lam=0.5, runs=2, episodes=1,
                      max_steps=cap, epsilon=0.0, record=True)
     n_in, A = (2, 3) if task == "mountain_car" else (4, 2)
-    w0 = initial_weights(fig4.SEED, [0, 1], n_in, 50, n_nets=A)
+    w0 = initial_weights(control.SEED, [0, 1], n_in, 50, n_nets=A)
     np.testing.assert_allclose(run["final_weights"], w0, rtol=0, atol=1e-250)
     for r in range(2):
         ep = run["episodes"][r][0]
-        ro = fig4.greedy_rollouts(w0[r], task, ep["states"][:1], max_steps=cap)
-        tr = fig4.rollout_trajectory(ro, 0)
+        ro = control.greedy_rollouts(w0[r], task, ep["states"][:1], max_steps=cap)
+        tr = control.rollout_trajectory(ro, 0)
         np.testing.assert_array_equal(ep["actions"], tr["actions"])
         np.testing.assert_array_equal(ep["states"], tr["states"])
         assert run["lengths"][r, 0] == len(ep["actions"])
@@ -129,12 +133,12 @@ def test_engine_without_learning_plays_the_greedy_rollout(task, cap):
 
 def test_recording_does_not_change_what_the_engine_computes():
     kw = dict(alpha=0.03, lam=0.6, runs=2, episodes=6)
-    a = fig4.train("cartpole", "forward_sarsa_lambda", record=True, **kw)
-    b = fig4.train("cartpole", "forward_sarsa_lambda", record=False, **kw)
+    a = control.train("cartpole", "forward_sarsa_lambda", record=True, **kw)
+    b = control.train("cartpole", "forward_sarsa_lambda", record=False, **kw)
     np.testing.assert_array_equal(a["returns"], b["returns"])
     np.testing.assert_array_equal(a["final_weights"], b["final_weights"])
-    direct = run_control("forward_sarsa_lambda", fig4._settings(0.03, 0.6, 0.99, 0.01, 2), fig4.SEED,
-                         [0, 1], 6, env="cartpole")
+    direct = run_control("forward_sarsa_lambda", control._settings(0.03, 0.6, 0.99, 0.01, 2),
+                         control.SEED, [0, 1], 6, env="cartpole")
     np.testing.assert_array_equal(a["returns"], direct.returns)
     assert "episodes" in a and "episodes" not in b
 
@@ -142,7 +146,7 @@ def test_recording_does_not_change_what_the_engine_computes():
 @pytest.mark.parametrize("task,method", [("mountain_car", "forward_sarsa_lambda"),
                                          ("cartpole", "sarsa_lambda")])
 def test_recorded_episodes_replay_with_the_dynamics(task, method):
-    run = fig4.train(task, method, alpha=0.01, lam=0.8, runs=2, episodes=3, max_steps=120)
+    run = control.train(task, method, alpha=0.01, lam=0.8, runs=2, episodes=3, max_steps=120)
     reward = -1.0 if task == "mountain_car" else 1.0
     for r in range(2):
         eps = run["episodes"][r]
@@ -156,38 +160,38 @@ def test_recorded_episodes_replay_with_the_dynamics(task, method):
                 np.testing.assert_array_equal(s, ep["states"][t + 1])
                 assert term == (t == T - 1 and ep["end"] == "terminal")
             assert ep["end"] == "terminal" or (ep["end"] == "truncated" and T == 120)
-    assert fig4.last_episode(run, 1) is run["episodes"][1][-1]
+    assert control.last_episode(run, 1) is run["episodes"][1][-1]
 
 
 def test_train_reports_divergence_and_summary():
-    run = fig4.train("mountain_car", "sarsa_lambda", alpha=0.03, lam=0.9, runs=1, episodes=3,
+    run = control.train("mountain_car", "sarsa_lambda", alpha=0.03, lam=0.9, runs=1, episodes=3,
                      max_steps=1000, record=False)
     assert run["diverged"].all()  # Sarsa(0.9) at alpha = 0.03: the traces blow up
-    s = fig4.train_summary(run)
+    s = control.train_summary(run)
     assert s["n_diverged"] == 1 and math.isnan(s["mean_return"])
     assert run["K"] is None
-    fwd = fig4.train("cartpole", "forward_sarsa_lambda", alpha=0.03, lam=0.9, runs=1,
+    fwd = control.train("cartpole", "forward_sarsa_lambda", alpha=0.03, lam=0.9, runs=1,
                      episodes=2, record=False)
-    assert fwd["K"] == k_bound(0.99, 0.9, 0.01) and fwd["gamma"] == E.GAMMA["cartpole"]
+    assert fwd["K"] == k_bound(0.99, 0.9, 0.01) and fwd["gamma"] == gamma("cartpole")
     with pytest.raises(ValueError, match="method"):
-        fig4.train("cartpole", "q_learning", alpha=0.1, lam=0.5)
+        control.train("cartpole", "q_learning", alpha=0.1, lam=0.5)
     with pytest.raises(ValueError, match="runs"):
-        fig4.train("cartpole", "sarsa_lambda", alpha=0.1, lam=0.5, runs=0)
+        control.train("cartpole", "sarsa_lambda", alpha=0.1, lam=0.5, runs=0)
 
 
 def test_lambda_zero_forward_sarsa_is_sarsa_zero():
     kw = dict(alpha=0.03, lam=0.0, runs=2, episodes=15, record=False)
-    f = fig4.train("cartpole", "forward_sarsa_lambda", **kw)
-    s = fig4.train("cartpole", "sarsa_lambda", **kw)
+    f = control.train("cartpole", "forward_sarsa_lambda", **kw)
+    s = control.train("cartpole", "sarsa_lambda", **kw)
     assert f["K"] == 1
     np.testing.assert_array_equal(f["returns"], s["returns"])
     np.testing.assert_allclose(f["final_weights"], s["final_weights"], rtol=0, atol=1e-12)
 
 
 def test_learning_curves_plot_the_engine_returns():
-    runs = {m: fig4.train("cartpole", m, alpha=0.03, lam=0.6, runs=2, episodes=5,
+    runs = {m: control.train("cartpole", m, alpha=0.03, lam=0.6, runs=2, episodes=5,
                           record=False) for m in ("sarsa_lambda", "forward_sarsa_lambda")}
-    ax = fig4.plot_learning_curves(runs)
+    ax = control.plot_learning_curves(runs)
     for label, run in runs.items():
         line = next(ln for ln in ax.get_lines() if ln.get_label() == label)
         np.testing.assert_array_equal(line.get_ydata(), run["returns"].mean(axis=0))
@@ -204,12 +208,12 @@ def test_heuristic_steps_and_trajectory_by_hand():
         n += 1
         if term:
             break
-    assert fig4.heuristic_steps(-0.5) == n
-    tr = fig4.heuristic_trajectory(-0.5)
+    assert control.heuristic_steps(-0.5) == n
+    tr = control.heuristic_trajectory(-0.5)
     assert len(tr["actions"]) == n and tr["end"] == "terminal"
     assert tr["states"][-1][0] >= mc.X_MAX
     # always pushing right never gets over the hill from the valley
-    assert fig4.heuristic_steps(-0.5, policy=lambda x, v: 2, max_steps=3000) == -1
+    assert control.heuristic_steps(-0.5, policy=lambda x, v: 2, max_steps=3000) == -1
 
 
 def test_fixed_action_steps_against_the_batch_env():
@@ -222,17 +226,17 @@ def test_fixed_action_steps_against_the_batch_env():
         n += int(r[0])
         if term[0]:
             break
-    assert fig4.fixed_action_steps(1, start=[0.01, 0.0, -0.02, 0.0]) == n
-    assert fig4.fixed_action_steps(0, max_steps=5) == 5  # capped
+    assert control.fixed_action_steps(1, start=[0.01, 0.0, -0.02, 0.0]) == n
+    assert control.fixed_action_steps(0, max_steps=5) == 5  # capped
 
 
 def test_start_states_follow_the_start_distributions():
-    s = fig4.start_states("mountain_car", 50)
+    s = control.start_states("mountain_car", 50)
     assert np.all((s[:, 0] >= mc.START_LOW) & (s[:, 0] < mc.START_HIGH)) and np.all(s[:, 1] == 0)
-    c = fig4.start_states("cartpole", 50)
+    c = control.start_states("cartpole", 50)
     assert np.all(np.abs(c) <= cp.START_HIGH)
-    assert not np.array_equal(c, fig4.start_states("cartpole", 50, seed=fig4.SEED))
-    np.testing.assert_array_equal(c[:5], fig4.start_states("cartpole", 5))
+    assert not np.array_equal(c, control.start_states("cartpole", 50, seed=control.SEED))
+    np.testing.assert_array_equal(c[:5], control.start_states("cartpole", 5))
 
 
 def test_greedy_probability_matches_the_engines_draws():
@@ -241,21 +245,21 @@ def test_greedy_probability_matches_the_engines_draws():
     u1, u2 = rng.random(400_000), rng.random(400_000)
     for A in (2, 3):
         a = np.where(u1 < 0.05, np.floor(A * u2), 0)
-        p = fig4.greedy_probability(0.05, A)
+        p = control.greedy_probability(0.05, A)
         assert abs(np.mean(a == 0) - p) < 4 * math.sqrt(p * (1 - p) / len(a))
-    assert fig4.greedy_probability(0.0, 3) == 1.0
+    assert control.greedy_probability(0.0, 3) == 1.0
     with pytest.raises(ValueError):
-        fig4.greedy_probability(1.5, 2)
+        control.greedy_probability(1.5, 2)
 
 
 def test_discounted_return_against_a_loop():
-    assert fig4.discounted_return(1000, 0.99) == pytest.approx(sum(0.99**k for k in range(1000)))
-    assert fig4.discounted_return(7, 1.0, reward=-1.0) == -7.0
-    assert fig4.discounted_return(0, 0.5) == 0.0
+    assert control.discounted_return(1000, 0.99) == pytest.approx(sum(0.99**k for k in range(1000)))
+    assert control.discounted_return(7, 1.0, reward=-1.0) == -7.0
+    assert control.discounted_return(0, 0.5) == 0.0
 
 
 def test_choices_point_at_real_places():
-    rows = fig4.choices()
+    rows = control.choices()
     items = [r["item"] for r in rows]
     for needed in ("network", "initialisation", "input scaling", "episode cap", "truncation",
                    "γ", "ε-greedy", "ties"):
@@ -273,7 +277,7 @@ def test_choices_point_at_real_places():
                     continue
             for name in parts[cut:]:
                 obj = getattr(obj, name)
-    md = fig4.choices_markdown(rows)
+    md = control.choices_markdown(rows)
     assert md.count("\n") == len(rows) + 1
     assert f"{mc.DEFAULT_MAX_STEPS} steps" in md and f"{cp.DEFAULT_MAX_STEPS} steps" in md
 
@@ -282,22 +286,22 @@ def test_choices_point_at_real_places():
 
 
 def test_snapshot_times():
-    t = fig4.snapshot_times(100, 5)
+    t = task_pictures.snapshot_times(100, 5)
     assert list(t) == [0, 25, 50, 75, 100]
-    assert list(fig4.snapshot_times(3, 8)) == [0, 1, 2, 3]
+    assert list(task_pictures.snapshot_times(3, 8)) == [0, 1, 2, 3]
 
 
 def test_trajectory_figures_draw_the_states():
-    tr = fig4.heuristic_trajectory(-0.5)
-    fig = fig4.plot_mountain_car_trajectory(tr, "test")
+    tr = control.heuristic_trajectory(-0.5)
+    fig = task_pictures.plot_mountain_car_trajectory(tr, "test")
     a2 = next(ax for ax in fig.axes if ax.get_title() == "position, velocity and actions")
     line = next(ln for ln in a2.get_lines() if ln.get_label() == "position x")
     np.testing.assert_array_equal(line.get_ydata(), tr["states"][:, 0])
     w = _random_weights("cartpole", 1)
-    ro = fig4.greedy_rollouts(w, "cartpole", fig4.start_states("cartpole", 1))
-    ctr = fig4.rollout_trajectory(ro, 0)
-    fig = fig4.plot_cartpole_trajectory(ctr, "test", n_snapshots=4)
-    ks = fig4.snapshot_times(len(ctr["states"]) - 1, 4)
+    ro = control.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
+    ctr = control.rollout_trajectory(ro, 0)
+    fig = task_pictures.plot_cartpole_trajectory(ctr, "test", n_snapshots=4)
+    ks = task_pictures.snapshot_times(len(ctr["states"]) - 1, 4)
     for ax, k in zip(fig.axes[: len(ks)], ks, strict=True):
         pole = ax.get_lines()[-1]  # the pole: from the cart's top to its tip
         (x0, x1), (y0, y1) = pole.get_xdata(), pole.get_ydata()
@@ -324,96 +328,98 @@ def _fake_runner(task, *, device, progress):
 
 
 def _fake_results(name="fig4-left", tmp_path=None):
-    fig = fig4.live_figure(name)
+    fig = figures.live_figure(name)
     return E.run_figure(fig, tmp_path, runner=_fake_runner, progress=False, plot=False)
 
 
 def test_live_figure_definitions(monkeypatch):
     for name in ("fig4-left", "fig4-right"):
-        d = fig4.LIVE[name]
-        f = fig4.live_figure(name)
+        d = figures.LIVE[name]
+        f = figures.live_figure(name)
         assert f.runs == d["runs"] and f.episodes == d["episodes"] and f.max_steps == d[
             "max_steps"]
         assert len(f.cells) == 2 * len(d["lams"]) * len(d["alphas"])
-        assert {c.gamma for c in f.cells} == {E.GAMMA[E.figure(name).env]}
+        assert {c.gamma for c in f.cells} == {gamma(E.figure(name).env)}
         assert len(E.chunks(f)) == 2  # one batch per method
         assert not f.at_paper_scale
-    assert fig4.live_figure("fig4-left", max_steps=None).max_steps is None
+    assert figures.live_figure("fig4-left", max_steps=None).max_steps is None
     with pytest.raises(ValueError, match="figure"):
-        fig4.live_figure("fig3-left")
+        figures.live_figure("fig5-left")
     monkeypatch.setenv("CI", "true")
-    assert fig4.quick()
+    assert quick()
     monkeypatch.setenv("CI", "0")
-    assert not fig4.quick()
+    assert not quick()
 
 
 def test_best_points_and_claims_from_data(tmp_path):
     res = _fake_results("fig4-left", tmp_path)
-    b = fig4.best_points(res)
-    lams = np.array(fig4.LIVE["fig4-left"]["lams"])
-    best_alpha = max(fig4.LIVE["fig4-left"]["alphas"])
-    runs = fig4.LIVE["fig4-left"]["runs"]
-    fwd = b["forward_sarsa_lambda"]
-    np.testing.assert_allclose(fwd["lam"], lams)
+    summ = res.summary()  # per λ, the best mean return over α
+    lams = np.array(figures.LIVE["fig4-left"]["lams"])
+    best_alpha = max(figures.LIVE["fig4-left"]["alphas"])
+    runs = figures.LIVE["fig4-left"]["runs"]
+    fwd = summ["forward_sarsa_lambda"]
+    np.testing.assert_allclose(fwd["x"], lams)
     np.testing.assert_allclose(fwd["y"], 100 * lams + 1000 * best_alpha + 5 + np.mean(
         np.arange(runs)))
-    assert fwd["best_lam"] == lams.max()
-    sarsa = b["sarsa_lambda"]
+    assert figures.best_points(res)["forward_sarsa_lambda"]["x"] == lams.max()
+    sarsa = summ["sarsa_lambda"]
     assert np.isnan(sarsa["y"][lams >= 0.9]).all() and np.isfinite(sarsa["y"][lams < 0.9]).all()
-    diff = fig4.forward_minus_sarsa(res)
+    diff = control.forward_minus_sarsa(res)
     assert all(diff[lam] == pytest.approx(5.0) for lam in lams if lam < 0.9)
     assert all(math.isnan(diff[lam]) for lam in lams if lam >= 0.9)
-    text = fig4.format_best(res)
+    line = control.format_forward_minus_sarsa(res)
+    assert "λ = 0: +5.0" in line and "λ = 0.9: Sarsa(λ) diverged" in line
+    text = figures.format_best(res)
     assert "a run diverged at every α" in text and f"at α = {best_alpha:<7g}" in text
-    rows = fig4.claims_side_by_side({"fig4-left": res, "fig4-right": None})
+    rows = figures.claims_side_by_side({"fig4-left": res, "fig4-right": None})
     assert [r["number"] for r in rows] == [5, 6, 7, 8]
     assert rows[0]["verdict"].startswith("✅ agrees") and "below paper scale" in rows[0][
         "verdict"]
     assert all(r["verdict"].startswith("— no data") for r in rows[1:])
-    md = fig4.claims_markdown(rows)
+    md = figures.claims_markdown(rows)
     assert md.count("\n") == 5
 
 
 def test_plot_pair_draws_stored_and_live(tmp_path):
     res = _fake_results("fig4-right", tmp_path)
-    fig = fig4.plot_pair(None, res, "fig4-right")
+    fig = figures.Comparison("fig4-right", None, res).plot()
     a1, a2 = fig.axes
     assert E.reproduce_command("fig4-right", "paper") in a1.texts[0].get_text()
     summ = res.summary()
     finite_min = min(np.nanmin(s["y"]) for s in summ.values())
     for curve, s in summ.items():
-        line = next(ln for ln in a2.get_lines() if ln.get_label() == fig4.METHOD_LABEL[curve])
+        line = next(ln for ln in a2.get_lines() if ln.get_label() == method_label(curve))
         y, ok = np.asarray(line.get_ydata()), np.isfinite(s["y"])
         np.testing.assert_array_equal(line.get_xdata(), s["x"])
         np.testing.assert_allclose(y[ok], s["y"][ok])  # the best-alpha means, as summarised
         # a point whose every alpha diverged: left out (nan) or pinned below the chart
         assert np.all(~np.isfinite(y[~ok]) | (y[~ok] < finite_min))
     assert (~np.isfinite(summ["sarsa_lambda"]["y"])).any()
-    fig = fig4.plot_pair(res, res, "fig4-right")
+    fig = figures.Comparison("fig4-right", res, res).plot()
     assert len(fig.axes[0].get_lines()) > 0
 
 
 def test_stored_reads_the_repository_results(tmp_path, monkeypatch):
     import ftd_lib
 
-    root = fig4.results_dir().parent
+    root = figures.results_dir().parent
     assert (root / "ftd_lib" / "__init__.py").is_file()
     monkeypatch.chdir(root / "notebooks")  # where a notebook runs
-    assert fig4.results_dir() == root / "results"
+    assert figures.results_dir() == root / "results"
     monkeypatch.chdir(tmp_path)  # outside the repository: next to the installed package
-    assert fig4.results_dir().parent.resolve() == (
+    assert figures.results_dir().parent.resolve() == (
         __import__("pathlib").Path(ftd_lib.__file__).resolve().parents[1])
     _fake_results("fig4-left", tmp_path / "res")
-    assert fig4.stored("fig4-left", tmp_path / "res") is not None
-    assert fig4.stored("fig4-right", tmp_path / "res") is None
+    assert figures.stored("fig4-left", tmp_path / "res") is not None
+    assert figures.stored("fig4-right", tmp_path / "res") is None
 
 
 # ------------------------------------------------------------------------------ exercises
 
 
 def test_exercise_checks(capsys):
-    assert nb06.check_heuristic_steps(fig4.heuristic_steps(nb06.X0_HEURISTIC))
-    assert not nb06.check_heuristic_steps(fig4.heuristic_steps(nb06.X0_HEURISTIC) + 3)
+    assert nb06.check_heuristic_steps(control.heuristic_steps(nb06.X0_HEURISTIC))
+    assert not nb06.check_heuristic_steps(control.heuristic_steps(nb06.X0_HEURISTIC) + 3)
     assert nb06.check_k(k_bound(0.99, 0.6, 0.01))
     assert not nb06.check_k(k_bound(1.0, 0.6, 0.01) + 1)
     assert nb06.check_greedy_probability(1 - 0.05 + 0.05 / 3, 1 - 0.05 + 0.05 / 2)

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from ftd_lib import algorithms as A
-from ftd_lib import widgets as wg
+from ftd_lib import algorithms
 from ftd_lib.approx import MLP, Linear
+from ftd_lib.course import stepper, widgets
 from ftd_lib.envs import beta_lambda_return, beta_td, one_state_episodes
 from ftd_lib.returns import interim_lambda_return, k_bound
 
@@ -17,18 +17,19 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_render_png_has_fixed_size():
-    fig = wg.new_figure(4.0, 2.0)
+    fig = widgets.new_figure(4.0, 2.0)
     fig.subplots().plot([0, 1], [0, 1])
-    png = wg.render_png(fig)
+    png = widgets.render_png(fig)
     assert png.startswith(PNG)
     w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    assert (w, h) == (4 * wg.DPI, 2 * wg.DPI)
+    assert (w, h) == (4 * widgets.DPI, 2 * widgets.DPI)
 
 
 def test_fmt():
-    assert wg.fmt(1.23456) == "1.235"
-    assert wg.fmt(-9.04e19) == "-9.04e+19"
-    assert wg.fmt(math.inf) == "∞" and wg.fmt(math.nan) == "nan" and wg.fmt(None) == "–"
+    assert widgets.fmt(1.23456) == "1.235"
+    assert widgets.fmt(-9.04e19) == "-9.04e+19"
+    assert widgets.fmt(math.inf) == "∞" and widgets.fmt(math.nan) == "nan"
+    assert widgets.fmt(None) == "–"
 
 
 # ------------------------------------------------------------------------------------------
@@ -36,7 +37,7 @@ def test_fmt():
 
 
 def test_one_state_explorer_initial_readout_is_closed_form():
-    ex = wg.one_state_explorer(alpha=0.15, T=10, v0=0.0)
+    ex = widgets.one_state_explorer(alpha=0.15, T=10, v0=0.0)
     assert "β_TD = 1.500, β_λ = 0.803" in ex.readout.value
     assert ex.state["beta_td"] == pytest.approx(beta_td(0.15, 10))
     assert ex.state["beta_lambda"] == pytest.approx(beta_lambda_return(0.15, 10))
@@ -47,7 +48,7 @@ def test_one_state_explorer_initial_readout_is_closed_form():
 
 @pytest.mark.parametrize("alpha,T,v0", [(0.3, 4, 0.0), (0.05, 6, -1.0), (0.6, 3, 1.5)])
 def test_one_state_explorer_matches_reference_algorithms(alpha, T, v0):
-    ex = wg.one_state_explorer(alpha=0.15, T=10, v0=0.0)
+    ex = widgets.one_state_explorer(alpha=0.15, T=10, v0=0.0)
     png0, text0 = ex.png(), ex.readout.value
     ex.controls["alpha"].value = alpha
     ex.controls["T"].value = T
@@ -59,8 +60,8 @@ def test_one_state_explorer_matches_reference_algorithms(alpha, T, v0):
     eps = one_state_episodes(10, T=T)
     kw = dict(approx=Linear(1), alpha=alpha, lam=1.0, gamma=1.0)
     ends = np.arange(1, 11) * T - 1
-    v_td = A.td_lambda(eps, np.array([v0]), **kw)[ends, 0]
-    v_lr = A.online_lambda_return(eps, np.array([v0]), **kw)[ends, 0]
+    v_td = algorithms.td_lambda(eps, np.array([v0]), **kw)[ends, 0]
+    v_lr = algorithms.online_lambda_return(eps, np.array([v0]), **kw)[ends, 0]
     np.testing.assert_allclose(ex.state["values_td"], np.r_[v0, v_td], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ex.state["values_lambda"], np.r_[v0, v_lr], rtol=1e-9,
                                atol=1e-12)
@@ -69,7 +70,7 @@ def test_one_state_explorer_matches_reference_algorithms(alpha, T, v0):
 
 
 def test_one_state_explorer_extreme_settings_diverge_off_chart_without_errors():
-    ex = wg.one_state_explorer()
+    ex = widgets.one_state_explorer()
     with np.errstate(all="raise"):  # nothing in the callback may rely on numpy warnings
         ex.controls["alpha"].value = 1.0
         ex.controls["T"].value = 100
@@ -80,13 +81,13 @@ def test_one_state_explorer_extreme_settings_diverge_off_chart_without_errors():
 
 
 def test_one_state_explorer_converging_case_says_so():
-    ex = wg.one_state_explorer(alpha=0.1, T=10)
+    ex = widgets.one_state_explorer(alpha=0.1, T=10)
     assert "converges" in ex.readout.value and "diverges" not in ex.readout.value
     assert ex.state["values_td"][-1] == pytest.approx(1.0)  # beta = 1: exact after 1 episode
 
 
 def test_callback_errors_are_shown_not_raised():
-    ex = wg.one_state_explorer()
+    ex = widgets.one_state_explorer()
 
     def broken(_ex):
         raise RuntimeError("boom")
@@ -98,7 +99,7 @@ def test_callback_errors_are_shown_not_raised():
 
 
 def test_mimebundle_carries_widget_and_static_png():
-    ex = wg.one_state_explorer()
+    ex = widgets.one_state_explorer()
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert base64.b64decode(bundle["image/png"]) == ex.png()
@@ -111,7 +112,7 @@ def test_mimebundle_carries_widget_and_static_png():
 @pytest.mark.parametrize("eta,gl", [(0.01, 0.9), (0.1, 0.5), (0.05, 0.8), (0.3, 0.95),
                                     (0.01, 0.005)])
 def test_k_explorer_matches_k_bound(eta, gl):
-    ex = wg.k_explorer(eta=0.2, gl=0.3)
+    ex = widgets.k_explorer(eta=0.2, gl=0.3)
     png0 = ex.png()
     ex.controls["eta"].value = eta
     ex.controls["gl"].value = gl
@@ -125,7 +126,7 @@ def test_k_explorer_matches_k_bound(eta, gl):
 
 
 def test_k_explorer_edges():
-    ex = wg.k_explorer()
+    ex = widgets.k_explorer()
     assert ex.state["K"] == 44 and "K = 44" in ex.readout.value  # eta 0.01, gamma*lam 0.9
     ex.controls["gl"].value = 1.0
     assert math.isinf(ex.state["K"]) and "K = ∞" in ex.readout.value
@@ -142,13 +143,13 @@ def test_k_explorer_edges():
 
 def _fresh_trace(episode, approx, w0, **kw):
     trace = []
-    A.forward_td_lambda([episode], w0, approx=approx, trace=trace, **kw)
+    algorithms.forward_td_lambda([episode], w0, approx=approx, trace=trace, **kw)
     return trace
 
 
 def test_stepper_buttons_walk_through_algorithm1():
-    ex = wg.algorithm1_stepper()
-    episode = wg.stepper_episode()
+    ex = stepper.algorithm1_stepper()
+    episode = stepper.stepper_episode()
     x, r = episode
     T = len(r)
     kw = dict(alpha=0.5, lam=0.5, gamma=1.0, eta=0.1)
@@ -189,7 +190,7 @@ def test_stepper_buttons_walk_through_algorithm1():
     for s, g in zip(ex.state["flushed"], ex.state["flush_targets"], strict=True):
         assert g == pytest.approx(interim_lambda_return(r, values, s, T, 1.0, 0.5), abs=1e-12)
         assert f"<td>S<sub>{s}</sub></td><td>{g:.4f}</td>" in ex.readout.value
-    np.testing.assert_allclose(ex.state["w"], A.forward_td_lambda([episode], w0,
+    np.testing.assert_allclose(ex.state["w"], algorithms.forward_td_lambda([episode], w0,
                                                                    approx=Linear(10), **kw)[-1])
     fwd.click()  # at the end: stays there
     assert ex.state["end"]
@@ -204,7 +205,7 @@ def test_stepper_with_mlp_and_k_max():
     mlp = MLP(2, 5)
     episode = (rng.uniform(-1, 1, (10, 2)), rng.normal(size=9))
     w0 = mlp.init(rng)
-    ex = wg.algorithm1_stepper(episode, approx=mlp, w0=w0, alpha=0.2, lam=0.9, gamma=0.95,
+    ex = stepper.algorithm1_stepper(episode, approx=mlp, w0=w0, alpha=0.2, lam=0.9, gamma=0.95,
                                eta=0.01, k_max=3)
     trace = _fresh_trace(episode, mlp, w0, alpha=0.2, lam=0.9, gamma=0.95, eta=0.01, k_max=3)
     assert ex.frames[0]["K"] == 3
@@ -215,7 +216,7 @@ def test_stepper_with_mlp_and_k_max():
 
 
 def test_stepper_gamma_lambda_one_waits_for_the_end():
-    ex = wg.algorithm1_stepper(lam=1.0)
+    ex = stepper.algorithm1_stepper(lam=1.0)
     assert math.isinf(ex.frames[0]["K"])
     assert all(f["updated"] is None for f in ex.frames[:-1])
     assert "no update until the episode's end" in ex.readout.value

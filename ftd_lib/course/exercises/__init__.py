@@ -1,7 +1,9 @@
 """Self-check functions for the course's exercises, one module per notebook.
 
 Each check compares a student's answer with the library's and prints a short verdict; it
-returns ``True``/``False`` so a notebook (or a test) can use it too.
+returns ``True``/``False`` so a notebook (or a test) can use it too. An exercise cell starts
+with the placeholder ``None`` (``answer = None``); every check first asks :func:`missing`,
+which prints the one message :data:`MISSING` while the placeholder is still there.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ def verdict(ok: bool, good: str, bad: str) -> bool:
     return bool(ok)
 
 
-def missing(answer, placeholder: str = "None") -> bool:
-    """Is the exercise still unanswered (``None`` or ``...``)? If so, say what to replace."""
-    if answer is None or answer is Ellipsis:
-        verdict(False, "", f"No answer yet: replace {placeholder} with your answer and run the "
-                           "cell again.")
+#: what a check says while the answer is still the placeholder ``None``
+MISSING = "No answer yet: replace None with your answer and run the cell again."
+
+
+def missing(answer) -> bool:
+    """Is the exercise still unanswered (the placeholder ``None``)? If so, say so."""
+    if answer is None:
+        verdict(False, "", MISSING)
         return True
     return False
 

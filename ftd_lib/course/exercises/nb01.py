@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import algorithms as A
-from ..approx import Linear
-from ..envs.random_walk import N_STATES, true_values
-from ..fig1 import discounted_return
+from ...algorithms import td_update
+from ...approx import Linear
+from ...envs.random_walk import N_STATES, true_values
+from ..nb01_td_basics import discounted_return
 from . import check_close, missing
 
 #: Exercise 1: an episode of five steps, every reward 1, discounted with gamma.
@@ -47,6 +47,6 @@ def check_td0_update(answer) -> bool:
     w[ex["s"] - 1], w[ex["s_next"] - 1] = ex["V_s"], ex["V_s_next"]
     x = np.eye(N_STATES)
     target = ex["reward"] + ex["gamma"] * lin.value(w, x[ex["s_next"] - 1])
-    w_new = A.td_update(lin, w, x[ex["s"] - 1], target, ex["alpha"])
+    w_new = td_update(lin, w, x[ex["s"] - 1], target, ex["alpha"])
     return check_close(answer, w_new[ex["s"] - 1], name=f"the new V({ex['s']})", rtol=1e-6,
                        atol=1e-9, hint="V(S) + alpha * (R + gamma V(S') - V(S)).")

@@ -5,8 +5,8 @@ verdict.
 
 from __future__ import annotations
 
-from ..fig1 import online_update_count
-from ..returns import interim_lambda_return, n_step_return
+from ...returns import interim_lambda_return, n_step_return
+from ..nb02_lambda_return import online_update_count
 from . import check_close, missing
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for

@@ -7,15 +7,17 @@ import math
 
 import numpy as np
 
-from ..algorithms import forward_td_lambda
-from ..approx import Linear
-from ..returns import advance_time, extend_horizon, k_bound
-from . import check_close, verdict
+from ...algorithms import forward_td_lambda
+from ...approx import Linear
+from ...returns import advance_time, extend_horizon, k_bound
+from . import check_close, missing, verdict
 
 
 def check_k(answer, *, eta: float = 0.05, gamma: float = 1.0, lam: float = 0.8) -> bool:
     r"""Exercise 1: K of the K-bounded :math:`\lambda`-return for :math:`\eta` and
     :math:`\gamma\lambda` (the smallest K with :math:`(\gamma\lambda)^K \le \eta`)."""
+    if missing(answer):
+        return False
     K = k_bound(gamma, lam, eta)
     try:
         a = float(answer)
@@ -36,6 +38,8 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
     r"""Exercise 2: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
     :math:`\delta'_{t+K}`, the next K-bounded return :math:`G_{t+1}^{\lambda|t+1+K}`
     (App. B: one step later in time, then one step more horizon)."""
+    if missing(answer):
+        return False
     t = 0
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
     expected = extend_horizon(g, delta_p, t + 1, t + K, gamma, lam)  # G_{t+1}^{lambda|t+K+1}
@@ -47,6 +51,8 @@ def check_first_update(answer, *, lam: float = 0.5, gamma: float = 1.0,
                        eta: float = 0.1) -> bool:
     r"""Exercise 3: at which time step t (counting from 0) does Algorithm 1 make its first
     update, for this :math:`\lambda, \gamma, \eta`, in an episode longer than K?"""
+    if missing(answer):
+        return False
     K = k_bound(gamma, lam, eta)
     if math.isinf(K):
         raise ValueError("choose gamma * lam < 1 for this exercise")

@@ -8,20 +8,19 @@ import math
 
 import numpy as np
 
-from ..envs import mountain_car as mc
+from ...envs import mountain_car as mc
+from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
 from . import check_close, missing, verdict
 
 #: Exercise 1: the state whose true value the student computes (raw position, velocity).
 STATE = (-0.9, 0.02)
 
-#: Exercise 2: the evaluation sample (the engine's defaults, see ftd_lib.fig3).
-N_EVAL, EVAL_SEED = 500, 0
 
 
 def check_true_value(answer, state=STATE) -> bool:
     r"""Exercise 1: :math:`v(s)` of ``state`` under the evaluation policy (γ = 1, expected
     reward −1 a step, so :math:`v(s) = -(\text{steps to the goal})`)."""
-    if missing(answer, "..."):
+    if missing(answer):
         return False
     expected = mc.true_value(*state)
     try:
@@ -51,7 +50,7 @@ def constant_baselines(n: int = N_EVAL, seed: int = EVAL_SEED) -> dict:
 def check_constant_baseline(answer) -> bool:
     r"""Exercise 2: the normalised error of the best constant predictor, i.e. its RMS error over
     the evaluation sample divided by that of :math:`\hat V \equiv 0`."""
-    if missing(answer, "..."):
+    if missing(answer):
         return False
     b = constant_baselines()
     return check_close(answer, b["ratio"], name="the normalised error of the best constant",
@@ -62,8 +61,8 @@ def check_constant_baseline(answer) -> bool:
 
 def check_best_alpha(answer, res, method: str = "td_lambda") -> bool:
     r"""Exercise 3: the step size with the lowest mean error of ``method`` in a Fig. 3 left
-    :class:`ftd_lib.experiments.Results` (a diverged run makes a point infinitely bad)."""
-    if missing(answer, "..."):
+    :class:`ftd_lib.repro.results.Results` (a diverged run makes a point infinitely bad)."""
+    if missing(answer):
         return False
     if res is None:
         return verdict(False, "", "No results to read: run the cells of section 3 first.")

@@ -5,8 +5,9 @@ and prints a verdict.
 
 from __future__ import annotations
 
-from .. import fig4
-from ..returns import k_bound
+from ...envs.tasks import task
+from ...returns import k_bound
+from .. import nb06_nn_control as nb06
 from . import check_close, missing
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student simulates
@@ -14,15 +15,15 @@ from . import check_close, missing
 X0_HEURISTIC = -0.3
 
 #: Exercise 2: forward Sarsa(lambda) on cart-pole.
-GAMMA_CP = fig4.GAMMA["cartpole"]
+GAMMA_CP = task("cartpole").gamma
 LAM_K = 0.6
-ETA = fig4.ETA
+ETA = nb06.ETA
 
 #: Exercise 3: epsilon-greedy as the engine does it.
-EPSILON = fig4.EPSILON
+EPSILON = nb06.EPSILON
 
 #: Exercise 4: a cart-pole episode balanced for the whole cap, and the learner's gamma.
-N_BALANCED = 1000
+N_BALANCED = task("cartpole").max_steps
 
 
 def check_heuristic_steps(answer) -> bool:
@@ -30,7 +31,7 @@ def check_heuristic_steps(answer) -> bool:
     of the velocity (right when at rest)."""
     if missing(answer):
         return False
-    return check_close(answer, fig4.heuristic_steps(X0_HEURISTIC, 0.0), name="the number of "
+    return check_close(answer, nb06.heuristic_steps(X0_HEURISTIC, 0.0), name="the number of "
                        "steps", rtol=0, atol=0.5,
                        hint="Loop mc.mountain_car_step(x, v, a) with a = 2 if v >= 0 else 0 and "
                        "count the steps until it returns terminal = True.")
@@ -52,9 +53,9 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
         return False
     hint = ("With probability epsilon the engine draws an action uniformly from all actions "
             "-- the greedy one among them.")
-    ok1 = check_close(mountain_car, fig4.greedy_probability(EPSILON, 3),
+    ok1 = check_close(mountain_car, nb06.greedy_probability(EPSILON, 3),
                       name="the mountain-car probability", rtol=0, atol=5e-4, hint=hint)
-    ok2 = check_close(cart_pole, fig4.greedy_probability(EPSILON, 2),
+    ok2 = check_close(cart_pole, nb06.greedy_probability(EPSILON, 2),
                       name="the cart-pole probability", rtol=0, atol=5e-4, hint=hint)
     return ok1 and ok2
 
@@ -64,6 +65,6 @@ def check_discounted_return(answer) -> bool:
     N_BALANCED steps and cut there (truncation treated as termination)."""
     if missing(answer):
         return False
-    return check_close(answer, fig4.discounted_return(N_BALANCED, GAMMA_CP), name="the "
+    return check_close(answer, nb06.discounted_return(N_BALANCED, GAMMA_CP), name="the "
                        "discounted return", rtol=1e-4, atol=1e-3,
                        hint="A geometric series: 1 + gamma + ... + gamma^999.")
