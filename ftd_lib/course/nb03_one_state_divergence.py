@@ -34,7 +34,7 @@ from ..envs.one_state import (
     values_after_episodes,
 )
 from ..rng import run_generator
-from ..validate import check_alpha
+from ..validate import check_alpha, check_int, check_number
 from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
@@ -58,9 +58,12 @@ def values_per_episode(alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     overflow silently to ``inf``/``nan`` (they are drawn off the chart).
     """
     check_alpha(alpha)
+    T = check_int("T", T, 1)
+    n_episodes = check_int("n_episodes", n_episodes, 0)
+    v0 = check_number("v0", v0)
     beta = _beta_fn(method)(alpha, T)
     with np.errstate(over="ignore", invalid="ignore"):
-        v = values_after_episodes(np.full(int(n_episodes), float(beta)), v0)
+        v = values_after_episodes(np.full(n_episodes, float(beta)), v0)
     return np.concatenate([[float(v0)], v])
 
 

@@ -6,7 +6,10 @@ to PNG bytes into a fixed-size ``ipywidgets.Image`` — redrawing sets ``image.v
 nothing flickers. Displaying an Explorer shows the live widget; its display data also carries
 the current PNG, so a saved notebook still shows the figure where widgets cannot run (GitHub,
 nbviewer). Callbacks are wrapped: an exception is shown in the widget (``ftd-error``) and kept
-in ``explorer.errors``, never lost.
+in ``explorer.errors``, never lost; a ``ValueError`` (bad input, e.g. a slider set to NaN
+from code) is shown as its one sentence, anything else with its traceback. A factory given a
+value outside a slider's range (or a fraction for an integer slider) raises ``ValueError``
+naming it, instead of the slider clamping or truncating it silently.
 
 Factories (CSS classes in brackets, for browser tests):
 
@@ -38,12 +41,35 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .. import validate as V
 from ..methods import label
 from ..returns import k_bound
 from .nb03_one_state_divergence import plot_beta_curves, plot_values, values_per_episode
 from .plots import OKABE_ITO, style, use_style
 
 DPI = 90
+
+
+def _slider(cls, name: str, value, **kw):
+    """``cls(value=value, **kw)``, but a value the slider would clamp to its range or (an
+    ``IntSlider``) truncate, or that is not a finite number, is a ``ValueError`` naming
+    ``name``: the picture must show what was asked for."""
+    lo, hi = kw["min"], kw["max"]
+    if cls is W.FloatLogSlider:
+        lo, hi = kw.get("base", 10) ** lo, kw.get("base", 10) ** hi
+    what = f"in [{lo:g}, {hi:g}] (the slider's range)"
+    if cls is W.IntSlider:
+        v = V.check_int(name, value, lo)
+        ok = v <= hi
+        what = "an integer " + what
+    else:
+        v = V.check_number(name, value)
+        ok = lo - 1e-12 * abs(lo) <= v <= hi + 1e-12 * abs(hi)
+        v = min(max(v, lo), hi)  # only rounding of a log slider's bounds is clamped
+        what = "a number " + what
+    if not ok:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return cls(value=v, **kw)
 
 
 def render_png(fig: Figure) -> bytes:
@@ -113,6 +139,10 @@ class Explorer:
                 out = fn(*args, **kwargs)
                 self.error.value = ""
                 return out
+            except ValueError as e:  # bad input: its sentence is the message
+                self.errors.append(e)
+                self.error.value = ("<p style='color:#b00'>" + html.escape(str(e)) + "</p>")
+                return None
             except Exception as e:  # noqa: BLE001 - show every failure to the student
                 self.errors.append(e)
                 self.error.value = ("<pre style='color:#b00'>"
@@ -121,6 +151,10 @@ class Explorer:
         return wrapper
 
     def _update(self, *_):
+        for name, w in self.controls.items():  # e.g. a FloatSlider set to nan from code
+            v = getattr(w, "value", None)
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
         text, fig = self.render(self)
         self.readout.value = text
         self.image.value = render_png(fig)
@@ -166,13 +200,15 @@ def one_state_explorer(alpha: float = 0.15, T: int = 10, v0: float = 0.0,
     r"""Sliders for :math:`\alpha`, T and :math:`\hat V_0`; live plot of the value after each
     episode (TD(:math:`\lambda`=1) and the :math:`\lambda`-return algorithm) and of the
     :math:`\beta` curves with the divergence line :math:`\beta = 2`."""
+    n_episodes = V.check_int("n_episodes", n_episodes, 1)
     controls = dict(
-        alpha=W.FloatSlider(value=alpha, min=0.01, max=1.0, step=0.01, description="α",
-                            readout_format=".2f", continuous_update=True).add_class("ftd-alpha"),
-        T=W.IntSlider(value=T, min=1, max=100, step=1, description="T",
-                      continuous_update=True).add_class("ftd-T"),
-        v0=W.FloatSlider(value=v0, min=-2.0, max=2.0, step=0.1, description="V₀",
-                         readout_format=".1f", continuous_update=True).add_class("ftd-v0"),
+        alpha=_slider(W.FloatSlider, "alpha", alpha, min=0.01, max=1.0, step=0.01,
+                      description="α", readout_format=".2f",
+                      continuous_update=True).add_class("ftd-alpha"),
+        T=_slider(W.IntSlider, "T", T, min=1, max=100, step=1, description="T",
+                  continuous_update=True).add_class("ftd-T"),
+        v0=_slider(W.FloatSlider, "v0", v0, min=-2.0, max=2.0, step=0.1, description="V₀",
+                   readout_format=".1f", continuous_update=True).add_class("ftd-v0"),
     )
 
     def render(ex):
@@ -220,10 +256,10 @@ def k_explorer(eta: float = 0.01, gl: float = 0.9) -> Explorer:
     :math:`(\gamma\lambda)^n` of :math:`\delta'_{t+n}` in :math:`G_t^{\lambda|t+K}` — kept for
     n < K, dropped from n = K on."""
     controls = dict(
-        eta=W.FloatLogSlider(value=eta, base=10, min=-3, max=math.log10(0.5), step=0.05,
-                             description="η", readout_format=".3f").add_class("ftd-eta"),
-        gl=W.FloatSlider(value=gl, min=0.0, max=1.0, step=0.01, description="γλ",
-                         readout_format=".2f").add_class("ftd-gl"),
+        eta=_slider(W.FloatLogSlider, "eta", eta, base=10, min=-3, max=math.log10(0.5),
+                    step=0.05, description="η", readout_format=".3f").add_class("ftd-eta"),
+        gl=_slider(W.FloatSlider, "gl", gl, min=0.0, max=1.0, step=0.01, description="γλ",
+                   readout_format=".2f").add_class("ftd-gl"),
     )
 
     def render(ex):
@@ -309,15 +345,23 @@ def learning_curve_explorer(alpha: float = 0.015, lam: float = 0.9, *, runs: int
     ``data`` (the dict :func:`ftd_lib.course.nb05_nn_prediction.learning_curves` returned).
     Results are cached per (α, λ), so going back to a setting is instant.
     """
+    from ..engine import PREDICTION_METHODS
     from . import nb05_nn_prediction as nb05
 
-    seed = nb05.SEED if seed is None else int(seed)
+    seed = nb05.SEED if seed is None else V.check_int("seed", seed, 0)
+    runs = V.check_int("runs", runs, 1)
+    episodes = V.check_int("episodes", episodes, 1)
+    cache_size = V.check_int("cache_size", cache_size, 1)
+    if isinstance(methods, str) or not len(methods):
+        raise ValueError(f"methods must be a non-empty list of method names, got {methods!r}")
+    for m in methods:
+        V.check_choice("methods", m, PREDICTION_METHODS)
     controls = dict(
-        alpha=W.FloatLogSlider(value=alpha, base=10, min=-4, max=-1, step=0.05,
-                               description="α", readout_format=".4f",
-                               continuous_update=False).add_class("ftd-nn-alpha"),
-        lam=W.FloatSlider(value=lam, min=0.0, max=1.0, step=0.05, description="λ",
-                          readout_format=".2f", continuous_update=False).add_class("ftd-nn-lam"),
+        alpha=_slider(W.FloatLogSlider, "alpha", alpha, base=10, min=-4, max=-1, step=0.05,
+                      description="α", readout_format=".4f",
+                      continuous_update=False).add_class("ftd-nn-alpha"),
+        lam=_slider(W.FloatSlider, "lam", lam, min=0.0, max=1.0, step=0.05, description="λ",
+                    readout_format=".2f", continuous_update=False).add_class("ftd-nn-lam"),
     )
     cache: dict = {}
 
