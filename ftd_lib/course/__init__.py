@@ -12,6 +12,7 @@ pieces they share.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 
@@ -19,3 +20,17 @@ def quick() -> bool:
     """True when ``CI`` is set in the environment (to anything but ''/0/false/no): notebooks
     then run their heavy cells at a smaller scale."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@contextlib.contextmanager
+def one_torch_thread():
+    """Run the enclosed code with one torch thread, then restore the count: the notebooks' live
+    batches are a few runs wide, where one thread is fastest (and fair on a shared machine)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -52,7 +52,7 @@ from ..experiments import (
     scale_label,
 )
 from ..methods import label
-from . import quick
+from . import one_torch_thread, quick
 
 SEED = DEFAULT_SEED
 
@@ -161,7 +161,7 @@ def live(name: str, *, seed: int = SEED, **grid) -> Results:
     layout as the stored figure (:class:`ftd_lib.repro.results.Results`)."""
     _check_figure(name)
     fig = live_figure(name, **{**(LIVE_QUICK if quick() else LIVE)[name], **grid})
-    with tempfile.TemporaryDirectory(prefix="ftd-live-") as d:
+    with tempfile.TemporaryDirectory(prefix="ftd-live-") as d, one_torch_thread():
         res = run_figure(fig, d, seed=seed, progress=False, plot=False)
     res.path = None
     return res
@@ -179,6 +179,11 @@ class Comparison:
     def data(self) -> Results:
         """The stored figure when there is one, else the live run."""
         return self.stored if self.stored is not None else self.live
+
+    @property
+    def source(self) -> str:
+        """``"stored"`` or ``"live"``: where :attr:`data` comes from."""
+        return "stored" if self.stored is not None else "live"
 
     def about(self) -> str:
         """Where the stored data comes from, or the commands that make it."""

@@ -33,6 +33,7 @@ from ..envs.tasks import gamma
 from ..experiments import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..methods import label
 from ..returns import k_bound
+from . import one_torch_thread
 from .plots import plot_off_chart, style, use_style
 
 SEED = DEFAULT_SEED
@@ -203,8 +204,9 @@ def learning_curves(alpha: float, lam: float, *, runs: int = 4, episodes: int = 
     settings = engine.Settings.make(alpha=[alpha] * runs, lam=lam, gamma=GAMMA, eta=eta)
     out = {}
     for m in methods:
-        res = engine.run_prediction(m, settings, seed,
-                                    np.arange(runs), episodes)
+        with one_torch_thread():
+            res = engine.run_prediction(m, settings, seed,
+                                        np.arange(runs), episodes)
         err = np.asarray(res.errors, dtype=float)
         div = np.asarray(res.diverged, dtype=bool) | ~np.isfinite(err).all(axis=1)
         err = np.where(div[:, None] & ~np.isfinite(err), np.inf, err)

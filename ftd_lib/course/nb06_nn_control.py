@@ -48,8 +48,9 @@ from ..envs import mountain_car as mc
 from ..envs import tasks
 from ..envs.recording import RecordingEnv
 from ..experiments import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
-from ..methods import CONTROL
+from ..methods import CONTROL, label
 from ..returns import k_bound
+from . import one_torch_thread
 from .plots import style, use_style
 
 SEED = DEFAULT_SEED
@@ -238,9 +239,10 @@ def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
     gamma = t.gamma
     sink: list = []
     env = RecordingEnv.factory(task, cap, sink) if record else task
-    res = engine.run_control(method, _settings(alpha, lam, gamma, eta, runs), seed,
-                             np.arange(runs), episodes, env=env, epsilon=epsilon,
-                             max_steps=None if record else cap)
+    with one_torch_thread():
+        res = engine.run_control(method, _settings(alpha, lam, gamma, eta, runs), seed,
+                                 np.arange(runs), episodes, env=env, epsilon=epsilon,
+                                 max_steps=None if record else cap)
     out = dict(task=task, method=method, alpha=float(alpha), lam=float(lam), gamma=gamma,
                eta=float(eta), epsilon=float(epsilon), max_steps=cap, seed=int(seed),
                returns=np.asarray(res.returns, dtype=float),

@@ -62,7 +62,7 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
 
 def check_discounted_return(answer) -> bool:
     """Exercise 4: the discounted return (gamma = 0.99) of a cart-pole episode balanced for
-    N_BALANCED steps and cut there (truncation treated as termination)."""
+    N_BALANCED steps and cut there: the discounted sum of its N_BALANCED rewards."""
     if missing(answer):
         return False
     return check_close(answer, nb06.discounted_return(N_BALANCED, GAMMA_CP), name="the "

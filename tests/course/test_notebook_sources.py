@@ -1,0 +1,34 @@
+"""Every notebook has its text form (MyST Markdown, ``notebooks/src/``), and the two agree.
+
+The ``.ipynb`` keeps the outputs of a fresh run; the ``.md`` is the same cells without outputs,
+the file to read and diff in review (paired by ``jupytext.toml``; ``jupytext --sync
+notebooks/*.ipynb`` brings a pair back in step after editing either side).
+"""
+
+from pathlib import Path
+
+import jupytext
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+SOURCES = REPO / "notebooks" / "src"
+
+
+def test_every_notebook_and_every_text_form_has_its_pair():
+    assert NOTEBOOKS, "no notebooks found"
+    assert {p.stem for p in NOTEBOOKS} == {p.stem for p in SOURCES.glob("*.md")}
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_text_form_is_in_sync(notebook):
+    text = (SOURCES / f"{notebook.stem}.md").read_text(encoding="utf-8")
+    expected = jupytext.writes(jupytext.read(notebook), fmt="md:myst")
+    assert text == expected, (
+        f"notebooks/src/{notebook.stem}.md is not the text form of {notebook.name}: run "
+        f"`jupytext --sync {notebook.relative_to(REPO)}` (the newer file wins)")
+
+
+def test_pairing_is_configured():
+    config = (REPO / "jupytext.toml").read_text()
+    assert 'formats = "notebooks///ipynb,notebooks/src///md:myst"' in config
