@@ -71,6 +71,16 @@ class RunStreams:
         self.ptr[rows] = 0
         self.run_ids[rows] = run_ids
 
+    def take(self, rows) -> None:
+        """Keep only the rows ``rows``, in that order (a batch dropping finished rows); each
+        kept run's stream goes on exactly where it was."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        self.gens = [self.gens[i] for i in rows.tolist()]
+        self.buf = self.buf[rows]
+        self.ptr = self.ptr[rows]
+        self.run_ids = self.run_ids[rows]
+        self._rows = np.arange(len(rows))
+
     def draw(self, active=None) -> np.ndarray:
         """One draw for every run (shape ``(B,)``); only ``active`` runs consume their stream.
 

@@ -35,6 +35,11 @@ class Corridor:
         self.noise.assign(rows, run_ids)
         self.t[rows] = 0
 
+    def take(self, rows):
+        self.noise.take(rows)
+        self.pos, self.t = self.pos[rows], self.t[rows]
+        self.B = len(rows)
+
     def _obs(self):
         return np.stack([self.pos, np.sin(3 * self.pos)], 1)
 

@@ -23,8 +23,10 @@ Every row has A networks, the columns ``b, W+b, .., (A-1)W+b`` of a parameter-ma
 - updates only the network of the state-action pair it updates: the columns of those
   networks are gathered (``index_select``), evaluated, updated and scattered back
   (``index_copy_``) -- no full-parameter masks, nothing done for rows that do not update;
-- forward Sarsa(:math:`\lambda`) rows in ``FLUSH`` pop two updates an iteration (the second
-  on a sub-batch of the flushing rows);
+- forward Sarsa(:math:`\lambda`) pops up to ``flush_pops`` (default 4) updates an iteration
+  for the rows whose episode has ended (``FLUSH``, or ended in this iteration), one after the
+  other on sub-batches of those rows, so the K - 1 updates left at an episode's end take
+  about (K - 1) / 4 iterations;
 - when an episode ends (its flush included), the row resets at once and chooses its first
   action from :math:`\hat Q(S_0, \cdot|\theta)` on a sub-batch of the rows that restart, so
   an episode's start costs no iteration.
@@ -66,6 +68,8 @@ scalars (and the environment, and the random streams) are numpy on the host.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import torch
 
@@ -76,6 +80,8 @@ from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 
 CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 TRUNCATIONS = ("bootstrap", "terminal")
+REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
+BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
 
@@ -90,7 +96,9 @@ class ControlResult:
     diverged : (N,) bool array; diverged_at : (N,) int array (-1: never)
     final_weights : (N, A, P) array, reference layout
     n_steps : (N,) environment steps; iterations : batch iterations; width : W
-    utilisation : run-steps / (iterations x W)
+    utilisation : run-steps / (iterations x W); utilisation_before_tail : the same over the
+        iterations before the final tail (while tasks were waiting for a row), which took
+        ``steps_before_tail`` run-steps and ``seconds_before_tail`` seconds
     """
 
     def __init__(self, **kw):
@@ -108,7 +116,7 @@ class ControlBatch(HostDeviceMixin):
     def __init__(self, method, settings, env, n_episodes: int, *, seed: int, run_ids,
                  agent_stream: int, init, epsilon=0.05, n_hidden=50, device="cpu",
                  dtype=torch.float64, div_bound=1e6, progress=False, truncation="bootstrap",
-                 tanh="auto"):
+                 flush_pops=4, tanh="auto"):
         if method not in CONTROL_METHODS:
             raise ValueError(f"method must be one of {CONTROL_METHODS}, got {method!r}")
         if dtype not in NP_DTYPE:
@@ -144,6 +152,9 @@ class ControlBatch(HostDeviceMixin):
         self.div_bound = float(div_bound)
         self.progress = progress
         self.rescale = RESCALE[npdt]
+        self.flush_pops = int(flush_pops)
+        if self.flush_pops < 1:
+            raise ValueError(f"flush_pops must be an integer >= 1, got {flush_pops!r}")
 
         # per task: settings and Algorithm 1's constants
         gam, lam = settings.gamma, settings.lam
@@ -169,6 +180,8 @@ class ControlBatch(HostDeviceMixin):
         self.th = torch.zeros(P, A * W, device=dev, dtype=dt)
         self.views = net.views(self.th)
         self.work_q = net.work(A * W)
+        self._scratch = {}  # sub-batch buffers by size (see _gather)
+        self._grads = {}  # and gradient buffers
         self.S = np.ones((n + 1, W), dtype=npdt)  # [phi(S); 1]
         self.act = np.zeros(W, dtype=np.int64)
         self.mode = np.full(W, DONE, dtype=np.int8)
@@ -178,6 +191,11 @@ class ControlBatch(HostDeviceMixin):
         self.ar = np.arange(W)
         self.iterations = 0
         self.steps_total = 0
+        self.queue_iterations = self.queue_steps = 0  # before the final tail
+        self.queue_seconds = 0.0
+        self.repacks = 0
+        self.row_iterations = 0
+        self.width0 = W
         self.n_running = 0
         self._pbar = None
         self.e = None  # Sarsa(lambda): scaled traces (P, A*W) and their scales s (W,)
@@ -218,17 +236,41 @@ class ControlBatch(HostDeviceMixin):
         rand = np.minimum((np.where(explore, u2, 0.0) * self.A).astype(np.int64), self.A - 1)
         return np.where(explore, rand, greedy)
 
+    def _gather(self, idx):
+        """The weight columns ``idx`` gathered into a scratch tensor: ``(sub, views, work,
+        m)``; ``sub`` has room for ``m`` rounded up to :data:`BUCKET` columns (reused between
+        iterations; the columns beyond ``m`` repeat the first and are never written back)."""
+        m = len(idx)
+        M = max(-(-m // BUCKET) * BUCKET, 2)
+        got = self._scratch.get(M)
+        if got is None:
+            sub = torch.empty(self.P, M, device=self.dev, dtype=self.dt)
+            got = self._scratch[M] = (sub, self.net.views(sub), self.net.work(M))
+            self._grads[M] = torch.empty(self.P, M, device=self.dev, dtype=self.dt)
+        sub = got[0]
+        if M > m:
+            idx = torch.cat([idx, idx[:1].expand(M - m)])
+        torch.index_select(self.th, 1, idx, out=sub)
+        return (*got, m)
+
+    def _pad(self, a, M):
+        """Host columns ``a`` (``(..., m)``) padded to ``M`` with copies of the first."""
+        m = a.shape[-1]
+        return a if M == m else np.concatenate([a, np.repeat(a[..., :1], M - m, -1)], -1)
+
     def _pop_update(self, rows, x, a, target):
         r""":math:`\theta_a \leftarrow \theta_a + \alpha(U - \hat Q(x, a|\theta))
         \nabla\hat Q(x, a|\theta)` for the networks ``a`` of ``rows`` (a sub-batch: gathered,
         updated, scattered back). Returns the values :math:`\hat Q(x, a|\theta)` before the
         update."""
         idx = self._columns(rows, a)
-        sub = self.th.index_select(1, idx)
-        V, w = self.net.views(sub), self.net.work(len(rows))
-        v = self.net.value(V, self._t(x), w)
-        self._upd(V, x, w, self.cols["alpha"][rows] * (target - v))
-        self.th.index_copy_(1, idx, sub)
+        sub, V, w, m = self._gather(idx)
+        M = sub.shape[1]
+        v = self.net.value(V, self._t(self._pad(x, M)), w)[:m]
+        coef = np.zeros(M, dtype=self.npdt)
+        coef[:m] = self.cols["alpha"][rows] * (target - v)
+        self._upd(V, self._pad(x, M), w, coef)
+        self.th.index_copy_(1, idx, sub[:, :m])
         return v
 
     # --------------------------------------------------------- the task queue
@@ -276,7 +318,7 @@ class ControlBatch(HostDeviceMixin):
         self.ret[rows] = 0.0
         self.ep_len[rows] = 0
         if self.e is not None:
-            self.e[:, self._columns(rows)] = 0.0
+            self.e.index_fill_(1, self._columns(rows), 0.0)
             self.s[rows] = 1.0
         else:
             for v in self.alg.values():
@@ -286,9 +328,9 @@ class ControlBatch(HostDeviceMixin):
             self.ready[rows] = False
         self.mode[rows] = STEP
         m = len(rows)
-        sub = self.th.index_select(1, self._columns(rows))
-        q = self.net.value(self.net.views(sub), self._t(np.tile(obs[:, rows], self.A)),
-                           self.net.work(self.A * m)).reshape(self.A, m)
+        sub, V, w, _ = self._gather(self._columns(rows))
+        x = self._pad(np.tile(obs[:, rows], self.A), sub.shape[1])
+        q = self.net.value(V, self._t(x), w)[: self.A * m].reshape(self.A, m)
         ok = rows[~self._check_values(np.abs(q).max(0), rows)]
         Q = np.zeros((self.A, self.W))
         Q[:, rows] = q
@@ -346,24 +388,72 @@ class ControlBatch(HostDeviceMixin):
         try:
             with torch.no_grad(), np.errstate(all="ignore"):
                 if self.n_ep > 0:
+                    t0 = time.perf_counter()
                     self._restart(self._load(self.ar))
                     self._replace_diverged()
                     loop = (self._iteration_sarsa if self.method == "sarsa_lambda"
                             else self._iteration_forward)
                     while self.n_running:
                         self.iterations += 1
+                        self.row_iterations += self.W
+                        if self.next_task < self.N:  # the queue is not empty yet
+                            self.queue_iterations += self.W
+                            self.queue_steps = self.steps_total
+                            self.queue_seconds = time.perf_counter() - t0
                         loop()
                         self._replace_diverged()
+                        if (self.next_task >= self.N and self.n_running < REPACK * self.W
+                                and hasattr(self.env, "take")):
+                            self._repack(np.flatnonzero(self.mode != DONE))
         finally:
             if self._pbar is not None:
                 self._pbar.close()
         return ControlResult(returns=self.returns, lengths=self.lengths,
                              diverged=self.diverged.copy(), diverged_at=self.diverged_at.copy(),
                              final_weights=self.final_w, n_steps=self.task_steps,
-                             iterations=self.iterations, width=self.W,
-                             utilisation=self.steps_total / max(self.iterations * self.W, 1),
+                             iterations=self.iterations, width=self.width0,
+                             repacks=self.repacks,
+                             utilisation=self.steps_total / max(self.row_iterations, 1),
+                             utilisation_before_tail=self.queue_steps / max(
+                                 self.queue_iterations, 1),
+                             steps_before_tail=self.queue_steps,
+                             seconds_before_tail=self.queue_seconds,
                              method=self.method, settings=self.settings,
                              truncation=self.truncation)
+
+    def _repack(self, rows):
+        """Keep only the rows ``rows`` (the final tail: no task is waiting, and idle rows would
+        still cost full-width work). Every per-row structure -- weights, traces, FIFOs,
+        bookkeeping, the environment and the random streams -- is cut to those rows; each
+        kept run goes on exactly where it was."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = self._columns(rows)
+        self.th = self.th.index_select(1, cols)
+        if self.e is not None:
+            self.e = self.e.index_select(1, cols)
+        else:
+            n3, R = self.ring.shape[0], self.R
+            self.ring = np.ascontiguousarray(
+                self.ring.reshape(n3, self.W, R)[:, rows].reshape(n3, len(rows) * R))
+            for k in self.alg:
+                self.alg[k] = self.alg[k][rows]
+            self.i, self.p, self.q = self.i[rows], self.p[rows], self.q[rows]
+            self.ready = self.ready[rows]
+        self.S = np.ascontiguousarray(self.S[:, rows])
+        for name in ("act", "mode", "ep_count", "ep_len", "ret", "task", "s"):
+            setattr(self, name, getattr(self, name)[rows])
+        for k in self.cols:
+            self.cols[k] = self.cols[k][rows]
+        self.env.take(rows)
+        self.streams.take(rows)
+        self.W = W = len(rows)
+        self.ar = np.arange(W)
+        if self.e is None:
+            self.base = self.ar * self.R
+        self.views = self.net.views(self.th)
+        self.work_q = self.net.work(self.A * W)
+        self._scratch, self._grads = {}, {}
+        self.repacks += 1
 
     def _replace_diverged(self):
         """Rows whose run diverged store it and take the next task (which starts at once)."""
@@ -406,24 +496,31 @@ class ControlBatch(HostDeviceMixin):
         # Q(S, A) and its gradient, on the gathered networks of the rows' actions
         rows = np.flatnonzero(step)
         idx = self._columns(rows, self.act[rows])
-        sub = self.th.index_select(1, idx)
-        V, w = net.views(sub), net.work(len(rows))
-        x = S[:, rows]
-        v = net.value(V, self._t(x), w)
+        sub, V, w, m = self._gather(idx)
+        M = sub.shape[1]
+        x = self._pad(S[:, rows], M)
+        v = net.value(V, self._t(x), w)[:m]
         delta = r[rows] + c["gamma"][rows] * q_next[rows] - v
         # e = s e^: decay all A traces by scaling s; e^_A += grad / s
         s_new = self.s[rows] * c["gl"][rows]
         small = s_new < self.rescale
-        if small.any():
-            cols = self._columns(rows[small])
-            self.e[:, cols] *= self._t(np.tile(s_new[small], A))
+        if small.any():  # renormalise: e^ = s e^, s = 1 (gamma lambda = 0: e^ = 0)
+            zero = small & (s_new == 0)
+            if zero.any():
+                self.e.index_fill_(1, self._columns(rows[zero]), 0.0)
+            part = small & (s_new > 0)
+            if part.any():
+                cols = self._columns(rows[part])
+                self.e.index_copy_(1, cols, self.e.index_select(1, cols).mul_(
+                    self._t(np.tile(s_new[part], A))))
             s_new[small] = 1.0
         self.s[rows] = s_new
-        g = torch.empty_like(sub)
+        g = self._grads[M]
         G = net.views(g)
-        net.grad_into(G, V, self._t(x / s_new), w)
-        G.b2w2.div_(self._t(s_new))
-        self.e.index_add_(1, idx, g)
+        inv = self._pad(1.0 / s_new, M)
+        net.grad_into(G, V, self._t(x * inv), w)
+        G.b2w2.mul_(self._t(inv))
+        self.e.index_add_(1, idx, g[:, :m])
         # theta += alpha delta e = (alpha delta s) e^, every action's network
         coef = np.zeros(W, dtype=self.npdt)
         coef[rows] = c["alpha"][rows] * delta * s_new
@@ -475,8 +572,13 @@ class ControlBatch(HostDeviceMixin):
         # end of the episode: if not ready, U = U_sync; then flush the FIFO
         end_step = end & step
         al["U"] = np.where(end_step & ~self.ready, al["U_sync"], al["U"])
-        # a flushing row pops a second update (after its first)
-        self._pop(flush & (self.p > self.q) & (self.mode == FLUSH))
+        # flushing rows, and rows whose episode ended now, pop more updates (one after the
+        # other, each at the weights the previous left)
+        for _ in range(self.flush_pops - 1):
+            more = (flush | end_step) & (self.p > self.q) & (self.mode != DONE)
+            if not more.any():
+                break
+            self._pop(more)
         self.S = np.where(step, xn, S)
         self.act = np.where(choose, a_new, self.act)
         self._check_values(np.where(choose, np.abs(Q).max(0), 0.0))

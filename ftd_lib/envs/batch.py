@@ -51,6 +51,18 @@ class BatchEnv:
         self.steps[rows] = 0
         self.needs_reset[rows] = True
 
+    def take(self, rows) -> None:
+        """Keep only the rows ``rows``, in that order (a batch dropping finished rows); each
+        kept row goes on exactly where it was."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        for s in self._streams():
+            s.take(rows)
+        self.run_ids = self.run_ids[rows]
+        self.state = self.state[rows]
+        self.steps = self.steps[rows]
+        self.needs_reset = self.needs_reset[rows]
+        self.n_runs = len(rows)
+
     def _mask(self, mask, name: str) -> np.ndarray:
         if mask is None:
             return np.ones(self.n_runs, dtype=bool)
