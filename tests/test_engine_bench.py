@@ -5,14 +5,27 @@ from ftd_lib.engine.bench import autograd_forward_td, run_bench
 
 def test_run_bench_quick_returns_one_line_per_measurement():
     lines = run_bench(quick=True)
-    assert len(lines) == 8
+    assert len(lines) == 10
     assert lines[0].startswith("engine vs per-run torch.nn+autograd loop")
     assert lines[1].startswith("engine vs per-run numpy reference")
     assert sum(line.startswith("forward TD(lambda) / TD(0)") for line in lines) == 2
     assert sum(line.startswith("TD(lambda) / TD(0)") for line in lines) == 2
-    assert lines[-2].startswith("us per run-step")
-    assert lines[-1].startswith("online lambda-return")
+    assert lines[-4].startswith("us per run-step")
+    assert lines[-3].startswith("online lambda-return")
+    assert lines[-2].startswith("control: forward Sarsa(lambda), cart-pole")
+    assert lines[-1].startswith("control: Sarsa(lambda), cart-pole")
     assert all("nan" not in line for line in lines)
+
+
+def test_control_utilisation_is_a_share_of_the_rows():
+    import re
+
+    from ftd_lib.engine.bench import control_lines
+
+    for line in control_lines(quick=True):
+        u = [float(x) for x in re.findall(r"utilisation ([0-9.]+) before the tail, ([0-9.]+)",
+                                           line)[0]]
+        assert all(0.0 < x <= 1.0 for x in u), line
 
 
 def test_autograd_baseline_runs():
