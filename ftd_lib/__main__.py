@@ -1,8 +1,8 @@
-"""``python -m ftd_lib``: see :mod:`ftd_lib.cli`."""
+"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`."""
 
 import sys
 
-from .cli import main
+from .repro.cli import main
 
 if __name__ == "__main__":  # not when a worker process (multiprocessing "spawn") imports it
     sys.exit(main())

@@ -36,22 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..experiments import (
-    ALPHA_FIG3_RIGHT,
-    DEFAULT_SEED,
-    FIGURES,
-    Cell,
-    Figure,
-    Results,
-    figure,
-    load_results,
-    missing_message,
-    plot_stored_and_live,
-    repo_results_dir,
-    run_figure,
-    scale_label,
-)
 from ..methods import label
+from ..repro.figures import ALPHA_FIG3_RIGHT, DEFAULT_SEED, FIGURES, Cell, Figure, figure
+from ..repro.plots import plot_stored_and_live
+from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
+from ..repro.runs import run_figure
 from . import one_torch_thread, quick
 
 SEED = DEFAULT_SEED
@@ -278,7 +267,7 @@ def claims_side_by_side(results: dict) -> list[dict]:
     """The paper's claims about the figures named in ``results`` (``{figure name: Results,
     Comparison or None}``) next to this reproduction's verdicts
     (:func:`ftd_lib.repro.report.claims_side_by_side`, with :data:`PAPER_WORDS`)."""
-    from ..report import claims_side_by_side as side_by_side
+    from ..repro.report import claims_side_by_side as side_by_side
 
     data = {k: v.data if isinstance(v, Comparison) else v for k, v in results.items()}
     return side_by_side(data, tuple(data), PAPER_WORDS)
@@ -286,7 +275,7 @@ def claims_side_by_side(results: dict) -> list[dict]:
 
 def claims_markdown(rows: list[dict]) -> str:
     """:func:`claims_side_by_side` as a Markdown table."""
-    from ..report import claims_markdown as markdown
+    from ..repro.report import claims_markdown as markdown
 
     return markdown(rows)
 

@@ -30,8 +30,8 @@ import numpy as np
 from .. import engine
 from ..envs import mountain_car as mc
 from ..envs.tasks import gamma
-from ..experiments import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..methods import label
+from ..repro.figures import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
 from . import one_torch_thread
 from .plots import plot_off_chart, style, use_style

@@ -47,8 +47,8 @@ from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs import tasks
 from ..envs.recording import RecordingEnv
-from ..experiments import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
 from ..methods import CONTROL, label
+from ..repro.figures import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
 from ..returns import k_bound
 from . import one_torch_thread
 from .plots import style, use_style

@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 
 from ftd_lib import engine
-from ftd_lib import experiments as E
 from ftd_lib.course import figures, widgets
 from ftd_lib.course import nb05_nn_prediction as prediction
 from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
+from ftd_lib.repro.chunks import cut_chunks
+from ftd_lib.repro.figures import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
+from ftd_lib.repro.results import reproduce_command
+from ftd_lib.repro.runs import run_figure
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -103,15 +106,15 @@ def test_live_figure_definitions():
     assert left.runs == 2 and left.episodes == 3 and not left.at_paper_scale
     assert {(c.method, c.alpha, c.lam, c.eta) for c in left.cells} == {
         (m, a, 0.9, 0.01) for m in ("td_lambda", "forward_td_lambda") for a in (0.001, 0.01)}
-    assert len(E.chunks(left)) == 2  # one batch per method
+    assert len(cut_chunks(left)) == 2  # one batch per method
     right = figures.live_figure("fig3-right", runs=2, episodes=3, lams=(0.0, 0.9))
-    paper = E.figure("fig3-right", "paper")
+    paper = figure("fig3-right", "paper")
     assert right.curves == paper.curves and len(right.cells) == 4 * 2
     assert {(c.eta, c.k_max) for c in right.cells} == {(c.eta, c.k_max) for c in paper.cells}
-    assert all(c.alpha == E.ALPHA_FIG3_RIGHT for c in right.cells)
-    assert len(E.chunks(right)) == 1
+    assert all(c.alpha == ALPHA_FIG3_RIGHT for c in right.cells)
+    assert len(cut_chunks(right)) == 1
     # live step sizes lie on the paper-scale grid 0.015 * sqrt(2)**k
-    k = 2 * np.log2(np.array(figures.LIVE_ALPHAS) / E.ALPHA_FIG3_RIGHT)
+    k = 2 * np.log2(np.array(figures.LIVE_ALPHAS) / ALPHA_FIG3_RIGHT)
     np.testing.assert_allclose(k, np.round(k), atol=1e-4)
     with pytest.raises(ValueError, match="figure"):
         figures.live_figure("fig5-left")
@@ -172,7 +175,7 @@ def _fake_left(ys: dict, diverged: dict | None = None):
         return {"values": values, "diverged": dmask}
 
     with tempfile.TemporaryDirectory() as d:
-        return E.run_figure(fig, d, runner=runner, progress=False, plot=False)
+        return run_figure(fig, d, runner=runner, progress=False, plot=False)
 
 
 def test_best_points_and_format_best_skip_diverged_points():
@@ -211,7 +214,7 @@ def test_claims_side_by_side():
 def test_plot_pair_without_stored_data_shows_the_command(tiny_left):
     fig = figures.Comparison("fig3-left", None, tiny_left).plot()
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
-    assert E.reproduce_command("fig3-left", "paper") in texts
+    assert reproduce_command("fig3-left", "paper") in texts
     assert "live: quick scale, 2 runs × 2 episodes" in fig.axes[1].get_title()
     plt.close(fig)
     fig = figures.Comparison("fig3-left", tiny_left, tiny_left).plot()
@@ -237,7 +240,7 @@ def test_stored_reads_load_results(tmp_path):
         return {"values": np.full((task.rows, task.n_episodes), 0.5),
                 "diverged": np.zeros(task.rows, bool)}
 
-    E.run_figure(fig, tmp_path, runner=runner, progress=False, plot=False)
+    run_figure(fig, tmp_path, runner=runner, progress=False, plot=False)
     res = figures.stored("fig3-left", tmp_path)
     assert res is not None and res["metric"].tolist() == [[0.5]]
 
@@ -251,7 +254,7 @@ def test_choices_cover_the_open_items_with_library_values():
     assert "201 weights" in rows["network"]["ours"]
     assert "K = 44" in rows["K for forward TD(λ)"]["ours"]
     assert f"standard deviation {mc.REWARD_STD:g}" in rows["reward noise"]["ours"]
-    assert f"{len(E.ALPHAS_FIG3)} values" in rows["step-size grid"]["ours"]
+    assert f"{len(ALPHAS_FIG3)} values" in rows["step-size grid"]["ours"]
     assert prediction.choices_markdown().count("\n") == len(rows) + 1
 
 

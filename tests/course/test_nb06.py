@@ -10,7 +10,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ftd_lib import experiments as E
 from ftd_lib.approx import MLP
 from ftd_lib.course import figures, quick, task_pictures
 from ftd_lib.course import nb06_nn_control as control
@@ -20,6 +19,10 @@ from ftd_lib.envs import cartpole as cp
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.tasks import gamma
 from ftd_lib.methods import label as method_label
+from ftd_lib.repro.chunks import cut_chunks
+from ftd_lib.repro.figures import figure
+from ftd_lib.repro.results import reproduce_command
+from ftd_lib.repro.runs import run_figure
 from ftd_lib.returns import k_bound
 
 
@@ -329,7 +332,7 @@ def _fake_runner(task, *, device, progress):
 
 def _fake_results(name="fig4-left", tmp_path=None):
     fig = figures.live_figure(name)
-    return E.run_figure(fig, tmp_path, runner=_fake_runner, progress=False, plot=False)
+    return run_figure(fig, tmp_path, runner=_fake_runner, progress=False, plot=False)
 
 
 def test_live_figure_definitions(monkeypatch):
@@ -339,8 +342,8 @@ def test_live_figure_definitions(monkeypatch):
         assert f.runs == d["runs"] and f.episodes == d["episodes"] and f.max_steps == d[
             "max_steps"]
         assert len(f.cells) == 2 * len(d["lams"]) * len(d["alphas"])
-        assert {c.gamma for c in f.cells} == {gamma(E.figure(name).env)}
-        assert len(E.chunks(f)) == 2  # one batch per method
+        assert {c.gamma for c in f.cells} == {gamma(figure(name).env)}
+        assert len(cut_chunks(f)) == 2  # one batch per method
         assert not f.at_paper_scale
     assert figures.live_figure("fig4-left", max_steps=None).max_steps is None
     with pytest.raises(ValueError, match="figure"):
@@ -384,7 +387,7 @@ def test_plot_pair_draws_stored_and_live(tmp_path):
     res = _fake_results("fig4-right", tmp_path)
     fig = figures.Comparison("fig4-right", None, res).plot()
     a1, a2 = fig.axes
-    assert E.reproduce_command("fig4-right", "paper") in a1.texts[0].get_text()
+    assert reproduce_command("fig4-right", "paper") in a1.texts[0].get_text()
     summ = res.summary()
     finite_min = min(np.nanmin(s["y"]) for s in summ.values())
     for curve, s in summ.items():

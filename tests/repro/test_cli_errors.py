@@ -6,9 +6,10 @@ import os
 import numpy as np
 import pytest
 
-from ftd_lib import cli
-from ftd_lib import experiments as E
-from ftd_lib import store as S
+from ftd_lib.repro import chunks, cli
+from ftd_lib.repro import store as chunk_store
+from ftd_lib.repro.figures import FIGURES
+from ftd_lib.repro.results import load_results
 
 CALLS = []
 
@@ -25,7 +26,7 @@ _counting_runner.name = "cli-errors-fake"
 @pytest.fixture
 def runner(monkeypatch):
     CALLS.clear()
-    monkeypatch.setattr(E, "engine_runner", _counting_runner)
+    monkeypatch.setattr(chunks, "engine_runner", _counting_runner)
     return CALLS
 
 
@@ -121,7 +122,7 @@ def test_reproduce_all_interrupted_says_resume_all(tmp_path, monkeypatch, capsys
         return _counting_runner(task, device=device, progress=progress)
 
     interrupted.name = _counting_runner.name
-    monkeypatch.setattr(E, "engine_runner", interrupted)
+    monkeypatch.setattr(chunks, "engine_runner", interrupted)
     out = tmp_path / "res"
     argv = ["reproduce", "all", "--scale", "quick", "--out", str(out), "--no-progress",
             "--workers", "1", "--runs", "3"]
@@ -130,9 +131,9 @@ def test_reproduce_all_interrupted_says_resume_all(tmp_path, monkeypatch, capsys
     assert "interrupted: fig3-right" in err
     assert (f"python -m ftd_lib reproduce all --scale quick --runs 3 --out {out} --workers 1"
             in err), err
-    monkeypatch.setattr(E, "engine_runner", _counting_runner)
+    monkeypatch.setattr(chunks, "engine_runner", _counting_runner)
     assert cli.main(argv) == 0  # the command it printed finishes the job
-    assert all(E.load_results(n, out) is not None for n in E.FIGURES)
+    assert all(load_results(n, out) is not None for n in FIGURES)
 
 
 def test_report_and_reproduce_survive_a_damaged_figure_file(tmp_path, capsys, runner):
@@ -140,15 +141,15 @@ def test_report_and_reproduce_survive_a_damaged_figure_file(tmp_path, capsys, ru
     argv = _quick("--out", str(out), "--runs", "2")
     assert cli.main(argv) == 0
     p = out / "fig3-right.npz"
-    raw = S.load_npz(p)
+    raw = chunk_store.load_npz(p)
     raw["__meta__"] = np.array("{this is not json")
-    S.save_npz_atomic(p, **raw)
+    chunk_store.save_npz_atomic(p, **raw)
     capsys.readouterr()
     assert cli.main(["report", "--results", str(out)]) == 0
     assert str(p) in capsys.readouterr().err
     n = len(runner)
     assert cli.main(argv) == 0 and len(runner) == n  # rebuilt from its chunks
-    assert E.load_results("fig3-right", out) is not None
+    assert load_results("fig3-right", out) is not None
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write in a read-only folder")
@@ -166,7 +167,7 @@ def test_read_only_out_folder_as_root_too(tmp_path, capsys, runner, monkeypatch)
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(S.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(chunk_store.tempfile, "mkstemp", refuse)
     assert cli.main(_quick("--out", str(tmp_path))) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "Permission denied" in err and len(err.strip().splitlines()) == 1

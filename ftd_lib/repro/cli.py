@@ -1,4 +1,4 @@
-"""The command line: ``python -m ftd_lib {reproduce,bench,report}``.
+"""The command line: ``python -m ftd_lib {reproduce,bench,report}`` (``ftd_lib/__main__.py``).
 
 ::
 
@@ -21,7 +21,10 @@ import argparse
 import os
 import sys
 
-from . import experiments as E
+from . import store
+from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
+from .results import DEFAULT_RESULTS, reproduce_command, results_paths
+from .runs import ScaleConflict, run_figure
 
 
 def _positive_int(s: str) -> int:
@@ -54,18 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*E.FIGURES, "all"], help="which figure ('all': the four)")
-    r.add_argument("--scale", choices=E.SCALES, required=True,
+    r.add_argument("figure", choices=[*FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
                    help="number of independent runs (default: the scale's)")
     r.add_argument("--episodes", type=_positive_int, default=None,
                    help="episodes per run (default: the scale's; fewer than the paper's is "
                         "recorded as below paper scale)")
-    r.add_argument("--seed", type=_seed, default=E.DEFAULT_SEED,
-                   help=f"experiment seed (default {E.DEFAULT_SEED})")
-    r.add_argument("--out", default=E.DEFAULT_RESULTS,
-                   help=f"results directory (default {E.DEFAULT_RESULTS}/)")
+    r.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+                   help=f"experiment seed (default {DEFAULT_SEED})")
+    r.add_argument("--out", default=DEFAULT_RESULTS,
+                   help=f"results directory (default {DEFAULT_RESULTS}/)")
     r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                    help="torch device (default cpu)")
     r.add_argument("--workers", type=_positive_int, default=None,
@@ -93,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="write REPORT.md from the stored results",
                          description="Generate REPORT.md from the stored data.")
-    rep.add_argument("--results", default=E.DEFAULT_RESULTS,
-                     help=f"results directory (default {E.DEFAULT_RESULTS}/)")
+    rep.add_argument("--results", default=DEFAULT_RESULTS,
+                     help=f"results directory (default {DEFAULT_RESULTS}/)")
     return p
 
 
@@ -147,10 +150,10 @@ def _reproduce(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", getattr(args, "workers", None))
-    names = E.FIGURES if args.figure == "all" else (args.figure,)
+    names = FIGURES if args.figure == "all" else (args.figure,)
     try:  # before any work: the output folder, and counts that cannot fit in memory
-        E.S.check_writable_dir(args.out, "--out")
-        figs = {name: E.figure(name, args.scale, runs=args.runs, episodes=args.episodes,
+        store.check_writable_dir(args.out, "--out")
+        figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
                                chunk_rows=args.chunk_rows) for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
@@ -162,26 +165,26 @@ def _reproduce(parser, args) -> int:
     workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
     for name in names:
         fig = figs[name]
-        command = E.reproduce_command(name, args.scale, args.out, runs=args.runs,
+        command = reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
                                       chunk_rows=args.chunk_rows, episodes=args.episodes)
         if args.threads != 1:
             command += f" --threads {args.threads}"
         try:
-            res = E.run_figure(fig, args.out, seed=args.seed, device=args.device,
+            res = run_figure(fig, args.out, seed=args.seed, device=args.device,
                                progress=not args.no_progress, force=args.force,
                                command=command, workers=workers, threads=args.threads)
-        except E.ScaleConflict as e:
+        except ScaleConflict as e:
             parser.error(str(e))
         except KeyboardInterrupt:
-            n = len(E.S.ChunkStore(E.results_paths(name, args.out)["chunks"]).keys())
+            n = len(store.ChunkStore(results_paths(name, args.out)["chunks"]).keys())
             print(f"\ninterrupted: {name}: chunks finished and stored: {n}, under "
-                  f"{E.results_paths(name, args.out)['chunks']}; run\n    "
+                  f"{results_paths(name, args.out)['chunks']}; run\n    "
                   f"{_resume_command(args, name, command)}\nto resume.",
                   file=sys.stderr)
             return 130
         m = res.meta
-        paths = E.results_paths(name, args.out)
+        paths = results_paths(name, args.out)
         print(f"{name}: {m['runs']} runs x {m['episodes']} episodes, {m['chunks']['computed']} "
               f"chunks computed, {m['chunks']['loaded']} loaded, {m['elapsed_s']:.1f} s -> "
               f"{paths['npz']}, {paths['png']}")
@@ -196,7 +199,7 @@ def _bench(parser, args) -> int:
     _check_at_most(parser, "--threads", args.threads)
     import inspect
 
-    from .engine.bench import run_bench
+    from ..engine.bench import run_bench
 
     params = inspect.signature(run_bench).parameters
     wanted = {"device": args.device, "threads": args.threads, "quick": args.quick or None}

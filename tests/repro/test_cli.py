@@ -7,8 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from ftd_lib import cli
-from ftd_lib import experiments as E
+from ftd_lib.repro import chunks, cli
+from ftd_lib.repro.figures import figure
+from ftd_lib.repro.results import load_results
+from ftd_lib.repro.runs import run_figure
 
 
 def _error(capsys, argv) -> str:
@@ -62,7 +64,7 @@ _fake_runner.name = "cli-fake"
 
 
 def test_reproduce_and_report_in_process(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     out = tmp_path / "res"
     rc = cli.main(["reproduce", "fig3-right", "--scale", "quick", "--runs", "3", "--seed", "7",
                    "--out", str(out), "--no-progress", "--workers", "1"])
@@ -79,7 +81,7 @@ def test_reproduce_and_report_in_process(tmp_path, monkeypatch, capsys):
 
 
 def test_reproduce_with_fewer_episodes(tmp_path, monkeypatch):
-    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     out = tmp_path / "res"
     assert cli.main(["reproduce", "fig3-right", "--scale", "paper", "--runs", "2",
                      "--episodes", "4", "--out", str(out), "--no-progress",
@@ -110,13 +112,13 @@ def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "fig3-right (quick)" in p.stderr  # the progress bar
-    res = E.load_results("fig3-right", out)
+    res = load_results("fig3-right", out)
     assert res is not None and all(r.startswith("engine-") for r in res.meta["runner"])
     m = res["metric"]
     assert m.shape == (12, 1) and np.isfinite(m).all() and (m > 0).all()
     assert (out / "fig3-right.png").is_file() and (out / "REPORT.md").is_file()
     # the same figure again: every chunk is loaded, the numbers are the same
-    again = E.run_figure(E.figure("fig3-right", "quick", runs=1), out, progress=False,
+    again = run_figure(figure("fig3-right", "quick", runs=1), out, progress=False,
                          plot=False)
     assert again.meta["chunks"]["computed"] == 0
     np.testing.assert_array_equal(again["metric"], m)
@@ -148,7 +150,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
         return _fake_runner(task, device=device, progress=progress)
 
     interrupted.name = "cli-fake"
-    monkeypatch.setattr(E, "engine_runner", interrupted)
+    monkeypatch.setattr(chunks, "engine_runner", interrupted)
     out = tmp_path / "res"
     argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(out), "--no-progress",
             "--workers", "1"]
@@ -156,6 +158,6 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "chunks finished and stored: 1" in err
     assert f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}" in err
-    monkeypatch.setattr(E, "engine_runner", _fake_runner)
+    monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     assert cli.main(argv) == 0
-    assert E.load_results("fig4-right", out).meta["chunks"]["loaded"] == 1
+    assert load_results("fig4-right", out).meta["chunks"]["loaded"] == 1

@@ -15,13 +15,17 @@ import time
 import numpy as np
 import pytest
 
-from ftd_lib import store as S
+from ftd_lib.repro import chunks
+from ftd_lib.repro import store as chunk_store
+from ftd_lib.repro.figures import FIGURES, check_memory, figure, memory_estimate
+from ftd_lib.repro.results import load_results, repo_results_dir, results_paths
+from ftd_lib.repro.runs import run_figure
 
 IDENT = {"figure": "x", "rows": [0, 1, 2]}
 
 
 def _temps(d):
-    return sorted(p.name for p in d.iterdir() if p.name.startswith(S.TMP_PREFIX))
+    return sorted(p.name for p in d.iterdir() if p.name.startswith(chunk_store.TMP_PREFIX))
 
 
 def _dead_pid() -> int:
@@ -36,14 +40,15 @@ def _dead_pid() -> int:
 def test_a_sweep_during_a_write_does_not_kill_the_writer(tmp_path, monkeypatch):
     """A second run starting (and sweeping) while the first is between writing its temp file
     and renaming it: the first run's write still succeeds."""
-    store = S.ChunkStore(tmp_path)
+    store = chunk_store.ChunkStore(tmp_path)
     real_replace = os.replace
 
     def sweep_then_replace(src, dst):
-        S.ChunkStore(tmp_path).sweep_temp()  # what a concurrent run_figure does at start-up
+        # what a concurrent run_figure does at start-up
+        chunk_store.ChunkStore(tmp_path).sweep_temp()
         return real_replace(src, dst)
 
-    monkeypatch.setattr(S.os, "replace", sweep_then_replace)
+    monkeypatch.setattr(chunk_store.os, "replace", sweep_then_replace)
     store.save(IDENT, {"a": np.arange(3.0)})
     monkeypatch.undo()
     assert store.load(IDENT)[0]["a"].tolist() == [0.0, 1.0, 2.0]
@@ -62,8 +67,8 @@ def test_a_temp_file_that_vanishes_before_the_rename_is_written_again(tmp_path, 
             os.unlink(src)
         return real_replace(src, dst)
 
-    monkeypatch.setattr(S.os, "replace", delete_then_replace)
-    S.atomic_write_text(tmp_path / "a.txt", "hello")
+    monkeypatch.setattr(chunk_store.os, "replace", delete_then_replace)
+    chunk_store.atomic_write_text(tmp_path / "a.txt", "hello")
     monkeypatch.undo()
     assert hits and (tmp_path / "a.txt").read_text() == "hello"
     assert _temps(tmp_path) == []
@@ -72,10 +77,11 @@ def test_a_temp_file_that_vanishes_before_the_rename_is_written_again(tmp_path, 
 def test_temp_files_name_their_writer(tmp_path, monkeypatch):
     seen = []
     real_replace = os.replace
-    monkeypatch.setattr(S.os, "replace", lambda a, b: (seen.append(a), real_replace(a, b)))
-    S.atomic_write_text(tmp_path / "a.txt", "x")
+    monkeypatch.setattr(chunk_store.os, "replace",
+                        lambda a, b: (seen.append(a), real_replace(a, b)))
+    chunk_store.atomic_write_text(tmp_path / "a.txt", "x")
     name = os.path.basename(seen[0])
-    assert name.startswith(f"{S.TMP_PREFIX}{os.getpid()}@") and name.endswith(".part")
+    assert name.startswith(f"{chunk_store.TMP_PREFIX}{os.getpid()}@") and name.endswith(".part")
 
 
 @pytest.mark.parametrize("case, swept", [
@@ -88,20 +94,21 @@ def test_temp_files_name_their_writer(tmp_path, monkeypatch):
     ("this process, two days old", True),
 ])
 def test_sweep_takes_only_stale_temp_files(tmp_path, case, swept):
-    host = S._host()
+    host = chunk_store._host()
     name = {
-        "this process": f"{S.TMP_PREFIX}{os.getpid()}@{host}~abc.part",
-        "dead process on this host": f"{S.TMP_PREFIX}{_dead_pid()}@{host}~abc.part",
-        "live process on another host": f"{S.TMP_PREFIX}{os.getpid()}@other-host-x~abc.part",
-        "dead pid on another host": f"{S.TMP_PREFIX}{_dead_pid()}@other-host-x~abc.part",
-        "old-style name": f"{S.TMP_PREFIX}abc123.part",
+        "this process": f"{chunk_store.TMP_PREFIX}{os.getpid()}@{host}~abc.part",
+        "dead process on this host": f"{chunk_store.TMP_PREFIX}{_dead_pid()}@{host}~abc.part",
+        "live process on another host":
+            f"{chunk_store.TMP_PREFIX}{os.getpid()}@other-host-x~abc.part",
+        "dead pid on another host": f"{chunk_store.TMP_PREFIX}{_dead_pid()}@other-host-x~abc.part",
+        "old-style name": f"{chunk_store.TMP_PREFIX}abc123.part",
     }[case.split(",")[0]]
     p = tmp_path / name
     p.write_bytes(b"partial")
     if "two days old" in case:
         t = time.time() - 2 * 86400
         os.utime(p, (t, t))
-    n = S.ChunkStore(tmp_path).sweep_temp()
+    n = chunk_store.ChunkStore(tmp_path).sweep_temp()
     assert (n, p.exists()) == ((1, False) if swept else (0, True))
 
 
@@ -110,24 +117,24 @@ def test_sweep_takes_only_stale_temp_files(tmp_path, case, swept):
 
 def _rewrite(store, ident, change):
     """Rewrite a stored chunk's file keeping its identity (and metadata) but changing arrays."""
-    p = store.path(S.chunk_key(ident))
-    raw = S.load_npz(p)
+    p = store.path(chunk_store.chunk_key(ident))
+    raw = chunk_store.load_npz(p)
     change(raw)
-    S.save_npz_atomic(p, **raw)
+    chunk_store.save_npz_atomic(p, **raw)
     return p
 
 
 def test_chunk_meta_holds_a_checksum_of_the_arrays(tmp_path):
-    store = S.ChunkStore(tmp_path)
+    store = chunk_store.ChunkStore(tmp_path)
     arrays = {"m": np.arange(4.0), "c": np.array([1, 2], dtype=np.int64)}
     store.save(IDENT, arrays, {"compute_s": 1.0})
     data, meta = store.load(IDENT)
-    assert meta["checksum"] == S.arrays_checksum(arrays) == S.arrays_checksum(data)
+    checksum = chunk_store.arrays_checksum
+    assert meta["checksum"] == checksum(arrays) == checksum(data)
     assert meta["compute_s"] == 1.0
     # dtype and shape are part of it, not only the bytes
-    assert S.arrays_checksum({"m": np.arange(4.0)}) != S.arrays_checksum(
-        {"m": np.arange(4.0).reshape(2, 2)})
-    assert S.arrays_checksum({"c": np.array([1, 2], np.int64)}) != S.arrays_checksum(
+    assert checksum({"m": np.arange(4.0)}) != checksum({"m": np.arange(4.0).reshape(2, 2)})
+    assert checksum({"c": np.array([1, 2], np.int64)}) != checksum(
         {"c": np.array([1, 2], np.uint64)})
 
 
@@ -144,12 +151,12 @@ DAMAGE = {
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_chunk_counts_as_missing_and_is_named(tmp_path, damage):
-    store = S.ChunkStore(tmp_path)
+    store = chunk_store.ChunkStore(tmp_path)
     store.save(IDENT, {"m": np.arange(4.0), "c": np.arange(2)})
     p = _rewrite(store, IDENT, DAMAGE[damage])
     assert store.load(IDENT) is None
     lines = []
-    assert S.load_chunks(store, [IDENT], say=lines.append) == [None]
+    assert chunk_store.load_chunks(store, [IDENT], say=lines.append) == [None]
     assert len(lines) == 1 and str(p) in lines[0]
     store.save(IDENT, {"m": np.arange(4.0), "c": np.arange(2)})  # recomputed: healed
     assert store.load(IDENT) is not None
@@ -158,9 +165,10 @@ def test_a_damaged_chunk_counts_as_missing_and_is_named(tmp_path, damage):
 def test_old_chunks_without_checksum_are_accepted_when_consistent(tmp_path):
     """Chunks written before checksums existed hold committed results: unverifiable, but
     used when the caller's consistency check passes (and rejected when it does not)."""
-    store = S.ChunkStore(tmp_path)
-    p = store.path(S.chunk_key(IDENT))
-    S.save_npz_atomic(p, m=np.arange(3.0), __identity__=np.array(S.canonical_json(IDENT)),
+    store = chunk_store.ChunkStore(tmp_path)
+    p = store.path(chunk_store.chunk_key(IDENT))
+    chunk_store.save_npz_atomic(p, m=np.arange(3.0),
+                                __identity__=np.array(chunk_store.canonical_json(IDENT)),
                       __meta__=np.array('{"compute_s": 2.0}'))
 
     def check(a):
@@ -168,26 +176,27 @@ def test_old_chunks_without_checksum_are_accepted_when_consistent(tmp_path):
 
     data, meta = store.load(IDENT, check)
     assert data["m"].tolist() == [0, 1, 2] and "checksum" not in meta
-    S.save_npz_atomic(p, m=np.arange(2.0), __identity__=np.array(S.canonical_json(IDENT)),
+    chunk_store.save_npz_atomic(p, m=np.arange(2.0),
+                                __identity__=np.array(chunk_store.canonical_json(IDENT)),
                       __meta__=np.array('{"compute_s": 2.0}'))
     assert store.inspect(IDENT, check) == (None, "m has the wrong shape")
 
 
 def test_a_check_that_raises_counts_as_inconsistent(tmp_path):
-    store = S.ChunkStore(tmp_path)
+    store = chunk_store.ChunkStore(tmp_path)
     store.save(IDENT, {"m": np.arange(3.0)})
     res, problem = store.inspect(IDENT, lambda a: a["missing"])
     assert res is None and "KeyError" in problem
 
 
 def test_many_damaged_chunks_do_not_flood(tmp_path):
-    store = S.ChunkStore(tmp_path)
+    store = chunk_store.ChunkStore(tmp_path)
     idents = [{"i": i} for i in range(9)]
     for ident in idents:
         store.save(ident, {"m": np.arange(2.0)})
-        store.path(S.chunk_key(ident)).write_bytes(b"garbage")
+        store.path(chunk_store.chunk_key(ident)).write_bytes(b"garbage")
     lines = []
-    assert S.load_chunks(store, idents, say=lines.append, limit=3) == [None] * 9
+    assert chunk_store.load_chunks(store, idents, say=lines.append, limit=3) == [None] * 9
     assert len(lines) == 4 and "6 more" in lines[-1]
 
 
@@ -195,7 +204,7 @@ def test_many_damaged_chunks_do_not_flood(tmp_path):
 
 
 def test_writable_dir_is_created(tmp_path):
-    assert S.check_writable_dir(tmp_path / "a" / "b").is_dir()
+    assert chunk_store.check_writable_dir(tmp_path / "a" / "b").is_dir()
     assert _temps(tmp_path / "a" / "b") == []
 
 
@@ -213,15 +222,14 @@ def test_unwritable_dir_is_a_one_line_error(tmp_path, kind, monkeypatch):
             def refuse(*a, **k):
                 raise PermissionError(13, "Permission denied")
 
-            monkeypatch.setattr(S.tempfile, "mkstemp", refuse)
+            monkeypatch.setattr(chunk_store.tempfile, "mkstemp", refuse)
     with pytest.raises(ValueError, match="out") as e:
-        S.check_writable_dir(path, "out")
+        chunk_store.check_writable_dir(path, "out")
     assert "\n" not in str(e.value)
 
 
 # --------------------------------------------------------------------------- figures
 
-from ftd_lib import experiments as E  # noqa: E402
 
 
 def _fake_runner(task, *, device, progress):
@@ -234,7 +242,7 @@ _fake_runner.name = "integrity-fake"
 
 
 def _run(out, **kw):
-    return E.run_figure(E.figure("fig3-right", "quick", runs=3), out, runner=_fake_runner,
+    return run_figure(figure("fig3-right", "quick", runs=3), out, runner=_fake_runner,
                         progress=False, plot=False, **kw)
 
 
@@ -252,35 +260,35 @@ RESULT_DAMAGE = {
 def test_a_damaged_figure_file_is_ignored_not_a_crash(tmp_path, capsys, damage):
     """load_results, report and reproduce on a final .npz that is damaged: it counts as not
     there (one line names it), the report says the figure is missing, a new run rebuilds it."""
-    from ftd_lib.report import write_report
+    from ftd_lib.repro.report import write_report
 
     ref = _run(tmp_path)
-    p = E.results_paths("fig3-right", tmp_path)["npz"]
+    p = results_paths("fig3-right", tmp_path)["npz"]
     if RESULT_DAMAGE[damage] is None:
         p.write_bytes(b"garbage")
     else:
-        raw = S.load_npz(p)
+        raw = chunk_store.load_npz(p)
         RESULT_DAMAGE[damage](raw)
-        S.save_npz_atomic(p, **raw)
+        chunk_store.save_npz_atomic(p, **raw)
     capsys.readouterr()
-    assert E.load_results("fig3-right", tmp_path) is None
+    assert load_results("fig3-right", tmp_path) is None
     err = capsys.readouterr().err
     assert str(p) in err and len(err.strip().splitlines()) == 1
     write_report(tmp_path)  # does not crash
     again = _run(tmp_path)  # nor does reproduce; every chunk is loaded
     assert again.meta["chunks"]["computed"] == 0
     np.testing.assert_array_equal(again["metric"], ref["metric"])
-    assert E.load_results("fig3-right", tmp_path) is not None
+    assert load_results("fig3-right", tmp_path) is not None
 
 
 def test_committed_results_still_load():
     """The results in the repository (written before checksums) pass the consistency checks."""
-    d = E.repo_results_dir()
+    d = repo_results_dir()
     if not d.is_dir():
         pytest.skip("no results/ here")
-    for name in E.FIGURES:
-        if E.results_paths(name, d)["npz"].is_file():
-            assert E.load_results(name, d) is not None, name
+    for name in FIGURES:
+        if results_paths(name, d)["npz"].is_file():
+            assert load_results(name, d) is not None, name
 
 
 @pytest.mark.parametrize("kw, name", [
@@ -291,16 +299,16 @@ def test_committed_results_still_load():
 def test_a_figure_too_big_for_memory_is_refused_at_once(kw, name):
     t0 = time.time()
     with pytest.raises(ValueError, match=name):
-        E.figure("fig3-left", "quick", **kw)
+        figure("fig3-left", "quick", **kw)
     assert time.time() - t0 < 1.0
 
 
 def test_memory_check_uses_the_estimate():
-    fig = E.figure("fig4-right", "paper")
-    need = sum(E.memory_estimate(fig).values())
-    E.check_memory(fig, available=need)
+    fig = figure("fig4-right", "paper")
+    need = sum(memory_estimate(fig).values())
+    check_memory(fig, available=need)
     with pytest.raises(ValueError, match="--runs 200"):
-        E.check_memory(fig, available=need - 1)
+        check_memory(fig, available=need - 1)
 
 
 @pytest.mark.parametrize("kw, name", [
@@ -310,11 +318,11 @@ def test_memory_check_uses_the_estimate():
 ])
 def test_figure_counts_are_integers(kw, name):
     with pytest.raises(ValueError, match=name):
-        E.figure("fig3-left", "quick", **kw)
+        figure("fig3-left", "quick", **kw)
 
 
 def _chunks_of(out):
-    d = E.results_paths("fig3-right", out)["chunks"]
+    d = results_paths("fig3-right", out)["chunks"]
     return sorted(p for p in d.glob("*.npz"))
 
 
@@ -341,14 +349,14 @@ def test_run_figure_recomputes_a_damaged_chunk_and_names_it(tmp_path, capsys, da
     if CHUNK_DAMAGE[damage] is None:
         victim.write_bytes(victim.read_bytes()[:100])
     else:
-        raw = S.load_npz(victim)
+        raw = chunk_store.load_npz(victim)
         CHUNK_DAMAGE[damage](raw)
         if "checksum rewritten" in damage:  # a consistent checksum over inconsistent arrays
             meta = json.loads(str(raw.pop("__meta__")))
             ident = raw.pop("__identity__")
-            meta["checksum"] = S.arrays_checksum(raw)
+            meta["checksum"] = chunk_store.arrays_checksum(raw)
             raw.update(__identity__=ident, __meta__=np.array(json.dumps(meta)))
-        S.save_npz_atomic(victim, **raw)
+        chunk_store.save_npz_atomic(victim, **raw)
     capsys.readouterr()
     res = _run(out)
     err = capsys.readouterr().err
@@ -363,11 +371,11 @@ def test_old_chunks_without_checksum_are_loaded_not_recomputed(tmp_path, capsys)
     out = tmp_path / "out"
     ref = _run(out)
     for p in _chunks_of(out):  # as written before checksums existed
-        raw = S.load_npz(p)
+        raw = chunk_store.load_npz(p)
         meta = json.loads(str(raw["__meta__"]))
         meta.pop("checksum")
         raw["__meta__"] = np.array(json.dumps(meta))
-        S.save_npz_atomic(p, **raw)
+        chunk_store.save_npz_atomic(p, **raw)
     res = _run(out)
     assert res.meta["chunks"]["computed"] == 0 and capsys.readouterr().err == ""
     np.testing.assert_array_equal(res["metric"], ref["metric"])
@@ -385,7 +393,7 @@ def test_an_unusable_out_folder_fails_before_any_work(tmp_path, kind):
 
     runner.name = _fake_runner.name
     with pytest.raises(ValueError, match="out"):
-        E.run_figure(E.figure("fig3-right", "quick"), f if kind == "a file" else f / "sub",
+        run_figure(figure("fig3-right", "quick"), f if kind == "a file" else f / "sub",
                      runner=runner, progress=False, plot=False)
     assert calls == []
 
@@ -404,8 +412,8 @@ def test_run_figure_checks_its_arguments_before_any_work(tmp_path, monkeypatch, 
         return _fake_runner(task, device=device, progress=progress)
 
     runner.name = _fake_runner.name
-    monkeypatch.setattr(E, "engine_runner", runner)  # the default runner: device is checked
+    monkeypatch.setattr(chunks, "engine_runner", runner)  # the default runner: device is checked
     with pytest.raises(ValueError, match=name):
-        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, progress=False, plot=False,
+        run_figure(figure("fig3-right", "quick"), tmp_path, progress=False, plot=False,
                      **kw)
     assert calls == []

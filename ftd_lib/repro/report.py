@@ -45,18 +45,16 @@ from pathlib import Path
 
 import numpy as np
 
-from . import experiments as E
-from . import store as S
+from ..methods import label
+from . import store
+from .figures import FIGURES, figure
+from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths, scale_label
 
 AGREES, DISAGREES, NO_DATA = "agrees", "disagrees", "no data"
 ETA_SPREAD = 0.10  # claim 4: relative spread of the best errors over eta
 PEAK_RANGE = (0.4, 0.8)  # claim 7
 SPEARMAN_MAX = -0.5  # claim 6
 
-
-E_LABEL = {"td_lambda": "TD(λ)", "forward_td_lambda": "forward TD(λ)",
-           "online_lambda_return": "online λ-return", "offline_lambda_return": "offline λ-return",
-           "sarsa_lambda": "Sarsa(λ)", "forward_sarsa_lambda": "forward Sarsa(λ)"}
 
 
 @dataclass
@@ -157,7 +155,7 @@ def claims(results: dict) -> list[Verdict]:
 
 def _no_data(n, fig, claim, why="") -> Verdict:
     return Verdict(n, fig, claim, NO_DATA, why or f"no stored data; run "
-                   f"`{E.reproduce_command(fig, 'paper')}`")
+                   f"`{reproduce_command(fig, 'paper')}`")
 
 
 def _claims_fig3_left(res) -> list[Verdict]:
@@ -180,7 +178,7 @@ def _claims_fig3_left(res) -> list[Verdict]:
         i, j = _best(fwd, True), _best(o, True)
         better, clear = _beats(fwd["y"][i], fwd["se"][i], o["y"][j], o["se"][j], True)
         ev = (f"forward TD(λ): {_fmt(fwd['y'][i], fwd['se'][i])} at α = {fwd['x'][i]:g}; "
-              f"{E_LABEL[other]}: {_fmt(o['y'][j], o['se'][j])} at α = {o['x'][j]:g}")
+              f"{label(other)}: {_fmt(o['y'][j], o['se'][j])} at α = {o['x'][j]:g}")
         if better and not clear:
             ev += " (difference within two standard errors)"
         out.append(Verdict(n, f, claim, AGREES if better else DISAGREES, ev, below))
@@ -328,7 +326,7 @@ def claims_side_by_side(results: dict, figures, paper_words: dict) -> list[dict]
                          verdict=v.mark + (" (below paper scale: no evidence either way)"
                                            if v.below_paper_scale else ""),
                          evidence=v.evidence,
-                         scale="—" if res is None else E.scale_label(res)))
+                         scale="—" if res is None else scale_label(res)))
     return rows
 
 
@@ -387,7 +385,7 @@ def _below_warning(res) -> str:
     return (f"> **Below paper scale** ({m.get('scale')} scale: {m.get('runs')} of "
             f"{m.get('paper_runs')} runs, {m.get('episodes')} of {m.get('paper_episodes')} "
             f"episodes). These numbers show the pipeline working; they are no evidence for or "
-            f"against the paper. Paper scale: `{E.reproduce_command(res.figure, 'paper')}`.")
+            f"against the paper. Paper scale: `{reproduce_command(res.figure, 'paper')}`.")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -397,11 +395,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]) -> list[str]:
-    title = E.figure(name, "paper").title
+    title = figure(name, "paper").title
     out = [f"## {title}", ""]
     if res is None:
-        out += [f"No stored data. Compute it with `{E.reproduce_command(name, 'paper')}` "
-                f"(or `{E.reproduce_command(name, 'quick')}` for a seconds-long check).", ""]
+        out += [f"No stored data. Compute it with `{reproduce_command(name, 'paper')}` "
+                f"(or `{reproduce_command(name, 'quick')}` for a seconds-long check).", ""]
         return out
     if not res.at_paper_scale:
         out += [_below_warning(res), ""]
@@ -418,7 +416,7 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
         for c in curves:
             i = _best(s[c], True)
             up = int(sum(~(s[c]["y"] <= 1.0)))
-            rows.append([E_LABEL.get(c, c), f"{s[c]['x'][i]:g}", _fmt(s[c]["y"][i], s[c]["se"][i]),
+            rows.append([label(c), f"{s[c]['x'][i]:g}", _fmt(s[c]["y"][i], s[c]["se"][i]),
                          f"{up} ({int(sum(s[c]['n_diverged'] > 0))} with diverged runs)"])
         out += _table(["method", "best α", "error at best α (± SE)",
                        f"α (of {len(s[curves[0]]['x'])}) with error > initial"], rows) + [""]
@@ -431,7 +429,7 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
                 k = np.flatnonzero(s[c]["x"] == x)
                 row.append(_fmt(s[c]["y"][k[0]]) if len(k) else "")
             rows.append(row)
-        out += _table(["α"] + [E_LABEL.get(c, c) for c in curves], rows) + [""]
+        out += _table(["α"] + [label(c) for c in curves], rows) + [""]
     else:
         lower = d["task"] == "prediction"
         what = "error" if lower else "return"
@@ -453,11 +451,11 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
                     cell += f" [α = {s[c]['alpha'][k]:g}]"
                 row.append(cell)
             rows.append(row)
-        out += _table(["λ"] + [E_LABEL.get(c, c) for c in curves], rows) + [""]
+        out += _table(["λ"] + [label(c) for c in curves], rows) + [""]
         best_rows = []
         for c in curves:
             i = _best(s[c], lower)
-            best_rows.append([E_LABEL.get(c, c), f"{s[c]['x'][i]:g}",
+            best_rows.append([label(c), f"{s[c]['x'][i]:g}",
                               _fmt(s[c]["y"][i], s[c]["se"][i])])
         out += _table(["curve", "best λ", f"{what} there"], best_rows) + [""]
     n_div = int(st["n_diverged"].sum())
@@ -473,11 +471,11 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
     return out
 
 
-def render(results_dir=E.DEFAULT_RESULTS, report_path=None) -> str:
+def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
     """The report's Markdown text, from the data stored in ``results_dir``."""
     results_dir = Path(results_dir)
     report_dir = Path(report_path).parent if report_path else results_dir
-    results = {n: E.load_results(n, results_dir) for n in E.FIGURES}
+    results = {n: load_results(n, results_dir) for n in FIGURES}
     verdicts = claims(results)
     now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     lines = [
@@ -485,7 +483,7 @@ def render(results_dir=E.DEFAULT_RESULTS, report_path=None) -> str:
         "",
         f"Generated by `python -m ftd_lib report` from the data in `{results_dir}/` on {now}. "
         "Do not edit: every number and verdict below is computed from the stored results "
-        "(rules in `ftd_lib/report.py`).",
+        "(rules in `ftd_lib/repro/report.py`).",
         "",
     ]
     present = [n for n, r in results.items() if r is not None]
@@ -504,15 +502,15 @@ def render(results_dir=E.DEFAULT_RESULTS, report_path=None) -> str:
                  results[v.figure].scale + (" (below paper scale)" if v.below_paper_scale else ""))
         rows.append([str(v.number), v.figure, v.claim, v.mark, scale])
     lines += _table(["#", "figure", "claim", "this reproduction", "scale"], rows) + [""]
-    for n in E.FIGURES:
+    for n in FIGURES:
         res = results[n]
-        png = E.results_paths(n, results_dir)["png"]
+        png = results_paths(n, results_dir)["png"]
         rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_report(results_dir=E.DEFAULT_RESULTS, path=None) -> Path:
+def write_report(results_dir=DEFAULT_RESULTS, path=None) -> Path:
     """Write ``REPORT.md`` (default: inside ``results_dir``) atomically; returns its path."""
     path = Path(path) if path else Path(results_dir) / "REPORT.md"
-    return S.atomic_write_text(path, render(results_dir, path))
+    return store.atomic_write_text(path, render(results_dir, path))

@@ -1,4 +1,5 @@
-"""Figure definitions, resumable runs (Ctrl-C and kill -9), the loader, the report's verdicts."""
+"""ftd_lib.repro: figure definitions, chunks, resumable runs (Ctrl-C and kill -9, parallel
+workers), the loader, the report's verdicts."""
 
 import importlib.util
 import json
@@ -12,9 +13,18 @@ import time
 import numpy as np
 import pytest
 
-from ftd_lib import experiments as E
-from ftd_lib import report as R
-from ftd_lib import store as S
+from ftd_lib.repro import report
+from ftd_lib.repro import store as chunk_store
+from ftd_lib.repro.chunks import cut_chunks
+from ftd_lib.repro.figures import FIGURES, LAMBDAS, figure
+from ftd_lib.repro.results import (
+    Results,
+    load_results,
+    missing_message,
+    reproduce_command,
+    results_paths,
+)
+from ftd_lib.repro.runs import ScaleConflict, reproduce, run_figure
 
 # A cheap stand-in for the engine: each row's numbers depend only on (seed, run id, settings),
 # like the engine's. FAKE_DELAY (seconds per chunk) makes it slow enough to kill mid-run.
@@ -57,7 +67,7 @@ def fake(tmp_path):
     return mod
 
 
-def _assert_same(a: E.Results, b: E.Results):
+def _assert_same(a: Results, b: Results):
     assert set(a.arrays) == set(b.arrays)
     for k in a.arrays:
         np.testing.assert_array_equal(a.arrays[k], b.arrays[k], err_msg=k)
@@ -65,18 +75,18 @@ def _assert_same(a: E.Results, b: E.Results):
 
 
 def _chunk_files(out, name):
-    d = E.results_paths(name, out)["chunks"]
+    d = results_paths(name, out)["chunks"]
     if not d.is_dir():
         return {}
     return {p.name: p.stat().st_mtime_ns for p in d.glob("*.npz")
-            if not p.name.startswith(S.TMP_PREFIX)}
+            if not p.name.startswith(chunk_store.TMP_PREFIX)}
 
 
 # ----------------------------------------------------------------------------- definitions
 
 
 def test_paper_scale_definitions_match_the_paper():
-    f = E.figure("fig3-left", "paper")
+    f = figure("fig3-left", "paper")
     assert (f.runs, f.episodes) == (50, 50) and f.at_paper_scale
     assert f.methods == ["td_lambda", "forward_td_lambda", "online_lambda_return",
                          "offline_lambda_return"]
@@ -87,16 +97,16 @@ def test_paper_scale_definitions_match_the_paper():
     ratios = np.diff(np.log(alphas))
     assert np.allclose(ratios, ratios[0], rtol=1e-3)  # log-spaced
 
-    f = E.figure("fig3-right", "paper")
+    f = figure("fig3-right", "paper")
     assert (f.runs, f.episodes) == (200, 50)
     assert {c.alpha for c in f.cells} == {0.015} and f.methods == ["forward_td_lambda"]
     assert {(c.eta, c.k_max) for c in f.cells} == {(0.01, None), (0.1, None), (0.3, None),
                                                     (0.01, 50)}
-    assert {c.lam for c in f.cells} >= set(E.LAMBDAS) | {0.95, 0.975, 0.99}
+    assert {c.lam for c in f.cells} >= set(LAMBDAS) | {0.95, 0.975, 0.99}
 
     for side, env, eps, gamma in (("left", "mountain_car", 50, 1.0),
                                   ("right", "cartpole", 1000, 0.99)):
-        f = E.figure(f"fig4-{side}", "paper")
+        f = figure(f"fig4-{side}", "paper")
         assert (f.runs, f.episodes, f.env) == (200, eps, env)
         assert f.epsilon == 0.05 and f.optimise == "alpha"
         assert {c.eta for c in f.cells} == {0.01} and {c.gamma for c in f.cells} == {gamma}
@@ -105,57 +115,57 @@ def test_paper_scale_definitions_match_the_paper():
 
 
 def test_quick_scale_is_small_and_below_paper_scale():
-    for name in E.FIGURES:
-        f = E.figure(name, "quick")
+    for name in FIGURES:
+        f = figure(name, "quick")
         assert not f.at_paper_scale
         assert len(f.cells) * f.runs <= 32 and f.episodes <= 20
-    assert not E.figure("fig3-left", "paper", runs=10).at_paper_scale
+    assert not figure("fig3-left", "paper", runs=10).at_paper_scale
 
 
 def test_bad_figure_arguments():
     with pytest.raises(ValueError, match="figure"):
-        E.figure("fig5", "quick")
+        figure("fig5", "quick")
     with pytest.raises(ValueError, match="scale"):
-        E.figure("fig3-left", "huge")
+        figure("fig3-left", "huge")
     with pytest.raises(ValueError, match="runs"):
-        E.figure("fig3-left", "quick", runs=0)
+        figure("fig3-left", "quick", runs=0)
 
 
 def test_chunks_cover_every_cell_and_run_once():
-    f = E.figure("fig4-left", "paper")
+    f = figure("fig4-left", "paper")
     seen = np.zeros((len(f.cells), f.runs), int)
-    tasks = E.chunks(f)
+    tasks = cut_chunks(f)
     for t in tasks:
         assert {f.cells[i].method for i in t.cell_index} == {t.method}
         np.add.at(seen, (t.cell_index, t.run_ids), 1)
         np.testing.assert_array_equal(t.settings, [f.cells[i].row() for i in t.cell_index])
     assert (seen == 1).all()
     # more runs later: the chunks of the first runs keep their identity (and are reused)
-    ids = {S.chunk_key(t.identity("r", "cpu")) for t in E.chunks(E.figure("fig4-left", "paper",
-                                                                         runs=100))}
-    ids2 = {S.chunk_key(t.identity("r", "cpu")) for t in tasks}
+    more = cut_chunks(figure("fig4-left", "paper", runs=100))
+    ids = {chunk_store.chunk_key(t.identity("r", "cpu")) for t in more}
+    ids2 = {chunk_store.chunk_key(t.identity("r", "cpu")) for t in tasks}
     assert ids <= ids2
 
 
 @pytest.mark.parametrize("rows", [1, 7, 150, 100_000])
 def test_chunk_rows_override_still_covers_everything_once(rows):
-    f = E.figure("fig3-right", "paper", chunk_rows=rows)
+    f = figure("fig3-right", "paper", chunk_rows=rows)
     seen = np.zeros((len(f.cells), f.runs), int)
-    for t in E.chunks(f):
+    for t in cut_chunks(f):
         assert t.rows <= max(rows, 1)
         np.add.at(seen, (t.cell_index, t.run_ids), 1)
     assert (seen == 1).all()
-    assert "--chunk-rows" in E.reproduce_command("fig3-right", chunk_rows=rows)
+    assert "--chunk-rows" in reproduce_command("fig3-right", chunk_rows=rows)
 
 
 # ----------------------------------------------------------------------------- resume
 
 
 def test_interrupted_run_resumes_to_identical_numbers(tmp_path, fake):
-    fig = E.figure("fig3-left", "quick", runs=6)  # 4 methods x 3 run blocks = 12 chunks
-    n_chunks = len(E.chunks(fig))
+    fig = figure("fig3-left", "quick", runs=6)  # 4 methods x 3 run blocks = 12 chunks
+    n_chunks = len(cut_chunks(fig))
     assert n_chunks == 12
-    ref = E.run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
+    ref = run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
     assert len(fake.CALLS) == n_chunks
 
     calls = []
@@ -169,32 +179,32 @@ def test_interrupted_run_resumes_to_identical_numbers(tmp_path, fake):
     interrupting.name = fake.runner.name
     out = tmp_path / "b"
     with pytest.raises(KeyboardInterrupt):
-        E.run_figure(fig, out, runner=interrupting, progress=False)
+        run_figure(fig, out, runner=interrupting, progress=False)
     before = _chunk_files(out, fig.name)
     assert len(before) == 5
-    assert not E.results_paths(fig.name, out)["npz"].exists()
+    assert not results_paths(fig.name, out)["npz"].exists()
 
     fake.CALLS.clear()
-    res = E.run_figure(fig, out, runner=fake.runner, progress=False)
+    res = run_figure(fig, out, runner=fake.runner, progress=False)
     assert len(fake.CALLS) == n_chunks - 5  # finished chunks were loaded, not recomputed
     done_keys = {k.removesuffix(".npz") for k in before}
     for t in fake.CALLS:
-        assert S.chunk_key(t.identity(fake.runner.name, "cpu")) not in done_keys
+        assert chunk_store.chunk_key(t.identity(fake.runner.name, "cpu")) not in done_keys
     after = _chunk_files(out, fig.name)
     assert all(after[k] == v for k, v in before.items())  # not rewritten either
     assert res.meta["chunks"] == {"total": 12, "loaded": 5, "computed": 7}
     _assert_same(ref, res)
-    _assert_same(ref, E.load_results(fig.name, out))
+    _assert_same(ref, load_results(fig.name, out))
 
 
 def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
     """kill -9 in the middle of a run (possibly mid-write), then resume."""
-    fig = E.figure("fig3-left", "quick", runs=6)
-    ref = E.run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
+    fig = figure("fig3-left", "quick", runs=6)
+    ref = run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
     out = tmp_path / "b"
     code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import fake_runner; "
-            f"from ftd_lib import experiments as E; "
-            f"E.run_figure(E.figure('fig3-left', 'quick', runs=6), {str(out)!r}, "
+            f"from ftd_lib.repro.figures import figure; from ftd_lib.repro.runs import run_figure; "
+            f"run_figure(figure('fig3-left', 'quick', runs=6), {str(out)!r}, "
             f"runner=fake_runner.runner, progress=False)")
     env = dict(os.environ, FAKE_DELAY="0.25")
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
@@ -207,48 +217,48 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
         proc.wait()
     before = _chunk_files(out, fig.name)
     assert 3 <= len(before) < 12, "the run should have been killed part-way"
-    assert not E.results_paths(fig.name, out)["npz"].exists()
+    assert not results_paths(fig.name, out)["npz"].exists()
 
     fake.CALLS.clear()
-    res = E.run_figure(fig, out, runner=fake.runner, progress=False)
+    res = run_figure(fig, out, runner=fake.runner, progress=False)
     assert len(fake.CALLS) == 12 - len(before)
     assert all(_chunk_files(out, fig.name)[k] == v for k, v in before.items())
     _assert_same(ref, res)
-    chunk_dir = E.results_paths(fig.name, out)["chunks"]
-    assert not [p for p in chunk_dir.iterdir() if p.name.startswith(S.TMP_PREFIX)]
+    chunk_dir = results_paths(fig.name, out)["chunks"]
+    assert not [p for p in chunk_dir.iterdir() if p.name.startswith(chunk_store.TMP_PREFIX)]
 
 
 def test_workers_give_the_numbers_of_one_process(tmp_path):
     """The engine at quick scale, cut into 6 chunks: 2 worker processes and 1 process store
     the same chunks and assemble bit for bit the same arrays; a second call loads them all."""
-    fig = E.figure("fig3-right", "quick", chunk_rows=4)
-    assert len(E.chunks(fig)) == 6
-    one = E.run_figure(fig, tmp_path / "one", progress=False, plot=False, workers=1)
-    two = E.run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
+    fig = figure("fig3-right", "quick", chunk_rows=4)
+    assert len(cut_chunks(fig)) == 6
+    one = run_figure(fig, tmp_path / "one", progress=False, plot=False, workers=1)
+    two = run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
     assert two.meta["chunks"] == {"total": 6, "loaded": 0, "computed": 6}
     _assert_same(one, two)
     assert _chunk_files(tmp_path / "one", fig.name).keys() == _chunk_files(tmp_path / "two",
                                                                            fig.name).keys()
-    again = E.run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
+    again = run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
     assert again.meta["chunks"]["computed"] == 0
     _assert_same(one, again)
 
 
 def test_bad_workers(tmp_path, fake):
     with pytest.raises(ValueError, match="workers"):
-        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
+        run_figure(figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
                      progress=False, plot=False, workers=0)
 
 
 def test_other_seed_runner_or_device_are_other_chunks(tmp_path, fake):
-    fig = E.figure("fig3-right", "quick")
-    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
+    fig = figure("fig3-right", "quick")
+    run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
     n = len(fake.CALLS)
-    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
+    run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False)
     assert len(fake.CALLS) == n  # everything loaded
-    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, seed=1)
+    run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, seed=1)
     assert len(fake.CALLS) == 2 * n
-    E.run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, device="cuda:0")
+    run_figure(fig, tmp_path, runner=fake.runner, progress=False, plot=False, device="cuda:0")
     assert len(fake.CALLS) == 3 * n
 
 
@@ -256,9 +266,9 @@ def test_other_seed_runner_or_device_are_other_chunks(tmp_path, fake):
 
 
 def test_results_metadata_divergence_and_plot(tmp_path, fake):
-    fig = E.figure("fig3-left", "quick")
-    res = E.run_figure(fig, tmp_path, runner=fake.runner, progress=False)
-    p = E.results_paths("fig3-left", tmp_path)
+    fig = figure("fig3-left", "quick")
+    res = run_figure(fig, tmp_path, runner=fake.runner, progress=False)
+    p = results_paths("fig3-left", tmp_path)
     assert p["png"].stat().st_size > 1000 and p["json"].is_file()
     meta = json.loads(p["json"].read_text())
     for k in ("seed", "runs", "episodes", "scale", "git", "elapsed_s", "compute_s", "machine",
@@ -275,39 +285,39 @@ def test_results_metadata_divergence_and_plot(tmp_path, fake):
 
 
 def test_load_results_and_commands(tmp_path, fake):
-    assert E.load_results("fig4-right", tmp_path) is None
-    assert "reproduce fig4-right --scale paper" in E.missing_message("fig4-right", tmp_path)
-    E.run_figure(E.figure("fig4-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+    assert load_results("fig4-right", tmp_path) is None
+    assert "reproduce fig4-right --scale paper" in missing_message("fig4-right", tmp_path)
+    run_figure(figure("fig4-right", "quick"), tmp_path, runner=fake.runner, progress=False,
                  plot=False)
-    res = E.load_results("fig4-right", tmp_path)
+    res = load_results("fig4-right", tmp_path)
     assert res.scale == "quick" and not res.at_paper_scale
-    assert E.load_results("fig4-right", tmp_path, scale="paper") is None
-    assert res["metric"].shape == (len(E.figure("fig4-right", "quick").cells), 2)
-    assert E.reproduce_command("fig3-left") == "python -m ftd_lib reproduce fig3-left --scale paper"
-    assert E.reproduce_command("fig3-left", "quick", "out", runs=3, seed=5, device="cuda") == (
+    assert load_results("fig4-right", tmp_path, scale="paper") is None
+    assert res["metric"].shape == (len(figure("fig4-right", "quick").cells), 2)
+    assert reproduce_command("fig3-left") == "python -m ftd_lib reproduce fig3-left --scale paper"
+    assert reproduce_command("fig3-left", "quick", "out", runs=3, seed=5, device="cuda") == (
         "python -m ftd_lib reproduce fig3-left --scale quick --runs 3 --seed 5 --out out "
         "--device cuda")
 
 
 def test_quick_run_does_not_overwrite_paper_data(tmp_path, fake):
-    E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+    run_figure(figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
                  plot=False)
     _mark_paper_scale(tmp_path, "fig3-right")
-    with pytest.raises(E.ScaleConflict, match="paper-scale"):
-        E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
+    with pytest.raises(ScaleConflict, match="paper-scale"):
+        run_figure(figure("fig3-right", "quick"), tmp_path, runner=fake.runner,
                      progress=False, plot=False)
-    E.run_figure(E.figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
+    run_figure(figure("fig3-right", "quick"), tmp_path, runner=fake.runner, progress=False,
                  plot=False, force=True)
 
 
 def _mark_paper_scale(d, name):
     """Pretend stored data was made at paper scale (to test what depends on that)."""
-    p = E.results_paths(name, d)["npz"]
-    arrays = S.load_npz(p)
+    p = results_paths(name, d)["npz"]
+    arrays = chunk_store.load_npz(p)
     meta = json.loads(str(arrays.pop("__meta__")))
     meta["definition"]["at_paper_scale"] = meta["at_paper_scale"] = True
     meta["scale"] = "paper"
-    S.save_npz_atomic(p, __meta__=np.array(json.dumps(meta)), **arrays)
+    chunk_store.save_npz_atomic(p, __meta__=np.array(json.dumps(meta)), **arrays)
 
 
 # ----------------------------------------------------------------------------- report
@@ -353,38 +363,38 @@ def _scripted_runner(agree: bool):
 
 @pytest.mark.parametrize("agree", [True, False])
 def test_report_verdicts_follow_the_numbers(tmp_path, agree):
-    E.reproduce("all", "quick", runs=3, out=tmp_path, runner=_scripted_runner(agree),
+    reproduce("all", "quick", runs=3, out=tmp_path, runner=_scripted_runner(agree),
                 progress=False, plot=agree)  # pictures once is enough
-    results = {n: E.load_results(n, tmp_path) for n in E.FIGURES}
-    verdicts = R.claims(results)
+    results = {n: load_results(n, tmp_path) for n in FIGURES}
+    verdicts = report.claims(results)
     assert [v.number for v in verdicts] == list(range(1, 9))
-    want = R.AGREES if agree else R.DISAGREES
+    want = report.AGREES if agree else report.DISAGREES
     assert [v.status for v in verdicts] == [want] * 8, [(v.number, v.evidence)
                                                          for v in verdicts]
     assert all(v.below_paper_scale for v in verdicts)
-    text = R.write_report(tmp_path).read_text()
+    text = report.write_report(tmp_path).read_text()
     assert "Below paper scale" in text
-    for n in E.FIGURES:
+    for n in FIGURES:
         assert (f"]({n}.png)" in text) == agree
     assert text.count("✅ agrees" if agree else "❌ disagrees") >= 16  # table + sections
 
 
 def test_report_with_missing_and_paper_scale_data(tmp_path, fake):
-    text = R.render(tmp_path)
+    text = report.render(tmp_path)
     assert text.count("No stored data") == 4 and "— no data" in text
-    E.run_figure(E.figure("fig3-left", "quick"), tmp_path, runner=fake.runner, progress=False)
+    run_figure(figure("fig3-left", "quick"), tmp_path, runner=fake.runner, progress=False)
     _mark_paper_scale(tmp_path, "fig3-left")
-    text = R.render(tmp_path)
+    text = report.render(tmp_path)
     section = text.split("## Mountain car evaluation")[1].split("## ")[0]
     assert "Below paper scale" not in section
     assert "How it was made" in section and "AMD" in section or "machine:" in section
     # numbers in the report are the stored numbers
-    best = E.load_results("fig3-left", tmp_path).summary()["forward_td_lambda"]
+    best = load_results("fig3-left", tmp_path).summary()["forward_td_lambda"]
     k = int(np.argmin(best["y"]))
     assert f"{best['y'][k]:.3g}" in section
 
 
 def test_spearman():
-    assert R.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
-    assert R.spearman([0, 1, 2], [1, 1, 1]) != R.spearman([0, 1, 2], [1, 1, 1])  # nan
-    assert math.isnan(R.spearman([0, 1], [1, 2]))
+    assert report.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
+    assert report.spearman([0, 1, 2], [1, 1, 1]) != report.spearman([0, 1, 2], [1, 1, 1])  # nan
+    assert math.isnan(report.spearman([0, 1], [1, 2]))

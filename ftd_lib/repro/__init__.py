@@ -1,0 +1,75 @@
+r"""The paper's Figures 3 and 4 at scale: definitions, chunks, a resumable runner, the report.
+
+Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.repro.cli`):
+
+- :mod:`~ftd_lib.repro.figures`  one definition per figure (:func:`figure`), quick or paper scale
+- :mod:`~ftd_lib.repro.chunks`   a figure cut into chunks (:class:`ChunkTask`, :func:`cut_chunks`),
+  the engine as a runner (:func:`engine_runner`, :func:`engine_runner_name`), a chunk's reduction
+- :mod:`~ftd_lib.repro.store`    finished chunks on disk, written atomically (resume)
+- :mod:`~ftd_lib.repro.results`  a figure's stored data (:class:`Results`, :func:`load_results`)
+  and the commands that make it (:func:`reproduce_command`)
+- :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
+  assembled in a fixed order) and :func:`reproduce`
+- :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
+- :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: the paper's claims against the numbers
+- :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | report | bench``
+
+van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,
+:math:`\alpha`, :math:`\lambda`, :math:`\gamma`, :math:`\eta`, :math:`K_{max}`) -- each run
+``runs`` times with run ids ``0 .. runs-1``. Every cell uses the same run ids, so run ``r`` of
+every cell sees the same random numbers (same network initialisation, same environment noise):
+common random numbers make the comparison between settings sharper, and a run's numbers never
+depend on the batch it was computed in (:mod:`ftd_lib.rng`).
+
+The work is cut into *chunks*: a block of cells of one method times a block of runs. Chunks are
+computed by a *runner* (by default the batched engine, :mod:`ftd_lib.engine`), one after
+another or in parallel worker processes, and each is stored as soon as it is finished
+(:mod:`ftd_lib.repro.store`), so an interrupted reproduction resumes where it stopped and ends
+with exactly the numbers of an uninterrupted one.
+
+Scales
+------
+``quick``  seconds: a few runs, a few episodes, coarse grids (CI, live notebook cells). The
+           numbers show the machinery working, not the paper's result.
+``paper``  the paper's run and episode counts; log-spaced step-size grids (ratio
+           :math:`\sqrt 2` or 2) wide enough that each method's best :math:`\alpha` is inside.
+
+Cost (measured on 2 shared AMD EPYC cores, one torch thread, float64)
+--------------------------------------------------------------------
+``reproduce all --scale quick``: about 16 s (Fig. 3 left 10 s: the online lambda-return
+replays T^2/2 updates an episode). Paper scale: Fig. 3 right 7 min (8 chunks); Fig. 3 left
+about 20-25 min (the online lambda-return: ~6500 batch iterations an episode at ~0.85 ms);
+Fig. 4: ~5 ms per batch iteration for a 650-row chunk, and a chunk runs until its slowest row
+has finished its episodes (up to 50 x 5000 iterations on mountain car, 1000 x 1000 on
+cart-pole), so tens of hours (mountain car) to days (cart-pole) on such a CPU. On a GPU use big
+chunks (``--device cuda --chunk-rows 60000``: one chunk per method) so that the batch
+iterations are shared by all rows.
+
+Metrics (per run, then averaged over runs)
+------------------------------------------
+prediction (Fig. 3)  the normalised RMS error at the end of each episode, averaged over the
+                     episodes (paper: the first 50). A diverged run counts as ``inf``: it is
+                     drawn off the chart, never dropped.
+control (Fig. 4)     the return of each episode, averaged over the episodes (paper: the first
+                     50 on mountain car, the first 1000 on cart-pole). Where the figure
+                     optimises :math:`\alpha`, each point is the best cell of its curve and
+                     :math:`\lambda` (best mean over runs). A diverged run's returns are
+                     ``nan`` from then on, so its cell's mean is ``nan``: never the best; a
+                     point whose every :math:`\alpha` diverged is drawn below the chart.
+
+The runner contract
+-------------------
+``runner(task: ChunkTask, *, device: str, progress: bool) -> dict`` with
+``values``: ``(rows, n_episodes)`` floats (error or return per episode) and ``diverged``:
+``(rows,)`` bools. Any function with that signature can stand in for the engine (tests use a
+cheap one). A runner may carry a ``name`` attribute; it is part of every chunk's identity, so
+chunks computed by a different runner (or engine version) are never mixed in. The engine's
+name is ``engine-<method>-v<N>`` (its numerics version,
+:data:`ftd_lib.engine.NUMERICS_VERSION`), and a chunk's identity also holds its settings rows,
+run ids, seed, scale, episodes, epsilon, episode cap (and what a cap means) and the kind of
+device (cpu/cuda: their floating point differs).
+
+Notebooks: :mod:`ftd_lib.course.figures` shows a stored figure beside a live run;
+``load_results("fig3-left")`` gives the stored data (or ``None``), and
+``reproduce_command("fig3-left")`` the exact command that makes it.
+"""

@@ -1,0 +1,212 @@
+r"""A figure cut into chunks, and the runner that computes a chunk (by default the engine).
+
+A chunk is one method's block of cells times a block of runs (:class:`ChunkTask`); the cut
+(:func:`cut_chunks`) depends only on the figure's definition. Everything that determines a
+chunk's numbers is its *identity* (:meth:`ChunkTask.identity`), hashed into its file name in the
+store (:mod:`ftd_lib.repro.store`): the same chunk always gets the same file, whatever code
+computes it, and a chunk computed by another engine numerics version is another chunk. The
+identity of a chunk must never change for the same chunk (tests pin it).
+
+The runner contract: ``runner(task: ChunkTask, *, device: str, progress: bool) -> dict`` with
+``values`` ``(rows, n_episodes)`` and ``diverged`` ``(rows,)``; :func:`reduce_chunk` turns that
+into what a chunk stores, :func:`chunk_problem` checks a stored chunk against its task.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from .figures import DEFAULT_SEED, Figure
+
+STORE_VERSION = 1  # bump when the meaning of a stored chunk changes
+
+class ChunkTask(NamedTuple):
+    """One chunk of rows for a runner: one method, a block of cells times a block of runs.
+
+    Rows are cell-major: row ``i`` is cell ``cell_index[i]`` (an index into ``Figure.cells``)
+    with run id ``run_ids[i]``. ``settings[i]`` = (alpha, lam, gamma, eta, k_max; 0 = no cap).
+    """
+
+    figure: str
+    scale: str
+    task: str
+    env: str
+    method: str
+    cell_index: np.ndarray
+    settings: np.ndarray
+    run_ids: np.ndarray
+    seed: int
+    n_episodes: int
+    epsilon: float
+    max_steps: int | None = None
+    truncation: str | None = None
+
+    @property
+    def rows(self) -> int:
+        return len(self.run_ids)
+
+    def identity(self, runner_name: str, device_kind: str) -> dict:
+        """Everything that determines the chunk's numbers (hashed into its file name)."""
+        return {
+            "store_version": STORE_VERSION, "figure": self.figure, "scale": self.scale,
+            "task": self.task, "env": self.env, "method": self.method,
+            "settings": self.settings.tolist(), "run_ids": self.run_ids.tolist(),
+            "seed": int(self.seed), "episodes": int(self.n_episodes),
+            "epsilon": None if math.isnan(self.epsilon) else float(self.epsilon),
+            "runner": runner_name, "device": device_kind,
+            "max_steps": None if self.max_steps is None else int(self.max_steps),
+            **({} if self.truncation is None else {"truncation": self.truncation}),
+        }
+
+
+def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
+    """Cut a figure into chunks: per method, blocks of ``cells_per_chunk`` cells times blocks
+    of ``runs_per_chunk`` runs.
+
+    The cut depends only on the definition, never on what is stored; run blocks start at
+    multiples of ``runs_per_chunk``, so asking for more runs later reuses the chunks of the
+    first runs.
+    """
+    out = []
+    for method in fig.methods:
+        idx = [i for i, c in enumerate(fig.cells) if c.method == method]
+        for c0 in range(0, len(idx), fig.cells_per_chunk):
+            cblock = idx[c0:c0 + fig.cells_per_chunk]
+            for r0 in range(0, fig.runs, fig.runs_per_chunk):
+                runs = np.arange(r0, min(r0 + fig.runs_per_chunk, fig.runs), dtype=np.int64)
+                cell_index = np.repeat(np.asarray(cblock, dtype=np.int64), len(runs))
+                run_ids = np.tile(runs, len(cblock))
+                settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
+                out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
+                                     settings, run_ids, int(seed), fig.episodes, fig.epsilon,
+                                     fig.max_steps, fig.truncation))
+    return out
+
+
+CHUNK_FIELDS = ("metric", "diverged", "cells", "curve_sum", "run_ids", "cell_index")
+
+
+def chunk_problem(task: ChunkTask, data: dict) -> str | None:
+    """What is inconsistent in a stored chunk's arrays for ``task`` (fields, kinds, shapes,
+    its rows), or ``None``: the test :meth:`ftd_lib.repro.store.ChunkStore.load` runs on every chunk
+    (checksummed or written before checksums existed)."""
+    missing = [k for k in CHUNK_FIELDS if k not in data]
+    if missing:
+        return f"field(s) missing: {', '.join(missing)}"
+    cells = np.unique(task.cell_index)
+    want = {"metric": ((task.rows,), "f"), "diverged": ((task.rows,), "b"),
+            "run_ids": ((task.rows,), "iu"), "cell_index": ((task.rows,), "iu"),
+            "cells": ((len(cells),), "iu"), "curve_sum": ((len(cells), task.n_episodes), "f")}
+    for k, (shape, kinds) in want.items():
+        if data[k].shape != shape or data[k].dtype.kind not in kinds:
+            return (f"{k} is {data[k].dtype}{list(data[k].shape)}, expected shape "
+                    f"{list(shape)}")
+    if not (np.array_equal(data["run_ids"], task.run_ids)
+            and np.array_equal(data["cell_index"], task.cell_index)
+            and np.array_equal(data["cells"], cells)):
+        return "its run ids or cells are not the chunk's"
+    return None
+
+
+def chunk_check(task: ChunkTask):
+    """:func:`chunk_problem` for ``task``: the check the store runs on its arrays."""
+    return lambda data: chunk_problem(task, data)
+
+
+def reduce_chunk(task: ChunkTask, out: dict) -> dict[str, np.ndarray]:
+    """Runner output -> what a chunk stores: per-row metric and diverged flag, per-cell sums
+    of the per-episode curve (so the stored data stays small at 1000 episodes x 200 runs)."""
+    values = np.asarray(out["values"], dtype=np.float64)
+    if values.shape != (task.rows, task.n_episodes):
+        raise ValueError(f"runner returned values of shape {values.shape}, expected "
+                         f"{(task.rows, task.n_episodes)}")
+    diverged = np.asarray(out.get("diverged", np.zeros(task.rows, bool)), dtype=bool)
+    if diverged.shape != (task.rows,):
+        raise ValueError(f"runner returned diverged of shape {diverged.shape}, expected "
+                         f"{(task.rows,)}")
+    if task.task == "prediction":
+        # a diverged run (or a non-finite error) is an infinite error: off the chart.
+        diverged = diverged | ~np.isfinite(values).all(axis=1)
+        values = np.where(diverged[:, None] & ~np.isfinite(values), np.inf, values)
+        metric = np.where(diverged, np.inf, values.mean(axis=1))
+    else:
+        metric = values.mean(axis=1)
+    cells = np.unique(task.cell_index)
+    curve_sum = np.stack([values[task.cell_index == c].sum(axis=0) for c in cells])
+    return {"metric": metric, "diverged": diverged, "cells": cells, "curve_sum": curve_sum,
+            "run_ids": task.run_ids, "cell_index": task.cell_index}
+
+
+# ----------------------------------------------------------------------------- runners
+
+Runner = Callable[..., dict]
+
+
+def runner_name(runner) -> str:
+    return str(getattr(runner, "name", None) or getattr(runner, "__qualname__", "runner"))
+
+
+def device_kind(device: str) -> str:
+    """``cpu`` or ``cuda``: numbers from different kinds of device are kept apart."""
+    return "cuda" if str(device).startswith("cuda") else "cpu"
+
+
+def engine_settings(settings: np.ndarray):
+    """The chunk's settings rows as :class:`ftd_lib.engine.Settings` (k_max 0 -> no cap)."""
+    from ..engine import Settings
+
+    s = np.asarray(settings, dtype=np.float64)
+    k_max = [None if k == 0 else int(k) for k in s[:, 4]]
+    return Settings.make(alpha=s[:, 0], lam=s[:, 1], gamma=s[:, 2], eta=s[:, 3], k_max=k_max)
+
+
+def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = False) -> dict:
+    """The default runner: :mod:`ftd_lib.engine` (batched torch, float64)."""
+    from .. import engine
+
+    kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
+              progress=progress)
+    settings = engine_settings(task.settings)
+    if task.task == "prediction":
+        res = engine.run_prediction(task.method, settings, env=task.env, **kw)
+    else:
+        res = engine.run_control(task.method, settings, env=task.env,
+                                 epsilon=task.epsilon, max_steps=task.max_steps,
+                                 truncation=task.truncation or "bootstrap", **kw)
+    return _engine_result(res)
+
+
+def _engine_result(res) -> dict:
+    if isinstance(res, dict):
+        values = res.get("values", res.get("errors", res.get("returns")))
+        diverged = res.get("diverged")
+    else:
+        values = getattr(res, "values", None)
+        if values is None:
+            values = getattr(res, "errors", None)
+        if values is None:
+            values = getattr(res, "returns", None)
+        diverged = getattr(res, "diverged", None)
+    values = _to_numpy(values)
+    diverged = np.zeros(len(values), bool) if diverged is None else _to_numpy(diverged)
+    return {"values": values, "diverged": diverged.astype(bool)}
+
+
+def _to_numpy(a):
+    if hasattr(a, "detach"):
+        a = a.detach().cpu().numpy()
+    return np.asarray(a)
+
+
+def engine_runner_name(method: str) -> str:
+    """``engine-<method>-v<N>``: the engine runner's name for a method's chunks, from its
+    numerics version (:data:`ftd_lib.engine.NUMERICS_VERSION`), so that moving or renaming
+    code recomputes nothing while a change of numbers (a version bump) never mixes old
+    chunks in."""
+    from ..engine import numerics_version
+
+    return f"engine-{numerics_version(method)}"

@@ -1,0 +1,140 @@
+r"""A stored figure drawn: :func:`plot_results` (the course's style, diverged points off the
+chart), :func:`plot_stored_and_live` (the stored figure beside a live run, or the command that
+makes it), :func:`save_plot` (the PNG next to the data, written atomically).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..methods import OKABE_ITO
+from . import store
+from .figures import figure
+from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
+
+_CURVE_STYLE = {  # Fig. 3 right: one method, one line per eta (Okabe-Ito colours)
+    "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
+    "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
+    "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
+    "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+}
+
+
+def plot_results(res: Results, ax=None):
+    """Draw a stored figure in the course style. Diverged points are off the chart (▲)."""
+    from ..course.plots import new_axes, plot_off_chart, style
+
+    d = res.meta["definition"]
+    if ax is None:
+        fig, ax = new_axes()
+    else:
+        fig = ax.figure
+    summ = res.summary()
+    title = d["title"]
+    if not res.at_paper_scale:
+        m = res.meta
+        title += (f"\n[below paper scale: {m['runs']} of {m['paper_runs']} runs, "
+                  f"{m['episodes']} of {m['paper_episodes']} episodes]")
+    ax.set_title(title)
+    xlabel = "step size α" if d["x"] == "alpha" else "λ"
+    if d["optimise"]:
+        xlabel += " (best α per point)"
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(d["ylabel"].replace("first episodes", f"first {res.meta['episodes']} episodes"))
+    if d["task"] == "prediction":
+        finite = np.concatenate([s["y"][np.isfinite(s["y"])] for s in summ.values()])
+        top = float(finite.max()) * 1.05 if finite.size else 1.0
+        ymax = min(max(top, 0.1), 1.5)  # above 1.5x the initial error: off the chart
+        for curve, s in summ.items():
+            kw = _CURVE_STYLE.get(curve) or style(curve)
+            kw = dict(kw, label=kw.get("label", curve), marker="o", ms=4)
+            plot_off_chart(ax, s["x"], s["y"], ymax, **kw)
+        ax.set_ylim(bottom=0)
+    else:
+        # returns: higher is better, so a point whose every alpha diverged is drawn off the
+        # chart at the *bottom* (▼), never left out
+        finite = np.concatenate([s["y"][np.isfinite(s["y"])] for s in summ.values()])
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        pad = 0.08 * (hi - lo) if hi > lo else max(1.0, 0.1 * abs(hi))
+        edge = lo - pad  # the bottom of the axes
+        pinned = edge - 0.5 * pad  # just below it, like plot_off_chart's top
+        any_off = False
+        for curve, s in summ.items():
+            kw = dict(style(curve), marker="o", ms=4)
+            off = ~np.isfinite(s["y"])
+            y = np.where(off, pinned, s["y"])
+            (line,) = ax.plot(s["x"], y, **kw)
+            se = np.where(np.isfinite(s["se"]) & ~off, s["se"], 0.0)
+            ax.fill_between(s["x"], y - se, y + se, color=line.get_color(), alpha=0.15, lw=0)
+            if off.any():
+                any_off = True
+                ax.plot(s["x"][off], y[off], ls="none", marker="v", ms=8,
+                        color=line.get_color(), clip_on=False)
+        ax.set_ylim(bottom=edge)
+        if any_off:
+            from matplotlib.lines import Line2D
+
+            handles, _ = ax.get_legend_handles_labels()
+            handles.append(Line2D([], [], ls="none", marker="v", ms=8, color="0.3",
+                                  label="every α diverged"))
+            ax.legend(handles=handles, loc="best")
+    if d["x"] == "alpha":
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    if ax.get_legend() is None:
+        ax.legend(loc="best")
+    fig.tight_layout()
+    return fig, ax
+
+
+def plot_stored_and_live(stored_res, live_res, figure_name: str,
+                         results_dir=DEFAULT_RESULTS):
+    """Two panels: the stored figure (or, when there is none, the command that makes it) and
+    the live run. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    from ..course.plots import use_style
+
+    use_style()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
+    if stored_res is not None:
+        plot_results(stored_res, ax=a1)
+        a1.set_title(f"stored: {scale_label(stored_res)}", fontsize=12)
+    else:
+        a1.axis("off")
+        a1.text(0.5, 0.5, f"no stored data for {figure_name} yet\n\ncompute it with\n"
+                f"{reproduce_command(figure_name, 'paper', results_dir)}",
+                ha="center", va="center", fontsize=12, family="monospace",
+                transform=a1.transAxes)
+    plot_results(live_res, ax=a2)
+    a2.set_title(f"live: {scale_label(live_res)}", fontsize=12)
+    fig.suptitle(figure(figure_name, "paper").title, fontsize=14)
+    fig.tight_layout()
+    return fig
+
+
+def save_plot(res: Results, path) -> Path:
+    """Render the figure to PNG and write it atomically.
+
+    Uses a bare :class:`matplotlib.figure.Figure` (Agg canvas, no pyplot), so it neither needs
+    a display nor touches a notebook's figures or backend.
+    """
+    import io
+
+    import matplotlib as mpl
+    from matplotlib.figure import Figure as MplFigure
+
+    from ..course.plots import RC
+
+    with mpl.rc_context(RC):
+        fig = MplFigure(figsize=RC["figure.figsize"])
+        plot_results(res, ax=fig.subplots())
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
+    return store.atomic_write_bytes(path, buf.getvalue())

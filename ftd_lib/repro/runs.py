@@ -1,0 +1,245 @@
+r"""Running a figure: :func:`run_figure` computes (or resumes) it chunk by chunk -- in this
+process or in parallel worker processes -- stores every chunk as it finishes, then assembles the
+figure from the store in the fixed chunk order and writes its data, metadata and picture;
+:func:`reproduce` runs several figures.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__, validate
+from . import chunks, store
+from .chunks import Runner
+from .figures import DEFAULT_SEED, FIGURES, Figure, figure
+from .results import (
+    DEFAULT_RESULTS,
+    Results,
+    load_results,
+    reproduce_command,
+    results_paths,
+)
+
+
+class ScaleConflict(RuntimeError):
+    """Refusing to overwrite paper-scale data with a smaller run."""
+
+
+def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
+               runner: Runner | None = None, device: str = "cpu", progress: bool = True,
+               plot: bool = True, force: bool = False, command: str | None = None,
+               workers: int = 1, threads: int = 1) -> Results:
+    """Compute (or resume) a figure, store its data, metadata and PNG under ``out``.
+
+    Finished chunks found in ``out/chunks/<figure>/`` are loaded, the others computed and
+    stored one by one -- in this process (``workers=1``) or in ``workers`` processes at once
+    (each with ``threads`` torch threads; a worker computes one chunk at a time and stores it
+    atomically). The figure is then assembled from the stored chunks in their fixed order, so
+    the numbers never depend on ``workers`` nor on which chunks were loaded (tested).
+    Interrupting (Ctrl-C, kill -9) loses at most the chunks in progress; calling again with
+    the same arguments resumes. Writes ``out/<figure>.npz`` (arrays + metadata),
+    ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
+
+    Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
+    paper scale unless ``force``.
+    """
+    seed = validate.check_int("seed", seed, 0)
+    workers = validate.check_int("workers", workers, 1)
+    threads = validate.check_int("threads", threads, 1)
+    if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
+        validate.check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
+    paths = results_paths(fig.name, out)
+    store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
+    store.check_writable_dir(paths["chunks"], "out")
+    if not force and not fig.at_paper_scale:
+        old = load_results(fig.name, out)
+        if old is not None and old.at_paper_scale:
+            raise ScaleConflict(
+                f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
+                f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
+                f"--out directory or --force.")
+    if runner is None:
+        runner = chunks.engine_runner  # looked up now: tests put a cheap one in its place
+
+    def rname(method):
+        if runner is chunks.engine_runner:
+            return chunks.engine_runner_name(method)
+        return chunks.runner_name(runner)
+
+    dkind = chunks.device_kind(device)
+    cstore = store.ChunkStore(paths["chunks"])
+    cstore.sweep_temp()
+    tasks = chunks.cut_chunks(fig, seed)
+    idents = [task.identity(rname(task.method), dkind) for task in tasks]
+    t0 = time.time()
+    started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
+    done: list = store.load_chunks(cstore, idents, [chunks.chunk_check(t) for t in tasks])
+    n_loaded = sum(d is not None for d in done)
+    todo = [i for i, d in enumerate(done) if d is None]
+    here = store.machine_description(device)
+    here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
+    bar = _tqdm(total=sum(t.rows for t in tasks), desc=f"{fig.name} ({fig.scale})",
+                unit="row", disable=not progress)
+    bar.update(sum(tasks[i].rows for i, d in enumerate(done) if d is not None))
+    n_done = n_loaded
+
+    def finished(k):  # the k-th chunk to compute is stored
+        nonlocal n_done
+        n_done += 1
+        bar.update(tasks[todo[k]].rows)
+        bar.set_postfix(chunks=f"{n_done}/{len(tasks)}", cached=n_loaded)
+
+    jobs = [(cstore.root, tasks[i], idents[i], runner, device, here) for i in todo]
+    try:
+        if int(workers) == 1 or len(todo) <= 1:
+            # per-episode bars from the engine only at paper scale (quick chunks take
+            # seconds; their bars would only clutter the output)
+            inner = progress and fig.scale == "paper"
+            for k, job in enumerate(jobs):
+                _compute_chunk(job, progress=inner)
+                finished(k)
+        else:
+            _compute_in_processes(jobs, min(int(workers), len(jobs)), threads, finished)
+    finally:
+        bar.close()
+    for i in todo:  # everything is assembled from the store, in the chunk order
+        done[i] = cstore.load(idents[i], chunks.chunk_check(tasks[i]))
+        if done[i] is None:
+            raise RuntimeError(f"chunk {i} of {fig.name} was computed but cannot be read back "
+                               f"from {cstore.root}")
+    compute_s = sum(float(m.get("compute_s", 0.0)) for _, m in done)
+    machines: list[dict] = []
+    for _, m in done:
+        if m.get("machine") and m["machine"] not in machines:
+            machines.append(m["machine"])
+    arrays = _assemble(fig, tasks, [d for d, _ in done])
+    default = figure(fig.name, fig.scale)
+    meta = {
+        "figure": fig.name, "title": fig.title, "scale": fig.scale, "seed": int(seed),
+        "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
+        "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
+        "definition": fig.describe(),
+        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(tasks) - n_loaded},
+        "compute_s": compute_s, "elapsed_s": time.time() - t0,
+        "started": started,
+        "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "runner": sorted({rname(m) for m in fig.methods}), "device": device,
+        "git": store.git_commit(),
+        "machine": store.machine_description(device), "machines_used": machines,
+        "ftd_lib_version": __version__,
+        "command": command or reproduce_command(
+            fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
+            seed=seed, device=device, chunk_rows=fig.chunk_rows,
+            episodes=None if fig.episodes == default.episodes else fig.episodes),
+    }
+    meta["checksum"] = store.arrays_checksum(arrays)
+    store.save_npz_atomic(paths["npz"],
+                          __meta__=np.array(json.dumps(meta, default=store._jsonable)), **arrays)
+    store.atomic_write_json(paths["json"], meta)
+    res = Results(fig.name, arrays, meta, paths["npz"])
+    if plot:
+        from .plots import save_plot
+
+        save_plot(res, paths["png"])
+    return res
+
+
+def _compute_chunk(job, progress: bool = False) -> None:
+    """Compute one chunk with its runner and store it atomically (in a worker or in place)."""
+    root, task, ident, runner, device, here = job
+    tc = time.time()
+    raw = runner(task, device=device, progress=progress)
+    data = chunks.reduce_chunk(task, raw)
+    cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
+             "machine": here}
+    store.ChunkStore(root).save(ident, data, cmeta)
+
+
+def _init_worker(threads: int) -> None:
+    """A worker process: Ctrl-C is the parent's to handle (it stops the workers), and torch
+    gets ``threads`` threads (one per worker: more threads than free cores slow torch down)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["OMP_NUM_THREADS"] = str(int(threads))
+    import torch
+
+    torch.set_num_threads(int(threads))
+
+
+def _compute_in_processes(jobs, workers: int, threads: int, finished) -> None:
+    """Compute ``jobs`` in ``workers`` fresh ("spawn") processes, calling ``finished(k)`` as
+    job ``k`` is stored. On any exception (Ctrl-C included) the workers are stopped at once:
+    the chunks they were computing are lost (never half-written), the stored ones stay."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(workers, initializer=_init_worker, initargs=(threads,))
+    try:
+        for k in pool.imap_unordered(_compute_job, list(enumerate(jobs))):
+            finished(k)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _compute_job(numbered_job) -> int:
+    k, job = numbered_job
+    _compute_chunk(job)
+    return k
+
+
+def _assemble(fig: Figure, tasks: list[chunks.ChunkTask], done: list[dict]
+              ) -> dict[str, np.ndarray]:
+    """Chunks -> the figure's arrays, in a fixed order (so the result never depends on which
+    chunks were loaded and which computed)."""
+    n = len(fig.cells)
+    metric = np.full((n, fig.runs), np.nan)
+    diverged = np.zeros((n, fig.runs), dtype=bool)
+    curve_sum = np.zeros((n, fig.episodes))
+    for _task, data in zip(tasks, done, strict=True):
+        metric[data["cell_index"], data["run_ids"]] = data["metric"]
+        diverged[data["cell_index"], data["run_ids"]] = data["diverged"]
+        for c, s in zip(data["cells"], data["curve_sum"], strict=True):
+            curve_sum[c] += s
+    cells = fig.cells
+    return {
+        "method": np.array([c.method for c in cells]),
+        "curve": np.array([c.curve for c in cells]),
+        "alpha": np.array([c.alpha for c in cells]),
+        "lam": np.array([c.lam for c in cells]),
+        "gamma": np.array([c.gamma for c in cells]),
+        "eta": np.array([c.eta for c in cells]),
+        "k_max": np.array([c.k_max or 0 for c in cells], dtype=np.int64),
+        "metric": metric, "diverged": diverged, "curve_mean": curve_sum / fig.runs,
+    }
+
+
+def _tqdm(**kw):
+    from tqdm.auto import tqdm
+
+    return tqdm(file=sys.stderr, **kw)
+
+
+
+def reproduce(names, scale: str = "quick", *, runs: int | None = None, seed: int = DEFAULT_SEED,
+              out=DEFAULT_RESULTS, device: str = "cpu", runner: Runner | None = None,
+              progress: bool = True, force: bool = False, plot: bool = True,
+              workers: int = 1, threads: int = 1) -> dict[str, Results]:
+    """Run several figures (``"all"`` or a list of names) one after another."""
+    if isinstance(names, str):
+        names = FIGURES if names == "all" else (names,)
+    return {n: run_figure(figure(n, scale, runs=runs), out, seed=seed, runner=runner,
+                          device=device, progress=progress, force=force, plot=plot,
+                          workers=workers, threads=threads)
+            for n in names}
