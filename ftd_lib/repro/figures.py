@@ -11,9 +11,7 @@ exploration and :math:`\eta` are set here, each with the reason for its value.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from .. import validate
 from ..envs import tasks
@@ -263,26 +261,12 @@ def memory_estimate(fig: Figure) -> dict[str, int]:
             "episodes": (2 * len(fig.cells) + 4 * chunk) * fig.episodes * 8}
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available now (``MemAvailable``, else the physical memory), or None."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def check_memory(fig: Figure, available: int | None = None) -> None:
     """Refuse, before any work, a figure whose run or episode count cannot fit in memory
     (instead of minutes of building chunk lists, then numpy's ArrayMemoryError)."""
     need = memory_estimate(fig)
     total = sum(need.values())
-    available = available_memory() if available is None else available
+    available = validate.available_memory() if available is None else available
     if available is None or total <= available:
         return
     what = max(need, key=need.get)  # "runs" or "episodes"
