@@ -33,6 +33,7 @@ from ..envs.tasks import gamma
 from ..methods import label
 from ..repro.figures import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
+from ..validate import check_int
 from . import one_torch_thread
 from .plots import plot_off_chart, style, use_style
 
@@ -54,24 +55,12 @@ def rollout(x0, v0, policy=mc.evaluation_policy, max_steps: int = 10_000):
 
     Returns ``(states, steps)``: ``states`` ``(T_max + 1, N, 2)`` raw ``(x, v)`` (a car that
     reached the goal stays there) and ``steps`` ``(N,)``, the number of steps to the goal.
-    Raises ``RuntimeError`` when some car has not arrived after ``max_steps`` steps.
+    Raises ``RuntimeError`` when some car has not arrived after ``max_steps`` steps. (The
+    environment's own roll-out, the one its true values come from, with ``v0`` broadcast.)
     """
     x = np.array(x0, dtype=float).reshape(-1)
     v = np.broadcast_to(np.asarray(v0, dtype=float), x.shape).copy()
-    steps = np.zeros(len(x), dtype=np.int64)
-    done = x >= mc.X_MAX
-    out = [np.stack([x, v], axis=1)]
-    t = 0
-    while not done.all():
-        t += 1
-        if t > max_steps:
-            raise RuntimeError(f"the policy did not reach the goal within {max_steps} steps")
-        x2, v2, term = mc.step_arrays(x, v, policy(x, v))
-        x, v = np.where(done, x, x2), np.where(done, v, v2)
-        steps[term & ~done] = t
-        done |= term
-        out.append(np.stack([x, v], axis=1))
-    return np.array(out), steps
+    return mc._roll_policy(x, v, policy, max_steps)
 
 
 def policy_trajectories(starts=(-0.6, -0.5, -0.4), policy=mc.evaluation_policy) -> list:
@@ -198,9 +187,8 @@ def learning_curves(alpha: float, lam: float, *, runs: int = 4, episodes: int = 
     ``metric`` is each run's average over the episodes (the paper's metric), ``mean`` the
     average over runs per episode (``inf`` once a run diverged).
     """
-    runs, episodes = int(runs), int(episodes)
-    if runs < 1 or episodes < 1:
-        raise ValueError("runs and episodes must be >= 1")
+    runs = check_int("runs", runs, 1)
+    episodes = check_int("episodes", episodes, 1)
     settings = engine.Settings.make(alpha=[alpha] * runs, lam=lam, gamma=GAMMA, eta=eta)
     out = {}
     for m in methods:
