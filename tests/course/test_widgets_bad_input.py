@@ -11,6 +11,7 @@ import pytest
 from ftd_lib.course import stepper as St
 from ftd_lib.course import widgets as Wd
 from ftd_lib.course.nb03_one_state_divergence import values_per_episode
+from ftd_lib.course.nb05_nn_prediction import learning_curves
 
 LC = dict(runs=1, episodes=1)  # the learning-curve explorer, as small as it gets
 
@@ -77,6 +78,9 @@ FUNCTION_BAD = [
     ("one_state_readout T=0", lambda: Wd.one_state_readout(0.1, 0, 0.0), "T"),
     ("k_readout gl=2", lambda: Wd.k_readout(0.01, 2.0), "lam"),
     ("k_readout eta=0", lambda: Wd.k_readout(0.0, 0.9), "eta"),
+    ("learning_curves runs=2.5", lambda: learning_curves(0.01, 0.9, runs=2.5), "runs"),
+    ("learning_curves episodes=0", lambda: learning_curves(0.01, 0.9, episodes=0),
+     "episodes"),
 ]
 
 
