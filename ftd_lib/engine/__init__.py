@@ -42,13 +42,17 @@ Prediction on the live mountain car evaluation task (paper Fig. 3)::
 Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest action index)::
 
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
-                      "cartpole", epsilon=0.05, max_steps=None, device="cpu",
-                      dtype=torch.float64)
-    res.returns        # (B, n_episodes): return (sum of rewards) of every episode
-    res.lengths        # (B, n_episodes): steps of every episode
-    res.diverged       # (B,) bool; returns of a diverged run are nan from then on
+                      "cartpole", epsilon=0.05, max_steps=None, truncation="bootstrap",
+                      width=None, device="cpu", dtype=torch.float64)
+    res.returns        # (N, n_episodes): return (sum of rewards) of every episode
+    res.lengths        # (N, n_episodes): steps of every episode
+    res.diverged       # (N,) bool; returns of a diverged run are nan from then on
+    res.utilisation    # run-steps / (iterations x rows); also utilisation_before_tail
     # max_steps: episode cap (None: the env's default, 5000 mountain car, 1000 cart-pole);
-    # truncation is treated like termination (value 0 after the last state)
+    # truncation="bootstrap": a cap is a time limit, the last target bootstraps from
+    # Q(S', A') (Pardo et al. 2018); "terminal": value 0 after the last state.
+    # The N runs go through a batch of `width` rows (default min(N, 1024)) that stays full:
+    # a row whose run ends takes the next at once (ftd_lib.engine.control).
 
 Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` (reference
 layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
