@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from ftd_lib.repro import report
+from ftd_lib.repro import claims, report
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.chunks import cut_chunks
 from ftd_lib.repro.figures import FIGURES, LAMBDAS, figure
@@ -366,9 +366,9 @@ def test_report_verdicts_follow_the_numbers(tmp_path, agree):
     reproduce("all", "quick", runs=3, out=tmp_path, runner=_scripted_runner(agree),
                 progress=False, plot=agree)  # pictures once is enough
     results = {n: load_results(n, tmp_path) for n in FIGURES}
-    verdicts = report.claims(results)
+    verdicts = claims.claims(results)
     assert [v.number for v in verdicts] == list(range(1, 9))
-    want = report.AGREES if agree else report.DISAGREES
+    want = claims.AGREES if agree else claims.DISAGREES
     assert [v.status for v in verdicts] == [want] * 8, [(v.number, v.evidence)
                                                          for v in verdicts]
     assert all(v.below_paper_scale for v in verdicts)
@@ -395,6 +395,6 @@ def test_report_with_missing_and_paper_scale_data(tmp_path, fake):
 
 
 def test_spearman():
-    assert report.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
-    assert report.spearman([0, 1, 2], [1, 1, 1]) != report.spearman([0, 1, 2], [1, 1, 1])  # nan
-    assert math.isnan(report.spearman([0, 1], [1, 2]))
+    assert claims.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
+    assert claims.spearman([0, 1, 2], [1, 1, 1]) != claims.spearman([0, 1, 2], [1, 1, 1])  # nan
+    assert math.isnan(claims.spearman([0, 1], [1, 2]))
