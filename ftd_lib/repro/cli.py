@@ -27,24 +27,23 @@ from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
 
 
-def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {s!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {s!r}")
-    return v
+def _int_at_least(lo: int):
+    """An argparse type: an integer >= ``lo``, else a message argparse puts after the option."""
+
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            v = None
+        if v is None or v < lo:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {s!r}")
+        return v
+
+    return parse
 
 
-def _seed(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}")
-    return v
+_positive_int = _int_at_least(1)
+_seed = _int_at_least(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
