@@ -81,6 +81,7 @@ from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 TRUNCATIONS = ("bootstrap", "terminal")
 REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
+FULL_WIDTH = 4  # a pop on more than 1/FULL_WIDTH of the rows runs on all networks, masked
 BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
@@ -180,6 +181,7 @@ class ControlBatch(HostDeviceMixin):
         self.th = torch.zeros(P, A * W, device=dev, dtype=dt)
         self.views = net.views(self.th)
         self.work_q = net.work(A * W)
+        self.work_p = net.work(A * W)  # second full-width pass (the updated state)
         self._scratch = {}  # sub-batch buffers by size (see _gather)
         self._grads = {}  # and gradient buffers
         self.S = np.ones((n + 1, W), dtype=npdt)  # [phi(S); 1]
@@ -210,6 +212,8 @@ class ControlBatch(HostDeviceMixin):
             self.ready = np.zeros(W, dtype=bool)
         else:
             self.e = torch.zeros(P, A * W, device=dev, dtype=dt)
+            self.g = torch.zeros(P, A * W, device=dev, dtype=dt)  # masked gradients
+            self.g_views = net.views(self.g)
 
     # ------------------------------------------------------------------ helpers
     def _ext(self, obs):
@@ -257,6 +261,18 @@ class ControlBatch(HostDeviceMixin):
         """Host columns ``a`` (``(..., m)``) padded to ``M`` with copies of the first."""
         m = a.shape[-1]
         return a if M == m else np.concatenate([a, np.repeat(a[..., :1], M - m, -1)], -1)
+
+    def _pop_update_full(self, rows, x, a, target):
+        """:meth:`_pop_update` for many rows: every network of every row evaluated at the
+        row's ``x`` (``(n+1, W)``: all rows), updated with the coefficient masked to the
+        networks ``a`` of ``rows`` (other networks are left exactly as they were)."""
+        A, W = self.A, self.W
+        xr = np.tile(x, A)
+        v = self.net.value(self.views, self._t(xr), self.work_p).reshape(A, W)[a, rows]
+        coef = np.zeros((A, W), dtype=self.npdt)
+        coef[a, rows] = self.cols["alpha"][rows] * (target - v)
+        self._upd(self.views, xr, self.work_p, coef.ravel())
+        return v
 
     def _pop_update(self, rows, x, a, target):
         r""":math:`\theta_a \leftarrow \theta_a + \alpha(U - \hat Q(x, a|\theta))
@@ -452,6 +468,10 @@ class ControlBatch(HostDeviceMixin):
             self.base = self.ar * self.R
         self.views = self.net.views(self.th)
         self.work_q = self.net.work(self.A * W)
+        self.work_p = self.net.work(self.A * W)
+        if self.e is not None:
+            self.g = torch.zeros_like(self.e)
+            self.g_views = self.net.views(self.g)
         self._scratch, self._grads = {}, {}
         self.repacks += 1
 
@@ -493,13 +513,11 @@ class ControlBatch(HostDeviceMixin):
         S = self.S
         xn, r, end, choose = self._env_step(step)
         Q, a_new, q_next = self._q_next(xn, choose)
-        # Q(S, A) and its gradient, on the gathered networks of the rows' actions
+        # Q(S, A): all A networks at S (one pass over the full tensor, no gather)
         rows = np.flatnonzero(step)
-        idx = self._columns(rows, self.act[rows])
-        sub, V, w, m = self._gather(idx)
-        M = sub.shape[1]
-        x = self._pad(S[:, rows], M)
-        v = net.value(V, self._t(x), w)[:m]
+        xs = np.tile(S, A)
+        v = net.value(self.views, self._t(xs), self.work_p).reshape(A, W)[self.act, self.ar]
+        v = v[rows]
         delta = r[rows] + c["gamma"][rows] * q_next[rows] - v
         # e = s e^: decay all A traces by scaling s; e^_A += grad / s
         s_new = self.s[rows] * c["gl"][rows]
@@ -515,12 +533,14 @@ class ControlBatch(HostDeviceMixin):
                     self._t(np.tile(s_new[part], A))))
             s_new[small] = 1.0
         self.s[rows] = s_new
-        g = self._grads[M]
-        G = net.views(g)
-        inv = self._pad(1.0 / s_new, M)
-        net.grad_into(G, V, self._t(x * inv), w)
-        G.b2w2.mul_(self._t(inv))
-        self.e.index_add_(1, idx, g[:, :m])
+        # e^_A += grad Q(S, A) / s: the gradient of every network at S, masked to A's
+        # (written out, then added: the same roundings as a gathered gradient)
+        inv = np.zeros((A, W), dtype=self.npdt)
+        inv[self.act[rows], rows] = 1.0 / s_new
+        inv = inv.ravel()
+        net.grad_into(self.g_views, self.views, self._t(xs * inv), self.work_p)
+        self.g_views.b2w2.mul_(self._t(inv))
+        self.e.add_(self.g)
         # theta += alpha delta e = (alpha delta s) e^, every action's network
         coef = np.zeros(W, dtype=self.npdt)
         coef[rows] = c["alpha"][rows] * delta * s_new
@@ -600,8 +620,15 @@ class ControlBatch(HostDeviceMixin):
             return
         rows = np.flatnonzero(upd)
         al, c, n = self.alg, self.cols, self.n_in
-        item = np.take(self.ring, self.base[rows] + self.q[rows] % self.R, axis=1)
-        v = self._pop_update(rows, item[: n + 1], item[n + 1].astype(np.int64), al["U"][rows])
+        if len(rows) * FULL_WIDTH > self.W:  # most rows: all networks, masked (no gather)
+            item = np.take(self.ring, self.base + self.q % self.R, axis=1)[:, rows]
+            v = self._pop_update_full(rows, np.take(self.ring, self.base + self.q % self.R,
+                                                    axis=1)[: n + 1],
+                                      item[n + 1].astype(np.int64), al["U"][rows])
+        else:
+            item = np.take(self.ring, self.base[rows] + self.q[rows] % self.R, axis=1)
+            v = self._pop_update(rows, item[: n + 1], item[n + 1].astype(np.int64),
+                                 al["U"][rows])
         self.q[rows] += 1
         al["U"][rows] = (al["U"][rows] - item[n + 2]) / c["gl_div"][rows]
         self._check_values(np.abs(v), rows)
