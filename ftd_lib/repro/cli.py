@@ -23,6 +23,7 @@ import sys
 
 from . import store
 from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
+from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
 
@@ -169,10 +170,15 @@ def _reproduce(parser, args) -> int:
                                       chunk_rows=args.chunk_rows, episodes=args.episodes)
         if args.threads != 1:
             command += f" --threads {args.threads}"
+        kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
+                  force=args.force, workers=workers, threads=args.threads)
         try:
-            res = run_figure(fig, args.out, seed=args.seed, device=args.device,
-                               progress=not args.no_progress, force=args.force,
-                               command=command, workers=workers, threads=args.threads)
+            if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
+                # control at paper scale: pilot over the full grid, then 200 runs around
+                # each curve's best step size (ftd_lib.repro.protocol)
+                res = run_protocol(name, args.out, runs=args.runs, **kw)
+            else:
+                res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
             parser.error(str(e))
         except KeyboardInterrupt:

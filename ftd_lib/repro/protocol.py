@@ -1,0 +1,160 @@
+r"""Step sizes, honestly optimised: the two-stage protocol of the control figures (Fig. 4).
+
+The paper optimises :math:`\alpha` for every :math:`\lambda` and method and shows the best
+(Sec. 6). With 13 step sizes x 11 :math:`\lambda` x 2 methods x 200 runs x 1000 cart-pole
+episodes that is out of reach on a laptop, and picking the best of many noisy cells is biased
+upwards anyway. So, two stages:
+
+1. **pilot** -- the full :math:`\alpha` grid, :data:`PILOT_RUNS` runs (run ids
+   ``0 .. PILOT_RUNS-1``), the paper's episode count. Where a curve's best :math:`\alpha`
+   (per method and :math:`\lambda`) sits at an edge of its grid, the grid is widened by one
+   step (a factor 2) beyond that edge and the new cells are computed, until every best is
+   inside (at most :data:`MAX_WIDENINGS` times; a best at the edge after that is reported).
+2. **final** -- for every curve the :data:`FINAL_ALPHAS` step sizes of its pilot grid centred
+   on the pilot's best (shifted inwards at an edge), the paper's 200 runs (run ids ``0 ..
+   199``); the figure shows, at each :math:`\lambda`, the best of those. A final best at the
+   edge of its window widens the window the same way.
+
+Both stages are stored: the pilot under ``<out>/pilot/`` (below paper scale: 20 runs), the
+final figure under ``<out>/`` (at paper scale). Widening only appends cells, so the chunks
+already computed keep their identity and are reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .figures import Cell, Figure, figure
+
+PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the issue's floor)
+FINAL_ALPHAS = 5  # step sizes per curve in the final stage
+MAX_WIDENINGS = 3  # times a grid is widened at an edge
+RUNS_PER_FINAL_CHUNK = 20  # final chunks: every cell of a method x 20 runs
+
+
+def two_stage(fig: Figure) -> bool:
+    """Whether a figure's step sizes go through the two stages: control at paper scale."""
+    return fig.optimise == "alpha" and fig.scale == "paper"
+
+
+def curve_keys(fig: Figure) -> list[tuple[str, float]]:
+    """The curves that are optimised over alpha: one per (method, lambda), in cell order."""
+    return list(dict.fromkeys((c.method, c.lam) for c in fig.cells))
+
+
+def best_alphas(fig: Figure, metric: np.ndarray) -> dict[tuple[str, float], dict]:
+    """For every (method, lambda): its step sizes (sorted), the mean metric of each over the
+    runs (nan-safe: a diverged run's return is nan, it counts as a failure -- the cell's mean
+    is then nan and never best) and the index of the best. ``metric``: ``(cells, runs)``,
+    higher is better (control)."""
+    out = {}
+    for key in curve_keys(fig):
+        idx = [i for i, c in enumerate(fig.cells) if (c.method, c.lam) == key]
+        alphas = np.array([fig.cells[i].alpha for i in idx])
+        order = np.argsort(alphas)
+        means = np.array([np.mean(metric[i]) for i in idx])[order]
+        finite = np.isfinite(means)
+        best = int(np.argmax(np.where(finite, means, -np.inf))) if finite.any() else None
+        out[key] = {"alphas": alphas[order], "means": means, "best": best,
+                    "cells": [idx[j] for j in order]}
+    return out
+
+
+def at_edge(info: dict) -> str | None:
+    """``"low"``/``"high"`` when a curve's best step size is the smallest/largest of its
+    grid, else ``None``."""
+    b = info["best"]
+    if b is None:
+        return None
+    if b == 0:
+        return "low"
+    if b == len(info["alphas"]) - 1:
+        return "high"
+    return None
+
+
+def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | None:
+    """``fig`` with one more step size beyond the edge for every curve whose best sits at an
+    edge (appended cells), or ``None`` when every best is inside."""
+    extra = []
+    for info in best_alphas(fig, metric).values():
+        edge = at_edge(info)
+        if edge is None:
+            continue
+        a = info["alphas"][0] / ratio if edge == "low" else info["alphas"][-1] * ratio
+        template = fig.cells[info["cells"][0]]
+        extra.append(replace(template, alpha=float(f"{a:.6g}")))
+    if not extra:
+        return None
+    return replace(fig, cells=fig.cells + tuple(extra))
+
+
+def pilot_figure(name: str) -> Figure:
+    """Stage 1: the paper-scale definition with :data:`PILOT_RUNS` runs (the full grid)."""
+    return figure(name, "paper", runs=PILOT_RUNS)
+
+
+def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
+                 runs: int | None = None) -> Figure:
+    """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
+    centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
+    method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
+    base = figure(name, "paper")
+    cells: list[Cell] = []
+    for method in base.methods:
+        for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
+            if m != method:
+                continue
+            n = len(info["alphas"])
+            b = info["best"] if info["best"] is not None else n // 2
+            lo = min(max(b - FINAL_ALPHAS // 2, 0), max(n - FINAL_ALPHAS, 0))
+            cells += [pilot.cells[i] for i in info["cells"][lo:lo + FINAL_ALPHAS]]
+    n_runs = base.paper_runs if runs is None else int(runs)
+    per_method = len(cells) // max(len(base.methods), 1)
+    return replace(base, cells=tuple(cells), runs=n_runs,
+                   runs_per_chunk=min(RUNS_PER_FINAL_CHUNK, n_runs),
+                   cells_per_chunk=per_method,
+                   notes=base.notes + (
+                       f"step sizes: two stages (ftd_lib.repro.protocol): a pilot of "
+                       f"{PILOT_RUNS} runs over the full grid, then the {FINAL_ALPHAS} step "
+                       "sizes around each curve's pilot best with these runs.",))
+
+
+def _optimised(fig: Figure, out, run, label: str):
+    """Run ``fig`` (``run(fig, out)``), widening its grids at the edges until every best is
+    inside or :data:`MAX_WIDENINGS` is reached. Returns ``(figure, results)``."""
+    res = run(fig, out)
+    for _ in range(MAX_WIDENINGS):
+        wider = widened(fig, np.asarray(res["metric"]))
+        if wider is None:
+            break
+        n_new = len(wider.cells) - len(fig.cells)
+        print(f"{fig.name} {label}: {n_new} best step size(s) at the edge of the grid; "
+              "widening", flush=True)
+        fig = wider
+        res = run(fig, out)
+    return fig, res
+
+
+def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None, **kw):
+    """Both stages for a control figure (see the module docstring): the pilot into
+    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``. ``kw`` go to
+    :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
+    :class:`~ftd_lib.repro.results.Results`."""
+    from pathlib import Path
+
+    from .runs import run_figure
+
+    pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
+    command = f"python -m ftd_lib reproduce {name} --scale paper" + (
+        f" --runs {runs}" if runs is not None else "") + f" --out {out}"
+
+    def run(fig, where):
+        return run_figure(fig, where, command=command, **kw)
+
+    pilot, pres = _optimised(pilot_figure(name), pilot_out, run, "pilot")
+    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs),
+                             out, run, "final")
+    return fres
