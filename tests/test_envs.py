@@ -59,7 +59,7 @@ def test_fig2_closed_form_matches_reference_algorithms():
     for alpha in (0.05, 0.2):
         kw = dict(approx=lin, alpha=alpha, lam=1.0, gamma=1.0)
         for name, method in (("td_lambda", A.td_lambda),
-                             ("lambda_return", A.offline_lambda_return)):
+                             ("online_lambda_return", A.offline_lambda_return)):
             v = method(eps, np.zeros(1), **kw)[ends, 0]
             got = error_first_episodes(alpha, lengths[None, :], name)[0]
             assert got == pytest.approx(np.mean(np.abs(1 - v)), rel=1e-10)
