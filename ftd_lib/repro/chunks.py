@@ -193,7 +193,16 @@ def _engine_result(res) -> dict:
         diverged = getattr(res, "diverged", None)
     values = _to_numpy(values)
     diverged = np.zeros(len(values), bool) if diverged is None else _to_numpy(diverged)
-    return {"values": values, "diverged": diverged.astype(bool)}
+    out = {"values": values, "diverged": diverged.astype(bool)}
+    stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
+    if stats:  # how busy the batch was (stored in the chunk's metadata, not its arrays)
+        out["engine_stats"] = {k: float(v) for k, v in stats.items()}
+    return out
+
+
+#: what the engine reports of its batch (control): kept in a chunk's metadata
+ENGINE_STATS = ("width", "iterations", "utilisation", "utilisation_before_tail",
+                "steps_before_tail", "seconds_before_tail", "repacks")
 
 
 def _to_numpy(a):

@@ -159,6 +159,8 @@ def _compute_chunk(job, progress: bool = False) -> None:
     data = chunks.reduce_chunk(task, raw)
     cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
              "machine": here}
+    if isinstance(raw, dict) and "engine_stats" in raw:
+        cmeta["engine"] = raw["engine_stats"]
     store.ChunkStore(root).save(ident, data, cmeta)
 
 
