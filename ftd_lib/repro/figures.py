@@ -202,8 +202,9 @@ def _fig4(side: str, scale: str) -> Figure:
         runs=2 if quick else 200, episodes=quick_episodes if quick else paper_episodes,
         paper_runs=200, paper_episodes=paper_episodes,
         ylabel="average return, first episodes",
-        runs_per_chunk=2 if quick else 50,
-        cells_per_chunk=len(cells) // len(CONTROL) if quick else len(alphas),
+        # a chunk holds every cell of a method (x 50 runs): a long queue keeps the engine's
+        # batch full, and the slow tails of the runs that learn overlap in one batch
+        runs_per_chunk=2 if quick else 50, cells_per_chunk=len(cells) // len(CONTROL),
         epsilon=EPSILON, optimise="alpha", max_steps=max_steps, truncation="bootstrap",
         notes=(f"gamma = {gamma} (see ftd_lib.envs.tasks); epsilon = {EPSILON}; "
                f"eta = {ETA}; one network per action; episodes capped at {max_steps} steps.",))

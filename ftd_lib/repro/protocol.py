@@ -31,7 +31,7 @@ from .figures import Cell, Figure, figure
 PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the floor)
 FINAL_ALPHAS = 5  # step sizes per curve in the final stage
 MAX_WIDENINGS = 3  # times a grid is widened at an edge
-RUNS_PER_FINAL_CHUNK = 20  # final chunks: every cell of a method x 20 runs
+RUNS_PER_FINAL_CHUNK = 50  # final chunks: every cell of a method x 50 runs
 
 
 def two_stage(fig: Figure) -> bool:

@@ -16,9 +16,9 @@ from ftd_lib.repro.figures import figure
 # (figure, scale, chunk_rows, chunk index, runner name, device kind) -> sha256 of the identity
 PINS = [
     (("fig4-right", "paper", None, 0, "engine-sarsa_lambda-v2", "cpu"),
-     "a17adb491b7e74f30b2d39c4023c8f97b7cdd913f7f1eb0e2235f125bfd6bf76"),
+     "29283cae7bb2e9a6c393ce68a400328c1dfdd76ad9cbf0e6331c19fe9d665c93"),
     (("fig4-right", "paper", None, -1, "engine-forward_sarsa_lambda-v2", "cpu"),
-     "9bb22d7b52fe1237d0535d22fa502bd92f71a65566e9fd5703315f49493c0f74"),
+     "971cad3f1c6ae6a8ba4c32dddcdee7383515cd40e98c77a25e9c8c31c4969219"),
     (("fig4-right", "paper", 20000, 1, "engine-sarsa_lambda-v2", "cuda"),
      "fcd3ddbefac826fc649bd3baefde5f3a3d16490ae5fba9405274430b38167c64"),
     (("fig3-left", "paper", None, 3, "engine-td_lambda-v1", "cpu"),
@@ -42,8 +42,8 @@ def test_identity_hash_and_file_name_are_pinned(tmp_path, where, key):
 
 
 def test_fig4_right_paper_chunk_identity_in_full():
-    """Every field of the first Fig. 4 right chunk at paper scale (650 rows: 13 step sizes at
-    lambda = 0, runs 0..49, Sarsa(lambda)), so a failing pin says which field moved."""
+    """Every field of the first Fig. 4 right chunk at paper scale (7150 rows: 11 lambda x 13
+    step sizes, runs 0..49, Sarsa(lambda)), so a failing pin says which field moved."""
     ident = _identity("fig4-right", "paper", None, 0, "engine-sarsa_lambda-v2", "cpu")
     settings, run_ids = ident.pop("settings"), ident.pop("run_ids")
     assert ident == {
@@ -52,11 +52,12 @@ def test_fig4_right_paper_chunk_identity_in_full():
         "episodes": 1000, "epsilon": 0.05, "runner": "engine-sarsa_lambda-v2", "device": "cpu",
         "max_steps": 1000, "truncation": "bootstrap"}
     assert STORE_VERSION == 1
-    assert len(settings) == len(run_ids) == 650
-    assert run_ids == [r for _ in range(13) for r in range(50)]
+    assert len(settings) == len(run_ids) == 7150
+    assert run_ids == [r for _ in range(143) for r in range(50)]
     assert settings[0] == [5.85937e-05, 0.0, 0.99, 0.01, 0.0]
-    assert settings[-1] == [0.24, 0.0, 0.99, 0.01, 0.0]
-    assert {tuple(s[1:]) for s in settings} == {(0.0, 0.99, 0.01, 0.0)}
+    assert settings[-1] == [0.24, 1.0, 0.99, 0.01, 0.0]
+    assert {tuple(s[2:]) for s in settings} == {(0.99, 0.01, 0.0)}
+    assert len({tuple(s[:2]) for s in settings}) == 143
 
 
 def test_fig3_left_chunk_identity_in_full():

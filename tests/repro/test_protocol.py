@@ -72,12 +72,12 @@ def test_the_final_window_shifts_inwards_at_an_edge_and_skips_diverged_cells():
     assert info["alphas"][info["best"]] == grid[1]
 
 
-def test_final_chunks_hold_every_cell_of_a_method_times_20_runs():
+def test_final_chunks_hold_every_cell_of_a_method_times_50_runs():
     p = protocol.pilot_figure("fig4-right")
     f = protocol.final_figure("fig4-right", p, _metric(p, lambda meth, lam: 0.015))
     cut = chunks.cut_chunks(f, 1)
     assert len(cut) == 2 * 200 // protocol.RUNS_PER_FINAL_CHUNK
-    assert {t.rows for t in cut} == {11 * protocol.FINAL_ALPHAS * 20}
+    assert {t.rows for t in cut} == {11 * protocol.FINAL_ALPHAS * 50}
     assert {t.method for t in cut} == {"sarsa_lambda", "forward_sarsa_lambda"}
 
 
@@ -109,3 +109,9 @@ def test_run_protocol_stores_both_stages_and_finds_the_best(tmp_path):
             assert sel.sum() == protocol.FINAL_ALPHAS
             want = 0.0075 / 8 if (m, lv) == ("sarsa_lambda", 0.0) else 0.0075
             assert a[sel][np.argmax(metric[sel])] == pytest.approx(want, rel=1e-3)
+
+
+def test_the_pilot_is_two_chunks_one_per_method():
+    cut = chunks.cut_chunks(protocol.pilot_figure("fig4-right"), 1)
+    assert [t.method for t in cut] == ["sarsa_lambda", "forward_sarsa_lambda"]
+    assert {t.rows for t in cut} == {11 * 13 * protocol.PILOT_RUNS}
