@@ -164,3 +164,61 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=10, frameon=False,
               borderaxespad=0.2)
     return ax
+
+
+def td_lambda_replacing(episodes, w0, *, alpha: float, lam: float, gamma: float) -> np.ndarray:
+    r"""TD(:math:`\lambda`) with **replacing** traces (Singh & Sutton 1996), linear values on
+    binary features: a trace is set to 1 when its feature is active, instead of growing by 1,
+
+    .. math:: e_t = \gamma\lambda\, e_{t-1} \ \text{(inactive features)}, \qquad
+              e_t = 1 \ \text{(active features)}, \qquad
+              \theta_{t+1} = \theta_t + \alpha\,\delta_t\, e_t .
+
+    Same contract as :func:`ftd_lib.algorithms.td_lambda` (the last feature row of an episode
+    is its terminal state, value 0): one weight row per time step. On the one-state example
+    the trace stays 1, so one episode is the pseudo-update with :math:`\beta = \alpha`.
+    """
+    check_alpha(alpha)
+    lam = check_number("lam", lam)
+    gamma = check_number("gamma", gamma)
+    w = np.array(w0, dtype=float)
+    rows = []
+    for x, r in episodes:
+        x = np.asarray(x, dtype=float)
+        if not np.all((x == 0) | (x == 1)):
+            raise ValueError("x must hold binary features (0 or 1): replacing traces need them")
+        e = np.zeros_like(w)
+        T = len(r)
+        for t in range(T):
+            e = np.where(x[t] != 0, 1.0, gamma * lam * e)
+            v_next = 0.0 if t == T - 1 else float(w @ x[t + 1])
+            delta = float(r[t]) + gamma * v_next - float(w @ x[t])
+            w = w + alpha * delta * e
+            rows.append(w.copy())
+    return np.array(rows).reshape(len(rows), len(w))
+
+
+def beta_measured(method: str, alpha: float, T: int, v0: float = 0.0) -> float:
+    r""":math:`\beta` measured on one episode of the one-state example, from the per-run
+    algorithm itself: :math:`(\hat V_T - \hat V_0)/(1 - \hat V_0)` after one episode of length
+    T with :math:`\lambda = \gamma = 1`. ``method``: ``"td_lambda"`` (accumulating traces),
+    ``"td_lambda_replacing"`` or ``"online_lambda_return"``."""
+    from .. import algorithms
+    from ..approx import Linear
+    from ..envs.one_state import one_state_episodes
+
+    T = check_int("T", T, 1)
+    v0 = check_number("v0", v0)
+    if v0 == 1.0:
+        raise ValueError("v0 must differ from 1 (the true value): β is undefined there")
+    episode = one_state_episodes(1, T=T)
+    w0 = np.array([v0])
+    if method == "td_lambda_replacing":
+        W = td_lambda_replacing(episode, w0, alpha=alpha, lam=1.0, gamma=1.0)
+    elif method in ("td_lambda", "online_lambda_return"):
+        W = getattr(algorithms, method)(episode, w0, approx=Linear(1), alpha=alpha, lam=1.0,
+                                        gamma=1.0)
+    else:
+        raise ValueError("method must be td_lambda, td_lambda_replacing or "
+                         f"online_lambda_return, got {method!r}")
+    return float((W[-1, 0] - v0) / (1.0 - v0))
