@@ -46,18 +46,27 @@ def curve_keys(fig: Figure) -> list[tuple[str, float]]:
 
 def best_alphas(fig: Figure, metric: np.ndarray) -> dict[tuple[str, float], dict]:
     """For every (method, lambda): its step sizes (sorted), the mean metric of each over the
-    runs (nan-safe: a diverged run's return is nan, it counts as a failure -- the cell's mean
-    is then nan and never best) and the index of the best. ``metric``: ``(cells, runs)``,
+    runs (a diverged run's return is nan, so is its cell's mean: it counts as a failure and
+    is never best), the index of the best and the cells. ``metric``: ``(cells, runs)``,
     higher is better (control)."""
+    return best_alphas_of([c.method for c in fig.cells], [c.lam for c in fig.cells],
+                          [c.alpha for c in fig.cells], metric)
+
+
+def best_alphas_of(methods, lams, alphas, metric) -> dict[tuple[str, float], dict]:
+    """:func:`best_alphas` from per-cell arrays (e.g. a stored figure's ``method``, ``lam``,
+    ``alpha`` and ``metric``)."""
+    keys = list(dict.fromkeys(zip(methods, (float(x) for x in lams), strict=True)))
     out = {}
-    for key in curve_keys(fig):
-        idx = [i for i, c in enumerate(fig.cells) if (c.method, c.lam) == key]
-        alphas = np.array([fig.cells[i].alpha for i in idx])
-        order = np.argsort(alphas)
+    for key in keys:
+        idx = [i for i, mk in enumerate(zip(methods, lams, strict=True))
+               if (mk[0], float(mk[1])) == key]
+        a = np.array([alphas[i] for i in idx], dtype=float)
+        order = np.argsort(a)
         means = np.array([np.mean(metric[i]) for i in idx])[order]
         finite = np.isfinite(means)
         best = int(np.argmax(np.where(finite, means, -np.inf))) if finite.any() else None
-        out[key] = {"alphas": alphas[order], "means": means, "best": best,
+        out[key] = {"alphas": a[order], "means": means, "best": best,
                     "cells": [idx[j] for j in order]}
     return out
 

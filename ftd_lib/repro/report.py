@@ -132,7 +132,7 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
                 k = k[0]
                 cell = fmt_number(s[c]["y"][k], s[c]["se"][k])
                 if d["optimise"]:
-                    cell += f" [α = {s[c]['alpha'][k]:g}]"
+                    cell += f" [α = {s[c]['alpha'][k]:g}{_edge_mark(a, c, x, s[c]['alpha'][k])}]"
                 row.append(cell)
             rows.append(row)
         out += _table(["λ"] + [label(c) for c in curves], rows) + [""]
@@ -152,6 +152,55 @@ def _figure_section(name: str, res, png_rel: str | None, verdicts: list[Verdict]
             out += [f"- **{v.mark}** — {v.claim}  ", f"  {v.evidence}"]
         out += [""]
     out += ["How it was made:", ""] + _provenance(res) + [""]
+    return out
+
+
+def _edge_mark(arrays, curve, lam, alpha) -> str:
+    """``", grid edge"`` when ``alpha`` is the smallest or largest step size of the curve's
+    cells at ``lam`` (the optimum may lie beyond the grid)."""
+    sel = (arrays["curve"] == curve) & (arrays["lam"] == lam)
+    grid = arrays["alpha"][sel]
+    if len(grid) > 1 and alpha in (grid.min(), grid.max()):
+        return ", grid edge"
+    return ""
+
+
+def _pilot_section(name: str, results_dir: Path, report_dir: Path) -> list[str]:
+    """Stage 1 of the step-size protocol (:mod:`ftd_lib.repro.protocol`): the pilot's best
+    step size per curve, from ``<results>/pilot/``."""
+    from .protocol import PILOT_RUNS, at_edge, best_alphas_of
+
+    res = load_results(name, results_dir / "pilot")
+    if res is None:
+        return []
+    a = res.arrays
+    info = best_alphas_of(a["method"].tolist(), a["lam"].tolist(), a["alpha"].tolist(),
+                          np.asarray(a["metric"]))
+    methods = list(dict.fromkeys(a["method"].tolist()))
+    lams = sorted({k[1] for k in info})
+    out = [f"### Step sizes, stage 1: the pilot ({res.meta.get('runs', PILOT_RUNS)} runs × "
+           f"{res.meta.get('episodes')} episodes, {len(set(a['alpha'].tolist()))} step sizes)",
+           "", "The final figure above uses, for every curve, the 5 step sizes around the "
+           "pilot's best (`ftd_lib/repro/protocol.py`). Pilot's best α per λ (mean return over "
+           "the pilot's runs; *edge*: the best is the smallest or largest step size tried):", ""]
+    png = results_paths(name, results_dir / "pilot")["png"]
+    if png.is_file():
+        rel = os.path.relpath(png, report_dir).replace(os.sep, "/")
+        out += [f"![{name} pilot]({rel})", ""]
+    rows = []
+    for lam in lams:
+        row = [f"{lam:g}"]
+        for m in methods:
+            k = info.get((m, lam))
+            if k is None or k["best"] is None:
+                row.append("all diverged" if k is not None else "")
+                continue
+            edge = at_edge(k)
+            row.append(f"{fmt_number(k['means'][k['best']])} [α = {k['alphas'][k['best']]:g}"
+                       + (f", *{edge} edge*" if edge else "") + "]")
+        rows.append(row)
+    out += _table(["λ"] + [label(m) for m in methods], rows) + [""]
+    out += ["How the pilot was made:", ""] + _provenance(res) + [""]
     return out
 
 
@@ -191,6 +240,7 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
         png = results_paths(n, results_dir)["png"]
         rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
+        lines += _pilot_section(n, results_dir, report_dir)
     return "\n".join(lines).rstrip() + "\n"
 
 

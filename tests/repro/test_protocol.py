@@ -115,3 +115,28 @@ def test_the_pilot_is_two_chunks_one_per_method():
     cut = chunks.cut_chunks(protocol.pilot_figure("fig4-right"), 1)
     assert [t.method for t in cut] == ["sarsa_lambda", "forward_sarsa_lambda"]
     assert {t.rows for t in cut} == {11 * 13 * protocol.PILOT_RUNS}
+
+
+def test_the_report_shows_the_pilot_and_flags_a_best_at_the_grid_edge(tmp_path):
+    from ftd_lib.repro.report import render
+
+    protocol.run_protocol("fig4-left", tmp_path, runs=3, runner=_peaked_runner,
+                          progress=False, plot=False)
+    text = render(tmp_path)
+    assert "Step sizes, stage 1: the pilot (20 runs" in text
+    # Sarsa(0)'s pilot best, inside the grid: no edge mark in its pilot row
+    row0 = next(line for line in text.splitlines() if line.startswith("| 0 | ")
+                and "α = 0.0009375" in line)
+    assert "edge" not in row0
+    # the final's cells around 0.0075 hold it in the middle: no grid-edge mark anywhere
+    assert "grid edge" not in text
+
+
+def test_a_final_best_at_the_edge_of_its_window_is_flagged(tmp_path):
+    from ftd_lib.repro.report import _edge_mark
+
+    arrays = {"curve": np.array(["a"] * 3 + ["b"] * 3), "lam": np.array([0.5] * 6),
+              "alpha": np.array([0.1, 0.2, 0.4] * 2)}
+    assert _edge_mark(arrays, "a", 0.5, 0.4) == ", grid edge"
+    assert _edge_mark(arrays, "a", 0.5, 0.1) == ", grid edge"
+    assert _edge_mark(arrays, "b", 0.5, 0.2) == ""
