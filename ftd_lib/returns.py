@@ -81,7 +81,7 @@ def advance_time(g: float, rho_t: float, gamma: float, lam: float) -> float:
 
 
 def k_bound(gamma: float, lam: float, eta: float, k_max: int | None = None):
-    r"""The horizon K of the K-bounded :math:`\lambda`-return (eq. "K value", Sec. 5):
+    r"""The horizon K of the K-bounded :math:`\lambda`-return (eq. 5, Sec. 5):
 
     .. math:: K = \lceil \log\eta / \log(\gamma\lambda) \rceil,
 

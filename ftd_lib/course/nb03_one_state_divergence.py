@@ -1,7 +1,7 @@
 r"""Notebook 03 (the one-state example, Sec. 4, Figure 2): values per episode, the
 :math:`\beta` curves, and Figure 2 right.
 
-One episode of length T moves the single value by the pseudo-update (eq. VT)
+One episode of length T moves the single value by the pseudo-update (eq. 4 of the paper)
 
 .. math:: \hat V_T = \hat V_0 + \beta(1-\hat V_0), \qquad
           \beta_\lambda = 1-(1-\alpha)^T \ (\lambda\text{-return}), \qquad
@@ -35,7 +35,7 @@ from ..envs.one_state import (
 )
 from ..rng import run_generator
 from ..validate import check_alpha, check_int, check_number
-from .plots import OKABE_ITO, plot_off_chart, style, use_style
+from .plots import OKABE_ITO, off_chart_handle, plot_off_chart, style, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
 N_EPISODES = 10  # "averaged over the first 10 episodes"
@@ -120,7 +120,10 @@ def plot_figure2(data: dict, ax=None, ymax: float = 1.0):
            f"{data['n_episodes']} episodes)", title=f"One-state example, λ = 1 ({length})",
            xlim=(0, float(data["alphas"][-1]) * 1.02))
     ax.set_ylim(bottom=0)
-    ax.legend(loc="center right")
+    handles, _ = ax.get_legend_handles_labels()
+    if any(not np.all(np.isfinite(data[m]) & (data[m] <= ymax)) for m in BETA_FN):
+        handles.append(off_chart_handle())
+    ax.legend(handles=handles, loc="center right")
     return ax
 
 
@@ -147,7 +150,7 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
                     ms=9, ls="none", color=kw["color"], clip_on=False)
     ax.set_ylim(0, beta_max * 1.08)
     ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=12)
     return ax
 
 
@@ -156,13 +159,18 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     """The value after each episode for both methods; values outside [lo, hi] off the chart."""
     ep = np.arange(int(n_episodes) + 1)
     ax.axhline(1.0, color="k", lw=1.0, ls=":", label="true value 1")
+    off = False
     for method in BETA_FN:
         v = values_per_episode(alpha, T, v0, n_episodes, method)
         plot_off_chart(ax, ep, v, hi, lo, marker="o", ms=5, **style(method))
+        off |= bool(np.any(~np.isfinite(v) | (v > hi) | (v < lo)))
     ax.set(xlabel="episode", ylabel="value at episode end", xlim=(-0.3, n_episodes + 0.3))
-    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=28)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=10, frameon=False,
-              borderaxespad=0.2)
+    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=46)
+    handles, _ = ax.get_legend_handles_labels()
+    if off:
+        handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=11,
+              frameon=False, borderaxespad=0.2)
     return ax
 
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..methods import OKABE_ITO, style
 
-__all__ = ["OKABE_ITO", "RC", "new_axes", "plot_off_chart", "sequential_colours", "style",
-           "use_style"]
+__all__ = ["OKABE_ITO", "RC", "new_axes", "off_chart_handle", "plot_off_chart",
+           "sequential_colours", "style", "use_style"]
 
 RC = {
     "figure.figsize": (7.0, 4.2),
@@ -24,7 +24,7 @@ RC = {
     "font.size": 12,
     "axes.titlesize": 13,
     "axes.labelsize": 12,
-    "legend.fontsize": 11,
+    "legend.fontsize": 12,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
@@ -67,6 +67,14 @@ def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):
     else:
         ax.set_ylim(ymin - 0.08 * span, lim_top)
     return line
+
+
+def off_chart_handle(label: str = "off the chart: diverged (or beyond the axis)",
+                     marker: str = "^"):
+    """A legend entry for the markers :func:`plot_off_chart` pins to the edge of the axes."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], ls="none", marker=marker, ms=8, color="0.3", label=label)
 
 
 def sequential_colours(n: int) -> list:

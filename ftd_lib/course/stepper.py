@@ -42,7 +42,7 @@ def stepper_frames(episode, *, approx, w0, alpha, lam, gamma, eta, k_max=None) -
     values = np.array([0.0] + [float(s["V_next"]) for s in trace])  # V(S_j | theta_{j-1})
     states = np.argmax(x, axis=1) + 1 if x.shape[1] > 1 else np.ones(T + 1, dtype=int)
     states = np.where(np.abs(x).sum(axis=1) == 0, 0, states)
-    labels = [f"s={int(v)}" if v else "end" for v in states]
+    labels = [f"state {int(v)}" if v else "end" for v in states]
     frames = []
     done: list[int] = []
     for step in trace:
@@ -69,14 +69,14 @@ def _step_readout(f: dict) -> str:
     K = "∞" if math.isinf(f["K"]) else f["K"]
     if f["end"]:
         rows = "".join(
-            f"<tr><td>S<sub>{s}</sub></td><td>{g:.4f}</td><td>{d:.4f}</td></tr>"
+            f"<tr><td>S<sub>t={s}</sub></td><td>{g:.4f}</td><td>{d:.4f}</td></tr>"
             for s, g, d in zip(f["flushed"], f["flush_targets"], f["definitions"], strict=True))
         return (f"<div class='ftd-step' data-frame='{f['frame']}'><b>Episode end (t = {f['T']})"
                 f"</b>: the {len(f['flushed'])} states left in the queue F are updated now, with "
                 f"horizon T, each target by the ρ-step U ← (U − ρ<sub>p</sub>)/γλ."
-                "<table><tr><th>state of time</th><th>target U</th><th>G by eq. 2</th></tr>"
+                "<table><tr><th>the state of time</th><th>target U</th><th>G by eq. 2</th></tr>"
                 f"{rows}</table></div>")
-    queue = ", ".join(f"S<sub>{s}</sub>" for s in f["queue"]) or "∅"
+    queue = ", ".join(f"S<sub>t={s}</sub>" for s in f["queue"]) or "∅"
     sync = " (resynchronised: U ← U_sync, U_sync ← V_current)" if f["ready"] and f["i"] == 0 \
         else ""
     nxt = "terminal" if f["next_state"] == 0 else f"state {f['next_state']}"
@@ -91,7 +91,8 @@ def _step_readout(f: dict) -> str:
     if f["updated"] is not None:
         s = f["updated"]
         lines.append(
-            f"<b>update S<sub>{s}</sub></b> with target U = G<sub>{s}</sub><sup>λ|{f['horizon']}"
+            f"<b>update S<sub>t={s}</sub></b> ({f['states'][s]}) with target "
+            f"U = G<sub>{s}</sub><sup>λ|{f['horizon']}"
             f"</sup> = {f['target']:.4f} (by eq. 2: {f['definition']:.4f}); then "
             f"U = {f['U']:.4f}")
     else:
@@ -120,16 +121,17 @@ def _draw_timeline(ax, f: dict):
         ax.add_patch(Rectangle((s + 0.06, 0.1), 0.88, 0.8, facecolor=c,
                                edgecolor="k" if seen else "#bbbbbb", lw=1.2))
         tc = "white" if s in now else ("k" if seen else "#999999")
-        ax.text(s + 0.5, 0.6, f"S$_{{{s}}}$", ha="center", va="center", fontsize=10, color=tc)
-        ax.text(s + 0.5, 0.28, f"{f['states'][s]}", ha="center", va="center", fontsize=8,
-                color=tc)
+        ax.text(s + 0.5, 0.62, f"t={s}", ha="center", va="center", fontsize=14,
+                fontweight="bold", color=tc)
+        ax.text(s + 0.5, 0.27, f["states"][s].replace("state ", "st. "), ha="center",
+                va="center", fontsize=11, color=tc)
     if not f["end"]:
-        ax.annotate("t", xy=(f["t"] + 0.5, 0.95), xytext=(f["t"] + 0.5, 1.45), ha="center",
-                    arrowprops=dict(arrowstyle="->", color="k"), fontsize=11)
+        ax.annotate("now", xy=(f["t"] + 0.5, 0.95), xytext=(f["t"] + 0.5, 1.45), ha="center",
+                    arrowprops=dict(arrowstyle="->", color="k"), fontsize=13)
     bracket = None
     if f["updated"] is not None:
-        bracket = (f["updated"], f["horizon"], f"rewards used by G$_{{{f['updated']}}}^{{λ|"
-                   f"{f['horizon']}}}$")
+        bracket = (f["updated"], f["horizon"], f"rewards used by the target of t = "
+                   f"{f['updated']}: G$^{{λ|{f['horizon']}}}$")
     elif f["end"] and f["flushed"]:
         bracket = (f["flushed"][0], T, f"horizon T = {T} for all of them")
     if bracket is not None:
@@ -138,19 +140,18 @@ def _draw_timeline(ax, f: dict):
         ax.plot([s + 0.1, s + 0.1], [-0.1, -0.3], color=OKABE_ITO["vermillion"], lw=2.5)
         ax.plot([h - 0.1, h - 0.1], [-0.1, -0.3], color=OKABE_ITO["vermillion"], lw=2.5)
         ax.text((s + h) / 2, -0.45, label, ha="center", va="top", color=OKABE_ITO["vermillion"],
-                fontsize=10)
+                fontsize=13)
     handles = [Rectangle((0, 0), 1, 1, facecolor=colours[k], edgecolor="k")
                for k in ("queue", "now", "done")]
-    ax.text(-0.1, 0.28, "state", ha="right", va="center", fontsize=8, color="#666666")
     ax.legend(handles, ["waiting in queue F", "updated now", "updated before"],
-              loc="upper right", ncol=3, fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.3))
+              loc="lower right", ncol=3, fontsize=12, frameon=False, bbox_to_anchor=(1.0, 1.22))
     ax.set_xlim(-0.2, T + 0.2)
     ax.set_ylim(-0.95, 1.6)
     ax.axis("off")
     title = (f"episode end: flush {len(f['flushed'])} states" if f["end"] else
-             f"time step t = {f['t']}" + (f": update S$_{{{f['updated']}}}$"
+             f"time step t = {f['t']}" + (f": update the state of t = {f['updated']}"
                                           if f["updated"] is not None else ": no update"))
-    ax.set_title(title, loc="left", fontsize=12)
+    ax.set_title(title, loc="left", fontsize=14)
 
 
 def algorithm1_stepper(episode=None, *, approx=None, w0=None, alpha: float = 0.5,
@@ -187,12 +188,12 @@ def algorithm1_stepper(episode=None, *, approx=None, w0=None, alpha: float = 0.5
         ex.state = f
         back.disabled = slider.value == 0
         forward.disabled = slider.value == n - 1
-        fig = new_figure(10.0, 2.6, left=0.05, right=0.99, top=0.8, bottom=0.02)
+        fig = new_figure(12.0, 3.4, left=0.01, right=0.99, top=0.72, bottom=0.02)
         _draw_timeline(fig.subplots(), f)
         return _step_readout(f), fig
 
     ex = Explorer(controls, render, readout_class="ftd-step-readout",
-                  image_class="ftd-step-plot", width=10.0, height=2.6,
+                  image_class="ftd-step-plot", width=12.0, height=3.4,
                   layout_rows=[W.HBox([back, forward, reset, slider])])
     ex.frames = frames
 

@@ -216,14 +216,14 @@ def one_state_explorer(alpha: float = 0.15, T: int = 10, v0: float = 0.0,
         t = int(controls["T"].value)
         v = float(controls["v0"].value)
         text, ex.state = one_state_readout(a, t, v, n_episodes)
-        fig = new_figure(11.0, 4.0, left=0.07, top=0.84, bottom=0.13)
+        fig = new_figure(11.0, 4.3, left=0.07, top=0.76, bottom=0.12)
         ax1, ax2 = fig.subplots(1, 2)
         plot_values(ax1, a, t, v, n_episodes)
         plot_beta_curves(t, ax2, alpha=a)
         return text, fig
 
     ex = Explorer(controls, render, readout_class="ftd-beta-readout",
-                  image_class="ftd-one-state-plot", width=11.0, height=4.0)
+                  image_class="ftd-one-state-plot", width=11.0, height=4.3)
     for w in controls.values():
         ex.observe(w)
     return ex
@@ -234,7 +234,7 @@ def one_state_explorer(alpha: float = 0.15, T: int = 10, v0: float = 0.0,
 
 
 def k_readout(eta: float, gl: float) -> tuple[str, dict]:
-    r"""K (eq. "K value"), the weight :math:`(\gamma\lambda)^K` of the first dropped term and
+    r"""K (eq. 5 of the paper), the weight :math:`(\gamma\lambda)^K` of the first dropped term and
     :math:`(\gamma\lambda)^{K-1}` of the last kept one."""
     K = k_bound(1.0, gl, eta)
     if math.isinf(K):

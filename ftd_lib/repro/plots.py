@@ -34,9 +34,7 @@ def plot_results(res: Results, ax=None):
     summ = res.summary()
     title = d["title"]
     if not res.at_paper_scale:
-        m = res.meta
-        title += (f"\n[below paper scale: {m['runs']} of {m['paper_runs']} runs, "
-                  f"{m['episodes']} of {m['paper_episodes']} episodes]")
+        title += f"\n[{scale_label(res)}]"
     ax.set_title(title)
     xlabel = "step size α" if d["x"] == "alpha" else "λ"
     if d["optimise"]:
@@ -52,6 +50,11 @@ def plot_results(res: Results, ax=None):
             kw = dict(kw, label=kw.get("label", curve), marker="o", ms=4)
             plot_off_chart(ax, s["x"], s["y"], ymax, **kw)
         ax.set_ylim(bottom=0)
+        if any(not np.all(np.isfinite(s["y"]) & (s["y"] <= ymax)) for s in summ.values()):
+            from ..course.plots import off_chart_handle
+
+            handles, _ = ax.get_legend_handles_labels()
+            ax.legend(handles=[*handles, off_chart_handle()], loc="best", fontsize=11)
     else:
         # returns: higher is better, so a point whose every alpha diverged is drawn off the
         # chart at the *bottom* (▼), never left out
@@ -60,7 +63,7 @@ def plot_results(res: Results, ax=None):
         pad = 0.08 * (hi - lo) if hi > lo else max(1.0, 0.1 * abs(hi))
         edge = lo - pad  # the bottom of the axes
         pinned = edge - 0.5 * pad  # just below it, like plot_off_chart's top
-        any_off = False
+        any_off = any_edge = False
         for curve, s in summ.items():
             kw = dict(style(curve), marker="o", ms=4)
             off = ~np.isfinite(s["y"])
@@ -72,14 +75,24 @@ def plot_results(res: Results, ax=None):
                 any_off = True
                 ax.plot(s["x"][off], y[off], ls="none", marker="v", ms=8,
                         color=line.get_color(), clip_on=False)
+            at_edge = s.get("alpha_edge", np.zeros(len(y), dtype=str)) != ""
+            if at_edge.any():
+                any_edge = True
+                ax.plot(s["x"][at_edge], y[at_edge], ls="none", marker="s", ms=11, mfc="none",
+                        mew=1.6, color=line.get_color())
         ax.set_ylim(bottom=edge)
-        if any_off:
-            from matplotlib.lines import Line2D
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
 
-            handles, _ = ax.get_legend_handles_labels()
+        handles, _ = ax.get_legend_handles_labels()
+        handles.append(Patch(color="0.3", alpha=0.15, label="band: ±1 SE over runs"))
+        if any_edge:
+            handles.append(Line2D([], [], ls="none", marker="s", ms=11, mfc="none", mew=1.6,
+                                  color="0.3", label="best α at the grid's edge"))
+        if any_off:
             handles.append(Line2D([], [], ls="none", marker="v", ms=8, color="0.3",
-                                  label="every α diverged"))
-            ax.legend(handles=handles, loc="best")
+                                  label="off the chart: every α diverged"))
+        ax.legend(handles=handles, loc="best", fontsize=11)
     if d["x"] == "alpha":
         from matplotlib.ticker import FuncFormatter, LogLocator
 

@@ -57,7 +57,9 @@ class Results:
 
     def summary(self) -> dict[str, dict[str, np.ndarray]]:
         """Per curve, the plotted points: ``x``, ``y``, ``se``, ``alpha`` (the best alpha where
-        the figure optimises it), ``n_diverged`` and ``cell`` (the cell index)."""
+        the figure optimises it), ``alpha_edge`` (``"low"``/``"high"`` where that best alpha is
+        the smallest/largest of its grid, else ``""``), ``n_diverged`` and ``cell`` (the cell
+        index)."""
         return summarize(self)
 
     def plot(self, ax=None):
@@ -84,9 +86,18 @@ def summarize(res: Results) -> dict[str, dict[str, np.ndarray]]:
             pick = np.argmin(score[group]) if lower else np.argmax(score[group])
             best.append(group[pick])
         best = np.asarray(best, dtype=np.int64)
+        # where alpha is optimised: is the best alpha the smallest or largest of its grid?
+        # (then a better one may lie outside: the grid should be widened)
+        edge = np.zeros(len(best), dtype="<U5")
+        if res.meta["definition"].get("optimise"):
+            for k, (x, b) in enumerate(zip(xs, best, strict=True)):
+                grid = a["alpha"][idx[a[xname][idx] == x]]
+                if len(set(grid.tolist())) > 1 and np.isfinite(st["mean"][b]):
+                    edge[k] = ("low" if a["alpha"][b] == grid.min() else
+                               "high" if a["alpha"][b] == grid.max() else "")
         out[curve] = {"x": np.asarray(xs), "y": st["mean"][best], "se": st["se"][best],
                       "alpha": a["alpha"][best], "n_diverged": st["n_diverged"][best],
-                      "cell": best, "method": a["method"][best]}
+                      "cell": best, "method": a["method"][best], "alpha_edge": edge}
     return out
 
 
@@ -167,9 +178,13 @@ def repo_results_dir() -> Path:
 
 
 def scale_label(res: Results) -> str:
-    """``quick scale, 2 runs × 4 episodes (paper: 200 × 50), cap 400 steps``."""
+    """The one label of a result's scale, used everywhere (plots, summaries, claims): ``paper
+    scale: 200 runs × 50 episodes`` or ``below paper scale: 2 runs × 4 episodes (paper:
+    200 × 50), cap 400 steps``. "Paper scale" means the paper's run and episode counts, not
+    the ``--scale`` a run was started with."""
     m = res.meta
-    s = f"{m.get('scale')} scale, {m.get('runs')} runs × {m.get('episodes')} episodes"
+    s = (f"{'paper scale' if res.at_paper_scale else 'below paper scale'}: "
+         f"{m.get('runs')} runs × {m.get('episodes')} episodes")
     if not res.at_paper_scale:
         s += f" (paper: {m.get('paper_runs')} × {m.get('paper_episodes')})"
     cap = m.get("definition", {}).get("max_steps")

@@ -168,13 +168,13 @@ def test_stepper_buttons_walk_through_algorithm1():
         assert f"U_sync = {step['U_sync']:.4f}" in text
         assert f"δ' = {step['delta_prime']:.4f}" in text and f"c = {step['c']:.4f}" in text
         assert f"ρ = {step['rho']:.4f}" in text
-        assert "queue F = [" + ", ".join(f"S<sub>{s}</sub>" for s in step["queue"]) in text \
+        assert "queue F = [" + ", ".join(f"S<sub>t={s}</sub>" for s in step["queue"]) in text \
             or (not step["queue"] and "queue F = [∅]" in text)
         if t < K - 1:
             assert step["updated"] is None and "no update yet" in text
         else:
             s = t - K + 1
-            assert step["updated"] == s and f"update S<sub>{s}</sub>" in text
+            assert step["updated"] == s and f"update S<sub>t={s}</sub>" in text
             g = interim_lambda_return(r, values, s, s + K, 1.0, 0.5)
             assert step["target"] == pytest.approx(g, abs=1e-12)
             assert ex.state["definition"] == pytest.approx(g, abs=1e-12)
@@ -189,7 +189,7 @@ def test_stepper_buttons_walk_through_algorithm1():
     assert ex.state["flushed"] == list(range(T - K + 1, T))
     for s, g in zip(ex.state["flushed"], ex.state["flush_targets"], strict=True):
         assert g == pytest.approx(interim_lambda_return(r, values, s, T, 1.0, 0.5), abs=1e-12)
-        assert f"<td>S<sub>{s}</sub></td><td>{g:.4f}</td>" in ex.readout.value
+        assert f"<td>S<sub>t={s}</sub></td><td>{g:.4f}</td>" in ex.readout.value
     np.testing.assert_allclose(ex.state["w"], algorithms.forward_td_lambda([episode], w0,
                                                                    approx=Linear(10), **kw)[-1])
     fwd.click()  # at the end: stays there

@@ -99,7 +99,8 @@ SOLUTIONS = (
     ),
     Solution(
         key="nb01.ex3", title="Exercise 3, one TD(0) update by hand",
-        hint="Eq. (1) with a one-hot feature: $V(4) \\leftarrow V(4) + \\alpha\\,(R + \\gamma V(3) - V(4))$.",
+        hint="Eq. (1) with a one-hot feature: "
+             "$V(4) \\leftarrow V(4) + \\alpha\\,(R + \\gamma V(3) - V(4))$.",
         worked="""
             The TD(0) target is $U = R + \\gamma V(3) = 1 + 5 = 6$, the error
             $U - V(4) = 6 - 8 = -2$, so $V(4) \\leftarrow 8 + 0.5 \\cdot (-2) = 7$. Only state 4

@@ -1,0 +1,117 @@
+"""Slides: every notebook of the course is also a slideshow (JupyterLab RISE extension,
+``jupyterlab-rise``, pinned in ``requirements.txt``). RISE reads ``cell.metadata.slideshow
+.slide_type`` and the notebook's ``metadata.rise``.
+
+The rules (:func:`slide_type`), applied by ``python -m ftd_lib.course.slides notebooks/*.ipynb``
+to every cell that has no slide type yet (a type set by hand is kept):
+
+- the title cell and every section heading (``## ``) start a **slide**; a sub-heading
+  (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
+- the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
+- where a figure builds up, the numbers under a figure (a ``# NBVAL_CHECK_OUTPUT`` cell right
+  after a plotting cell) and the text that reads it (``**Reading``) come as **fragments**;
+- everything else continues the current slide (``-``).
+
+Widgets stay live on the slides: RISE shows the notebook's own cells, with its kernel
+(``tests/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
+lacks; ``tests/course/test_slides.py`` asks it of every notebook.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import nbformat
+
+TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
+
+#: RISE settings of every notebook: long slides scroll, the course's plain theme, a slide
+#: number, and the slideshow starts at the first slide (not at the selected cell)
+RISE = {"scroll": True, "theme": "simple", "transition": "none", "slideNumber": True,
+        "start_slideshow_at": "beginning", "enable_chalkboard": False,
+        "header": "<span style='font-size: 70%'>van Seijen (2016): forward TD(λ)</span>"}
+
+PLOTS = ("plot_", "plt.show", "figures.compare(", "plot_mountain_car_trajectory",
+         "plot_cartpole_trajectory")
+WIDGETS = ("_explorer(", "algorithm1_stepper(")
+
+
+def _src(cell) -> str:
+    return "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) \
+        else cell.get("source", "")
+
+
+def is_widget_cell(cell) -> bool:
+    """Does the cell make one of the course's widgets (an explorer or the stepper)?"""
+    return cell["cell_type"] == "code" and any(w in _src(cell) for w in WIDGETS)
+
+
+def slide_type(cells, i: int) -> str:
+    """The slide type the rules give cell ``i`` of ``cells`` (the module's docstring)."""
+    cell, src = cells[i], _src(cells[i]).lstrip()
+    if i == 0:
+        return "slide"
+    if cell["cell_type"] == "markdown":
+        if src.startswith("## "):
+            return "slide"
+        if src.startswith(("### ", "**Exercise")):
+            return "subslide"
+        if src.startswith("**Reading"):
+            return "fragment"
+        return "-"
+    code = [c for c in cells[:i] if c["cell_type"] == "code"]
+    if not code:
+        return "skip"  # the imports
+    prev = cells[i - 1]
+    if (src.startswith("# NBVAL_CHECK_OUTPUT") and prev["cell_type"] == "code"
+            and any(p in _src(prev) for p in PLOTS)):
+        return "fragment"
+    return "-"
+
+
+def apply(nb, *, overwrite: bool = False) -> int:
+    """Set the slide type of every cell that has none (all of them with ``overwrite``) and the
+    notebook's RISE settings; returns how many cells changed."""
+    changed = 0
+    for i, cell in enumerate(nb.cells):
+        show = cell.metadata.setdefault("slideshow", {})
+        if overwrite or "slide_type" not in show:
+            new = slide_type(nb.cells, i)
+            changed += show.get("slide_type") != new
+            show["slide_type"] = new
+    nb.metadata["rise"] = dict(RISE)
+    return changed
+
+
+def problems(nb) -> list[str]:
+    """What keeps a notebook from being a good slideshow (empty when nothing)."""
+    out = []
+    if nb.metadata.get("rise") != RISE:
+        out.append("metadata.rise is not the course's RISE settings")
+    for i, cell in enumerate(nb.cells):
+        t = cell.metadata.get("slideshow", {}).get("slide_type")
+        src = _src(cell).lstrip()
+        if t not in TYPES:
+            out.append(f"cell {i}: slide_type {t!r}, want one of {TYPES}")
+        elif (i == 0 or (cell["cell_type"] == "markdown" and src.startswith("## "))) \
+                and t != "slide":
+            out.append(f"cell {i} ({src[:30]!r}) should start a slide, is {t!r}")
+        elif is_widget_cell(cell) and t in ("skip", "notes"):
+            out.append(f"cell {i}: a widget hidden from the slides ({t!r})")
+    if not any(c.metadata.get("slideshow", {}).get("slide_type") == "fragment"
+               for c in nb.cells):
+        out.append("no fragment: let at least one figure build up")
+    return out
+
+
+def main(paths) -> int:
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        n = apply(nb)
+        nbformat.write(nb, path)
+        print(f"{path}: {n} cells given a slide type; problems: {problems(nb) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
