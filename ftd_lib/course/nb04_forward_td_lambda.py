@@ -232,3 +232,18 @@ def plot_cost(data: dict, ax=None):
            title=f"Measured cost per time step (MLP 2-50-1, λ = {data['lam']:g})")
     ax.legend(loc="upper left", fontsize=10)
     return ax
+
+
+def memory_table(n_features: int, n_params: int, lams=(0.5, 0.9, 0.99, 0.999, 1.0), *,
+                 gamma: float = 1.0, eta: float = 0.01, k_max: int | None = None) -> list[dict]:
+    r"""What forward TD(:math:`\lambda`) stores beyond TD(0) (Sec. 5, "Memory"): the queue
+    :math:`\mathcal F` of the last K feature vectors with their :math:`\rho`, i.e.
+    :math:`K(n+1)` numbers for n features -- :math:`O(nK)` -- against the eligibility trace of
+    TD(:math:`\lambda`), one number per weight (``n_params``). K is capped at ``k_max``;
+    without a cap K is infinite at :math:`\gamma\lambda = 1` (the whole episode is queued)."""
+    rows = []
+    for lam in lams:
+        K = k_bound(gamma, lam, eta, k_max)
+        queue = math.inf if math.isinf(K) else int(K) * (int(n_features) + 1)
+        rows.append(dict(lam=float(lam), K=K, queue_numbers=queue, trace_numbers=int(n_params)))
+    return rows

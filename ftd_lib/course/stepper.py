@@ -22,6 +22,49 @@ from ..rng import run_generator
 from .plots import OKABE_ITO
 from .widgets import Explorer, new_figure
 
+#: Algorithm 1 of the paper (forward TD(λ)), line by line, numbered as the stepper cites it
+ALGORITHM1 = (
+    "INPUT: α, λ, γ, θ_init, η, K_max (optional)",
+    "θ ← θ_init",
+    "If γλ > 0 then: K = ceil(log(η) / log(γλ)), else: K = 1",
+    "K = min(K_max, K)                                  (optional)",
+    "c_final ← (γλ)^(K−1)",
+    "Loop (over episodes):",
+    "  F ← ∅                                            // FIFO queue (max length K)",
+    "  U_sync ← 0;  i ← 0;  c ← 1;  V_current ← 0;  ready ← false",
+    "  obtain initial state S                           // or φ(S)",
+    "  While S is not terminal, do:",
+    "    observe reward R and next state S′",
+    "    If S′ is terminal: V_next ← 0, else: V_next ← V̂(S′|θ)",
+    "    ρ ← R + γ(1−λ) V_next",
+    "    push ⟨S, ρ⟩ on F                               // or ⟨φ(S), ρ⟩",
+    "    δ′ ← R + γ V_next − V_current",
+    "    V_current ← V_next",
+    "    If i = K − 1:",
+    "      U ← U_sync",
+    "      U_sync ← V_current;  i ← 0;  c ← 1;  ready ← true",
+    "    Else:",
+    "      U_sync ← U_sync + c·δ′",
+    "      i ← i + 1;  c ← γλ·c",
+    "    If ready:",
+    "      U ← U + c_final·δ′                           // G_t^(λ|t+K) ⇐ G_t^(λ|t+K−1)",
+    "      pop ⟨S_p, ρ_p⟩ from F",
+    "      update θ using S_p and U",
+    "      If K ≠ 1: U ← (U − ρ_p) / γλ                 // G_(t+1)^(λ|t+K) ⇐ G_t^(λ|t+K)",
+    "    S ← S′",
+    "  If ready = false: U ← U_sync",
+    "  While F not empty:",
+    "    pop ⟨S_p, ρ_p⟩ from F",
+    "    update θ using S_p and U",
+    "    If K ≠ 1: U ← (U − ρ_p) / γλ",
+)
+
+
+def algorithm1_markdown() -> str:
+    """Algorithm 1 as a numbered listing (Markdown), the line numbers the stepper cites."""
+    body = "\n".join(f"{i:2d}  {line}" for i, line in enumerate(ALGORITHM1, start=1))
+    return "**Algorithm 1: forward TD(λ)** (van Seijen 2016)\n\n```text\n" + body + "\n```\n"
+
 
 def stepper_episode(seed: int = 3):
     """The random-walk episode the stepper walks through (tabular features, rewards 1)."""
@@ -72,7 +115,8 @@ def _step_readout(f: dict) -> str:
             f"<tr><td>S<sub>t={s}</sub></td><td>{g:.4f}</td><td>{d:.4f}</td></tr>"
             for s, g, d in zip(f["flushed"], f["flush_targets"], f["definitions"], strict=True))
         return (f"<div class='ftd-step' data-frame='{f['frame']}'><b>Episode end (t = {f['T']})"
-                f"</b>: the {len(f['flushed'])} states left in the queue F are updated now, with "
+                f"</b>, lines 29–33: the {len(f['flushed'])} states left in the queue F are "
+                "updated now, with "
                 f"horizon T, each target by the ρ-step U ← (U − ρ<sub>p</sub>)/γλ."
                 "<table><tr><th>the state of time</th><th>target U</th><th>G by eq. 2</th></tr>"
                 f"{rows}</table></div>")
@@ -81,17 +125,19 @@ def _step_readout(f: dict) -> str:
         else ""
     nxt = "terminal" if f["next_state"] == 0 else f"state {f['next_state']}"
     lines = [
-        f"<b>t = {f['t']}</b>: S<sub>{f['t']}</sub> = state {f['state']} → "
-        f"S<sub>{f['t'] + 1}</sub> = {nxt}, R = {f['reward']:g} &nbsp;·&nbsp; K = {K}",
-        f"V_next = {f['V_next']:.4f} &nbsp; ρ = {f['rho']:.4f} &nbsp; δ' = {f['delta_prime']:.4f}",
-        f"U_sync = {f['U_sync']:.4f} &nbsp; c = {f['c']:.4f} &nbsp; i = {f['i']} &nbsp; "
+        f"<b>t = {f['t']}</b>: S<sub>t={f['t']}</sub> = state {f['state']} → "
+        f"S<sub>t={f['t'] + 1}</sub> = {nxt}, R = {f['reward']:g} &nbsp;·&nbsp; K = {K}",
+        f"lines 11–16: V_next = {f['V_next']:.4f} &nbsp; ρ = {f['rho']:.4f} &nbsp; "
+        f"δ' = {f['delta_prime']:.4f}",
+        f"lines 17–22: U_sync = {f['U_sync']:.4f} &nbsp; c = {f['c']:.4f} &nbsp; "
+        f"i = {f['i']} &nbsp; "
         f"ready = {f['ready']}{sync}",
         f"queue F = [{queue}]",
     ]
     if f["updated"] is not None:
         s = f["updated"]
         lines.append(
-            f"<b>update S<sub>t={s}</sub></b> ({f['states'][s]}) with target "
+            f"lines 23–27: <b>update S<sub>t={s}</sub></b> ({f['states'][s]}) with target "
             f"U = G<sub>{s}</sub><sup>λ|{f['horizon']}"
             f"</sup> = {f['target']:.4f} (by eq. 2: {f['definition']:.4f}); then "
             f"U = {f['U']:.4f}")

@@ -1,0 +1,40 @@
+"""Every notebook is also a slideshow (jupyterlab-rise): a slide per section, the imports
+skipped, fragments where a figure builds up, widgets on the slides."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ftd_lib.course import slides
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_a_slideshow(path):
+    nb = nbformat.read(path, as_version=4)
+    assert slides.problems(nb) == []
+    types = [c.metadata["slideshow"]["slide_type"] for c in nb.cells]
+    sections = sum(c.cell_type == "markdown" and c.source.startswith("## ") for c in nb.cells)
+    assert types.count("slide") == sections + 1  # the title and one per section
+    first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    assert types[first_code] == "skip"
+
+
+def test_rules():
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    cells = [md("# T"), code("import x"), md("## 1. A"), code("plot_x()"),
+             code("# NBVAL_CHECK_OUTPUT\nprint(1)"), md("**Reading.** ..."), md("### Ex"),
+             md("text"), code("one_state_explorer()")]
+    assert [slides.slide_type(cells, i) for i in range(len(cells))] == [
+        "slide", "skip", "slide", "-", "fragment", "fragment", "subslide", "-", "-"]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert slides.apply(nb) == len(cells) and slides.problems(nb) == []
+    nb.cells[8].metadata["slideshow"]["slide_type"] = "skip"
+    assert any("widget hidden" in p for p in slides.problems(nb))
+    nb.cells[8].metadata["slideshow"]["slide_type"] = "fragment"
+    assert slides.apply(nb) == 0  # a type set by hand is kept
+    assert slides.apply(nb, overwrite=True) == 1
