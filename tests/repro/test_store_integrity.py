@@ -303,11 +303,15 @@ def test_a_figure_too_big_for_memory_is_refused_at_once(kw, name):
     assert time.time() - t0 < 1.0
 
 
-def test_memory_check_uses_the_estimate():
-    fig = figure("fig4-right", "paper")
-    need = sum(memory_estimate(fig).values())
+@pytest.mark.parametrize("name", ["fig4-right", "fig3-right"])
+def test_memory_check_uses_the_estimate(name):
+    fig = figure(name, "paper")
+    est = memory_estimate(fig)
+    need = sum(est.values())
     check_memory(fig, available=need)
-    with pytest.raises(ValueError, match="--runs 200"):
+    what = max(est, key=est.get)  # the larger part is the count to lower
+    count = fig.runs if what == "runs" else fig.episodes
+    with pytest.raises(ValueError, match=f"--{what} {count}"):
         check_memory(fig, available=need - 1)
 
 
