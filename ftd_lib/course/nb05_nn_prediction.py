@@ -330,3 +330,43 @@ def choices_markdown() -> str:
     for c in choices():
         out.append(f"| {c['item']} | {c['paper']} | {c['ours']} | `{c['where']}` |")
     return "\n".join(out)
+
+
+def learning_curve_profile(res, method: str = "online_lambda_return",
+                           alphas=(0.00094, 0.0053, 0.0075, 0.015, 0.03, 0.06, 0.085),
+                           episodes=(1, 3, 6, 11, 26, 50)) -> list[dict]:
+    r"""Behind the points of one curve of a stored Fig. 3 left (``res``): per step size (the
+    grid's nearest to each of ``alphas``), the plotted score with its standard error and
+    diverged runs, and the mean normalised error after the given episodes (1-based), read
+    from ``res.arrays["curve_mean"]``. Shows whether a bump in a curve is noise (compare the
+    SE) or a learning curve that rises before it falls."""
+    a = res.arrays
+    st = res.cell_stats()
+    idx = np.flatnonzero(a["method"] == method)
+    if idx.size == 0:
+        raise ValueError(f"these results have no method {method!r}")
+    rows = []
+    for alpha in alphas:
+        i = int(idx[np.argmin(np.abs(np.log(a["alpha"][idx] / float(alpha))))])
+        curve = a["curve_mean"][i]
+        rows.append(dict(alpha=float(a["alpha"][i]), score=float(st["mean"][i]),
+                         se=float(st["se"][i]), n_diverged=int(st["n_diverged"][i]),
+                         runs=int(a["diverged"].shape[1]),
+                         after={int(e): float(curve[int(e) - 1]) for e in episodes
+                                if int(e) <= len(curve)}))
+    return rows
+
+
+def format_profile(rows: list[dict]) -> str:
+    """:func:`learning_curve_profile` as a table for people."""
+    eps = list(rows[0]["after"])
+    head = ("     α      score ± SE     diverged   error after episode "
+            + " ".join(f"{e:>5d}" for e in eps))
+    lines = [head]
+    for r in rows:
+        score = (f"{r['score']:.3f} ± {r['se']:.3f}" if math.isfinite(r["score"])
+                 else "     ∞       ")
+        after = " ".join(f"{v:5.2f}" if math.isfinite(v) else "    ∞" for v in r["after"].values())
+        lines.append(f"{r['alpha']:8.5f}   {score:14s}  {r['n_diverged']:3d} of {r['runs']:<3d}"
+                     f"                     {after}")
+    return "\n".join(lines)
