@@ -235,7 +235,8 @@ def format_best(res: Results, digits: int | None = None) -> str:
     """The plotted numbers for people. Prediction: one line per curve, its best point and how
     many points have diverged runs. Control: per method and λ the best mean return over α,
     the α that gave it and the runs that diverged there (a mean over runs with a diverged run
-    is ``nan``)."""
+    is ``nan``), flagged ⚠ when that α is the smallest or largest of the grid tried (a better
+    one may lie outside it)."""
     if res.meta["definition"]["task"] == "prediction":
         digits = 3 if digits is None else digits
         xname = "α" if res.meta["definition"]["x"] == "alpha" else "λ"
@@ -249,10 +250,13 @@ def format_best(res: Results, digits: int | None = None) -> str:
     lines = []
     for curve, s in res.summary().items():
         lines.append(f"{label(curve)}:")
-        for lam, y, a, nd in zip(s["x"], s["y"], s["alpha"], s["n_diverged"], strict=True):
+        edges = s.get("alpha_edge", [""] * len(s["x"]))
+        for lam, y, a, nd, edge in zip(s["x"], s["y"], s["alpha"], s["n_diverged"], edges,
+                                       strict=True):
             if math.isfinite(y):
+                flag = f"   ⚠ α at the grid's {edge} edge" if edge else ""
                 lines.append(f"  λ = {lam:<4g} return {y:9.{digits}f}   at α = {a:<7g} "
-                             f"diverged runs {nd}")
+                             f"diverged runs {nd}{flag}")
             else:
                 lines.append(f"  λ = {lam:<4g} a run diverged at every α of the grid")
     return "\n".join(lines)

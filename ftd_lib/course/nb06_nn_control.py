@@ -218,7 +218,8 @@ def _settings(alpha, lam, gamma, eta, n):
 
 def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
           episodes: int = 10, max_steps: int | None = None, seed: int = SEED,
-          eta: float = ETA, epsilon: float = EPSILON, record: bool = True) -> dict:
+          eta: float = ETA, epsilon: float = EPSILON, record: bool = True,
+          truncation: str = "bootstrap") -> dict:
     r"""Run ``method`` (``"sarsa_lambda"`` or ``"forward_sarsa_lambda"``) on ``task`` for
     ``runs`` runs (run ids ``0 .. runs-1``) of ``episodes`` episodes, with the batched engine.
 
@@ -228,6 +229,8 @@ def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
     ``diverged`` ``(runs,)``, ``final_weights`` ``(runs, A, P)`` (reference layout, see the
     module docstring), ``K`` (forward Sarsa's delay; ``None`` for Sarsa(λ)), the settings, and
     with ``record`` the agent's own trajectories ``episodes[r][k]`` (:class:`RecordingEnv`).
+    ``truncation``: what the cap means to the learner, ``"bootstrap"`` (a time limit: the last
+    target bootstraps from :math:`\hat Q(S', A')`, Pardo et al. 2018) or ``"terminal"``.
     """
     if method not in CONTROL:
         raise ValueError(f"method must be one of {CONTROL}, got {method!r}")
@@ -242,9 +245,10 @@ def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
     with one_torch_thread():
         res = engine.run_control(method, _settings(alpha, lam, gamma, eta, runs), seed,
                                  np.arange(runs), episodes, env=env, epsilon=epsilon,
-                                 max_steps=None if record else cap)
+                                 max_steps=None if record else cap, truncation=truncation)
     out = dict(task=task, method=method, alpha=float(alpha), lam=float(lam), gamma=gamma,
                eta=float(eta), epsilon=float(epsilon), max_steps=cap, seed=int(seed),
+               truncation=truncation,
                returns=np.asarray(res.returns, dtype=float),
                lengths=np.asarray(res.lengths, dtype=np.int64),
                diverged=np.asarray(res.diverged, dtype=bool),
@@ -282,10 +286,13 @@ def train_summary(run: dict) -> dict:
                 episodes=ret.shape[1])
 
 
-def plot_learning_curves(runs: dict, ax=None, title: str = "", ylabel: str | None = None):
+def plot_learning_curves(runs: dict, ax=None, title: str = "", ylabel: str | None = None,
+                         refs: dict | None = None, block: int | None = None):
     """Return of every episode: thin lines every run, thick the mean over runs; a run that
     diverged gets a ✕ on the top edge, in the episode it diverged in. ``runs``: label ->
-    :func:`train` result (the colour is the method's)."""
+    :func:`train` result (the colour is the method's). ``refs``: label -> value, drawn as
+    dashed horizontal reference lines; ``block``: the thick line is the mean over runs and
+    over blocks of that many episodes (:func:`block_means`), drawn at the blocks' middles."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -303,8 +310,14 @@ def plot_learning_curves(runs: dict, ax=None, title: str = "", ylabel: str | Non
                 k = int(np.argmax(~np.isfinite(ret[r])))
                 ax.plot(ep[k], 0.96, "x", color=kw.get("color"), ms=10, mew=2.5,
                         transform=ax.get_xaxis_transform(), clip_on=False)
-        mean = ret.mean(axis=0)
-        ax.plot(ep, mean, **kw)
+        if block:
+            b = int(block)
+            mid = np.arange(len(block_means(run, b))) * b + (b + 1) / 2
+            ax.plot(mid, block_means(run, b), marker="o", ms=5, **kw)
+        else:
+            ax.plot(ep, ret.mean(axis=0), **kw)
+    for (name, value), ls in zip((refs or {}).items(), ("--", ":", "-."), strict=False):
+        ax.axhline(value, color="0.25", ls=ls, lw=1.5, label=name)
     task = next(iter(runs.values()))["task"]
     ax.set(xlabel="episode", title=title,
            ylabel=ylabel or ("return (−steps to the goal)" if task == "mountain_car"
@@ -414,3 +427,84 @@ def format_forward_minus_sarsa(res) -> str:
     diverged" where every α of Sarsa(λ) did)."""
     return ",  ".join(f"λ = {lam:g}: " + (f"{d:+.1f}" if np.isfinite(d) else "Sarsa(λ) diverged")
                       for lam, d in forward_minus_sarsa(res).items())
+
+
+
+# --------------------------------------------------------------------------------------------
+# Cart-pole from scratch: what a fresh network does, and what a cap means
+# --------------------------------------------------------------------------------------------
+
+
+def fresh_weights(task: str, runs: int, seed: int = SEED) -> np.ndarray:
+    """The networks every run starts from (run ids ``0 .. runs-1`` of experiment ``seed``),
+    ``(runs, A, P)``, exactly as the engine initialises them."""
+    t = tasks.task(task)
+    return engine.initial_weights(seed, np.arange(int(runs)), t.n_in, n_nets=t.n_actions)
+
+
+def fresh_greedy_report(task: str = "cartpole", runs: int = 20, n_starts: int = 20,
+                        seed: int = SEED) -> dict:
+    r"""What the greedy policy of a **fresh** network does, before any learning: for the first
+    ``runs`` runs, their initial networks played greedily (:func:`greedy_rollouts`) from
+    ``n_starts`` test starts. ``mean_steps`` over runs and starts (``median_steps``: the median
+    over runs of a run's mean, the typical run); ``one_way_share``: the mean
+    share of a run's actions that are its most frequent action (1.0: it always pushes the same
+    way); ``runs_one_way``: runs whose every action was the same."""
+    w = fresh_weights(task, runs, seed)
+    starts = start_states(task, n_starts)
+    steps, shares, one_way = [], [], 0
+    for r in range(int(runs)):
+        ro = greedy_rollouts(w[r], task, starts)
+        acts = ro["actions"][ro["actions"] >= 0]
+        share = float(np.bincount(acts).max() / acts.size)
+        steps.append(float(ro["steps"].mean()))
+        shares.append(share)
+        one_way += share == 1.0
+    return dict(task=task, runs=int(runs), n_starts=int(n_starts),
+                mean_steps=float(np.mean(steps)), median_steps=float(np.median(steps)),
+                per_run_steps=np.array(steps),
+                one_way_share=float(np.mean(shares)), runs_one_way=int(one_way))
+
+
+def random_policy_steps(task: str = "cartpole", n: int = 2000, seed: int = EVAL_SEED) -> dict:
+    """Episode length of the uniformly random policy from ``n`` start states (the task's own
+    start distribution and dynamics, its cap): ``mean_steps`` and its standard error."""
+    from ..rng import run_generator
+
+    t = tasks.task(task)
+    s = start_states(task, n, seed)
+    rng = run_generator(seed, 0, 7)
+    done = np.zeros(len(s), dtype=bool)
+    steps = np.zeros(len(s), dtype=np.int64)
+    for _ in range(t.max_steps):
+        if done.all():
+            break
+        a = rng.integers(0, t.n_actions, size=len(s))
+        s2, term = t.step_arrays(s, a)
+        live = ~done
+        s = np.where(live[:, None], s2, s)
+        steps += live
+        done |= live & term
+    return dict(task=task, n=int(n), mean_steps=float(steps.mean()),
+                se=float(steps.std(ddof=1) / np.sqrt(len(steps))))
+
+
+def block_means(run: dict, block: int = 50) -> np.ndarray:
+    """The mean return over runs in consecutive blocks of ``block`` episodes of a
+    :func:`train` result: ``(episodes // block,)`` (``nan`` where a run diverged)."""
+    ret = run["returns"]
+    n = ret.shape[1] // int(block)
+    if n < 1:
+        raise ValueError(f"block must be at most the number of episodes ({ret.shape[1]})")
+    return ret[:, : n * int(block)].reshape(ret.shape[0], n, int(block)).mean(axis=(0, 2))
+
+
+def start_value(run: dict, r: int | None = None) -> float:
+    r"""The greedy value :math:`\max_a \hat Q(s_0, a)` of the learned networks at the task's
+    rest state (all zeros), averaged over runs (or of run ``r``): what the learner expects
+    from the start."""
+    t = tasks.task(run["task"])
+    s0 = np.zeros((1, len(t.state_names)))
+    rows = range(run["final_weights"].shape[0]) if r is None else [int(r)]
+    return float(np.mean([q_values(run["final_weights"][k], run["task"], s0).max()
+                          for k in rows]))
