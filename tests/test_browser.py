@@ -7,6 +7,11 @@ waits for the kernel to go idle, then moves the α slider of notebook 03 and cli
 button of notebook 04 and checks that their readouts (and 03's plot) follow. A screenshot of
 each notebook goes to test-output/.
 
+The slideshow test opens (a copy of) notebook 03 as a RISE slideshow (jupyterlab-rise's
+"Open as Reveal Slideshow" from the command palette, which serves it at ``/rise/<path>``),
+moves slide by slide to the explorer's slide, drags its α slider and checks that the readout
+follows: the widgets stay live on the slides. Screenshot: test-output/slideshow_nb03.png.
+
 Without Chromium (``apt-get install chromium``) the tests are skipped, except under ``CI=true``,
 where they fail instead.
 """
@@ -48,6 +53,9 @@ WIDGET_S = 120  # one widget interaction: a kernel round trip and a redraw
 
 NB03 = "notebooks/03_one_state_divergence.ipynb"
 NB04 = "notebooks/04_forward_td_lambda.ipynb"
+# RISE saves a notebook before it shows it: the slideshow test runs a copy, in test-output/
+SLIDES_NB03 = "test-output/slides/03_one_state_divergence.ipynb"
+MAX_SLIDES = 80  # key presses to reach a slide before the test gives up
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM) and not UNDER_CI,
@@ -414,3 +422,78 @@ def test_nb04_step_forward_advances_algorithm1(jupyter_server, page, untouched_n
     )
     assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
     box.evaluate("e => e.scrollIntoView({block: 'start'})")
+
+
+def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_notebooks):
+    """Notebook 03 as a RISE slideshow: run it, open it with RISE's command ("Open as Reveal
+    Slideshow", command palette), move slide by slide (Space) to the explorer's slide, drag the
+    α slider and check that the β readout follows: the widgets are live on the slides."""
+    copy = REPO / SLIDES_NB03
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(REPO / NB03, copy)
+    open_and_run_all(page, jupyter_server, SLIDES_NB03, "slides")
+
+    page.keyboard.press("Control+Shift+C")
+    page.locator(".lm-CommandPalette-input").fill("Open as Reveal Slideshow")
+    item = page.locator(".lm-CommandPalette-item", has_text="Open as Reveal Slideshow").first
+    with page.context.expect_page(timeout=WIDGET_S * 1000) as opened:
+        item.click()
+    slides = opened.value
+    slides.set_default_timeout(WIDGET_S * 1000)
+    try:
+        slides.wait_for_load_state()
+        assert "/rise/" + SLIDES_NB03 in slides.url, slides.url
+        slides.locator(".reveal .slides section.present").first.wait_for(
+            timeout=KERNEL_START_S * 1000)
+        on_slide = ".reveal .slides section.present .ftd-explorer .ftd-beta-readout"
+        title = " ".join((slides.locator(".reveal .slides section.present").first
+                          .text_content() or "").split())
+        assert title.startswith("# 03"), f"the slideshow should start at the title: {title[:80]!r}"
+        for _ in range(MAX_SLIDES):
+            if slides.locator(on_slide).count():
+                break
+            slides.keyboard.press("Space")
+            time.sleep(0.4)
+        else:
+            raise AssertionError(f"no slide with the explorer after {MAX_SLIDES} key presses")
+
+        box = slides.locator(".ftd-explorer").filter(has=slides.locator(".ftd-beta-readout"))
+        readout = box.locator(".ftd-beta-readout")
+        alpha = box.locator(".widget-slider.ftd-alpha")
+        t_value = int(_text(box.locator(".ftd-T .widget-readout")))
+        _wait_until("the explorer's readout should show β", lambda: BETA.search(_text(readout)),
+                    lambda: _text(readout))
+        alpha0 = float(_text(alpha.locator(".widget-readout")))
+        assert _betas(readout) == pytest.approx((alpha0 * t_value, 1 - (1 - alpha0) ** t_value),
+                                                abs=1e-3)
+        src0 = box.locator("img.ftd-one-state-plot").get_attribute("src")
+
+        handle = alpha.locator(".noUi-handle")
+        bb = handle.bounding_box()
+        assert bb is not None, "the α slider's handle is not on the slide"
+        x, y = bb["x"] + bb["width"] / 2, bb["y"] + bb["height"] / 2
+        slides.mouse.move(x, y)
+        slides.mouse.down()
+        slides.mouse.move(x + 25, y, steps=5)
+        slides.mouse.up()
+        _wait_until("the α slider should move", lambda: float(_text(
+            alpha.locator(".widget-readout"))) > alpha0 + 0.02,
+            lambda: _text(alpha.locator(".widget-readout")))
+
+        def follows():
+            a = float(_text(alpha.locator(".widget-readout")))
+            return _betas(readout) == pytest.approx((a * t_value, 1 - (1 - a) ** t_value),
+                                                    abs=1e-3)
+
+        _wait_until("the β readout should follow the new α", follows, lambda: _text(readout))
+        _wait_until("the plot should be redrawn", lambda: box.locator(
+            "img.ftd-one-state-plot").get_attribute("src") not in ("", src0), lambda: "")
+        _wait_kernel_idle(page, jupyter_server, SLIDES_NB03, WIDGET_S)
+        assert follows(), _text(readout)
+        assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
+        assert slides.locator(on_slide).count() == 1, "the explorer's slide should still show"
+    finally:
+        try:
+            slides.screenshot(path=str(OUT / "slideshow_nb03.png"))
+        finally:
+            slides.close()

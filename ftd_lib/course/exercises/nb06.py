@@ -95,7 +95,7 @@ SOLUTIONS = (
         """,
         setup=SETUP,
         checks="steps to the goal from x = −0.3 pushing with the velocity (right at rest).",
-        wrong=("pushing left at rest (v > 0 instead of v ≥ 0): a different, longer path",),
+        wrong=("pushing left at rest (v > 0 instead of v ≥ 0): another path, another count",),
     ),
     Solution(
         key="nb06.ex2", title="Exercise 2, forward Sarsa(λ)'s delay on cart-pole",
