@@ -202,6 +202,7 @@ class ControlBatch(HostDeviceMixin):
         self._pbar = None
         self.e = None  # Sarsa(lambda): scaled traces (P, A*W) and their scales s (W,)
         self.s = np.ones(W, dtype=npdt)
+        self.e_keep = np.ones(W, dtype=npdt)  # 0: clear the row's traces at the next step
         if method == "forward_sarsa_lambda":
             self.ring = np.zeros((n + 3, W * R), dtype=npdt)  # columns: [phi(S); 1], A, rho
             self.base = self.ar * R
@@ -334,7 +335,7 @@ class ControlBatch(HostDeviceMixin):
         self.ret[rows] = 0.0
         self.ep_len[rows] = 0
         if self.e is not None:
-            self.e.index_fill_(1, self._columns(rows), 0.0)
+            self.e_keep[rows] = 0.0  # e = 0: done by the next accumulation (see below)
             self.s[rows] = 1.0
         else:
             for v in self.alg.values():
@@ -456,7 +457,7 @@ class ControlBatch(HostDeviceMixin):
             self.i, self.p, self.q = self.i[rows], self.p[rows], self.q[rows]
             self.ready = self.ready[rows]
         self.S = np.ascontiguousarray(self.S[:, rows])
-        for name in ("act", "mode", "ep_count", "ep_len", "ret", "task", "s"):
+        for name in ("act", "mode", "ep_count", "ep_len", "ret", "task", "s", "e_keep"):
             setattr(self, name, getattr(self, name)[rows])
         for k in self.cols:
             self.cols[k] = self.cols[k][rows]
@@ -523,9 +524,7 @@ class ControlBatch(HostDeviceMixin):
         s_new = self.s[rows] * c["gl"][rows]
         small = s_new < self.rescale
         if small.any():  # renormalise: e^ = s e^, s = 1 (gamma lambda = 0: e^ = 0)
-            zero = small & (s_new == 0)
-            if zero.any():
-                self.e.index_fill_(1, self._columns(rows[zero]), 0.0)
+            self.e_keep[rows[small & (s_new == 0)]] = 0.0
             part = small & (s_new > 0)
             if part.any():
                 cols = self._columns(rows[part])
@@ -540,7 +539,11 @@ class ControlBatch(HostDeviceMixin):
         inv = inv.ravel()
         net.grad_into(self.g_views, self.views, self._t(xs * inv), self.work_p)
         self.g_views.b2w2.mul_(self._t(inv))
-        self.e.add_(self.g)
+        # e^ = g + keep e^: keep = 0 clears the traces of rows that started an episode (or have
+        # gamma lambda = 0) in the same pass; e^ * 1 and e^ * 0 are exact, so this adds exactly
+        # as e^ + g does
+        torch.addcmul(self.g, self.e, self._t(np.tile(self.e_keep, A)), out=self.e)
+        self.e_keep[:] = 1.0
         # theta += alpha delta e = (alpha delta s) e^, every action's network
         coef = np.zeros(W, dtype=self.npdt)
         coef[rows] = c["alpha"][rows] * delta * s_new
