@@ -81,7 +81,7 @@ from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 TRUNCATIONS = ("bootstrap", "terminal")
 REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
-FULL_WIDTH = 4  # a pop on more than 1/FULL_WIDTH of the rows runs on all networks, masked
+FULL_WIDTH = 16  # a pop on more than 1/FULL_WIDTH of the rows runs on all networks, masked
 BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
