@@ -97,7 +97,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
     ax.set_ylim(tiny * 0.5, ymax * 30)
     ax.set(xlabel="time step t", ylabel="|G − G by definition (eq. 2)|",
            title=f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=10)
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=12)
     return ax
 
 
@@ -230,7 +230,7 @@ def plot_cost(data: dict, ax=None):
     ax.set_yscale("log")
     ax.set(xlabel="episode length T", ylabel="cost per step / TD(0)'s",
            title=f"Measured cost per time step (MLP 2-50-1, λ = {data['lam']:g})")
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left", fontsize=12)
     return ax
 
 

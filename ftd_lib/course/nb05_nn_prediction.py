@@ -35,7 +35,7 @@ from ..repro.figures import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
 from ..validate import check_int
 from . import one_torch_thread
-from .plots import plot_off_chart, style, use_style
+from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 SEED = DEFAULT_SEED
 LAM = 0.9  # Fig. 3 left
@@ -141,7 +141,8 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     xs = np.linspace(mc.X_MIN, mc.X_MAX, 400)
     f = np.interp(xs, mc.SWITCH_X, mc.SWITCH_V)
     a1.plot(xs, f, color="k", lw=1.2, ls="--")
-    cols = ["#1b9e77", "#7570b3", "#d95f02", "#e7298a", "#66a61e"]
+    cols = [OKABE_ITO[k] for k in ("black", "blue", "vermillion", "bluish_green",
+                                   "reddish_purple")]
     for i, tr in enumerate(policy_trajectories(starts)):
         c = cols[i % len(cols)]
         a1.plot(tr[:, 0], tr[:, 1], color=c, lw=2.0,
@@ -153,7 +154,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     handles += [Patch(color="#c6dbef", label="push right"), Patch(color="#f4c7c3",
                                                                    label="push left"),
                 plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
-    a1.legend(handles=handles, loc="lower right", fontsize=9)
+    a1.legend(handles=handles, loc="lower right", fontsize=11)
     a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(grid["v"][0], grid["v"][-1]))
@@ -165,7 +166,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     a2.set(title="True value v(s) = −(steps to the goal)", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
     a2.grid(False)
-    a2.legend(loc="lower right", fontsize=9, framealpha=0.9)
+    a2.legend(loc="lower right", fontsize=11, framealpha=0.9)
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
     return fig

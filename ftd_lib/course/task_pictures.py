@@ -116,14 +116,14 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     handles += [Patch(color=c, alpha=0.35, label=n) for c, n in
                 zip(action_colours("mountain_car"), task("mountain_car").action_names,
                     strict=True)]
-    a2.legend(handles=handles, loc="upper left", fontsize=8, ncol=2)
+    a2.legend(handles=handles, loc="upper left", fontsize=10, ncol=2)
     # the (x, v) plane
     a3.scatter(st[:, 0], st[:, 1], c=t, cmap=cmap, s=4)
     a3.plot(st[0, 0], st[0, 1], "o", color=cmap(0.0), ms=8, mec="k", label="start")
     a3.axvline(mc.X_MAX, color=_GOAL, ls="--", lw=1.2)
     a3.set(xlabel="position x", ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(-mc.V_MAX, mc.V_MAX), title="the (x, v) plane")
-    a3.legend(loc="lower right", fontsize=9)
+    a3.legend(loc="lower right", fontsize=11)
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
@@ -165,7 +165,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
                         arrowprops=dict(arrowstyle="-|>", color="k", lw=1.5))
         ax.set(xlim=(-2.6, 2.6), ylim=(-0.12, 1.3), aspect="equal")
         ax.set_title(f"t = {k} ({k * cp.TAU:.2f} s), x = {x:+.2f}, θ = {math.degrees(th):+.1f}°",
-                     fontsize=9)
+                     fontsize=11)
         ax.axis("off")
     ax = fig.add_subplot(gs[2, :])
     t = np.arange(T + 1)

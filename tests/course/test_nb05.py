@@ -215,7 +215,7 @@ def test_plot_pair_without_stored_data_shows_the_command(tiny_left):
     fig = figures.Comparison("fig3-left", None, tiny_left).plot()
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert reproduce_command("fig3-left", "paper") in texts
-    assert "live: quick scale, 2 runs × 2 episodes" in fig.axes[1].get_title()
+    assert "live: below paper scale: 2 runs × 2 episodes" in fig.axes[1].get_title()
     plt.close(fig)
     fig = figures.Comparison("fig3-left", tiny_left, tiny_left).plot()
     assert fig.axes[0].get_title().startswith("stored:")
