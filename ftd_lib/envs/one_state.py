@@ -10,7 +10,7 @@ geometric with mean :math:`1/(1-p)`).
 With a single feature equal to 1 (``Linear(1)``), one episode moves the value by the
 pseudo-update :math:`\hat V_T = \hat V_0 + \beta(1-\hat V_0)` with
 :math:`\beta = 1-(1-\alpha)^T` for the :math:`\lambda`-return algorithm and
-:math:`\beta = \alpha T` for TD(:math:`\lambda`=1) (eq. VT).
+:math:`\beta = \alpha T` for TD(:math:`\lambda`=1) (the pseudo-update of Sec. 4, eq. 4).
 """
 
 from __future__ import annotations
