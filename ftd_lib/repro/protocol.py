@@ -7,9 +7,11 @@ upwards anyway. So, two stages:
 
 1. **pilot** -- the full :math:`\alpha` grid, :data:`PILOT_RUNS` runs (run ids
    ``0 .. PILOT_RUNS-1``), the paper's episode count. Where a curve's best :math:`\alpha`
-   (per method and :math:`\lambda`) sits at an edge of its grid, the grid is widened by one
-   step (a factor 2) beyond that edge and the new cells are computed, until every best is
-   inside (at most :data:`MAX_WIDENINGS` times; a best at the edge after that is reported).
+   (per method and :math:`\lambda`) sits at an edge of its grid -- or every step size of
+   the curve had a diverged run, so it has no best -- the grid is widened by one step (a
+   factor 2) beyond that edge (downwards for divergence) and the new cells are computed, until
+   every best is inside (at most :data:`MAX_WIDENINGS` times; a best at the edge after that is
+   reported).
 2. **final** -- for every curve the :data:`FINAL_ALPHAS` step sizes of its pilot grid centred
    on the pilot's best (shifted inwards at an edge), the paper's 200 runs (run ids ``0 ..
    199``); the figure shows, at each :math:`\lambda`, the best of those. A final best at the
@@ -73,10 +75,11 @@ def best_alphas_of(methods, lams, alphas, metric) -> dict[tuple[str, float], dic
 
 def at_edge(info: dict) -> str | None:
     """``"low"``/``"high"`` when a curve's best step size is the smallest/largest of its
-    grid, else ``None``."""
+    grid, else ``None``. A curve without a best (at every step size some run diverged) is
+    ``"low"``: divergence comes from too large a step, so the grid is widened downwards."""
     b = info["best"]
     if b is None:
-        return None
+        return "low"
     if b == 0:
         return "low"
     if b == len(info["alphas"]) - 1:

@@ -140,3 +140,17 @@ def test_a_final_best_at_the_edge_of_its_window_is_flagged(tmp_path):
     assert _edge_mark(arrays, "a", 0.5, 0.4) == ", grid edge"
     assert _edge_mark(arrays, "a", 0.5, 0.1) == ", grid edge"
     assert _edge_mark(arrays, "b", 0.5, 0.2) == ""
+
+
+def test_a_curve_that_diverges_at_every_step_size_is_widened_downwards():
+    p = protocol.pilot_figure("fig4-left")
+    m = _metric(p, lambda meth, lam: 0.015)
+    dead = [i for i, c in enumerate(p.cells) if (c.method, c.lam) == ("sarsa_lambda", 1.0)]
+    m[dead, 0] = np.nan  # one run diverged in every cell of Sarsa(1)
+    info = protocol.best_alphas(p, m)[("sarsa_lambda", 1.0)]
+    assert info["best"] is None and protocol.at_edge(info) == "low"
+    w = protocol.widened(p, m)
+    assert len(w.cells) == len(p.cells) + 1
+    new = w.cells[-1]
+    assert (new.method, new.lam) == ("sarsa_lambda", 1.0)
+    assert new.alpha == pytest.approx(min(c.alpha for c in p.cells) / 2, rel=1e-5)
