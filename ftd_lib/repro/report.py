@@ -180,9 +180,12 @@ def _pilot_section(name: str, results_dir: Path, report_dir: Path) -> list[str]:
     lams = sorted({k[1] for k in info})
     out = [f"### Step sizes, stage 1: the pilot ({res.meta.get('runs', PILOT_RUNS)} runs × "
            f"{res.meta.get('episodes')} episodes, {len(set(a['alpha'].tolist()))} step sizes)",
-           "", "The final figure above uses, for every curve, the 5 step sizes around the "
-           "pilot's best (`ftd_lib/repro/protocol.py`). Pilot's best α per λ (mean return over "
-           "the pilot's runs; *edge*: the best is the smallest or largest step size tried):", ""]
+           "", "Stage 2 (the figure at paper scale) runs, for every curve, the 5 step sizes "
+           "around the pilot's best with 200 runs (`ftd_lib/repro/protocol.py`); a best at an "
+           "edge of the grid, or a curve with a diverged run at every step size, first widens "
+           "the grid. Pilot's best α per λ (mean return over the pilot's runs; a cell with a "
+           "diverged run counts as failed; *edge*: the best is the smallest or largest step "
+           "size tried):", ""]
     png = results_paths(name, results_dir / "pilot")["png"]
     if png.is_file():
         rel = os.path.relpath(png, report_dir).replace(os.sep, "/")
@@ -193,7 +196,7 @@ def _pilot_section(name: str, results_dir: Path, report_dir: Path) -> list[str]:
         for m in methods:
             k = info.get((m, lam))
             if k is None or k["best"] is None:
-                row.append("all diverged" if k is not None else "")
+                row.append("a diverged run at every α" if k is not None else "")
                 continue
             edge = at_edge(k)
             row.append(f"{fmt_number(k['means'][k['best']])} [α = {k['alphas'][k['best']]:g}"
