@@ -24,9 +24,9 @@ Every row has A networks, the columns ``b, W+b, .., (A-1)W+b`` of a parameter-ma
   usual case) this is one pass over all A networks with the update's coefficient masked to
   the updated one: the others get an exactly-zero coefficient and are left bit for bit as
   they were (``torch.index_select`` of weight columns measured about 10x slower than a plain
-  copy here, so gathering them costs more than the masked pass); when few rows update (more
-  than ``1/FULL_WIDTH`` of the rows: masked pass, else) their networks are gathered into a
-  scratch tensor, updated and scattered back;
+  copy here, so gathering them costs more than the masked pass); when at most
+  ``1/FULL_WIDTH`` of the rows update, their networks are gathered into a scratch tensor,
+  updated and scattered back instead;
 - forward Sarsa(:math:`\lambda`) pops up to ``flush_pops`` (default 4) updates an iteration
   for the rows whose episode has ended (``FLUSH``, or ended in this iteration), one after the
   other on sub-batches of those rows, so the K - 1 updates left at an episode's end take
