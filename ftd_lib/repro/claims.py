@@ -78,7 +78,7 @@ def fmt_number(v: float, se: float | None = None, digits: int = 3) -> str:
         return "diverged"
     if not np.isfinite(v):
         return "∞ (diverged)" if v > 0 else "−∞"
-    s = f"{v:.{digits}g}" if abs(v) < 1e4 else f"{v:.0f}"
+    s = f"{v:.{digits}g}" if abs(v) < 10 ** digits - 0.5 else f"{v:.0f}"  # -3650, not -3.65e+03
     if se is not None and np.isfinite(se) and se > 0:
         s += f" ± {se:.2g}"
     return s

@@ -154,3 +154,11 @@ def test_a_curve_that_diverges_at_every_step_size_is_widened_downwards():
     new = w.cells[-1]
     assert (new.method, new.lam) == ("sarsa_lambda", 1.0)
     assert new.alpha == pytest.approx(min(c.alpha for c in p.cells) / 2, rel=1e-5)
+
+
+def test_returns_are_printed_as_plain_numbers():
+    from ftd_lib.repro.claims import fmt_number
+
+    assert fmt_number(-3650.4) == "-3650" and fmt_number(-999.6) == "-1000"
+    assert fmt_number(-223.4) == "-223" and fmt_number(0.2894) == "0.289"
+    assert fmt_number(float("nan")) == "diverged"
