@@ -33,9 +33,11 @@ def plot_results(res: Results, ax=None):
         fig = ax.figure
     summ = res.summary()
     title = d["title"]
-    if not res.at_paper_scale:
-        title += f"\n[{scale_label(res)}]"
-    ax.set_title(title)
+    if not res.at_paper_scale:  # the scale label, wrapped so that it fits above the axes
+        import textwrap
+
+        title += "\n" + "\n".join(textwrap.wrap(f"[{scale_label(res)}]", 60))
+    ax.set_title(title, fontsize="medium")
     xlabel = "step size α" if d["x"] == "alpha" else "λ"
     if d["optimise"]:
         xlabel += " (best α per point)"
