@@ -628,10 +628,10 @@ class ControlBatch(HostDeviceMixin):
         rows = np.flatnonzero(upd)
         al, c, n = self.alg, self.cols, self.n_in
         if len(rows) * FULL_WIDTH > self.W:  # most rows: all networks, masked (no gather)
-            item = np.take(self.ring, self.base + self.q % self.R, axis=1)[:, rows]
-            v = self._pop_update_full(rows, np.take(self.ring, self.base + self.q % self.R,
-                                                    axis=1)[: n + 1],
-                                      item[n + 1].astype(np.int64), al["U"][rows])
+            every = np.take(self.ring, self.base + self.q % self.R, axis=1)  # all rows
+            item = every[:, rows]
+            v = self._pop_update_full(rows, every[: n + 1], item[n + 1].astype(np.int64),
+                                      al["U"][rows])
         else:
             item = np.take(self.ring, self.base[rows] + self.q[rows] % self.R, axis=1)
             v = self._pop_update(rows, item[: n + 1], item[n + 1].astype(np.int64),
