@@ -23,10 +23,13 @@ Every row has A networks, the columns ``b, W+b, .., (A-1)W+b`` of a parameter-ma
 - updates only the network of the state-action pair it updates. When many rows update (the
   usual case) this is one pass over all A networks with the update's coefficient masked to
   the updated one: the others get an exactly-zero coefficient and are left bit for bit as
-  they were (``torch.index_select`` of weight columns measured about 10x slower than a plain
-  copy here, so gathering them costs more than the masked pass); when at most
-  ``1/FULL_WIDTH`` of the rows update, their networks are gathered into a scratch tensor,
-  updated and scattered back instead;
+  they were. When at most a share :data:`MASKED_SHARE` of the rows update (rows flushing
+  their FIFO, rows starting an episode), their networks are gathered into a scratch tensor,
+  updated and scattered back instead. ``torch.index_select`` of weight columns costs about 14
+  times a plain copy of as many columns here, so a gathered update costs about 1.5 times a
+  masked one per row (``scripts/control_floor.py``) but is paid only for the rows that update;
+  on the bench's cart-pole workload (short episodes, so many flushes) the share 0.4 was about
+  18 % faster than 1/16. Both ways give the same numbers, bit for bit;
 - forward Sarsa(:math:`\lambda`) pops up to ``flush_pops`` (default 4) updates an iteration
   for the rows whose episode has ended (``FLUSH``, or ended in this iteration), one after the
   other on sub-batches of those rows, so the K - 1 updates left at an episode's end take
@@ -85,7 +88,7 @@ from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
 TRUNCATIONS = ("bootstrap", "terminal")
 REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
-FULL_WIDTH = 16  # a pop on more than 1/FULL_WIDTH of the rows runs on all networks, masked
+MASKED_SHARE = 0.4  # a pop on more than this share of the rows runs on all networks, masked
 BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
@@ -627,7 +630,7 @@ class ControlBatch(HostDeviceMixin):
             return
         rows = np.flatnonzero(upd)
         al, c, n = self.alg, self.cols, self.n_in
-        if len(rows) * FULL_WIDTH > self.W:  # most rows: all networks, masked (no gather)
+        if len(rows) > MASKED_SHARE * self.W:  # many rows: all networks, masked (no gather)
             every = np.take(self.ring, self.base + self.q % self.R, axis=1)  # all rows
             item = every[:, rows]
             v = self._pop_update_full(rows, every[: n + 1], item[n + 1].astype(np.int64),
