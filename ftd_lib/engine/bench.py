@@ -237,7 +237,13 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
 
 CONTROL_LAMBDAS = (0.0, 0.3, 0.6, 0.9, 1.0)
 CONTROL_ALPHAS = (0.0025, 0.005, 0.01)
-CONTROL_LABELS = {"forward_sarsa_lambda": "forward Sarsa(lambda)", "sarsa_lambda": "Sarsa(lambda)"}
+
+
+def _ascii_label(method: str) -> str:
+    """The method's label from :data:`ftd_lib.methods.METHODS`, spelt for any terminal."""
+    from ..methods import METHODS
+
+    return METHODS[method].label.replace("λ", "lambda")
 
 
 def control_workload(n_tasks: int):
@@ -271,7 +277,7 @@ def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[st
                 best = (us, r, total)
         us, r, total = best
         out.append(
-            f"control: {CONTROL_LABELS[method]}, cart-pole, {width} rows ({n_tasks} runs x {n_ep}"
+            f"control: {_ascii_label(method)}, cart-pole, {width} rows ({n_tasks} runs x {n_ep}"
             f" episodes): {us:.2f} us per run-step before the final tail = {us / fwd:.2f}x "
             f"forward TD(lambda)'s {fwd:.2f} on recorded steps at {len(rows)} runs [target <= "
             f"2x]; utilisation {r.utilisation_before_tail:.2f} before the tail, "
