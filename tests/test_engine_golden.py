@@ -24,8 +24,9 @@ PREDICTION = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
               "offline_lambda_return")
 
 
-def numbers(method: str) -> dict:
-    """A small, fixed workload of ``method`` on the paper's tasks: its numbers."""
+def numbers(method: str, engine: str = "batch") -> dict:
+    """A small, fixed workload of ``method`` on the paper's tasks: its numbers (control: from
+    the batched engine, or from the compiled kernel, which must give the same)."""
     if method in PREDICTION:
         s = Settings.make(alpha=[0.01, 0.03], lam=[0.9, 0.5], gamma=1.0, eta=0.01,
                           k_max=[None, 3])
@@ -37,7 +38,7 @@ def numbers(method: str) -> dict:
             s = Settings.make(alpha=[0.01, 0.003, 0.005], lam=[0.9, 0.0, 1.0],
                               gamma=0.99 if env == "cartpole" else 1.0)
             r = run_control(method, s, SEED, [0, 1, 2], n_ep, env=env, max_steps=cap,
-                            truncation=trunc, width=2)
+                            truncation=trunc, width=2, engine=engine)
             out[f"{env}-{trunc}"] = {"returns": r.returns.tolist(),
                                      "w": r.final_weights[:, :, :6].tolist()}
     return out
@@ -47,14 +48,20 @@ def _stored() -> dict:
     return json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
 
 
-@pytest.mark.parametrize("method", sorted(NUMERICS_VERSION))
-def test_numbers_match_the_numerics_version(method):
+CASES = [(m, "batch") for m in sorted(NUMERICS_VERSION)] + [
+    (m, "kernel") for m in sorted(NUMERICS_VERSION) if m not in PREDICTION]
+
+
+@pytest.mark.parametrize("method,engine", CASES)
+def test_numbers_match_the_numerics_version(method, engine):
+    """Every method's numbers, and for control those of both engines (the compiled kernel
+    shares the batch's numerics version: it must give its numbers exactly)."""
     got = _stored().get(method)
     assert got is not None, f"no golden numbers for {method}: run python {__file__}"
     assert got["version"] == NUMERICS_VERSION[method], (
         f"{method} is at numerics version {NUMERICS_VERSION[method]}, the golden numbers at "
         f"{got['version']}: record them again (python {__file__})")
-    now = numbers(method)
+    now = numbers(method, engine)
     for key in got["numbers"]:
         a, b = got["numbers"][key], now[key]
         if isinstance(a, dict):

@@ -70,8 +70,10 @@ def test_live_prediction_does_not_depend_on_the_batch(method, eval_set):
 @pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
 def test_live_control_does_not_depend_on_the_batch(method, env, n_ep, cap):
     s = Settings.make(alpha=[0.01, 0.003, 0.02], lam=[0.9, 0.5, 1.0], gamma=[1.0, 0.99, 1.0])
-    big = run_control(method, s, SEED, [7, 8, 9], n_ep, env=env, max_steps=cap)
-    alone = run_control(method, s.select([1]), SEED, [8], n_ep, env=env, max_steps=cap)
+    big = run_control(method, s, SEED, [7, 8, 9], n_ep, env=env, max_steps=cap,
+                      engine="batch")
+    alone = run_control(method, s.select([1]), SEED, [8], n_ep, env=env, max_steps=cap,
+                        engine="batch")
     np.testing.assert_array_equal(alone.returns[0], big.returns[1])
     np.testing.assert_array_equal(alone.final_weights[0], big.final_weights[1])
     np.testing.assert_array_equal(alone.diverged[0], big.diverged[1])

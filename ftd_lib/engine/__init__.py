@@ -116,6 +116,8 @@ def numerics_version(method: str) -> str:
     return f"{method}-v{NUMERICS_VERSION[method]}"
 
 DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
+ENGINES = ("auto", "kernel", "batch")  # how run_control runs its tasks
+KERNEL_ENVS = ("cartpole", "mountain_car")  # the envs the compiled kernel has
 INIT_STREAM = 100  # stream of a run's initial weights
 AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
 
@@ -250,7 +252,8 @@ def _control_env(env, seed, run_ids, max_steps=None):
 def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
                 env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
-                max_steps=None, truncation="bootstrap", width=None) -> ControlResult:
+                max_steps=None, truncation="bootstrap", width=None,
+                engine="auto") -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
 
     Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
@@ -269,6 +272,12 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     terminal state). ``w0``: initial weights ``(N, A, P)`` (default: :func:`initial_weights`
     of every run id). Returns a :class:`ControlResult` (``returns`` ``(N, n_episodes)``,
     ``diverged``, ``utilisation``, ...).
+
+    ``engine``: ``"kernel"`` runs each task on its own through compiled code
+    (:mod:`ftd_lib.engine.kernel`: cart-pole and mountain car, float64, CPU), ``"batch"``
+    through the batched torch engine (any env, dtype and device; ``width`` applies to it
+    only); ``"auto"`` (default) takes the kernel wherever it can run. Both give the same
+    numbers, bit for bit (``tests/test_engine_kernel.py``).
     """
     n_hidden, dev, dtype, div_bound = V.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
@@ -281,13 +290,19 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     if width is not None:
         width = V.check_int("width", width, 1)
     V.check_choice("truncation", truncation, TRUNCATIONS)
+    V.check_choice("engine", engine, ENGINES)
     N = len(run_ids)
     W = min(N, DEFAULT_WIDTH) if width is None else int(width)
     if not 1 <= W:
         raise ValueError(f"width must be an integer >= 1, got {width!r}")
     W = min(W, N)
     dev = _device(device)
-    e = _control_env(env, seed, run_ids[:W], max_steps)
+    use_kernel = (isinstance(env, str) and env in KERNEL_ENVS and dtype == torch.float64
+                  and dev.type == "cpu" and engine != "batch")
+    if engine == "kernel" and not use_kernel:
+        raise ValueError("engine='kernel' runs 'cartpole' and 'mountain_car' in float64 on the "
+                         f"CPU only (env={env!r}, dtype={dtype}, device={dev.type!r})")
+    e = _control_env(env, seed, run_ids[: 1 if use_kernel else W], max_steps)
     A = int(e.n_actions)
     if w0 is None:
         n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
@@ -300,6 +315,12 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
 
         def init(tasks):
             return w0[tasks]
+    if use_kernel:
+        from .kernel import run_tasks
+
+        return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
+                         epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
+                         progress=progress, truncation=truncation, max_steps=max_steps)
     batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
                          agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
                          n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,

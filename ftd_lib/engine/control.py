@@ -106,7 +106,8 @@ class ControlResult:
     n_steps : (N,) environment steps; iterations : batch iterations; width : W
     utilisation : run-steps / (iterations x W); utilisation_before_tail : the same over the
         iterations before the final tail (while tasks were waiting for a row), which took
-        ``steps_before_tail`` run-steps and ``seconds_before_tail`` seconds
+        ``steps_before_tail`` run-steps and ``seconds_before_tail`` seconds; engine : ``"batch"``
+        (this class) or ``"kernel"`` (:mod:`.kernel`)
     """
 
     def __init__(self, **kw):
@@ -443,7 +444,7 @@ class ControlBatch(HostDeviceMixin):
                              steps_before_tail=self.queue_steps,
                              seconds_before_tail=self.queue_seconds,
                              method=self.method, settings=self.settings,
-                             truncation=self.truncation)
+                             truncation=self.truncation, engine="batch")
 
     def _repack(self, rows):
         """Keep only the rows ``rows`` (the final tail: no task is waiting, and idle rows would
