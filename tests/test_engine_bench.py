@@ -5,15 +5,17 @@ from ftd_lib.engine.bench import autograd_forward_td, run_bench
 
 def test_run_bench_quick_returns_one_line_per_measurement():
     lines = run_bench(quick=True)
-    assert len(lines) == 10
+    assert len(lines) == 12
     assert lines[0].startswith("engine vs per-run torch.nn+autograd loop")
     assert lines[1].startswith("engine vs per-run numpy reference")
     assert sum(line.startswith("forward TD(lambda) / TD(0)") for line in lines) == 2
     assert sum(line.startswith("TD(lambda) / TD(0)") for line in lines) == 2
-    assert lines[-4].startswith("us per run-step")
-    assert lines[-3].startswith("online lambda-return")
-    assert lines[-2].startswith("control: forward Sarsa(lambda), cart-pole")
-    assert lines[-1].startswith("control: Sarsa(lambda), cart-pole")
+    assert lines[-6].startswith("us per run-step")
+    assert lines[-5].startswith("online lambda-return")
+    assert lines[-4].startswith("control: forward Sarsa(lambda), cart-pole, compiled")
+    assert lines[-3].startswith("control: forward Sarsa(lambda), cart-pole, batched")
+    assert lines[-2].startswith("control: Sarsa(lambda), cart-pole, compiled")
+    assert lines[-1].startswith("control: Sarsa(lambda), cart-pole, batched")
     assert all("nan" not in line for line in lines)
 
 

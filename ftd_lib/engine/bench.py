@@ -14,11 +14,14 @@ Lines (:func:`run_bench`):
 4. TD(lambda) / TD(0) cost per step,
 5. microseconds per run-step at 200 and 1000 runs,
 6. the online lambda-return algorithm's cost per step against the episode length t,
-7. ``control:`` one line per control method (:func:`control_lines`): live cart-pole through a
-   full batch of 1000 rows (a queue of 2000 runs over lambda in {0, .3, .6, .9, 1} and
-   alpha in {.0025, .005, .01}, 30 episodes each), microseconds per run-step before the final
-   tail and its ratio to forward TD(lambda)'s on recorded steps at 1000 runs measured just
-   before in the same process, and the utilisation (run-steps / (iterations x rows)).
+7. ``control:`` two lines per control method (:func:`control_lines`): live cart-pole, 2000
+   runs over lambda in {0, .3, .6, .9, 1} and alpha in {.0025, .005, .01}, 30 episodes each,
+   through the compiled per-run kernel (:mod:`.kernel`, the default on the CPU) and through
+   a full batch of 1000 rows of the torch engine (:mod:`.control`); microseconds per
+   run-step (before the batch's final tail; the kernel's include each run's set-up) and the
+   ratio to forward TD(lambda)'s on recorded steps at 1000 runs measured just before in the
+   same process, and the utilisation (run-steps / (iterations x rows); 1 for the kernel,
+   which has no rows to idle).
 
 A run-step is one environment step of one run (its updates included).
 """
@@ -228,7 +231,7 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
         lines.append(f"online lambda-return us per run-step ({n_on} runs), episodes cut at "
                      "length t: " + ", ".join(parts) + " (about (t+1)/2 updates a step: "
                      f"grows with t; forward TD: {eng:.2f})")
-        # 7: control through a full batch, against forward TD(lambda) in the same process
+        # 7: control (kernel and batch), against forward TD(lambda) in the same process
         lines += control_lines(dev, quick=quick, repeats=rep, rows=rows_big)
     finally:
         torch.set_num_threads(old_threads)
@@ -254,8 +257,10 @@ def control_workload(n_tasks: int):
 
 
 def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[str]:
-    """``control:`` lines (see the module docstring); ``rows``: recorded episodes of the
-    prediction baseline (default: those of the bench at 1000 runs)."""
+    """``control:`` lines (see the module docstring): per method, the compiled per-run kernel
+    (what ``run_control`` uses on the CPU) and the batched torch engine, each against forward
+    TD(lambda) on recorded steps measured just before in the same process; ``rows``: those
+    recorded episodes (default: the bench's at 1000 runs)."""
     from . import run_control
 
     width, n_tasks, n_ep = (16, 32, 3) if quick else (1000, 2000, 30)
@@ -263,24 +268,28 @@ def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[st
         rows = _tile(_episodes(min(width, 50), 1 if quick else 2), width)
     paper = Settings.make(alpha=0.01, lam=0.9, gamma=1.0, eta=0.01)
     s = control_workload(n_tasks)
+    engines = ("kernel", "batch") if torch.device(device).type == "cpu" else ("batch",)
     out = []
     for method in ("forward_sarsa_lambda", "sarsa_lambda"):
-        fwd = _us_per_step("forward_td_lambda", rows, paper, device=device, repeats=repeats)
-        best = None
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            r = run_control(method, s, SEED, np.arange(n_tasks), n_ep, env="cartpole",
-                            width=width, device=device)
-            total = time.perf_counter() - t0
-            us = r.seconds_before_tail / max(r.steps_before_tail, 1) * 1e6
-            if best is None or us < best[0]:
-                best = (us, r, total)
-        us, r, total = best
-        out.append(
-            f"control: {_ascii_label(method)}, cart-pole, {width} rows ({n_tasks} runs x {n_ep}"
-            f" episodes): {us:.2f} us per run-step before the final tail = {us / fwd:.2f}x "
-            f"forward TD(lambda)'s {fwd:.2f} on recorded steps at {len(rows)} runs [target <= "
-            f"2x]; utilisation {r.utilisation_before_tail:.2f} before the tail, "
-            f"{r.utilisation:.2f} overall [target >= 0.9]; all in: "
-            f"{total / r.n_steps.sum() * 1e6:.2f} us per run-step")
+        for engine in engines:
+            fwd = _us_per_step("forward_td_lambda", rows, paper, device=device, repeats=repeats)
+            best = None
+            for _ in range(repeats + (engine == "kernel")):  # (the first kernel run compiles)
+                t0 = time.perf_counter()
+                r = run_control(method, s, SEED, np.arange(n_tasks), n_ep, env="cartpole",
+                                width=width, device=device, engine=engine)
+                total = time.perf_counter() - t0
+                us = r.seconds_before_tail / max(r.steps_before_tail, 1) * 1e6
+                if best is None or us < best[0]:
+                    best = (us, r, total)
+            us, r, total = best
+            how = ("compiled per-run kernel" if engine == "kernel"
+                   else f"batched torch engine, {width} rows")
+            out.append(
+                f"control: {_ascii_label(method)}, cart-pole, {how} ({n_tasks} runs x {n_ep}"
+                f" episodes): {us:.2f} us per run-step before the final tail = {us / fwd:.2f}x "
+                f"forward TD(lambda)'s {fwd:.2f} on recorded steps at {len(rows)} runs [target "
+                f"<= 2x]; utilisation {r.utilisation_before_tail:.2f} before the tail, "
+                f"{r.utilisation:.2f} overall [target >= 0.9]; all in: "
+                f"{total / r.n_steps.sum() * 1e6:.2f} us per run-step")
     return out
