@@ -11,7 +11,7 @@ beside a live run, with the paper's claims: :mod:`ftd_lib.course.figures`.
 - The two tasks: :func:`heuristic_steps`, :func:`heuristic_trajectory` (mountain car),
   :func:`fixed_action_steps` (cart-pole), :func:`start_states`, :func:`greedy_probability`,
   :func:`discounted_return`.
-- Learning live, with the batched engine (:func:`ftd_lib.engine.run_control`):
+- Learning live, with the engine (:func:`ftd_lib.engine.run_control`; batched when it records):
   :func:`train` runs one method at one :math:`(\alpha, \lambda)` for a few runs and, through
   :class:`ftd_lib.envs.recording.RecordingEnv`, keeps the trajectory of every episode the agent
   played; :func:`last_episode`, :func:`train_summary`, :func:`plot_learning_curves`.
@@ -221,7 +221,9 @@ def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
           eta: float = ETA, epsilon: float = EPSILON, record: bool = True,
           truncation: str = "bootstrap") -> dict:
     r"""Run ``method`` (``"sarsa_lambda"`` or ``"forward_sarsa_lambda"``) on ``task`` for
-    ``runs`` runs (run ids ``0 .. runs-1``) of ``episodes`` episodes, with the batched engine.
+    ``runs`` runs (run ids ``0 .. runs-1``) of ``episodes`` episodes, with the engine (the
+    batched one when ``record``: the recorder is an env of its own; the compiled kernel
+    otherwise; the numbers are the same).
 
     :math:`\gamma` is the task's (:mod:`ftd_lib.envs.tasks`), :math:`\epsilon` and :math:`\eta` the
     paper's; ``max_steps`` overrides the episode cap (default: the task's). Returns a dict:
