@@ -43,7 +43,7 @@ Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest act
 
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
                       "cartpole", epsilon=0.05, max_steps=None, truncation="bootstrap",
-                      width=None, device="cpu", dtype=torch.float64)
+                      width=None, device="cpu", dtype=torch.float64, engine="auto")
     res.returns        # (N, n_episodes): return (sum of rewards) of every episode
     res.lengths        # (N, n_episodes): steps of every episode
     res.diverged       # (N,) bool; returns of a diverged run are nan from then on
@@ -51,8 +51,11 @@ Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest act
     # max_steps: episode cap (None: the env's default, 5000 mountain car, 1000 cart-pole);
     # truncation="bootstrap": a cap is a time limit, the last target bootstraps from
     # Q(S', A') (Pardo et al. 2018); "terminal": value 0 after the last state.
-    # The N runs go through a batch of `width` rows (default min(N, 1024)) that stays full:
-    # a row whose run ends takes the next at once (ftd_lib.engine.control).
+    # engine="kernel": run by run in compiled code (ftd_lib.engine.kernel; cart-pole and
+    # mountain car, float64, CPU; the default there); engine="batch": the N runs go through
+    # a torch batch of `width` rows (default min(N, 1024)) that stays full, a row whose run
+    # ends taking the next at once (ftd_lib.engine.control; any env, dtype, device). Both
+    # give the same numbers, bit for bit.
 
 Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` (reference
 layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
