@@ -299,6 +299,43 @@ def _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h, d, bound):
     return (U - ring_r[slot]) / gl_div, abs(v) <= bound
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _buffers(th, env):
+    """A run's sizes and scratch: ``(A, P, n, H, h, d, Q, x, xn, state)``."""
+    A, P = th.shape
+    n = N_IN_ARR[env]
+    H = (P - 1) // (n + 2)
+    return (A, P, n, H, np.empty(H), np.empty(H), np.empty(A), np.empty(n), np.empty(n),
+            np.zeros(4))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound):
+    r"""Start an episode: reset, :math:`\hat Q(S_0, \cdot)`, :math:`A_0`. Returns
+    ``(ok, A_0)``; not ok: a value is beyond ``bound`` (the run diverged), nothing drawn."""
+    env_reset(env, sgen, state, x)
+    q_all(th, x, n, H, h, Q)
+    if not _ok(Q, bound):
+        return False, 0
+    return True, choose(Q, eps, agen)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _act(env, state, act, xn, t, cap, bootstrap, th, n, H, h, Q, eps, agen):
+    r"""Take action ``act``, observe :math:`R, S'` (features into ``xn``) and choose
+    :math:`A'` from :math:`\hat Q(S', \cdot)` unless the episode ended (``bootstrap``: a
+    truncated episode still chooses). Returns ``(R, end, chose, A', Q(S', A'))`` (``A'`` =
+    ``act`` and value 0 when it did not choose)."""
+    r, term = env_step(env, state, act, xn)
+    end = term or t + 1 >= cap
+    ch = (not term) if bootstrap else (not end)
+    if not ch:
+        return r, end, ch, act, 0.0
+    q_all(th, xn, n, H, h, Q)
+    a_new = choose(Q, eps, agen)
+    return r, end, ch, a_new, Q[a_new]
+
+
 @njit(cache=True, error_model="numpy")
 def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l, Km1,
                       c_final, gl_div, R, bound, flush_pops, sgen, agen, returns, lengths):
@@ -307,25 +344,15 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
     :meth:`.control.ControlBatch._iteration_forward`. ``th`` ``(A, P)`` is updated in place;
     ``returns``/``lengths`` ``(n_ep,)`` are filled. Returns ``(diverged_at, steps)``
     (``diverged_at`` -1: never)."""
-    A, P = th.shape
-    n = N_IN_ARR[env]
-    H = (P - 1) // (n + 2)
-    h = np.empty(H)
-    dd = np.empty(H)
-    Q = np.empty(A)
-    x = np.empty(n)
-    xn = np.empty(n)
-    state = np.zeros(4)
+    A, P, n, H, h, dd, Q, x, xn, state = _buffers(th, env)
     ring_x = np.empty((R, n))
     ring_a = np.zeros(R, dtype=np.int64)
     ring_r = np.empty(R)
     steps = 0
     ep = 0
-    env_reset(env, sgen, state, x)
-    q_all(th, x, n, H, h, Q)
-    if not _ok(Q, bound):
+    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+    if not ok:
         return _freeze(th, returns, ep), steps
-    act = choose(Q, eps, agen)
     while True:
         ret = 0.0
         t = 0
@@ -338,19 +365,11 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
         q = 0
         ready = False
         while True:
-            r, term = env_step(env, state, act, xn)
+            r, end, ch, a_new, v_next = _act(env, state, act, xn, t, cap, bootstrap, th, n, H,
+                                             h, Q, eps, agen)
             t += 1
             steps += 1
             ret += r
-            trunc = (not term) and t >= cap
-            end = term or trunc
-            ch = (not term) if bootstrap else (not end)
-            v_next = 0.0
-            a_new = act
-            if ch:
-                q_all(th, xn, n, H, h, Q)
-                a_new = choose(Q, eps, agen)
-                v_next = Q[a_new]
             # push <phi(S), A, rho>, rho = R + gamma (1 - lambda) V_next
             slot = p % R
             ring_x[slot, :] = x
@@ -406,11 +425,9 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
         ep += 1
         if ep >= n_ep:
             return -1, steps
-        env_reset(env, sgen, state, x)
-        q_all(th, x, n, H, h, Q)
-        if not _ok(Q, bound):
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+        if not ok:
             return _freeze(th, returns, ep), steps
-        act = choose(Q, eps, agen)
 
 
 @njit(cache=True, error_model="numpy")
@@ -419,44 +436,26 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
     r"""One run of Sarsa(:math:`\lambda`) with accumulating traces kept scaled
     (:math:`e = s\hat e`), in the order of :meth:`.control.ControlBatch._iteration_sarsa`;
     arguments and result as :func:`forward_sarsa_run`."""
-    A, P = th.shape
-    n = N_IN_ARR[env]
-    H = (P - 1) // (n + 2)
-    h = np.empty(H)
-    Q = np.empty(A)
-    x = np.empty(n)
-    xn = np.empty(n)
-    dd = np.empty(H)
+    A, P, n, H, h, dd, Q, x, xn, state = _buffers(th, env)
     g = np.empty(P)
     e = np.zeros((A, P))
-    state = np.zeros(4)
     s = 1.0
     keep = 0.0
     steps = 0
     ep = 0
     w2 = (n + 1) * H + 1
-    env_reset(env, sgen, state, x)
-    q_all(th, x, n, H, h, Q)
-    if not _ok(Q, bound):
+    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+    if not ok:
         return _freeze(th, returns, ep), steps
-    act = choose(Q, eps, agen)
     while True:
         ret = 0.0
         t = 0
         while True:
-            r, term = env_step(env, state, act, xn)
+            r, end, ch, a_new, q_next = _act(env, state, act, xn, t, cap, bootstrap, th, n, H,
+                                             h, Q, eps, agen)
             t += 1
             steps += 1
             ret += r
-            trunc = (not term) and t >= cap
-            end = term or trunc
-            ch = (not term) if bootstrap else (not end)
-            q_next = 0.0
-            a_new = act
-            if ch:
-                q_all(th, xn, n, H, h, Q)
-                a_new = choose(Q, eps, agen)
-                q_next = Q[a_new]
             v = value(th, act, x, n, H, h)  # Q(S, A); h: its hidden units
             delta = r + gamma * q_next - v
             # e = s e^: every trace decays through s; renormalise when s gets small
@@ -512,11 +511,9 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
             return -1, steps
         keep = 0.0
         s = 1.0
-        env_reset(env, sgen, state, x)
-        q_all(th, x, n, H, h, Q)
-        if not _ok(Q, bound):
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+        if not ok:
             return _freeze(th, returns, ep), steps
-        act = choose(Q, eps, agen)
 
 
 
