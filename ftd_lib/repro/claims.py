@@ -238,9 +238,12 @@ def _claims_fig4_left(res) -> list[Verdict]:
     lams = [x for x in a["x"] if x < 1 and x in set(b["x"])]
     if not lams:
         return [_no_data(5, f, claim, "no λ < 1 in the grid")]
-    fails, unclear = [], []
+    fails, unclear, same = [], [], False
     for lam in lams:
         i, j = int(np.flatnonzero(a["x"] == lam)[0]), int(np.flatnonzero(b["x"] == lam)[0])
+        if lam == 0 and a["y"][i] == b["y"][j]:
+            same = True  # K = 1: forward Sarsa(0) is Sarsa(0), update for update
+            continue
         better, clear = _beats(a["y"][i], a["se"][i], b["y"][j], b["se"][j], False)
         if not better:
             fails.append(lam)
@@ -251,7 +254,11 @@ def _claims_fig4_left(res) -> list[Verdict]:
         f"{fmt_number(b['y'][b['x'] == lam][0])}" for lam in lams)
     ev = f"forward vs Sarsa(λ): {diffs}"
     ev += (f"; forward is not better at λ ∈ {{{', '.join(f'{x:g}' for x in fails)}}}" if fails
-           else f"; forward is better at all {len(lams)} λ < 1")
+           else f"; forward is better at all {len(lams) - same} λ < 1"
+           + (" but 0" if same else ""))
+    if same:
+        ev += ("; at λ = 0 the two are one algorithm (K = 1), and their numbers are identical, "
+               "so λ = 0 is not counted")
     if unclear and not fails:
         ev += (f" (within two standard errors at λ ∈ "
                f"{{{', '.join(f'{x:g}' for x in unclear)}}})")

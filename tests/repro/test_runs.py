@@ -394,6 +394,32 @@ def test_report_with_missing_and_paper_scale_data(tmp_path, fake):
     assert f"{best['y'][k]:.3g}" in section
 
 
+class _Curves:
+    """A stand-in for stored results: ``summary()`` of two control curves over λ."""
+
+    def __init__(self, fwd, sarsa, lams=(0.0, 0.5, 0.9)):
+        x, se = np.array(lams), np.full(len(lams), 1.0)
+        self.s = {"forward_sarsa_lambda": dict(x=x, y=np.array(fwd, float), se=se),
+                  "sarsa_lambda": dict(x=x, y=np.array(sarsa, float), se=se)}
+        self.at_paper_scale = True
+
+    def summary(self):
+        return self.s
+
+
+@pytest.mark.parametrize("fwd,sarsa,status,words", [
+    ([-300, -200, -100], [-300, -900, -800], claims.AGREES, "is not counted"),
+    ([-300, -200, -100], [-310, -900, -800], claims.AGREES, "all 3"),
+    ([-310, -200, -100], [-300, -900, -800], claims.DISAGREES, "λ ∈ {0}"),
+    ([-300, -950, -100], [-300, -900, -800], claims.DISAGREES, "λ ∈ {0.5}"),
+])
+def test_claim_5_counts_lambda_0_only_when_the_two_methods_differ(fwd, sarsa, status, words):
+    """At λ = 0 forward Sarsa(λ) is Sarsa(0) (K = 1): identical numbers are no evidence against
+    the claim; a difference there (other runs, other α) still counts."""
+    (v,) = claims._claims_fig4_left(_Curves(fwd, sarsa))
+    assert v.status == status and words in v.evidence, v.evidence
+
+
 def test_spearman():
     assert claims.spearman([0, 1, 2, 3], [4, 3, 2, 1]) == pytest.approx(-1)
     assert claims.spearman([0, 1, 2], [1, 1, 1]) != claims.spearman([0, 1, 2], [1, 1, 1])  # nan
