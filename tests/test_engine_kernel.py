@@ -7,6 +7,8 @@ numpy's), then the network pieces, the environments and whole runs: returns, len
 divergence and final weights, for both methods, both tasks and both meanings of the cap.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -164,3 +166,11 @@ def test_run_control_rejects_an_engine_it_cannot_use(kw, name):
     kw = {"env": "cartpole", **kw}
     with pytest.raises(ValueError, match=name):
         run_control("sarsa_lambda", s, 1, [0], 1, **kw)
+
+
+def test_warm_compiles_both_methods_for_both_tasks():
+    """``kernel.warm`` (what binder/postBuild runs) leaves both run kernels compiled."""
+    K.warm()
+    assert K.forward_sarsa_run.signatures and K.sarsa_run.signatures
+    post = (Path(__file__).parents[1] / "binder" / "postBuild").read_text()
+    assert "kernel.warm()" in post

@@ -602,3 +602,17 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
                          utilisation_before_tail=1.0, steps_before_tail=total,
                          seconds_before_tail=seconds, method=method, settings=settings,
                          truncation=truncation, engine="kernel")
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) both methods' kernels for both tasks: a one-step
+    run of each. The first compile takes 10-15 s and is cached in ``__pycache__`` next to this
+    file; ``binder/postBuild`` calls this so that the image ships the cache."""
+    from .settings import Settings
+
+    s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
+    for method in ("forward_sarsa_lambda", "sarsa_lambda"):
+        for env, n_in, A in (("cartpole", 4, 2), ("mountain_car", 2, 3)):
+            run_tasks(method, s, 0, [0], 1, env=env, max_steps=1,
+                      init=lambda tasks, n_in=n_in, A=A: np.zeros((len(tasks), A,
+                                                                   50 * (n_in + 2) + 1)))
