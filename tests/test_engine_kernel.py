@@ -19,6 +19,7 @@ from ftd_lib.engine import kernel as K
 from ftd_lib.engine._net import BatchedMLP
 from ftd_lib.envs.cartpole import CartPoleBatch
 from ftd_lib.envs.mountain_car import MountainCarBatch
+from ftd_lib.envs.tasks import TASKS
 
 RNG = np.random.default_rng(20161)
 
@@ -95,11 +96,11 @@ def test_environments_are_the_batched_ones(env_name):
     from ftd_lib.rng import run_generator
 
     sgen = run_generator(5, 3, START_STREAM)
-    state, x = np.zeros(4), np.empty(K.N_IN[env_id])
+    state, x = np.zeros(4), np.empty(TASKS[env_name].n_in)
     K.env_reset(env_id, sgen, state, x)
     np.testing.assert_array_equal(x, obs[0])
     ends = 0
-    for a in RNG.integers(0, K.N_ACTIONS[env_id], 300):
+    for a in RNG.integers(0, TASKS[env_name].n_actions, 300):
         obs, r, term, _ = batch.step(np.array([a]))
         reward, t = K.env_step(env_id, state, int(a), x)
         np.testing.assert_array_equal(x, obs[0])

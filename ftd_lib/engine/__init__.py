@@ -93,6 +93,7 @@ import torch
 
 from .. import validate as V
 from ..approx import MLP
+from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
 from ..rng import run_generator
 from .control import CONTROL_METHODS, TRUNCATIONS, ControlBatch, ControlResult
 from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
@@ -120,7 +121,6 @@ def numerics_version(method: str) -> str:
 
 DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
 ENGINES = ("auto", "kernel", "batch")  # how run_control runs its tasks
-KERNEL_ENVS = ("cartpole", "mountain_car")  # the envs the compiled kernel has
 INIT_STREAM = 100  # stream of a run's initial weights
 AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
 
@@ -300,7 +300,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         raise ValueError(f"width must be an integer >= 1, got {width!r}")
     W = min(W, N)
     dev = _device(device)
-    use_kernel = (isinstance(env, str) and env in KERNEL_ENVS and dtype == torch.float64
+    use_kernel = (isinstance(env, str) and env in TASKS and dtype == torch.float64
                   and dev.type == "cpu" and engine != "batch")
     if engine == "kernel" and not use_kernel:
         raise ValueError("engine='kernel' runs 'cartpole' and 'mountain_car' in float64 on the "

@@ -3,8 +3,9 @@ Fig. 4), one network per action, :math:`\epsilon`-greedy, on a batch that is alw
 
 On the CPU, for the paper's two tasks in float64, :func:`ftd_lib.engine.run_control` runs
 each task through compiled per-run code instead (:mod:`.kernel`), with this batch's numbers bit
-for bit and about 4 times fewer seconds per run-step; this batch serves the rest: a GPU, float32,
-any other environment (e.g. one that records every step).
+for bit and 2.5 to 5 times fewer seconds per run-step (``python -m ftd_lib bench``); this
+batch serves the rest: a GPU, float32, any other environment (e.g. one that records every
+step).
 
 A full batch
 ------------

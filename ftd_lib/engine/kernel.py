@@ -8,9 +8,9 @@ The batched engine spends its time on what a batch needs rather than on learning
 full-width pass over all A networks for every pop, sub-batches for the rows that flush or
 restart, dozens of numpy ops on the whole batch per iteration (``scripts/control_floor.py``
 measures the floor). A run alone needs none of that: its step is a handful of small loops
-over 50 hidden units. Compiled with numba, a run-step of forward Sarsa(:math:`\lambda`) on
-cart-pole costs about what a run-step of batched forward TD(:math:`\lambda`) prediction costs
-(``python -m ftd_lib bench``, ``control:`` lines).
+over 50 hidden units. Compiled with numba, a run-step of either method on cart-pole costs
+about 1.5 times a run-step of batched forward TD(:math:`\lambda`) prediction (``python -m
+ftd_lib bench``, ``control:`` lines).
 
 The same numbers
 ----------------
@@ -45,6 +45,7 @@ number of episodes completed, and its returns from that episode on are ``nan``.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from llvmlite import ir
@@ -53,14 +54,12 @@ from numba.extending import intrinsic
 
 from ..envs import cartpole as _cp
 from ..envs import mountain_car as _mc
+from ..envs.tasks import TASKS
 
+# the tasks' numbers in the compiled branches; their sizes and caps are the registry's
 CARTPOLE, MOUNTAIN_CAR = 0, 1
 ENVS = {"cartpole": CARTPOLE, "mountain_car": MOUNTAIN_CAR}
-N_IN = {CARTPOLE: 4, MOUNTAIN_CAR: 2}
-N_ACTIONS = {CARTPOLE: 2, MOUNTAIN_CAR: 3}
-DEFAULT_CAP = {CARTPOLE: _cp.DEFAULT_MAX_STEPS, MOUNTAIN_CAR: _mc.DEFAULT_MAX_STEPS}
-NO_CAP = 1 << 62  # an env without an episode cap
-N_IN_ARR = np.array([N_IN[CARTPOLE], N_IN[MOUNTAIN_CAR]], dtype=np.int64)
+N_IN_ARR = np.array([TASKS[name].n_in for name in ENVS], dtype=np.int64)  # by env number
 
 # the engine's constants, as the numpy expressions evaluate them
 _CP_POLEMASS_LENGTH = _cp.POLEMASS_LENGTH
@@ -529,8 +528,6 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     ``(m, A, P)`` (reference layout) of tasks. The batch's statistics are those of a batch
     of width 1 that is never idle (``utilisation`` 1).
     """
-    import time
-
     from ..envs.batch import START_STREAM
     from ..rng import run_generator
     from . import AGENT_STREAM
@@ -538,9 +535,9 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from .control import RESCALE, ControlResult
     from .schedule import algorithm1_constants
 
-    env_id = ENVS[env]
-    n_in, A = N_IN[env_id], N_ACTIONS[env_id]
-    cap = DEFAULT_CAP[env_id] if max_steps is None else int(max_steps)
+    env_id, task = ENVS[env], TASKS[env]
+    n_in, A = task.n_in, task.n_actions
+    cap = task.max_steps if max_steps is None else int(max_steps)
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
     N, n_ep = len(run_ids), int(n_episodes)
     perm = BatchedMLP(n_in, n_hidden).perm
@@ -608,11 +605,10 @@ def warm() -> None:
     """Compile (or load from numba's cache) both methods' kernels for both tasks: a one-step
     run of each. The first compile takes 10-15 s and is cached in ``__pycache__`` next to this
     file; ``binder/postBuild`` calls this so that the image ships the cache."""
+    from . import run_control
     from .settings import Settings
 
     s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
     for method in ("forward_sarsa_lambda", "sarsa_lambda"):
-        for env, n_in, A in (("cartpole", 4, 2), ("mountain_car", 2, 3)):
-            run_tasks(method, s, 0, [0], 1, env=env, max_steps=1,
-                      init=lambda tasks, n_in=n_in, A=A: np.zeros((len(tasks), A,
-                                                                   50 * (n_in + 2) + 1)))
+        for env in ENVS:
+            run_control(method, s, 0, [0], 1, env=env, max_steps=1, engine="kernel")
