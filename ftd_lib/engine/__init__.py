@@ -95,6 +95,7 @@ from .. import validate as V
 from ..approx import MLP
 from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
 from ..rng import run_generator
+from . import checks
 from .control import CONTROL_METHODS, TRUNCATIONS, ControlBatch, ControlResult
 from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
 from .settings import Settings
@@ -143,7 +144,7 @@ __all__ = [
 
 
 def _device(device):
-    return V.check_device(device)
+    return checks.check_device(device)
 
 
 def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
@@ -171,14 +172,14 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    episodes, w0, settings, n_in = V.check_recorded_args(episodes, w0, settings, n_hidden)
+    episodes, w0, settings, n_in = checks.check_recorded_args(episodes, w0, settings, n_hidden)
     src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
     ev = None
     if eval_states is not None:
-        ev = Evaluator(*V.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
+        ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)
@@ -215,15 +216,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
     row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0)
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0)
     if eval_states is None:
         n_eval = V.check_int("n_eval", n_eval, 1)
         eval_seed = V.check_int("eval_seed", eval_seed, 0)
     else:
-        eval_states = V.check_eval_states(eval_states)
+        eval_states = checks.check_eval_states(eval_states)
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:
@@ -282,10 +283,10 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     only); ``"auto"`` (default) takes the kernel wherever it can run. Both give the same
     numbers, bit for bit (``tests/test_engine_kernel.py``).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0,
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
     if max_steps is not None:

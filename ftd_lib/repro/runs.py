@@ -53,7 +53,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     workers = validate.check_int("workers", workers, 1)
     threads = validate.check_int("threads", threads, 1)
     if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
-        validate.check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
+        from ..engine.checks import check_device  # (torch only when the engine runs)
+
+        check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
     paths = results_paths(fig.name, out)
     store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     store.check_writable_dir(paths["chunks"], "out")
