@@ -3,7 +3,7 @@ the identities of App. B, on the random walk.
 
 van Seijen (2016), Sec. 3-4 and App. A-B. One function per figure or idea; each returns plain
 numbers (so notebooks and tests can check them) and, where there is a picture, a ``plot_*``
-function draws it in the course style (:mod:`ftd_lib.course.plots`).
+function draws it in the course style (:mod:`ftd_lib.style`).
 
 The task is the 10-state random walk of Sec. 4 (:mod:`ftd_lib.envs.random_walk`): tabular
 features, every reward 1, :math:`\gamma = 1`, start in the right-most state. Every function
@@ -26,6 +26,7 @@ from ..envs.random_walk import (
     rms_error,
     true_values,
 )
+from ..methods import style
 from ..returns import (
     advance_time,
     delta_prime,
@@ -35,9 +36,9 @@ from ..returns import (
     rho,
 )
 from ..rng import run_generator
+from ..style import OKABE_ITO, new_axes, sequential_colours, use_style
 from ..validate import check_unit
 from .nb01_td_basics import td0_tabular
-from .plots import OKABE_ITO, new_axes, sequential_colours, style, use_style
 
 FIG1_SEED = 0  # the seed of the single run drawn in Figure 1 (fixed before looking)
 FIG1_METHODS = ("td_lambda", "online_lambda_return", "offline_lambda_return")

@@ -33,9 +33,10 @@ from ..envs.one_state import (
     error_first_episodes,
     values_after_episodes,
 )
+from ..methods import style
 from ..rng import run_generator
+from ..style import OKABE_ITO, off_chart_handle, plot_off_chart, use_style
 from ..validate import check_alpha, check_int, check_number
-from .plots import OKABE_ITO, off_chart_handle, plot_off_chart, style, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
 N_EPISODES = 10  # "averaged over the first 10 episodes"

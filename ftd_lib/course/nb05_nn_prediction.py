@@ -30,12 +30,12 @@ import numpy as np
 from .. import engine
 from ..envs import mountain_car as mc
 from ..envs.tasks import gamma
-from ..methods import label
+from ..methods import label, style
 from ..repro.figures import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
+from ..style import OKABE_ITO, plot_off_chart, use_style
 from ..validate import check_int
 from . import one_torch_thread
-from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 SEED = DEFAULT_SEED
 LAM = 0.9  # Fig. 3 left
@@ -310,7 +310,7 @@ def choices() -> list[dict]:
         dict(item="divergence", paper="not given",
              ours="a run whose value, weight or error exceeds 1e6 (or is not finite) is "
                   "stopped and counts as an infinite error: drawn off the chart (▲)",
-             where="run_prediction(div_bound=1e6); ftd_lib.course.plots.plot_off_chart"),
+             where="run_prediction(div_bound=1e6); ftd_lib.style.plot_off_chart"),
         dict(item="K for forward TD(λ)", paper="K = ceil(log η / log γλ), η = 0.01",
              ours=f"K = {k} at λ = {LAM}; no K_max except Fig. 3 right's fourth curve",
              where="ftd_lib.returns.k_bound"),

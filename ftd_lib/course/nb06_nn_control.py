@@ -47,11 +47,11 @@ from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs import tasks
 from ..envs.recording import RecordingEnv
-from ..methods import CONTROL, label
+from ..methods import CONTROL, label, style
 from ..repro.figures import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
 from ..returns import k_bound
+from ..style import use_style
 from . import one_torch_thread
-from .plots import style, use_style
 
 SEED = DEFAULT_SEED
 #: the experiment seed of the start states used to test a learned policy (not the training

@@ -62,12 +62,6 @@ class Results:
         index)."""
         return summarize(self)
 
-    def plot(self, ax=None):
-        """Draw the figure (:func:`ftd_lib.repro.plots.plot_results`)."""
-        from .plots import plot_results
-
-        return plot_results(self, ax=ax)
-
 
 def summarize(res: Results) -> dict[str, dict[str, np.ndarray]]:
     a = res.arrays

@@ -4,7 +4,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ftd_lib.course.plots import plot_off_chart, style  # noqa: E402
+from ftd_lib.methods import style  # noqa: E402
+from ftd_lib.style import plot_off_chart  # noqa: E402
 
 
 def test_off_chart_one_sided():
