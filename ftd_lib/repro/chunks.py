@@ -165,7 +165,9 @@ def engine_settings(settings: np.ndarray):
 
 
 def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = False) -> dict:
-    """The default runner: :mod:`ftd_lib.engine` (batched torch, float64)."""
+    """The default runner: :mod:`ftd_lib.engine` (float64; control on the CPU: the compiled
+    kernel). Returns ``values``, ``diverged``, ``engine`` (which engine ran) and, for control,
+    ``engine_stats``."""
     from .. import engine
 
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
@@ -177,23 +179,21 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
         res = engine.run_control(task.method, settings, env=task.env,
                                  epsilon=task.epsilon, max_steps=task.max_steps,
                                  truncation=task.truncation or "bootstrap", **kw)
-    return _engine_result(res)
+    return _engine_result(res, task.task)
 
 
-def _engine_result(res) -> dict:
-    if isinstance(res, dict):
-        values = res.get("values", res.get("errors", res.get("returns")))
-        diverged = res.get("diverged")
-    else:
-        values = getattr(res, "values", None)
-        if values is None:
-            values = getattr(res, "errors", None)
-        if values is None:
-            values = getattr(res, "returns", None)
-        diverged = getattr(res, "diverged", None)
-    values = _to_numpy(values)
-    diverged = np.zeros(len(values), bool) if diverged is None else _to_numpy(diverged)
-    out = {"values": values, "diverged": diverged.astype(bool)}
+def _curves(res, kind: str):
+    """The learning curves of an engine result: ``curves`` (one field for every kind), or,
+    from an engine that predates it, ``errors`` (prediction) / ``returns`` (control)."""
+    if hasattr(res, "curves"):
+        return res.curves
+    return res.errors if kind == "prediction" else res.returns
+
+
+def _engine_result(res, kind: str) -> dict:
+    values = _to_numpy(_curves(res, kind))
+    out = {"values": values, "diverged": _to_numpy(res.diverged).astype(bool),
+           "engine": str(getattr(res, "engine", "batch"))}  # prediction: the torch batch
     stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
     if stats:  # how busy the batch was (stored in the chunk's metadata, not its arrays)
         out["engine_stats"] = {k: float(v) for k, v in stats.items()}

@@ -20,6 +20,7 @@ from ..methods import label
 from . import store
 from .claims import NO_DATA, Verdict, best_index, claims, fmt_number
 from .figures import FIGURES, figure
+from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
 
 
@@ -58,6 +59,7 @@ def _provenance(res) -> list[str]:
         lines.append("- chunks were computed on several machines: " + "; ".join(
             f"{u.get('cpu', '?')} ({u.get('cpu_count', '?')} CPUs, {u.get('device_name', '?')})"
             for u in used))
+    lines += describe(m.get("provenance"))
     lines += [
         f"- command: `{m.get('command', '?')}`",
     ]

@@ -18,6 +18,7 @@ from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
 from .figures import DEFAULT_SEED, FIGURES, Figure, figure
+from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -136,6 +137,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
+        "provenance": figure_provenance([m for _, m in done]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
@@ -160,8 +162,9 @@ def _compute_chunk(job, progress: bool = False) -> None:
     raw = runner(task, device=device, progress=progress)
     data = chunks.reduce_chunk(task, raw)
     cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
-             "machine": here}
-    if isinstance(raw, dict) and "engine_stats" in raw:
+             "machine": here,
+             "provenance": chunk_provenance(raw.get("engine") or chunks.runner_name(runner))}
+    if "engine_stats" in raw:
         cmeta["engine"] = raw["engine_stats"]
     store.ChunkStore(root).save(ident, data, cmeta)
 

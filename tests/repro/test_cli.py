@@ -92,18 +92,6 @@ def test_reproduce_with_fewer_episodes(tmp_path, monkeypatch):
     assert np.load(out / "fig3-right.npz")["curve_mean"].shape[1] == 4
 
 
-def _engine_ready() -> bool:
-    import importlib
-
-    try:
-        for m in ("ftd_lib.engine", "ftd_lib.envs.mountain_car"):
-            importlib.import_module(m)
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _engine_ready(), reason="engine or mountain car not there yet")
 def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     """The real engine, through the real command line, at quick scale (a few seconds)."""
     out = tmp_path / "results"
@@ -114,6 +102,9 @@ def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     assert "fig3-right (quick)" in p.stderr  # the progress bar
     res = load_results("fig3-right", out)
     assert res is not None and all(r.startswith("engine-") for r in res.meta["runner"])
+    prov = res.meta["provenance"]  # every chunk says the torch batch made it, and with what
+    assert not prov["mixed"] and prov["unrecorded"] == 0 and len(prov["groups"]) == 1
+    assert prov["groups"][0]["engine"] == "batch" and prov["groups"][0]["torch"]
     m = res["metric"]
     assert m.shape == (12, 1) and np.isfinite(m).all() and (m > 0).all()
     assert (out / "fig3-right.png").is_file() and (out / "REPORT.md").is_file()
