@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .figures import DEFAULT_SEED, Figure
+from .definitions import DEFAULT_SEED, Figure
 
 STORE_VERSION = 1  # bump when the meaning of a stored chunk changes
 

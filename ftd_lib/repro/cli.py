@@ -22,7 +22,7 @@ import os
 import sys
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
+from .definitions import DEFAULT_SEED, FIGURES, SCALES, figure
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure

@@ -20,7 +20,7 @@ from ..style import (
     use_style,
 )
 from . import store
-from .figures import figure
+from .definitions import figure
 from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
 
 

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .figures import Cell, Figure, figure
+from .definitions import Cell, Figure, figure
 
 PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the floor)
 FINAL_ALPHAS = 5  # step sizes per curve in the final stage

@@ -19,7 +19,7 @@ import numpy as np
 from ..methods import label
 from . import store
 from .claims import NO_DATA, Verdict, best_index, claims, fmt_number
-from .figures import FIGURES, figure
+from .definitions import FIGURES, figure
 from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
 

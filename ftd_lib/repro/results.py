@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, figure
+from .definitions import DEFAULT_SEED, FIGURES, figure
 
 DEFAULT_RESULTS = "results"
 

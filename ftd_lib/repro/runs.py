@@ -17,7 +17,7 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
-from .figures import DEFAULT_SEED, FIGURES, Figure, figure
+from .definitions import DEFAULT_SEED, FIGURES, Figure, figure
 from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import chunks, cli
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import load_results
 from ftd_lib.repro.runs import run_figure
 

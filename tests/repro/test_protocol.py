@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import chunks, protocol
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 
 
 def _metric(fig, best_alpha_of):

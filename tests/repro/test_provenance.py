@@ -10,7 +10,7 @@ import pytest
 
 from ftd_lib.repro import chunks, provenance, report
 from ftd_lib.repro import store as chunk_store
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import load_results, repo_results_dir, results_paths
 from ftd_lib.repro.runs import run_figure
 

@@ -16,7 +16,7 @@ import pytest
 from ftd_lib.repro import claims, report
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import FIGURES, LAMBDAS, figure
+from ftd_lib.repro.definitions import FIGURES, LAMBDAS, figure
 from ftd_lib.repro.results import (
     Results,
     load_results,
@@ -203,7 +203,8 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
     ref = run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
     out = tmp_path / "b"
     code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import fake_runner; "
-            f"from ftd_lib.repro.figures import figure; from ftd_lib.repro.runs import run_figure; "
+            "from ftd_lib.repro.definitions import figure; "
+            "from ftd_lib.repro.runs import run_figure; "
             f"run_figure(figure('fig3-left', 'quick', runs=6), {str(out)!r}, "
             f"runner=fake_runner.runner, progress=False)")
     env = dict(os.environ, FAKE_DELAY="0.25")

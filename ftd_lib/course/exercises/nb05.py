@@ -85,7 +85,7 @@ def check_best_alpha(answer, res, method: str = "td_lambda") -> bool:
 SETUP = """
 import numpy as np
 from types import SimpleNamespace
-from ftd_lib.course import figures
+from ftd_lib.course import live as figures
 from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
 x, v = nb05.STATE

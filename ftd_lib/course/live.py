@@ -20,7 +20,7 @@ One call per figure::
   puts :data:`PAPER_WORDS` next to the verdicts :func:`ftd_lib.repro.claims.claims` computes.
 
 Every live run uses run ids ``0 .. runs-1`` and the experiment seed
-(:data:`ftd_lib.repro.figures.DEFAULT_SEED`), like the stored data: run ``r`` of a live cell
+(:data:`ftd_lib.repro.definitions.DEFAULT_SEED`), like the stored data: run ``r`` of a live cell
 starts from the same network and sees the same random numbers as run ``r`` of the stored cell
 with the same settings (common random numbers, :mod:`ftd_lib.rng`), as long as its episode cap
 is the same.
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..methods import label
-from ..repro.figures import ALPHA_FIG3_RIGHT, DEFAULT_SEED, FIGURES, Cell, Figure, figure
+from ..repro.definitions import ALPHA_FIG3_RIGHT, DEFAULT_SEED, FIGURES, Cell, Figure, figure
 from ..repro.plots import plot_stored_and_live
 from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
 from ..repro.runs import run_figure
@@ -46,7 +46,7 @@ from . import one_torch_thread, quick
 SEED = DEFAULT_SEED
 
 #: Fig. 3 left, live: 0.015 * 2**k, k = -5..3 (0.00047 .. 0.12), points of the paper-scale grid
-#: (every second one of :data:`ftd_lib.repro.figures.ALPHAS_FIG3`)
+#: (every second one of :data:`ftd_lib.repro.definitions.ALPHAS_FIG3`)
 LIVE_ALPHAS = tuple(float(f"{ALPHA_FIG3_RIGHT * 2.0**k:.6g}") for k in range(-5, 4))
 
 #: the live run beside each stored figure: a few seconds to a minute on a laptop.
