@@ -103,17 +103,18 @@ def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | Non
     return replace(fig, cells=fig.cells + tuple(extra))
 
 
-def pilot_figure(name: str) -> Figure:
-    """Stage 1: the paper-scale definition with :data:`PILOT_RUNS` runs (the full grid)."""
-    return figure(name, "paper", runs=PILOT_RUNS)
+def pilot_figure(name: str, grid: dict | None = None) -> Figure:
+    """Stage 1: the paper-scale definition (with the ``--set`` changes ``grid``) with
+    :data:`PILOT_RUNS` runs (the full grid)."""
+    return figure(name, "paper", runs=PILOT_RUNS, grid=grid)
 
 
 def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
-                 runs: int | None = None) -> Figure:
+                 runs: int | None = None, grid: dict | None = None) -> Figure:
     """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
     centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
     method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
-    base = figure(name, "paper")
+    base = figure(name, "paper", grid=grid)
     cells: list[Cell] = []
     for method in base.methods:
         for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
@@ -150,23 +151,26 @@ def _optimised(fig: Figure, out, run, label: str):
     return fig, res
 
 
-def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None, **kw):
+def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
+                 grid: dict | None = None, command: str | None = None, **kw):
     """Both stages for a control figure (see the module docstring): the pilot into
-    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``. ``kw`` go to
+    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
+    definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
+    ``reproduce`` command with these runs and changes). ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
     :class:`~ftd_lib.repro.results.Results`."""
     from pathlib import Path
 
+    from .results import reproduce_command
     from .runs import run_figure
 
     pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
-    command = f"python -m ftd_lib reproduce {name} --scale paper" + (
-        f" --runs {runs}" if runs is not None else "") + f" --out {out}"
+    command = command or reproduce_command(name, "paper", out, runs=runs, grid=grid)
 
     def run(fig, where):
         return run_figure(fig, where, command=command, **kw)
 
-    pilot, pres = _optimised(pilot_figure(name), pilot_out, run, "pilot")
-    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs),
+    pilot, pres = _optimised(pilot_figure(name, grid), pilot_out, run, "pilot")
+    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs, grid),
                              out, run, "final")
     return fres

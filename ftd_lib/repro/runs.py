@@ -17,7 +17,7 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
-from .definitions import DEFAULT_SEED, FIGURES, Figure, figure
+from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
 from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -60,13 +60,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     paths = results_paths(fig.name, out)
     store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     store.check_writable_dir(paths["chunks"], "out")
-    if not force and not fig.at_paper_scale:
-        old = load_results(fig.name, out)
-        if old is not None and old.at_paper_scale:
-            raise ScaleConflict(
-                f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
-                f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
-                f"--out directory or --force.")
+    if not force:
+        _check_overwrite(fig, paths["npz"], load_results(fig.name, out))
     if runner is None:
         runner = chunks.engine_runner  # looked up now: tests put a cheap one in its place
 
@@ -141,7 +136,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
-            episodes=None if fig.episodes == default.episodes else fig.episodes),
+            episodes=None if fig.episodes == default.episodes else fig.episodes,
+            grid=fig.overrides),
     }
     meta["checksum"] = store.arrays_checksum(arrays)
     store.save_npz_atomic(paths["npz"],
@@ -153,6 +149,25 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _check_overwrite(fig: Figure, path, old) -> None:
+    """The overwrite guard: paper-scale data stored at ``path`` (``old``) is replaced only by a
+    paper-scale run of the same definition changes (``--set``); else :class:`ScaleConflict`."""
+    if old is None or not old.at_paper_scale:
+        return
+    if not fig.at_paper_scale:
+        raise ScaleConflict(
+            f"{path} holds paper-scale data; refusing to overwrite it with a "
+            f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
+            f"--out directory or --force.")
+    was = format_sets(old.meta.get("definition", {}).get("overrides") or {}).strip()
+    now = format_sets(fig.overrides).strip()
+    if was != now:
+        paper = "the paper's grid"
+        raise ScaleConflict(
+            f"{path} holds paper-scale data of {was or paper}; refusing to overwrite it with "
+            f"{now or paper}. Use another --out directory or --force.")
 
 
 def _compute_chunk(job, progress: bool = False) -> None:
