@@ -532,7 +532,8 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ..rng import run_generator
     from . import AGENT_STREAM
     from ._net import BatchedMLP
-    from .control import RESCALE, ControlResult
+    from .control import RESCALE
+    from .results import per_run_result
     from .schedule import algorithm1_constants
 
     env_id, task = ENVS[env], TASKS[env]
@@ -591,14 +592,8 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     finally:
         if pbar is not None:
             pbar.close()
-    seconds = time.perf_counter() - t0
-    total = int(n_steps.sum())
-    return ControlResult(returns=returns, lengths=lengths, diverged=diverged_at >= 0,
-                         diverged_at=diverged_at, final_weights=final_w, n_steps=n_steps,
-                         iterations=total, width=1, repacks=0, utilisation=1.0,
-                         utilisation_before_tail=1.0, steps_before_tail=total,
-                         seconds_before_tail=seconds, method=method, settings=settings,
-                         truncation=truncation, engine="kernel")
+    return per_run_result(method, settings, truncation, "kernel", returns, lengths,
+                          diverged_at, final_w, n_steps, time.perf_counter() - t0)
 
 
 def warm() -> None:
