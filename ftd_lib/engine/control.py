@@ -89,35 +89,16 @@ import torch
 from ..rng import RunStreams
 from ._net import BatchedMLP, HostDeviceMixin
 from .prediction import NP_DTYPE
+from .results import ControlResult
 from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
 
-CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
+#: the batch's implementation of each control method (a lookup: an unknown method raises)
+ITERATIONS = {"sarsa_lambda": "_iteration_sarsa", "forward_sarsa_lambda": "_iteration_forward"}
 TRUNCATIONS = ("bootstrap", "terminal")
 REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
 MASKED_SHARE = 0.4  # a pop on more than this share of the rows runs on all networks, masked
 BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
-
-
-class ControlResult:
-    """What a control batch returns (one entry per task, in the order given).
-
-    Attributes
-    ----------
-    returns : (N, n_episodes) float array, the return (sum of rewards) of every episode;
-        ``nan`` from the episode in which a run diverged on
-    lengths : (N, n_episodes) int array, steps of every episode (-1 where not run)
-    diverged : (N,) bool array; diverged_at : (N,) int array (-1: never)
-    final_weights : (N, A, P) array, reference layout
-    n_steps : (N,) environment steps; iterations : batch iterations; width : W
-    utilisation : run-steps / (iterations x W); utilisation_before_tail : the same over the
-        iterations before the final tail (while tasks were waiting for a row), which took
-        ``steps_before_tail`` run-steps and ``seconds_before_tail`` seconds; engine : ``"batch"``
-        (this class) or ``"kernel"`` (:mod:`.kernel`)
-    """
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
 
 
 class ControlBatch(HostDeviceMixin):
@@ -132,8 +113,9 @@ class ControlBatch(HostDeviceMixin):
                  agent_stream: int, init, epsilon=0.05, n_hidden=50, device="cpu",
                  dtype=torch.float64, div_bound=1e6, progress=False, truncation="bootstrap",
                  flush_pops=4, tanh="auto"):
-        if method not in CONTROL_METHODS:
-            raise ValueError(f"method must be one of {CONTROL_METHODS}, got {method!r}")
+        if method not in ITERATIONS:
+            raise ValueError(f"the batched engine runs the methods {tuple(ITERATIONS)}, got "
+                             f"{method!r}")
         if dtype not in NP_DTYPE:
             raise ValueError(f"dtype must be torch.float64 or torch.float32, got {dtype!r}")
         if truncation not in TRUNCATIONS:
@@ -422,8 +404,7 @@ class ControlBatch(HostDeviceMixin):
                     t0 = time.perf_counter()
                     self._restart(self._load(self.ar))
                     self._replace_diverged()
-                    loop = (self._iteration_sarsa if self.method == "sarsa_lambda"
-                            else self._iteration_forward)
+                    loop = getattr(self, ITERATIONS[self.method])
                     while self.n_running:
                         self.iterations += 1
                         self.row_iterations += self.W
@@ -439,7 +420,7 @@ class ControlBatch(HostDeviceMixin):
         finally:
             if self._pbar is not None:
                 self._pbar.close()
-        return ControlResult(returns=self.returns, lengths=self.lengths,
+        return ControlResult(curves=self.returns, lengths=self.lengths,
                              diverged=self.diverged.copy(), diverged_at=self.diverged_at.copy(),
                              final_weights=self.final_w, n_steps=self.task_steps,
                              iterations=self.iterations, width=self.width0,

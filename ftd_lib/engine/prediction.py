@@ -44,11 +44,17 @@ import numpy as np
 import torch
 
 from ._net import BatchedMLP, HostDeviceMixin
+from .results import PredictionResult
 from .schedule import DONE, FLUSH, STEP, algorithm1_constants
 from .settings import Settings
 
-PREDICTION_METHODS = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
-                      "offline_lambda_return")
+#: the batch's implementation of each prediction method: (loop, its argument); a lookup,
+#: so an unknown method raises
+LOOPS = {"td0": ("_loop_td", False), "td_lambda": ("_loop_td", True),
+         "forward_td_lambda": ("_loop_forward", None),
+         "online_lambda_return": ("_loop_lambda_return", True),
+         "offline_lambda_return": ("_loop_lambda_return", False)}
+PREDICTION_METHODS = tuple(LOOPS)
 
 NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
 
@@ -75,28 +81,6 @@ class Evaluator:
                 err = np.repeat(err, 2, axis=1)
             out.append(np.sqrt(err.mean(0))[:m])
         return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
-
-
-class PredictionResult:
-    """What a prediction batch returns.
-
-    Attributes
-    ----------
-    errors : (B, n_episodes) float array or None
-        RMS error at the end of every episode divided by the row's initial RMS error (that of
-        :math:`\\theta_0`); ``inf`` from the episode in which a row diverged on.
-    initial_error : (B,) float array or None
-    diverged : (B,) bool array
-    diverged_at : (B,) int array, the episode (0-based) in which a row diverged, -1 if never
-    weights : list of B arrays ``(sum T, P)`` or None: :math:`\\theta` after every time step
-        (reference layout), as the per-run reference returns it; ``nan`` after divergence.
-    final_weights : (B, P) array, reference layout (zeros for diverged rows)
-    n_steps : (B,) int array, environment steps taken
-    iterations : int, batch iterations
-    """
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
 
 
 class PredictionBatch(HostDeviceMixin):
@@ -246,12 +230,8 @@ class PredictionBatch(HostDeviceMixin):
         try:
             # inf/nan of a diverging row must not print warnings: it is detected and frozen
             with torch.no_grad(), np.errstate(all="ignore"):
-                if self.method in ("td0", "td_lambda"):
-                    self._loop_td(self.method == "td_lambda")
-                elif self.method == "forward_td_lambda":
-                    self._loop_forward()
-                else:
-                    self._loop_lambda_return(self.method == "online_lambda_return")
+                loop, arg = LOOPS[self.method]
+                getattr(self, loop)(*(() if arg is None else (arg,)))
         finally:
             if self._pbar is not None:
                 self._pbar.close()
@@ -260,7 +240,7 @@ class PredictionBatch(HostDeviceMixin):
             rec = self.net.to_external(self.rec).reshape(self.B, self.rec_L, self.P)
             weights = [rec[b, : self.src.n_steps[b]] for b in range(self.B)]
         return PredictionResult(
-            errors=self.errors, initial_error=self.err0, diverged=self.diverged.copy(),
+            curves=self.errors, initial_error=self.err0, diverged=self.diverged.copy(),
             diverged_at=self.diverged_at.copy(), weights=weights,
             final_weights=self.net.to_external(self.th), n_steps=self.n_steps.copy(),
             iterations=self.iterations, method=self.method, settings=self.settings)

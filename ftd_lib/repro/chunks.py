@@ -179,19 +179,11 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
         res = engine.run_control(task.method, settings, env=task.env,
                                  epsilon=task.epsilon, max_steps=task.max_steps,
                                  truncation=task.truncation or "bootstrap", **kw)
-    return _engine_result(res, task.task)
+    return _engine_result(res)
 
 
-def _curves(res, kind: str):
-    """The learning curves of an engine result: ``curves`` (one field for every kind), or,
-    from an engine that predates it, ``errors`` (prediction) / ``returns`` (control)."""
-    if hasattr(res, "curves"):
-        return res.curves
-    return res.errors if kind == "prediction" else res.returns
-
-
-def _engine_result(res, kind: str) -> dict:
-    values = _to_numpy(_curves(res, kind))
+def _engine_result(res) -> dict:
+    values = _to_numpy(res.curves)  # errors (prediction) or returns (control), per episode
     out = {"values": values, "diverged": _to_numpy(res.diverged).astype(bool),
            "engine": str(getattr(res, "engine", "batch"))}  # prediction: the torch batch
     stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
