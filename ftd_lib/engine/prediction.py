@@ -26,8 +26,8 @@ The weights and all network arithmetic (forward pass, hand-written gradient, upd
 torch tensors on the chosen device, parameter-major ``(P, B)`` (see :mod:`._net`). The
 per-row scalars of the algorithms (``U, U_sync, c, i, ready``, FIFO pointers, the FIFO itself,
 the interim returns of the :math:`\lambda`-return algorithms) are numpy arrays on the host, in
-the same dtype: at these sizes a numpy op costs about 1 microsecond against 3-5 for a torch
-op, and there are dozens of them per iteration. On the CPU both share memory (no copies).
+the same dtype: at these sizes a numpy op costs less than a torch op, and there are dozens of
+them per iteration. On the CPU both share memory (no copies).
 
 Exactness
 ---------
