@@ -67,3 +67,28 @@ def test_a_method_with_only_a_reference_runs_through_it(monkeypatch):
                     engine="reference")
     assert a.engine == "reference"
     np.testing.assert_array_equal(a.returns, b.returns)
+
+
+def test_a_new_task_is_one_registry_entry(monkeypatch):
+    """A task added to the registry (here: cart-pole with a 20-step cap, no kernel) runs by
+    name with every engine that can run it: "auto" takes the batch, whose runs equal the
+    reference's."""
+    from ftd_lib.envs.cartpole import CartPoleBatch
+
+    class ShortCartPole(CartPoleBatch):
+        def __init__(self, seed, run_ids, max_steps=20):
+            super().__init__(seed, run_ids, max_steps)
+
+    new = dataclasses.replace(tasks.TASKS["cartpole"], name="short_cartpole", max_steps=20,
+                              batch_cls=ShortCartPole, kernel=False)
+    monkeypatch.setitem(tasks.TASKS, "short_cartpole", new)
+    s = Settings.make(alpha=[0.05, 0.02], lam=[0.9, 0.3], gamma=0.99)
+    a = run_control("forward_sarsa_lambda", s, 2, [0, 1], 8, env="short_cartpole")
+    b = run_control("forward_sarsa_lambda", s, 2, [0, 1], 8, env="short_cartpole",
+                    engine="reference")
+    assert a.engine == "batch" and b.engine == "reference" and a.lengths.max() <= 20
+    np.testing.assert_array_equal(a.returns, b.returns)
+    np.testing.assert_allclose(a.final_weights, b.final_weights, rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="not a task the kernel runs"):
+        run_control("forward_sarsa_lambda", s, 2, [0, 1], 1, env="short_cartpole",
+                    engine="kernel")

@@ -240,19 +240,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
 
 
 def _control_env(env, seed, run_ids, max_steps=None):
-    kw = {} if max_steps is None else dict(max_steps=max_steps)
-    if env == "mountain_car":
-        from ..envs.mountain_car import MountainCarBatch
-
-        return MountainCarBatch(seed, run_ids, **kw)
-    if env == "cartpole":
-        from ..envs.cartpole import CartPoleBatch
-
-        return CartPoleBatch(seed, run_ids, **kw)
+    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name, or
+    a factory ``env(seed, run_ids)``."""
+    if isinstance(env, str) and env in TASKS:
+        kw = {} if max_steps is None else dict(max_steps=max_steps)
+        return TASKS[env].batch_cls(seed, run_ids, **kw)
     if callable(env):
         return env(seed, run_ids)
-    raise ValueError("env must be 'mountain_car', 'cartpole' or a factory env(seed, run_ids),"
-                     f" got {env!r}")
+    raise ValueError(f"env must be one of {', '.join(map(repr, TASKS))} or a factory "
+                     f"env(seed, run_ids), got {env!r}")
 
 
 def choose_engine(method, env, engine, dtype, device) -> str:
