@@ -17,9 +17,10 @@ Contract (shared by every function here)::
   finite of the approximator's length, every episode T >= 1 with finite features and rewards
   of the approximator's width, ``eta`` in (0, 1), ``k_max`` None or an integer >= 1.
 
-Control (Sec. 6, Fig. 4): :func:`sarsa_lambda` and :func:`forward_sarsa_lambda` run one
-control run live on one environment, :math:`\epsilon`-greedy with one network per action,
-and return a :class:`ControlRun`; ``run_control(..., engine="reference")`` runs them.
+Control (Sec. 6, Fig. 4): :func:`sarsa_lambda` and :func:`forward_sarsa_lambda` (written in
+:mod:`ftd_lib.sarsa`, available here) run one control run live on one environment,
+:math:`\epsilon`-greedy with one network per action, and return a :class:`ControlRun`;
+``run_control(..., engine="reference")`` runs them.
 
 These are written to be read next to the paper, not to be fast; both engines
 (``ftd_lib.engine``) are tested against them.
@@ -28,17 +29,15 @@ These are written to be read next to the paper, not to be fast; both engines
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 import numpy as np
 
-from .returns import interim_lambda_return, k_bound
+from .returns import Algorithm1Return, interim_lambda_return, k_bound
+from .sarsa import ControlRun, epsilon_greedy, forward_sarsa_lambda, sarsa_lambda  # noqa: F401
 from .validate import (
     check_alpha,
-    check_choice,
     check_episodes,
     check_eta,
-    check_int,
     check_k_max,
     check_unit,
     check_w0,
@@ -207,7 +206,7 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
     :math:`\lambda`-return, K from :func:`ftd_lib.returns.k_bound`; the last K updates of an
     episode happen at its end. The K-bounded return is kept in ``U`` by the two identities of
     App. B, and recomputed from scratch (``U_sync``) every K steps so that rounding errors
-    never grow by more than :math:`(1/\gamma\lambda)^K`.
+    never grow by more than :math:`(1/\gamma\lambda)^K` (:class:`Algorithm1Return`).
 
     ``trace``: optional list; if given, one dict per time step is appended with the
     algorithm's variables after that step (for the course's step-through widget).
@@ -215,52 +214,39 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
     episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
     eta = check_eta(eta)
     k_max = check_k_max(k_max)
-    gl = gamma * lam
     K = k_bound(gamma, lam, eta, k_max)  # K = ceil(log(eta)/log(gamma*lam)), min(K_max, K)
-    c_final = gl ** (K - 1)
     out = []
     for x, r in episodes:
         T = len(r)
         F = deque()  # FIFO queue of (phi(S), rho, t), at most K long
-        U_sync, i, c, V_current, ready = 0.0, 0, 1.0, 0.0, False
-        U = 0.0
+        G = Algorithm1Return(gamma, lam, K)  # U, U_sync, c, i, V_current, ready
         for t in range(T):  # S = S_t, observe R = R_{t+1} and S' = S_{t+1}
             R = r[t]
             V_next = 0.0 if t + 1 == T else float(approx.value(w, x[t + 1]))
             rho = R + gamma * (1 - lam) * V_next
             F.append((x[t], rho, t))
-            delta_p = R + gamma * V_next - V_current
-            V_current = V_next
-            if i == K - 1:
-                U = U_sync
-                U_sync, i, c, ready = V_current, 0, 1.0, True
-            else:
-                U_sync = U_sync + c * delta_p
-                i, c = i + 1, gl * c
+            delta_p = G.observe(R, V_next)
             updated, target = None, None
-            if ready:
-                U = U + c_final * delta_p  # G_t^{lambda|t+K} <= G_t^{lambda|t+K-1}
+            if G.ready:
                 phi_p, rho_p, updated = F.popleft()
-                w = td_update(approx, w, phi_p, U, alpha)
-                target = U
-                if K != 1:
-                    U = (U - rho_p) / gl  # G_{t+1}^{lambda|t+K} <= G_t^{lambda|t+K}
+                w = td_update(approx, w, phi_p, G.U, alpha)
+                target = G.U
+                G.advance(rho_p)
             if trace is not None:
-                trace.append(dict(t=t, K=K, queue=[s for _, _, s in F], U=U, U_sync=U_sync,
-                                  c=c, i=i, delta_prime=delta_p, rho=rho, V_next=V_next,
-                                  ready=ready, updated=updated, target=target, flushed=[],
+                trace.append(dict(t=t, K=K, queue=[s for _, _, s in F], U=G.U, U_sync=G.U_sync,
+                                  c=G.c, i=G.i, delta_prime=delta_p, rho=rho, V_next=V_next,
+                                  ready=G.ready, updated=updated, target=target, flushed=[],
                                   flush_targets=[], w=w.copy()))
             out.append(w)
-        if not ready:
-            U = U_sync
+        G.end()
         flushed, flush_targets = [], []
         while F:
             phi_p, rho_p, s = F.popleft()
-            w = td_update(approx, w, phi_p, U, alpha)
+            w = td_update(approx, w, phi_p, G.U, alpha)
             flushed.append(s)
-            flush_targets.append(U)
-            if K != 1 and F:
-                U = (U - rho_p) / gl
+            flush_targets.append(G.U)
+            if F:
+                G.advance(rho_p)
         out[-1] = w
         if trace is not None:
             trace[-1] = dict(trace[-1], flushed=flushed, flush_targets=flush_targets, w=w.copy())
@@ -324,176 +310,3 @@ def algorithm1_targets(trace) -> np.ndarray:
     for s, g in zip(trace[-1]["flushed"], trace[-1]["flush_targets"], strict=True):
         targets[s] = g
     return targets
-
-
-# ------------------------------------------------------------------------------ control
-@dataclass
-class ControlRun:
-    """One control run: ``returns``, ``lengths`` ``(n_episodes,)`` (``nan``, -1 from the
-    episode it diverged in), ``diverged_at`` (-1: never), the final ``weights`` ``(A, P)``
-    (zeros if diverged) and ``n_steps`` (environment steps)."""
-
-    returns: np.ndarray
-    lengths: np.ndarray
-    diverged_at: int
-    weights: np.ndarray
-    n_steps: int
-
-
-def epsilon_greedy(q, epsilon: float, agent: np.random.Generator) -> int:
-    r""":math:`\epsilon`-greedy from the action values ``q`` with two draws of the run's agent
-    stream: if the first is below :math:`\epsilon`, the action :math:`\lfloor A u_2\rfloor`;
-    else the first maximal action (the first ``nan``, if any)."""
-    u1, u2 = agent.random(), agent.random()
-    if u1 < epsilon:
-        return min(int(u2 * len(q)), len(q) - 1)
-    return int(np.argmax(q))
-
-
-def _env_step(env, a):  # one step of a one-run env: (S', R, terminal, cut by the cap)
-    obs, r, term, trunc = env.step(np.array([a]))
-    return obs[0], float(r[0]), bool(term[0]), bool(trunc[0])
-
-
-def _q(approx, w, s):
-    r""":math:`\hat Q(s, a|\theta_a)` of every action ``a`` (one network per action)."""
-    return [float(approx.value(w[b], s)) for b in range(len(w))]
-
-
-def _ok(values, bound) -> bool:  # no value nan or beyond the bound (else: diverged)
-    return all(abs(v) <= bound for v in values)
-
-
-def _control_args(w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes):
-    w = np.array([check_w0(w, approx.n_params) for w in np.asarray(w0, dtype=float)])
-    check_choice("truncation", truncation, ("bootstrap", "terminal"))
-    return (w, check_alpha(alpha), check_unit("lam", lam), check_unit("gamma", gamma),
-            check_unit("epsilon", epsilon), check_int("n_episodes", n_episodes, 0))
-
-
-def _diverged(returns, lengths, w, ep, steps) -> ControlRun:  # frozen, as the engines do
-    returns[ep:], lengths[ep:] = np.nan, -1
-    return ControlRun(returns, lengths, ep, np.zeros_like(w), steps)
-
-
-def sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsilon=0.05,
-                 truncation="bootstrap", div_bound=1e6) -> ControlRun:
-    r"""Sarsa(:math:`\lambda`) with accumulating traces, one network per action (Sec. 6).
-
-    .. math::
-        \delta = R + \gamma\hat Q(S',A'|\theta) - \hat Q(S,A|\theta),\quad
-        e_a \leftarrow \gamma\lambda e_a\ \forall a,\quad
-        e_A \leftarrow e_A + \nabla\hat Q(S,A|\theta_A),\quad
-        \theta \leftarrow \theta + \alpha\delta e
-
-    Args: ``env`` one run of a batched control env (``reset``/``step``, its own start stream
-    and episode cap); ``w0`` ``(A, P)``; ``agent`` the run's generator of exploration draws
-    (:func:`epsilon_greedy`). ``truncation="bootstrap"``: an episode cut by the cap is a time
-    limit, :math:`A'` is chosen at :math:`S'` and the target bootstraps from it;
-    ``"terminal"``: the cap ends the episode like a terminal state. A value
-    :math:`\hat Q` beyond ``div_bound`` (or ``nan``) ends the run as diverged.
-    Returns a :class:`ControlRun`.
-    """
-    w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
-        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
-    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
-    for ep in range(n_episodes):
-        s = env.reset()[0]
-        q = _q(approx, w, s)
-        if not _ok(q, div_bound):
-            return _diverged(returns, lengths, w, ep, steps)
-        a = epsilon_greedy(q, epsilon, agent)
-        e = np.zeros_like(w)  # one trace per action's network
-        G, T, end = 0.0, 0, False
-        while not end:
-            s2, r, term, cap = _env_step(env, a)
-            G, T, steps, end = G + r, T + 1, steps + 1, term or cap
-            choose = not (term or (cap and truncation == "terminal"))  # A' at S'
-            q2 = _q(approx, w, s2) if choose else []
-            a2 = epsilon_greedy(q2, epsilon, agent) if choose else None
-            q_next = q2[a2] if choose else 0.0
-            v = float(approx.value(w[a], s))
-            delta = r + gamma * q_next - v
-            e = gamma * lam * e
-            e[a] = e[a] + approx.grad(w[a], s)
-            w = w + alpha * delta * e
-            if not _ok([v, *q2], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
-            s, a = s2, a2
-        returns[ep], lengths[ep] = G, T
-    return ControlRun(returns, lengths, -1, w, steps)
-
-
-def forward_sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent,
-                         eta=0.01, k_max=None, epsilon=0.05, truncation="bootstrap",
-                         div_bound=1e6) -> ControlRun:
-    r"""Forward Sarsa(:math:`\lambda`): Algorithm 1 with :math:`V_{next} = \hat Q(S',A'|\theta)`
-    (Sec. 6), one network per action; the FIFO holds :math:`\langle S, A, \rho\rangle` and a
-    pop updates the network of its action:
-
-    .. math::
-        \theta_{A_t} \leftarrow \theta_{A_t} + \alpha\big(G_t^{\lambda|t+K}
-        - \hat Q(S_t, A_t|\theta)\big)\nabla\hat Q(S_t, A_t|\theta_{A_t})
-
-    K from :func:`ftd_lib.returns.k_bound` (:math:`\eta`, :math:`K_{max}`). Args, the cap and
-    divergence (also of a popped state's value) as :func:`sarsa_lambda`.
-    """
-    w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
-        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
-    gl = gamma * lam
-    K = k_bound(gamma, lam, check_eta(eta), check_k_max(k_max))
-    c_final = gl ** (K - 1)
-    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
-
-    def pop(F, w, U):  # update the network of the oldest <S_p, A_p, rho_p> towards U
-        s_p, a_p, rho_p = F.popleft()
-        v = float(approx.value(w[a_p], s_p))
-        w = w.copy()
-        w[a_p] = w[a_p] + alpha * (U - v) * approx.grad(w[a_p], s_p)
-        return w, rho_p, v
-
-    for ep in range(n_episodes):
-        s = env.reset()[0]
-        q = _q(approx, w, s)
-        if not _ok(q, div_bound):
-            return _diverged(returns, lengths, w, ep, steps)
-        a = epsilon_greedy(q, epsilon, agent)
-        F = deque()  # FIFO of <phi(S), A, rho>
-        U_sync, i, c, V_current, ready, U = 0.0, 0, 1.0, 0.0, False, 0.0
-        G, T, end = 0.0, 0, False
-        while not end:
-            s2, R, term, cap = _env_step(env, a)
-            G, T, steps, end = G + R, T + 1, steps + 1, term or cap
-            choose = not (term or (cap and truncation == "terminal"))  # A' at S'
-            q2 = _q(approx, w, s2) if choose else []
-            a2 = epsilon_greedy(q2, epsilon, agent) if choose else None
-            V_next = q2[a2] if choose else 0.0
-            rho = R + gamma * (1 - lam) * V_next
-            F.append((s, a, rho))
-            delta_p = R + gamma * V_next - V_current
-            V_current = V_next
-            if i == K - 1:
-                U = U_sync
-                U_sync, i, c, ready = V_current, 0, 1.0, True
-            else:
-                U_sync = U_sync + c * delta_p
-                i, c = i + 1, gl * c
-            v = 0.0
-            if ready:
-                U = U + c_final * delta_p  # G_t^{lambda|t+K} <= G_t^{lambda|t+K-1}
-                w, rho_p, v = pop(F, w, U)
-                if K != 1:
-                    U = (U - rho_p) / gl  # G_{t+1}^{lambda|t+K} <= G_t^{lambda|t+K}
-            if not _ok([v, *q2], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
-            s, a = s2, a2
-        if not ready:
-            U = U_sync
-        while F:  # the last updates of the episode
-            w, rho_p, v = pop(F, w, U)
-            if not _ok([v], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
-            if K != 1 and F:
-                U = (U - rho_p) / gl
-        returns[ep], lengths[ep] = G, T
-    return ControlRun(returns, lengths, -1, w, steps)

@@ -28,12 +28,17 @@ OKABE_ITO = {
     "grey": "#999999",
 }
 
-#: curves of a figure that are not methods: Fig. 3 right, one method, one line per eta
+#: curves of a figure that are not methods: Fig. 3 right (one line per eta), the block study
 CURVE_STYLE = {
     "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
     "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
     "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
     "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+    # the block lambda-return study: one line per block length B
+    "block, B = 4": dict(color=OKABE_ITO["sky_blue"], ls="--"),
+    "block, B = 16": dict(color=OKABE_ITO["orange"], ls="--"),
+    "block, B = 44": dict(color=OKABE_ITO["reddish_purple"], ls="--"),
+    "block, B = 128": dict(color=OKABE_ITO["bluish_green"], ls="--"),
 }
 
 #: matplotlib settings of every figure (:func:`use_style`; the report's PNGs use them as well)

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ftd_lib"
 FLOORS = (
     ("validate", "rng", "approx", "methods", "style"),
     ("returns", "envs"),
-    ("algorithms",),
+    ("algorithms", "sarsa"),
     ("engine",),
     ("repro", "figures"),
     ("course",),

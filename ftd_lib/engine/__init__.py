@@ -44,18 +44,20 @@ Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest act
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
                       "cartpole", epsilon=0.05, max_steps=None, truncation="bootstrap",
                       width=None, device="cpu", dtype=torch.float64, engine="auto")
-    res.returns        # (N, n_episodes): return (sum of rewards) of every episode
+    res.curves         # (N, n_episodes): return (sum of rewards) of every episode (also
+                       # res.returns); prediction results call their curves `curves` too
     res.lengths        # (N, n_episodes): steps of every episode
     res.diverged       # (N,) bool; returns of a diverged run are nan from then on
-    res.utilisation    # run-steps / (iterations x rows); also utilisation_before_tail
-    # max_steps: episode cap (None: the env's default, 5000 mountain car, 1000 cart-pole);
+    res.engine         # which engine ran it (below)
+    # max_steps: episode cap (None: the task's, 5000 mountain car, 1000 cart-pole);
     # truncation="bootstrap": a cap is a time limit, the last target bootstraps from
     # Q(S', A') (Pardo et al. 2018); "terminal": value 0 after the last state.
-    # engine="kernel": run by run in compiled code (ftd_lib.engine.kernel; cart-pole and
-    # mountain car, float64, CPU; the default there); engine="batch": the N runs go through
-    # a torch batch of `width` rows (default min(N, 1024)) that stays full, a row whose run
-    # ends taking the next at once (ftd_lib.engine.control; any env, dtype, device). Both
-    # give the same numbers, bit for bit.
+    # engine (choose_engine): "kernel" run by run in compiled code (ftd_lib.engine.kernel:
+    # tasks flagged kernel, float64, CPU); "batch" a torch batch of `width` rows that stays
+    # full (ftd_lib.engine.control: any env, dtype, device); "reference" the readable
+    # per-run references (ftd_lib.algorithms.sarsa_lambda, .forward_sarsa_lambda), which
+    # both others follow; "auto" the first that can run. Methods and their implementations:
+    # ftd_lib.methods.
 
 Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` (reference
 layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
@@ -237,19 +239,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
 
 
 def _control_env(env, seed, run_ids, max_steps=None):
-    kw = {} if max_steps is None else dict(max_steps=max_steps)
-    if env == "mountain_car":
-        from ..envs.mountain_car import MountainCarBatch
-
-        return MountainCarBatch(seed, run_ids, **kw)
-    if env == "cartpole":
-        from ..envs.cartpole import CartPoleBatch
-
-        return CartPoleBatch(seed, run_ids, **kw)
+    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name, or
+    a factory ``env(seed, run_ids)``."""
+    if isinstance(env, str) and env in TASKS:
+        kw = {} if max_steps is None else dict(max_steps=max_steps)
+        return TASKS[env].batch_cls(seed, run_ids, **kw)
     if callable(env):
         return env(seed, run_ids)
-    raise ValueError("env must be 'mountain_car', 'cartpole' or a factory env(seed, run_ids),"
-                     f" got {env!r}")
+    raise ValueError(f"env must be one of {', '.join(map(repr, TASKS))} or a factory "
+                     f"env(seed, run_ids), got {env!r}")
 
 
 def choose_engine(method, env, engine, dtype, device) -> str:
