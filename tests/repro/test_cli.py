@@ -132,7 +132,11 @@ def test_bench_prints_the_engine_lines(monkeypatch, capsys):
     assert seen == {"device": "cpu", "threads": 2, "quick": True}
 
 
-def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("extra, resume", [
+    ([], ""),
+    (["--set", "lams=0.5,0"], " --set lams=0,0.5"),  # the definition's change, as recorded
+])
+def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys, extra, resume):
     calls = []
 
     def interrupted(task, *, device, progress):
@@ -145,11 +149,12 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(chunks, "engine_runner", interrupted)
     out = tmp_path / "res"
     argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(out), "--no-progress",
-            "--workers", "1"]
+            "--workers", "1", *extra]
     assert cli.main(argv) == 130
     err = capsys.readouterr().err
     assert "chunks finished and stored: 1" in err
-    assert f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}" in err
+    assert (f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}{resume} "
+            "--workers 1") in err
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     assert cli.main(argv) == 0
     assert load_results("fig4-right", out).meta["chunks"]["loaded"] == 1

@@ -127,29 +127,6 @@ def test_cli_set_needs_one_figure(tmp_path, capsys):
     assert "--set" in capsys.readouterr().err
 
 
-def test_ctrl_c_resume_command_keeps_the_set(tmp_path, monkeypatch, capsys):
-    calls = []
-
-    def interrupted(task, *, device, progress):
-        if calls:
-            raise KeyboardInterrupt
-        calls.append(task)
-        return _runner(task, device=device, progress=progress)
-
-    interrupted.name = _runner.name
-    monkeypatch.setattr(chunks, "engine_runner", interrupted)
-    out = tmp_path / "res"
-    argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(out), "--no-progress",
-            "--workers", "1", "--set", "lams=0.5,0"]
-    assert cli.main(argv) == 130
-    err = capsys.readouterr().err
-    assert (f"python -m ftd_lib reproduce fig4-right --scale quick --out {out} --set lams=0,0.5 "
-            "--workers 1") in err
-    monkeypatch.setattr(chunks, "engine_runner", _runner)
-    assert cli.main(argv) == 0  # resumes: the stored chunk is the same chunk
-    assert load_results("fig4-right", out).meta["chunks"]["loaded"] == 1
-
-
 def test_both_stages_of_fig4_follow_the_set(tmp_path):
     grid = {"lams": (0.0, 0.5)}
     res = protocol.run_protocol("fig4-left", tmp_path, runs=2, grid=grid, runner=_runner,
