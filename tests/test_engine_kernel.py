@@ -180,9 +180,13 @@ def test_run_control_rejects_an_engine_it_cannot_use(kw, name):
 
 
 def test_warm_compiles_both_methods_for_both_tasks():
-    """``kernel.warm`` (what binder/postBuild runs) leaves both run kernels compiled."""
+    """``kernel.warm`` (what binder/postBuild runs) leaves both run kernels and the batched
+    envs' steps compiled."""
+    from ftd_lib.envs import cartpole, mountain_car
+
     K.warm()
     assert K.forward_sarsa_run.signatures and K.sarsa_run.signatures
+    assert cartpole._step_rows.signatures and mountain_car._step_rows.signatures
     post = (Path(__file__).parents[1] / "binder" / "postBuild").read_text()
     assert "kernel.warm()" in post
 

@@ -159,9 +159,10 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
 
 
 def warm() -> None:
-    """Compile (or load from numba's cache) both methods' kernels for both tasks: a one-step
-    run of each. The first compile takes 10-15 s and is cached in ``__pycache__`` next to this
-    file; ``binder/postBuild`` calls this so that the image ships the cache."""
+    """Compile (or load from numba's cache) both methods' kernels for both tasks, a one-step
+    run of each, and the batched envs' compiled steps. The first compile is cached in the
+    ``__pycache__`` folders; ``binder/postBuild`` calls this so that the image ships the
+    cache."""
     from ..settings import Settings
 
     s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
@@ -175,3 +176,6 @@ def warm() -> None:
 
             run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
                       max_steps=1)
+    for env in ENVS:
+        TASKS[env].batch_cls(0, [0]).reset()
+        TASKS[env].step_arrays(np.zeros((1, len(TASKS[env].state_names))), np.zeros(1, int))
