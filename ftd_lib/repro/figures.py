@@ -18,6 +18,9 @@ from ..envs import tasks
 from ..methods import CONTROL
 
 FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
+#: studies beside the paper's figures, computed and stored the same way
+#: (:mod:`ftd_lib.repro.study`); ``reproduce all`` is the four figures
+STUDIES = ("claim5-study",)
 SCALES = ("quick", "paper")
 DEFAULT_SEED = 2016
 #: the four methods of Fig. 3 left (ids of :mod:`ftd_lib.methods`); Fig. 4 has both control
@@ -71,7 +74,8 @@ ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -8, 4, 2.0)
 class Cell:
     """One setting of a figure: computed for every run id ``0 .. runs-1``.
 
-    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap.
+    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
+    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
     """
 
     method: str
@@ -81,6 +85,7 @@ class Cell:
     eta: float = ETA
     k_max: int | None = None
     curve: str = ""
+    variant: str = ""
 
     def row(self) -> list[float]:
         """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
@@ -113,6 +118,12 @@ class Figure:
     truncation: str | None = None
     chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
+    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
+    variants: dict = field(default_factory=dict)
+    # cell counts at which cells were appended (a widening of the step-size grid,
+    # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
+    appended_at: tuple[int, ...] = ()
 
     @property
     def lower_is_better(self) -> bool:
@@ -218,13 +229,19 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
     defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
     size are different chunks (they are not reused across sizes).
     """
-    if name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {name!r}")
+    if name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
-    fig = {"fig3-left": lambda: _fig3_left(scale), "fig3-right": lambda: _fig3_right(scale),
-           "fig4-left": lambda: _fig4("left", scale),
-           "fig4-right": lambda: _fig4("right", scale)}[name]()
+    if name in STUDIES:
+        from .study import study_figure
+
+        fig = study_figure(scale)
+    else:
+        fig = {"fig3-left": lambda: _fig3_left(scale),
+               "fig3-right": lambda: _fig3_right(scale),
+               "fig4-left": lambda: _fig4("left", scale),
+               "fig4-right": lambda: _fig4("right", scale)}[name]()
     changes = {}
     if runs is not None:
         changes["runs"] = validate.check_int("runs", runs, 1)

@@ -1,0 +1,106 @@
+"""The claim-5 sensitivity study (ftd_lib.repro.study): its chunks, its runner, its reading."""
+
+import numpy as np
+import pytest
+
+from ftd_lib.engine import Settings, run_control
+from ftd_lib.repro import chunks, study
+from ftd_lib.repro.claims import AGREES, DISAGREES
+from ftd_lib.repro.figures import figure
+from ftd_lib.repro.runs import run_figure
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper"])
+def test_every_chunk_holds_one_variant_and_method_and_names_the_variant(scale):
+    fig = figure(study.STUDY, scale)
+    cut = chunks.cut_chunks(fig)
+    assert len(cut) == len(study.VARIANTS) * 2 * len({c.lam for c in fig.cells})
+    seen = set()
+    for t in cut:
+        cells = {(fig.cells[i].variant, fig.cells[i].method) for i in t.cell_index}
+        assert len(cells) == 1
+        (name, method), = cells
+        v = study.variant(name)
+        assert t.method == method and t.variant["name"] == name
+        assert (t.variant["hidden"], t.variant["init"], t.variant["inputs"],
+                t.variant["start"]) == (v.hidden, v.init, v.inputs, v.start)
+        assert t.truncation == v.truncation and t.epsilon == v.epsilon
+        assert t.max_steps == (v.max_steps if scale == "paper" else min(v.max_steps, 200))
+        assert set(t.settings[:, 2]) == {v.gamma}
+        ident = t.identity("engine", "cpu")
+        assert ident["variant"]["name"] == name
+        seen.add(str(ident))
+    assert len(seen) == len(cut)
+    fig4 = {str(t.identity("engine", "cpu")) for t in chunks.cut_chunks(figure("fig4-left", scale))}
+    assert not seen & fig4
+
+
+def test_the_default_variant_is_fig4s_setup():
+    """A chunk of the default variant gives run_control's numbers (the Fig. 4 path) exactly;
+    a chunk of another variant does not."""
+    fig = figure(study.STUDY, "quick")
+    cut = [t for t in chunks.cut_chunks(fig) if t.method == "sarsa_lambda"]
+    default = next(t for t in cut if t.variant["name"] == study.DEFAULT)
+    out = chunks.engine_runner(default)
+    s = default.settings
+    ref = run_control("sarsa_lambda", Settings.make(alpha=s[:, 0], lam=s[:, 1], gamma=s[:, 2]),
+                      default.seed, default.run_ids, default.n_episodes, env="mountain_car",
+                      epsilon=default.epsilon, max_steps=default.max_steps, engine="batch")
+    np.testing.assert_array_equal(out["values"], ref.returns)
+    other = next(t for t in cut if t.variant["name"] == "start anywhere"
+                 and np.array_equal(t.settings, default.settings))
+    assert not np.array_equal(chunks.engine_runner(other)["values"], out["values"])
+
+
+def test_initial_weights_of_each_init():
+    base = study.initial_weights_of({"init": "uniform"}, 1, [0, 3], 2, 3)
+    zero = study.initial_weights_of({"init": "zero-output"}, 1, [0, 3], 2, 3)
+    small = study.initial_weights_of({"init": "small"}, 1, [0, 3], 2, 3)
+    H, n = 50, 2
+    assert base.shape == (2, 3, H * (n + 2) + 1)
+    np.testing.assert_array_equal(zero[..., :H * (n + 1)], base[..., :H * (n + 1)])
+    assert not zero[..., H * (n + 1):].any() and base[..., H * (n + 1):].all()
+    np.testing.assert_array_equal(small, base * 0.1)
+    with pytest.raises(ValueError, match="init"):
+        study.initial_weights_of({"init": "xavier"}, 1, [0], 2, 3)
+
+
+def _fake_runner(task, *, device, progress):
+    """Returns -3000 (no learning) except under 'zero output layer', where both methods
+    learn with alpha, forward Sarsa(lambda > 0) more: claim 5 holds there only."""
+    a, lam = task.settings[:, 0], task.settings[:, 1]
+    y = np.full(task.rows, -3000.0) + 5.0 * (task.run_ids % 2)
+    if task.variant["name"] == "zero output layer":
+        y = y + 1e5 * a * (1 + (task.method == "forward_sarsa_lambda") * lam)
+    return {"values": np.repeat(y[:, None], task.n_episodes, axis=1),
+            "diverged": np.zeros(task.rows, bool)}
+
+
+_fake_runner.name = "fake-v1"
+
+
+def test_the_reading_names_the_variant_that_decides(tmp_path):
+    res = run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner,
+                     progress=False, plot=False)
+    rows = study.study_rows(res)
+    by = {(r["variant"], r["lam"]): r for r in rows}
+    z = by[("zero output layer", 0.8)]
+    assert z["claim5"] == AGREES and z["sarsa_lambda"]["learns"]
+    assert z["forward_sarsa_lambda"]["y"] > z["sarsa_lambda"]["y"]
+    assert by[(study.DEFAULT, 0.8)]["claim5"] == DISAGREES
+    assert not by[(study.DEFAULT, 0.8)]["sarsa_lambda"]["learns"]
+    d = study.decisive(rows)
+    assert d["agrees"] == ["zero output layer"]
+    assert d["sarsa_learns_low"] == ["zero output layer"]
+    text = "\n".join(study.report_section(res, ["- provenance"]))
+    assert text.startswith(study.HEADING)
+    assert "*zero output layer* turn(s) the verdict" in text
+
+
+def test_the_report_has_the_study_section(tmp_path):
+    from ftd_lib.repro.report import render
+
+    assert study.HEADING not in render(tmp_path)
+    run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner, progress=False,
+               plot=False)
+    assert study.HEADING in render(tmp_path)
