@@ -11,7 +11,7 @@ import numpy as np
 
 from ..methods import OKABE_ITO
 from . import store
-from .figures import figure
+from .figures import STUDIES, figure
 from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
 
 _CURVE_STYLE = {  # Fig. 3 right: one method, one line per eta (Okabe-Ito colours)
@@ -148,8 +148,14 @@ def save_plot(res: Results, path) -> Path:
     from ..course.plots import RC
 
     with mpl.rc_context(RC):
-        fig = MplFigure(figsize=RC["figure.figsize"])
-        plot_results(res, ax=fig.subplots())
+        if res.figure in STUDIES:  # small multiples (ftd_lib.repro.study_report)
+            from .study_report import plot_study
+
+            fig = MplFigure(figsize=(11, 8), layout="constrained")
+            plot_study(res, fig)
+        else:
+            fig = MplFigure(figsize=RC["figure.figsize"])
+            plot_results(res, ax=fig.subplots())
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
     return store.atomic_write_bytes(path, buf.getvalue())

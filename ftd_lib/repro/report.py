@@ -244,16 +244,21 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
         rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
         lines += _pilot_section(n, results_dir, report_dir)
-    lines += _study_section(results_dir)
+    lines += _study_section(results_dir, report_dir)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _study_section(results_dir: Path) -> list[str]:
+def _study_section(results_dir: Path, report_dir: Path) -> list[str]:
     """The claim-5 sensitivity study (:mod:`ftd_lib.repro.study`), where it is stored."""
-    from .study import STUDY, report_section
+    from .study import STUDY
+    from .study_report import load_fig4_pilot, report_section
 
     res = load_results(STUDY, results_dir)
-    return [] if res is None else report_section(res, _provenance(res))
+    if res is None:
+        return []
+    png = results_paths(STUDY, results_dir)["png"]
+    rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
+    return report_section(res, _provenance(res), load_fig4_pilot(results_dir), rel)
 
 
 def write_report(results_dir=DEFAULT_RESULTS, path=None) -> Path:
