@@ -37,7 +37,15 @@ from pathlib import Path
 import numpy as np
 
 from ..methods import label
-from ..repro.figures import ALPHA_FIG3_RIGHT, DEFAULT_SEED, FIGURES, Cell, Figure, figure
+from ..repro.figures import (
+    ALPHA_FIG3_RIGHT,
+    DEFAULT_SEED,
+    FIGURES,
+    STUDIES,
+    Cell,
+    Figure,
+    figure,
+)
 from ..repro.plots import plot_stored_and_live
 from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
 from ..repro.runs import run_figure
@@ -89,8 +97,8 @@ PAPER_WORDS = {
 
 
 def _check_figure(name: str) -> None:
-    if name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {name!r}")
+    if name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
 
 
 # --------------------------------------------------------------------------------------------
