@@ -220,3 +220,22 @@ def gae(rewards, values, gamma: float, lam: float, terminals=None) -> np.ndarray
         a_next = delta + gamma * lam * not_done * a_next
         adv[t] = a_next
     return adv
+
+
+def rollout_returns_by_definition(rewards, values, gamma: float, lam: float,
+                                  terminals=None) -> np.ndarray:
+    r""":math:`G_t^{\lambda|h_t}` for every t of a rollout, each from eq. 2 (slow, obvious),
+    with :math:`h_t` the end of t's episode inside the rollout, or the rollout's cut; the
+    arguments as :func:`gae`'s (values frozen; ``values[T]`` the bootstrap at the cut; a
+    terminal state's value is 0). :func:`gae` ``+ values[:-1]`` gives the same numbers."""
+    r, v, gamma, lam, d = _check_rollout(rewards, values, gamma, lam, terminals)
+    T = r.size
+    out = np.zeros(T)
+    s = 0
+    for e in range(1, T + 1):
+        if e == T or d[e - 1]:  # [s, e) is one episode's piece of the rollout
+            vals = np.append(v[s:e], 0.0 if d[e - 1] else v[e])
+            for t in range(s, e):
+                out[t] = interim_lambda_return(r[s:e], vals, t - s, e - s, gamma, lam)
+            s = e
+    return out

@@ -4,16 +4,17 @@ definition, a brute-force sum and numbers worked out by hand."""
 import numpy as np
 import pytest
 
-from ftd_lib.returns import gae, interim_lambda_return, n_step_return
+from ftd_lib.returns import gae, n_step_return, rollout_returns_by_definition
 
 
 def test_gae_by_hand():
     r, v, gamma, lam = [1.0, 2.0, 3.0], [0.5, 1.0, 2.0, 4.0], 0.5, 0.5
     # delta = [1, 2, 3]; A_2 = 3, A_1 = 2 + 0.25 * 3, A_0 = 1 + 0.25 * 2.75
     assert gae(r, v, gamma, lam) == pytest.approx([1.6875, 2.75, 3.0], abs=1e-15)
-    # the same as eq. 2 by hand: G_0^(1) = 1.5, G_0^(2) = 2.5, G_0^(3) = 3.25,
+    # eq. 2 by hand (and by the library): G_0^(1) = 1.5, G_0^(2) = 2.5, G_0^(3) = 3.25,
     # G_0^{lam|3} = 0.5 * (1.5 + 0.5 * 2.5) + 0.25 * 3.25 = 2.1875 = A_0 + V(S_0)
     assert gae(r, v, gamma, lam)[0] + v[0] == pytest.approx(2.1875, abs=1e-15)
+    assert rollout_returns_by_definition(r, v, gamma, lam)[0] == pytest.approx(2.1875)
     # S_2 terminal (terminals[1] = 1): no bootstrap from values[2], the recursion restarts
     # A_2 = 3 (bootstraps from values[3]); A_1 = 2 + 0 - 1 = 1; A_0 = 1 + 0.25 * 1
     assert gae(r, v, gamma, lam, terminals=[0, 1, 0]) == pytest.approx([1.25, 1.0, 3.0],
@@ -29,17 +30,6 @@ def _segments(terminals, T):
             s = t + 1
     if s < T:
         out.append((s, T, False))
-    return out
-
-
-def _by_definition(r, v, gamma, lam, terminals):
-    """A_t = G_t^{lam|h} - V(S_t), h the end of t's piece, G from eq. 2 (values frozen)."""
-    T = len(r)
-    out = np.zeros(T)
-    for s, e, term in _segments(terminals, T):
-        vals = np.append(v[s:e], 0.0 if term else v[e])
-        for t in range(s, e):
-            out[t] = interim_lambda_return(r[s:e], vals, t - s, e - s, gamma, lam) - v[t]
     return out
 
 
@@ -67,7 +57,9 @@ def test_gae_is_the_interim_lambda_return(rng, gamma, lam, with_terminals):
         terminals[[4, 5, 15]] = 1  # pieces 0..4, 5, 6..15 end terminal; 16..22 is cut
     a = gae(r, v, gamma, lam, terminals=terminals if with_terminals else None)
     assert a.shape == (T,)
-    assert np.allclose(a, _by_definition(r, v, gamma, lam, terminals), rtol=0, atol=1e-12)
+    term = terminals if with_terminals else None
+    by_def = rollout_returns_by_definition(r, v, gamma, lam, term) - v[:-1]
+    assert np.allclose(a, by_def, rtol=0, atol=1e-12)
     assert np.allclose(a, _brute_force(r, v, gamma, lam, terminals), rtol=0, atol=1e-12)
 
 
