@@ -68,6 +68,8 @@ LIVE = {
     "fig3-left": dict(alphas=LIVE_ALPHAS, runs=3, episodes=5,
                       methods=("td_lambda", "forward_td_lambda", "offline_lambda_return")),
     "fig3-right": dict(lams=(0.0, 0.5, 0.8, 0.9, 0.95, 1.0), runs=3, episodes=5),
+    "block-lambda": dict(alphas=LIVE_ALPHAS[1:8], runs=3, episodes=5,
+                         methods=("td_lambda", "forward_td_lambda", "block_lambda_return")),
     "fig4-left": dict(lams=(0.0, 0.5, 0.9), alphas=(0.0075, 0.03), runs=2, episodes=4,
                       max_steps=500),
     "fig4-right": dict(lams=(0.0, 0.3, 0.6, 0.9, 1.0), alphas=(0.0075, 0.03), runs=2,
