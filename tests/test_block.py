@@ -4,6 +4,7 @@ lambda-return algorithm), and the batched engine against the reference (1e-10, f
 
 import numpy as np
 import pytest
+import torch
 from conftest import random_episodes
 
 from ftd_lib import algorithms as ref
@@ -12,6 +13,8 @@ from ftd_lib.engine import Settings, initial_weights, run_prediction, run_record
 from ftd_lib.returns import interim_lambda_return
 
 TOL = 1e-10
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device"))]
 
 
 def by_definition(episodes, w0, *, approx, alpha, lam, gamma, block):
@@ -84,14 +87,15 @@ def _settings(rows):
     return Settings.make(alpha=a, lam=lam, gamma=g, k_max=list(blk))
 
 
-def test_engine_matches_the_per_run_reference():
+@pytest.mark.parametrize("device", DEVICES)
+def test_engine_matches_the_per_run_reference(device):
     rng = np.random.default_rng(19)
     s = _settings(ROWS)
     eps = [[(rng.uniform(-1, 1, (T + 1, 2)), rng.normal(-1, 2, T)) for T in lengths]
            for lengths in ([1, 20, 6], [9, 2], [17], [30, 1, 4], [5, 5], [12, 25],
                            [8], [3, 16, 7], [22, 2])]
     w0 = initial_weights(3, np.arange(len(ROWS)), 2, 50)
-    res = run_recorded("block_lambda_return", eps, w0, s)
+    res = run_recorded("block_lambda_return", eps, w0, s, device=device)
     assert not res.diverged.any()
     approx = MLP(2, 50)
     for b, (alpha, lam, gamma, block) in enumerate(ROWS):
@@ -101,15 +105,17 @@ def test_engine_matches_the_per_run_reference():
         np.testing.assert_allclose(res.weights[b], W, rtol=0, atol=TOL, err_msg=f"row {b}")
 
 
-def test_engine_row_does_not_depend_on_its_batch():
+@pytest.mark.parametrize("device", DEVICES)
+def test_engine_row_does_not_depend_on_its_batch(device):
     rng = np.random.default_rng(5)
     eps = [[(rng.uniform(-1, 1, (T + 1, 2)), rng.normal(-1, 2, T)) for T in (11, 4)]
            for _ in ROWS]
     w0 = initial_weights(5, np.arange(len(ROWS)), 2, 16)
-    big = run_recorded("block_lambda_return", eps, w0, _settings(ROWS), n_hidden=16)
+    big = run_recorded("block_lambda_return", eps, w0, _settings(ROWS), n_hidden=16,
+                       device=device)
     for b in (0, 3, 8):
         alone = run_recorded("block_lambda_return", [eps[b]], w0[b : b + 1],
-                             _settings([ROWS[b]]), n_hidden=16)
+                             _settings([ROWS[b]]), n_hidden=16, device=device)
         np.testing.assert_array_equal(alone.weights[0], big.weights[b])
 
 
