@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
     r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
-                   help="which figure ('all': the four; claim5-study: ftd_lib.repro.study)")
+                   help="which figure ('all': the paper's four; the studies beyond the "
+                        "paper: block-lambda, claim5-study)")
     r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
