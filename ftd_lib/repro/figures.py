@@ -255,8 +255,13 @@ def _block_lambda(scale: str) -> Figure:
 
 
 def figure(name: str, scale: str = "quick", runs: int | None = None,
-           episodes: int | None = None, chunk_rows: int | None = None) -> Figure:
+           episodes: int | None = None, chunk_rows: int | None = None,
+           variant: str | None = None) -> Figure:
     """The definition of a paper figure at a scale; ``runs``/``episodes`` override the counts.
+
+    ``variant`` (Fig. 4 left only): the figure under one set-up variant of the claim-5 study
+    (:data:`ftd_lib.repro.study.VARIANTS`); its chunks name the variant, so they never mix
+    with the figure's own.
 
     ``chunk_rows`` overrides how many rows (cells x runs) one chunk holds at most: the
     defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
@@ -289,12 +294,30 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
             changes["runs_per_chunk"], changes["cells_per_chunk"] = n_runs, rows // n_runs
         else:
             changes["runs_per_chunk"], changes["cells_per_chunk"] = rows, 1
+    if variant is not None:
+        changes.update(_under_variant(fig, variant))
     if changes:
         d = {k: getattr(fig, k) for k in fig.__dataclass_fields__}
         d.update(changes)
         fig = Figure(**d)
     check_memory(fig)
     return fig
+
+
+def _under_variant(fig: Figure, name: str) -> dict:
+    """What changes in Fig. 4 left under a set-up variant of the claim-5 study."""
+    from dataclasses import replace
+
+    from .study import variant
+
+    if fig.name != "fig4-left":
+        raise ValueError(f"variant: only fig4-left has set-up variants, got figure {fig.name!r}")
+    v = variant(name)
+    return {"cells": tuple(replace(c, gamma=v.gamma, variant=v.name) for c in fig.cells),
+            "variants": {v.name: v.spec(fig.max_steps)},
+            "title": f"{fig.title} — set-up variant: {v.name}",
+            "notes": fig.notes + (f"set-up variant {v.name!r} (ftd_lib.repro.study): "
+                                  f"{v.change}.",)}
 
 
 #: bytes one row (a cell times a run) costs before anything is computed: its settings, run id

@@ -110,17 +110,17 @@ def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | Non
                    appended_at=fig.appended_at + (len(fig.cells),))
 
 
-def pilot_figure(name: str) -> Figure:
+def pilot_figure(name: str, variant: str | None = None) -> Figure:
     """Stage 1: the paper-scale definition with :data:`PILOT_RUNS` runs (the full grid)."""
-    return figure(name, "paper", runs=PILOT_RUNS)
+    return figure(name, "paper", runs=PILOT_RUNS, variant=variant)
 
 
 def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
-                 runs: int | None = None) -> Figure:
+                 runs: int | None = None, variant: str | None = None) -> Figure:
     """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
     centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
     method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
-    base = figure(name, "paper")
+    base = figure(name, "paper", variant=variant)
     cells: list[Cell] = []
     for method in base.methods:
         for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
@@ -157,7 +157,8 @@ def _optimised(fig: Figure, out, run, label: str):
     return fig, res
 
 
-def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None, **kw):
+def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
+                 variant: str | None = None, **kw):
     """Both stages for a control figure (see the module docstring): the pilot into
     ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``. ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
@@ -168,14 +169,15 @@ def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None, **k
 
     pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
     command = f"python -m ftd_lib reproduce {name} --scale paper" + (
-        f" --runs {runs}" if runs is not None else "") + f" --out {out}"
+        f" --runs {runs}" if runs is not None else "") + f" --out {out}" + (
+        f" --variant '{variant}'" if variant is not None else "")
 
     def run(fig, where):
         return run_figure(fig, where, command=command, **kw)
 
-    pilot, pres = _optimised(pilot_figure(name), pilot_out, run, "pilot")
-    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs),
-                             out, run, "final")
+    pilot, pres = _optimised(pilot_figure(name, variant), pilot_out, run, "pilot")
+    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs,
+                                          variant), out, run, "final")
     return fres
 
 

@@ -134,3 +134,30 @@ def test_fig4s_pilot_reread_with_the_grid_cut():
     assert (rows[0]["claim5"], rows[0]["evidence"]) == (whole.status, whole.evidence)
     for r in rows[1:]:
         assert r["smallest"] >= r["edge"] * (1 - 1e-9)
+
+
+def test_fig4_left_under_a_variant_has_chunks_of_its_own(tmp_path):
+    """``reproduce fig4-left --variant NAME``: every cell and chunk names the variant, through
+    both stages of the protocol, and none is one of Fig. 4 left's own."""
+    from ftd_lib.repro import protocol
+
+    own = {str(t.identity("e", "cpu")) for t in chunks.cut_chunks(figure("fig4-left", "paper"))}
+    fig = figure("fig4-left", "paper", variant="γ = 0.99")
+    assert {c.variant for c in fig.cells} == {"γ = 0.99"} and {c.gamma for c in fig.cells} == {0.99}
+    cut = chunks.cut_chunks(fig)
+    assert {t.variant["name"] for t in cut} == {"γ = 0.99"}
+    assert not {str(t.identity("e", "cpu")) for t in cut} & own
+    seen = []
+
+    def runner(task, *, device, progress):
+        seen.append(task.variant["name"])
+        return _fake_runner(task, device=device, progress=progress)
+
+    runner.name = "fake-v1"
+    protocol.run_protocol("fig4-left", tmp_path, runs=2, variant="γ = 0.99", runner=runner,
+                          progress=False, plot=False)
+    assert seen and set(seen) == {"γ = 0.99"}
+    with pytest.raises(ValueError, match="variant"):
+        figure("fig3-left", "paper", variant="γ = 0.99")
+    with pytest.raises(ValueError, match="variant"):
+        figure("fig4-left", "paper", variant="relu units")
