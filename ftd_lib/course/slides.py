@@ -5,7 +5,9 @@
 The rules (:func:`slide_type`), applied by ``python -m ftd_lib.course.slides notebooks/*.ipynb``
 to every cell that has no slide type yet (a type set by hand is kept):
 
-- the title cell and every section heading (``## ``) start a **slide**; a sub-heading
+- the title cell and every section heading (``## ``) start a **slide**; a heading must be the
+  first line of its markdown cell (:func:`buried_headings`), else RISE shows it at the bottom
+  of the previous section's slide; a sub-heading
   (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
 - the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
 - where a figure builds up, the numbers under a figure (a ``# NBVAL_CHECK_OUTPUT`` cell right
@@ -83,9 +85,27 @@ def apply(nb, *, overwrite: bool = False) -> int:
     return changed
 
 
+def buried_headings(cell) -> list[str]:
+    """The section headings (``## ``) of a markdown cell that are not its first line: RISE
+    cannot start a slide there, so the section would begin at the bottom of the previous
+    section's (scrolling) slide. Lines inside a fenced code block are not headings."""
+    if cell["cell_type"] != "markdown":
+        return []
+    out, fence = [], False
+    for k, line in enumerate(_src(cell).lstrip().splitlines()):
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and k > 0 and line.startswith("## "):
+            out.append(line)
+    return out
+
+
 def problems(nb) -> list[str]:
     """What keeps a notebook from being a good slideshow (empty when nothing)."""
     out = []
+    for i, cell in enumerate(nb.cells):
+        out += [f"cell {i}: heading {h[:40]!r} is not the first line of its cell, so it "
+                "cannot start a slide" for h in buried_headings(cell)]
     if nb.metadata.get("rise") != RISE:
         out.append("metadata.rise is not the course's RISE settings")
     for i, cell in enumerate(nb.cells):

@@ -38,3 +38,32 @@ def test_rules():
     nb.cells[8].metadata["slideshow"]["slide_type"] = "fragment"
     assert slides.apply(nb) == 0  # a type set by hand is kept
     assert slides.apply(nb, overwrite=True) == 1
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_section_heading_starts_a_slide(path):
+    """Every ``## `` line of every notebook is the first line of a markdown cell whose slide
+    type is ``slide`` (a heading further down a cell would sit at the bottom of the previous
+    section's slide)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.lstrip().splitlines()
+        fence = False
+        for k, line in enumerate(lines):
+            fence ^= line.startswith("```")
+            if line.startswith("## ") and not fence:
+                assert k == 0, f"cell {i}: {line!r} is line {k + 1} of its cell"
+                assert cell.metadata["slideshow"]["slide_type"] == "slide", (i, line)
+
+
+def test_buried_heading_is_a_problem():
+    md = nbformat.v4.new_markdown_cell
+    cells = [md("# T"), md("## 1. A\n\ntext\n\n## 2. B"), md("```\n## not a heading\n```")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    slides.apply(nb)
+    assert slides.buried_headings(cells[1]) == ["## 2. B"]
+    assert slides.buried_headings(cells[2]) == []
+    assert [p for p in slides.problems(nb) if "## 2. B" in p] and len(
+        [p for p in slides.problems(nb) if "first line" in p]) == 1
