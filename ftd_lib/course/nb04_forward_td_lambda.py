@@ -88,7 +88,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
             note += f"\n(overflows to ∞ at t = {data['t'][inf_at[0]]})"
         x_text = t_rho[k] + 0.04 * n if t_rho[k] < 0.5 * n else 0.03 * n
         ax.annotate(note, xy=(t_rho[k], ymax * 1.04), xytext=(x_text, ymax * 1e-3),
-                    color=OKABE_ITO["vermillion"], fontsize=10, va="top",
+                    color=OKABE_ITO["vermillion"], fontsize=12, va="top",
                     arrowprops=dict(arrowstyle="->", color=OKABE_ITO["vermillion"]))
     ax.plot(data["t"][:n], np.maximum(data["err_algorithm1"][:n], tiny),
             **style("forward_td_lambda"), lw=1.0)
