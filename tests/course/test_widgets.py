@@ -276,3 +276,19 @@ def test_verdict_bad_input():
         verdict(-0.5, 0.0)
     with pytest.raises(ValueError, match="v0"):
         verdict(1.0, math.nan)
+
+
+def test_stepper_delta_prime_is_zero_exactly_on_left_steps():
+    """Notebook 04's sentence under the stepper: with V(s) = s, δ' is 10 at t = 0, 2 on every
+    step to the right, 0 on every step to the left (at these frames no value that δ' reads
+    has been updated yet)."""
+    ex = stepper.algorithm1_stepper()
+    x, _ = stepper.stepper_episode()
+    s = [int(np.argmax(row)) + 1 if row.any() else 0 for row in x]
+    dp = {f["t"]: float(f["delta_prime"]) for f in ex.frames
+          if f.get("delta_prime") is not None}
+    assert dp[0] == pytest.approx(10.0)
+    for t in range(1, len(s) - 1):
+        want = 2.0 if s[t + 1] > s[t] else 0.0
+        assert dp[t] == pytest.approx(want, abs=1e-12), (t, s[t], s[t + 1])
+    assert sorted(t for t in dp if dp[t] == pytest.approx(2.0)) == [2, 8]
