@@ -133,24 +133,44 @@ def best_targets(episodes=(5, 20, 50, 100, 200), ns=range(1, 101), lams=LAMS,
 
 def plot_bias_variance(values, ns, lams, state: int = START, label: str = ""):
     """Two panels: bias², variance and their sum against n for :math:`G^{(n)}` (left) and
-    against λ for :math:`G^\\lambda` (right), the smallest sum marked."""
+    against λ for :math:`G^\\lambda` (right), the smallest sum marked. Both x axes are
+    logarithmic in the look-ahead: n, and for λ its horizon :math:`1/(1-\\lambda)` (tick labels
+    in λ), so that λ = 0.9, 0.95, 0.99 are spread out like n = 10, 20, 100. λ = 1 (the Monte
+    Carlo return) has no finite horizon: it is the dotted line."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
     use_style()
-    fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.4), sharey=True)
-    for ax, r, x, xlabel in ((axes[0], n_step_bias_variance(values, ns, state), "n",
-                              "n (steps before bootstrapping)"),
-                             (axes[1], lambda_return_bias_variance(values, lams, state), "lam",
-                              "λ")):
-        ax.plot(r[x], r["bias"] ** 2, color=OKABE_ITO["vermillion"], label="bias²")
-        ax.plot(r[x], r["variance"], color=OKABE_ITO["blue"], label="variance")
-        ax.plot(r[x], r["mse"], "k--", label="bias² + variance")
+    fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.6), sharey=True)
+    lams = np.asarray(lams, dtype=float)
+    finite = lams[lams < 1.0]
+    panels = ((axes[0], n_step_bias_variance(values, ns, state), "n"),
+              (axes[1], lambda_return_bias_variance(values, finite, state), "lam"))
+    for ax, r, key in panels:
+        x = r["n"] if key == "n" else 1.0 / (1.0 - r["lam"])
+        ax.plot(x, r["bias"] ** 2, color=OKABE_ITO["vermillion"], label="bias²")
+        ax.plot(x, r["variance"], color=OKABE_ITO["blue"], label="variance")
+        ax.plot(x, r["mse"], "k--", label="bias² + variance")
         best = int(np.argmin(r["mse"]))
-        ax.plot(r[x][best], r["mse"][best], "ko", ms=8)
-        ax.annotate(f"smallest at {x if x == 'n' else 'λ'} = {r[x][best]:g}",
-                    (r[x][best], r["mse"][best]), textcoords="offset points", xytext=(0, 12),
-                    ha="center", fontsize=12)
-        ax.set_xlabel(xlabel)
+        ax.plot(x[best], r["mse"][best], "ko", ms=8)
+        what = f"n = {r['n'][best]}" if key == "n" else f"λ = {r['lam'][best]:g}"
+        ax.annotate(f"smallest at {what}", (x[best], r["mse"][best]),
+                    textcoords="offset points", xytext=(0, 26), ha="center", fontsize=12,
+                    bbox=dict(fc="white", ec="none", alpha=0.85))
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_locator(NullLocator())
+    axes[0].xaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20, 50, 100]))
+    axes[0].xaxis.set_major_formatter(ScalarFormatter())
+    axes[0].set_xlabel("n (steps before bootstrapping, log scale)")
+    ticks = [t for t in (0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99) if t <= finite.max()]
+    axes[1].xaxis.set_major_locator(FixedLocator([1.0 / (1.0 - t) for t in ticks]))
+    axes[1].set_xticklabels([f"{t:g}" for t in ticks])
+    axes[1].set_xlabel("λ (at its horizon 1/(1 − λ), log scale)")
+    if np.any(lams >= 1.0):
+        mc = lambda_return_bias_variance(values, [1.0], state)["mse"][0]
+        line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
+                               label="λ = 1 (Monte Carlo):\nbias² + variance")
+        axes[1].legend(handles=[line], loc="upper right", fontsize=12)
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")

@@ -11,6 +11,7 @@ from ftd_lib.course.bias_variance import (
     best_targets,
     lambda_return_bias_variance,
     n_step_bias_variance,
+    plot_bias_variance,
     td0_estimate,
 )
 from ftd_lib.course.nb02_lambda_return import demo_episode
@@ -142,3 +143,18 @@ def test_best_targets_move_to_one_step_as_the_estimate_improves():
     for r in rows:
         assert r["mse_best_n"] <= min(r["mse_td0"], r["mse_mc"]) + 1e-12
         assert r["mse_best_lam"] <= min(r["mse_td0"], r["mse_mc"]) + 1e-12
+
+
+def test_plot_places_lambda_at_its_horizon():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    axes = plot_bias_variance(V_HAT, range(1, 31), [0.0, 0.5, 0.9, 1.0])
+    x = axes[1].lines[0].get_xdata()
+    assert np.allclose(x, [1.0, 2.0, 10.0])  # 1 / (1 - λ), λ = 1 left out of the line
+    mc = lambda_return_bias_variance(V_HAT, [1.0])["mse"][0]
+    assert any(np.allclose(ln.get_ydata(), mc) for ln in axes[1].lines[3:])  # λ = 1's level
+    assert axes[0].get_xscale() == axes[1].get_xscale() == "log"
+    plt.close(axes[0].figure)
