@@ -17,18 +17,12 @@ import math
 
 import numpy as np
 
-from ..methods import OKABE_ITO
+from ..repro.plots import _CURVE_STYLE as CURVE_STYLE  # the stored figure's look, one table
 from .plots import off_chart_handle, plot_off_chart, use_style
 
 #: where λ = 1 sits on the 1 - λ axis: a factor 3 past the smallest 1 - λ of the grid (0.01)
 ONE_AT = 0.003
 TICKS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
-CURVE_STYLE = {  # the same look as the stored figure (ftd_lib.repro.plots)
-    "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
-    "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
-    "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
-    "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
-}
 
 
 def one_minus_lambda(lams) -> np.ndarray:
