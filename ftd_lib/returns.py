@@ -85,8 +85,10 @@ def k_bound(gamma: float, lam: float, eta: float, k_max: int | None = None):
 
     .. math:: K = \lceil \log\eta / \log(\gamma\lambda) \rceil,
 
-    the smallest K with :math:`(\gamma\lambda)^K \le \eta`; K = 1 when
-    :math:`\gamma\lambda < \eta` or :math:`\gamma\lambda = 0`; ``math.inf`` when
+    the smallest K with :math:`(\gamma\lambda)^K \le \eta` (the paper: "the smallest value of K
+    that still ensures that :math:`(\gamma\lambda)^K` is smaller than η", computed by this
+    ceiling, which gives K = 1 at :math:`\gamma\lambda = \eta`); so K = 1 exactly when
+    :math:`\gamma\lambda \le \eta` (or :math:`\gamma\lambda = 0`); ``math.inf`` when
     :math:`\gamma\lambda = 1` (all updates wait for the episode's end). ``k_max`` caps K.
     """
     gamma = check_unit("gamma", gamma)
@@ -96,7 +98,7 @@ def k_bound(gamma: float, lam: float, eta: float, k_max: int | None = None):
     gl = gamma * lam
     if gl == 1.0:
         k = math.inf
-    elif gl == 0.0 or gl < eta:
+    elif gl == 0.0 or gl <= eta:
         k = 1
     else:
         ratio = math.log(eta) / math.log(gl)
