@@ -55,7 +55,8 @@ from .settings import Settings
 LOOPS = {"td0": ("_loop_td", False), "td_lambda": ("_loop_td", True),
          "forward_td_lambda": ("_loop_forward", None),
          "online_lambda_return": ("_loop_lambda_return", True),
-         "offline_lambda_return": ("_loop_lambda_return", False)}
+         "offline_lambda_return": ("_loop_lambda_return", False),
+         "block_lambda_return": ("_loop_block", None)}
 PREDICTION_METHODS = tuple(LOOPS)
 
 NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
@@ -248,6 +249,12 @@ class PredictionBatch(ForwardTDLoop, LambdaReturnLoop, HostDeviceMixin):
             iterations=self.iterations, method=self.method, settings=self.settings)
 
     # ------------------------------------------------------------ TD(0), TD(λ)
+    def _loop_block(self):
+        """The block lambda-return (PPO's value update), :func:`ftd_lib.engine.block.loop_block`."""
+        from .block import loop_block
+
+        loop_block(self)
+
     def _loop_td(self, traces: bool):
         r"""TD(0) and TD(:math:`\lambda`) with accumulating traces (Sec. 3), one step an
         iteration:

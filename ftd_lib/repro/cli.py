@@ -23,10 +23,11 @@ import os
 import sys
 
 from . import store
-from .definitions import DEFAULT_SEED, FIGURES, SCALES, figure, parse_sets
+from .definitions import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure, parse_sets
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
+from .study import VARIANT_NAMES
 
 
 def _int_at_least(lo: int):
@@ -58,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
+                   help="which figure ('all': the paper's four; the studies beyond the "
+                        "paper: block-lambda, claim5-study)")
     r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
@@ -86,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="change one figure's definition: methods=..., alphas=..., lams=... "
                         "(repeatable; the resume command, the two stages of Fig. 4 and the "
                         "overwrite guard follow it)")
+    r.add_argument("--variant", choices=VARIANT_NAMES, default=None,
+                   help="fig4-left only: a set-up variant of the claim-5 study "
+                        "(ftd_lib.repro.study); use its own --out folder")
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -163,7 +169,9 @@ def _reproduce(parser, args) -> int:
         store.check_writable_dir(args.out, "--out")
         grid = parse_sets(args.set)
         figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                               chunk_rows=args.chunk_rows, grid=grid) for name in names}
+                               chunk_rows=args.chunk_rows, variant=args.variant,
+                               grid=grid)
+                for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
     # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
@@ -180,14 +188,16 @@ def _reproduce(parser, args) -> int:
                                       grid=fig.overrides)
         if args.threads != 1:
             command += f" --threads {args.threads}"
+        if args.variant is not None:
+            command += f" --variant '{args.variant}'"
         kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
                   force=args.force, workers=workers, threads=args.threads)
         try:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
-                res = run_protocol(name, args.out, runs=args.runs, grid=grid, command=command,
-                                   **kw)
+                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
+                                   grid=grid, command=command, **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
