@@ -199,7 +199,8 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
     if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
         from .study import run_variant
 
-        return _engine_result(run_variant(task, progress=progress))
+        return _engine_result(run_variant(task, engine_settings(task.settings),
+                                          progress=progress))
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
               progress=progress)
     settings = engine_settings(task.settings)

@@ -11,11 +11,11 @@ exploration and :math:`\eta` are set here, each with the reason for its value.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
 
 from .. import validate
 from ..envs import tasks
 from ..methods import method as method_record
+from .cells import EPSILON, ETA, Cell, Figure, _geom
 
 FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
 #: studies beyond the paper's figures: made, stored and reported the same way, not in "all"
@@ -44,19 +44,6 @@ LAMBDAS = tuple(round(0.1 * i, 1) for i in range(11))
 LAMBDAS_FIG3_RIGHT = (*LAMBDAS[:9], 0.85, 0.9, 0.925, 0.95, 0.975, 0.99, 1.0)
 #: Fig. 3 right's fixed step size, which is also the centre of every alpha grid below.
 ALPHA_FIG3_RIGHT = 0.015
-#: epsilon-greedy exploration of both control tasks (Sec. 6).
-EPSILON = 0.05
-#: eta of every forward method unless a curve says otherwise (Sec. 6).
-ETA = 0.01
-
-# gamma and the episode caps of the two tasks: the task registry, ftd_lib.envs.tasks
-
-
-def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
-    """centre * ratio**k for k = lo..hi, rounded to 6 significant digits (so ids are stable)."""
-    return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
-
-
 #: Fig. 3 left, paper scale: 19 step sizes 0.015 * sqrt(2)**k, k = -12..6 (0.00023 .. 0.12).
 #: A pilot (3 runs, 10 episodes, alpha = 0.015 * 2**k) put the best alpha of TD(lambda) near
 #: 0.001 (diverging from 0.0075 on), of the offline lambda-return near 0.002, of forward
@@ -70,93 +57,6 @@ ALPHAS_FIG3 = _geom(ALPHA_FIG3_RIGHT, -12, 6, math.sqrt(2))
 #: 0.015 on and Sarsa(lambda >= 0.5) diverged at 0.03. One grid for both tasks, wide enough for
 #: both (with 1000 episodes, smaller step sizes have time to learn on cart-pole).
 ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -8, 4, 2.0)
-
-
-# ----------------------------------------------------------------------------- definitions
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One setting of a figure: computed for every run id ``0 .. runs-1``.
-
-    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
-    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
-    """
-
-    method: str
-    alpha: float
-    lam: float
-    gamma: float
-    eta: float = ETA
-    k_max: int | None = None
-    curve: str = ""
-    variant: str = ""
-
-    def row(self) -> list[float]:
-        """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
-        return [self.alpha, self.lam, self.gamma, self.eta, float(self.k_max or 0)]
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A paper figure at one scale: what to compute, and how to cut it into chunks."""
-
-    name: str
-    scale: str
-    title: str
-    task: str  # "prediction" | "control"
-    env: str  # "mountain_car" | "cartpole"
-    x: str  # "alpha" | "lam": the figure's x axis
-    cells: tuple[Cell, ...]
-    runs: int
-    episodes: int
-    paper_runs: int
-    paper_episodes: int
-    ylabel: str
-    runs_per_chunk: int
-    cells_per_chunk: int
-    epsilon: float = float("nan")
-    optimise: str = ""  # "alpha" when each point is the best cell over alpha
-    max_steps: int | None = None  # control: episode cap (None: the environment's default)
-    # control: what the cap means: "bootstrap" (a time limit: bootstrap from Q(S', A'),
-    # Pardo et al. 2018) or "terminal" (value 0 after the last state)
-    truncation: str | None = None
-    chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    #: the grid changes asked for (``--set``): ``((key, values), ...)``, sorted by key
-    overrides: tuple[tuple[str, tuple], ...] = ()
-    # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
-    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
-    variants: dict = field(default_factory=dict)
-    # cell counts at which cells were appended (a widening of the step-size grid,
-    # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
-    appended_at: tuple[int, ...] = ()
-
-    @property
-    def lower_is_better(self) -> bool:
-        return self.task == "prediction"
-
-    @property
-    def at_paper_scale(self) -> bool:
-        return self.runs >= self.paper_runs and self.episodes >= self.paper_episodes
-
-    @property
-    def curves(self) -> list[str]:
-        return list(dict.fromkeys(c.curve for c in self.cells))
-
-    @property
-    def methods(self) -> list[str]:
-        return list(dict.fromkeys(c.method for c in self.cells))
-
-    def describe(self) -> dict:
-        """JSON-able summary of the definition (stored in the metadata)."""
-        d = asdict(self)
-        d["cells"] = [asdict(c) for c in self.cells]
-        d["n_cells"] = len(self.cells)
-        d["at_paper_scale"] = self.at_paper_scale
-        d["epsilon"] = None if math.isnan(self.epsilon) else self.epsilon
-        d["overrides"] = {k: list(v) for k, v in self.overrides}
-        return d
 
 
 def _fig3_left(scale: str) -> Figure:

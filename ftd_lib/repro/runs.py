@@ -18,7 +18,6 @@ from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
-from .protocol import rows_from_stored
 from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -27,6 +26,7 @@ from .results import (
     reproduce_command,
     results_paths,
 )
+from .reuse import rows_from_stored
 
 
 class ScaleConflict(RuntimeError):
