@@ -24,7 +24,7 @@ def test_the_docstring_table_and_the_readme_table_are_table():
     assert len(rows) == len(figures.TABLE)
     for line, (paper, what, entry, made_by, nb) in zip(rows, figures.TABLE, strict=True):
         cols = re.split(r"\s{2,}", line.strip())
-        assert cols == [paper, what, entry or "--", made_by or "--", nb]
+        assert cols == [paper, what, entry or "--", made_by or "--", nb or "--"]
     assert figures.table_markdown() in README.read_text()
 
 
