@@ -14,6 +14,7 @@ id                        label                 kind        numerics  implementa
 ``online_lambda_return``  online λ-return       prediction  1         reference, batch
 ``offline_lambda_return`` offline λ-return      prediction  1         reference, batch
 ``true_online_td_lambda`` true online TD(λ)     prediction  --        reference
+``block_lambda_return``   block λ-return (GAE)  prediction  1         reference, batch
 ``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
 ========================  ====================  ==========  ========  =========================
@@ -83,6 +84,8 @@ METHODS: dict[str, Method] = {m.id: m for m in (
            "prediction", 1, "offline_lambda_return", _B),
     Method("true_online_td_lambda", "true online TD(λ)", _C["sky_blue"], "-.", "prediction",
            None, "true_online_td_lambda", ()),
+    Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
+           1, "block_lambda_return", _B),
     Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2, "sarsa_lambda",
            _BK),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,

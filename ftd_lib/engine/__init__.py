@@ -64,7 +64,9 @@ layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``it
 (batch iterations). ``device="auto"`` picks CUDA when present.
 
 Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td_lambda"``
-(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
+(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``,
+``"block_lambda_return"`` (PPO's value update: GAE targets over blocks of B = ``k_max`` steps,
+:mod:`ftd_lib.engine.block`); control
 ``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
 ``"forward_sarsa_lambda"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
 next action, the update going to the network of the popped state's action).

@@ -55,7 +55,8 @@ from .settings import Settings
 LOOPS = {"td0": ("_loop_td", False), "td_lambda": ("_loop_td", True),
          "forward_td_lambda": ("_loop_forward", None),
          "online_lambda_return": ("_loop_lambda_return", True),
-         "offline_lambda_return": ("_loop_lambda_return", False)}
+         "offline_lambda_return": ("_loop_lambda_return", False),
+         "block_lambda_return": ("_loop_block", None)}
 PREDICTION_METHODS = tuple(LOOPS)
 
 NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
@@ -287,3 +288,9 @@ class PredictionBatch(ForwardTDLoop, LambdaReturnLoop, HostDeviceMixin):
                 ii = self._complete(comp)
                 if traces:
                     e[:, self._cols(ii)] = 0.0
+
+    def _loop_block(self):
+        r"""The block :math:`\lambda`-return method, PPO's value update (:mod:`.block`)."""
+        from .block import loop_block
+
+        loop_block(self)
