@@ -49,7 +49,8 @@ WORKLOADS = {
 
 
 def prediction_numbers(method: str) -> dict:
-    """A small, fixed workload of a prediction method on mountain car evaluation."""
+    """A small, fixed workload of a prediction method on mountain car evaluation (for the
+    block lambda-return method, k_max is the block length B)."""
     s = Settings.make(alpha=[0.01, 0.03], lam=[0.9, 0.5], gamma=1.0, eta=0.01,
                       k_max=[None, 3])
     r = run_prediction(method, s, SEED, [0, 1], 2, n_eval=50)

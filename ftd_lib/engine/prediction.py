@@ -249,12 +249,6 @@ class PredictionBatch(ForwardTDLoop, LambdaReturnLoop, HostDeviceMixin):
             iterations=self.iterations, method=self.method, settings=self.settings)
 
     # ------------------------------------------------------------ TD(0), TD(λ)
-    def _loop_block(self):
-        """The block lambda-return (PPO's value update), :func:`ftd_lib.engine.block.loop_block`."""
-        from .block import loop_block
-
-        loop_block(self)
-
     def _loop_td(self, traces: bool):
         r"""TD(0) and TD(:math:`\lambda`) with accumulating traces (Sec. 3), one step an
         iteration:
@@ -294,3 +288,9 @@ class PredictionBatch(ForwardTDLoop, LambdaReturnLoop, HostDeviceMixin):
                 ii = self._complete(comp)
                 if traces:
                     e[:, self._cols(ii)] = 0.0
+
+    def _loop_block(self):
+        r"""The block :math:`\lambda`-return method, PPO's value update (:mod:`.block`)."""
+        from .block import loop_block
+
+        loop_block(self)
