@@ -113,7 +113,7 @@ __version__ = "2.0"
 #: stored result's numbers depend on (the engine, the environments, the random streams, the
 #: network's arithmetic). Stored chunks are keyed by it, not by the code, so moving or renaming
 #: code recomputes nothing. Bump a method's version (its record in :mod:`ftd_lib.methods`)
-#: whenever a change alters any of its numbers; ``tests/test_engine_golden.py`` fails when
+#: whenever a change alters any of its numbers; ``tests/engine/test_engine_golden.py`` fails when
 #: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
 NUMERICS_VERSION = _methods.NUMERICS_VERSION
 CONTROL_METHODS = _methods.CONTROL
@@ -308,7 +308,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
     takes the first that can run. All follow the reference's semantics; the kernel and the
     batch agree bit for bit where torch's CPU arithmetic is the one the kernel emulates
-    (``tests/test_engine_kernel.py``).
+    (``tests/engine/test_engine_kernel.py``).
     """
     n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,

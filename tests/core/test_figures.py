@@ -10,7 +10,7 @@ from ftd_lib import figures
 from ftd_lib.repro import fig1, fig2
 from ftd_lib.repro.results import load_results, repo_results_dir
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _docstring_rows():

@@ -5,7 +5,7 @@ The import graph is read from the source with :mod:`ast` -- every ``import`` and
 import`` of ``ftd_lib``, at module level and inside functions -- so an import hidden in a
 function (to dodge a circle at import time) counts as much as one at the top.
 
-``python tests/test_layering.py`` prints the edges (one ``a -> b`` a line), the circles and the
+``python tests/core/test_layering.py`` prints the edges (one ``a -> b`` a line), the circles and the
 upward arrows.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "ftd_lib"
+PACKAGE = Path(__file__).resolve().parents[2] / "ftd_lib"
 
 #: floors from the ground up; a module sits on the floor of its first name under ``ftd_lib``
 #: (``ftd_lib.engine.kernel`` -> ``engine``) and may import only from its own floor and below.
