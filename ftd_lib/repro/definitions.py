@@ -279,6 +279,8 @@ def _check_grid(fig: Figure, key: str, values) -> tuple:
                 raise bad(str(e)) from None
             if rec.kind != fig.task:
                 raise bad(f"{fig.name} is a {fig.task} figure; {m} is a {rec.kind} method")
+            if rec.numerics is None:
+                raise bad(f"{m} runs in no engine (it has only a per-run reference)")
         return tuple(dict.fromkeys(values))
     check = validate.check_alpha if key == "alphas" else (
         lambda v: validate.check_unit("lams", v))

@@ -52,10 +52,11 @@ def test_bad_items_name_set(item):
 @pytest.mark.parametrize("grid, what", [
     ({"alphas": (0.0,)}, "alpha"), ({"alphas": (float("inf"),)}, "alpha"),
     ({"lams": (1.5,)}, "lams"), ({"methods": ("q_lambda",)}, "method"),
-    ({"methods": ("td_lambda",)}, "control figure")])
+    ({"methods": ("td_lambda",)}, "control figure"),
+    ({"methods": ("true_online_td_lambda",)}, "no engine")])
 def test_bad_values_name_set_before_any_work(grid, what):
     with pytest.raises(ValueError, match=r"^--set .*" + what):
-        figure("fig4-right", "quick", grid=grid)
+        figure("fig3-left" if "true_online" in str(grid) else "fig4-right", "quick", grid=grid)
 
 
 @pytest.mark.parametrize("name", FIGURES)
