@@ -293,8 +293,9 @@ def _check_grid(fig: Figure, key: str, values) -> tuple:
 def with_grid(fig: Figure, *, methods=None, alphas=None, lams=None) -> Figure:
     """``fig`` with its cells rebuilt on other ``methods``, step sizes ``alphas`` or ``lams``
     (each ``None``: the figure's own): every curve of the figure (method, eta, K_max) that
-    belongs to one of the methods -- a method new to the figure gets one curve of its own,
-    eta = :data:`ETA`, no K_max -- times every lambda times every alpha, in that order. A
+    belongs to one of the methods (with its gamma and set-up variant; in the order of
+    ``methods`` when given) -- a method new to the figure gets one curve of its own, eta =
+    :data:`ETA`, no K_max -- times every lambda times every alpha, in that order. A
     chunk holds the same share of the grid as before (one method's cells, one curve's, or the
     same count). Bad values raise ``ValueError`` naming ``--set``. The changes are recorded
     in ``overrides``."""
@@ -306,13 +307,15 @@ def with_grid(fig: Figure, *, methods=None, alphas=None, lams=None) -> Figure:
     methods = asked.get("methods", tuple(fig.methods))
     alphas = asked.get("alphas", tuple(sorted({c.alpha for c in fig.cells})))
     lams = asked.get("lams", tuple(sorted({c.lam for c in fig.cells})))
+    # a curve: its method, name, eta, K_max, gamma and set-up variant (the claim-5 study)
+    curves = list(dict.fromkeys((c.method, c.curve, c.eta, c.k_max, c.gamma, c.variant)
+                                for c in fig.cells if c.method in methods))
     gamma = fig.cells[0].gamma
-    curves = list(dict.fromkeys((c.method, c.curve, c.eta, c.k_max) for c in fig.cells
-                                if c.method in methods))
-    curves += [(m, m, ETA, None) for m in methods if m not in fig.methods]
-    curves.sort(key=lambda c: methods.index(c[0]))  # the methods' order, stable within one
-    cells = tuple(Cell(m, a, lam, gamma, eta, k, curve=curve)
-                  for m, curve, eta, k in curves for lam in lams for a in alphas)
+    curves += [(m, m, ETA, None, gamma, "") for m in methods if m not in fig.methods]
+    if "methods" in asked:  # the methods' order, stable within one
+        curves.sort(key=lambda c: methods.index(c[0]))
+    cells = tuple(Cell(m, a, lam, g, eta, k, curve=curve, variant=v)
+                  for m, curve, eta, k, g, v in curves for lam in lams for a in alphas)
 
     def per(attr, cs):  # cells of one method (or one curve) of a cell list
         return max(sum(getattr(c, attr) == getattr(x, attr) for c in cs) for x in cs)

@@ -12,6 +12,7 @@ from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.definitions import (
     FIGURES,
     GRID_KEYS,
+    STUDIES,
     figure,
     format_sets,
     parse_sets,
@@ -171,3 +172,13 @@ def test_overwrite_guard_keeps_paper_data_of_another_grid(tmp_path):
 def test_every_key_is_documented_in_the_cli_help():
     text = cli.build_parser()._subparsers._group_actions[0].choices["reproduce"].format_help()
     assert "--set" in text and all(k in text for k in GRID_KEYS)
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_a_study_keeps_its_curves_variants_and_gammas(name):
+    base = figure(name, "quick")
+    f = figure(name, "quick", grid={"lams": (0.0, 0.8)})
+    assert f.curves == base.curves
+    key = lambda c: (c.curve, c.method, c.eta, c.k_max, c.gamma, c.variant)  # noqa: E731
+    assert list(dict.fromkeys(map(key, f.cells))) == list(dict.fromkeys(map(key, base.cells)))
+    assert {c.lam for c in f.cells} == {0.0, 0.8}
