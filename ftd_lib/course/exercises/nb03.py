@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...envs.one_state import beta_lambda_return, beta_td
 from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import Solution, check_close, missing, verdict
+from . import check_close, missing, verdict
 
 
 def check_betas(beta_td_answer, beta_lambda_answer, *, alpha: float = 0.3, T: int = 8) -> bool:
@@ -74,105 +74,3 @@ def check_beta_replacing(answer, *, alpha: float = REPLACING["alpha"],
     return check_close(answer, beta_measured("td_lambda_replacing", alpha, T), name="β with "
                        "replacing traces", rtol=1e-6, atol=1e-9, hint="What is the trace e at "
                        "the last step, when it is reset to 1 at every visit?")
-
-
-SETUP = """
-import numpy as np
-from ftd_lib.course.exercises import nb03
-from ftd_lib.course.nb03_one_state_divergence import beta_measured, values_per_episode
-"""
-
-SOLUTIONS = (
-    Solution(
-        key="nb03.ex1", title="Exercise 1, two βs",
-        hint=r"TD(λ = 1): $\beta = \alpha T$. The λ-return algorithm: $T$ updates, each keeping "
-             r"a fraction $1-\alpha$ of the error, so $\beta = 1-(1-\alpha)^T$.",
-        worked=r"""
-            $\beta_{TD} = \alpha T = 0.3 \cdot 8 = 2.4$ (above 2: this TD(λ) diverges), and
-            $\beta_\lambda = 1 - 0.7^8 = 1 - 0.0576 = 0.9424$ (below 1: it never overshoots).
-        """,
-        code="""
-            alpha, T = 0.3, 8
-            beta_td_answer = alpha * T
-            beta_lambda_answer = 1 - (1 - alpha) ** T
-            nb03.check_betas(beta_td_answer, beta_lambda_answer, alpha=alpha, T=T)
-        """,
-        setup=SETUP,
-        checks=r"$\beta_{TD} = \alpha T$ and $\beta_\lambda = 1-(1-\alpha)^T$ at α = 0.3, T = 8.",
-        wrong=("0.3⁸ for β_λ: the kept fraction instead of the step",
-               "β_TD = 1 − (1−α)^T: the two formulas swapped"),
-    ),
-    Solution(
-        key="nb03.ex2", title="Exercise 2, the edge of divergence",
-        hint=r"The error is multiplied by $1-\beta$ each episode; it stops shrinking when "
-             r"$|1-\beta| = 1$, i.e. at $\beta = 2$.",
-        worked=r"""
-            TD(λ = 1) has $\beta = \alpha T$, and the error shrinks only for $0 < \beta < 2$.
-            So the largest step size is $\alpha = 2/T = 2/25 = 0.08$: there the error flips sign
-            every episode without shrinking (exercise 3); any larger α diverges.
-        """,
-        code="""
-            T = 25
-            max_alpha_answer = 2 / T
-            nb03.check_max_alpha(max_alpha_answer, T=T)
-        """,
-        setup=SETUP,
-        checks=r"the largest α with $\beta_{TD} = \alpha T \le 2$: α = 2/T.",
-        wrong=("0.04 (= 1/T): the best α, β = 1, not the largest stable one",
-               "1: the λ-return algorithm's bound"),
-    ),
-    Solution(
-        key="nb03.ex3", title="Exercise 3, V₀ = 1 and β = 2",
-        hint=r"Write the pseudo-update as $1 - \hat V_T = (1-\beta)(1-\hat V_0)$ and put in "
-             r"$\hat V_0 = 1$, then $\beta = 2$.",
-        worked=r"""
-            (a) From $\hat V_0 = 1$ the error is $1 - \hat V_0 = 0$, and the pseudo-update
-            multiplies it by $1-\beta$: it stays 0 for every α and T. Every TD error in the
-            episode is 0 too ($\delta_{T-1} = 1 - \hat V = 0$), so neither algorithm moves:
-            the true value is a fixed point of both.
-
-            (b) At $\beta = 2$ the factor is $1-\beta = -1$: the error keeps its size and flips
-            sign every episode. From $\hat V_0 = 0$ (error 1) the values are
-            $2, 0, 2, 0, \dots$ — an oscillation that neither grows nor dies out: the boundary
-            between convergence ($\beta < 2$) and divergence ($\beta > 2$).
-        """,
-        code="""
-            # (a) the error 1 - V after one episode from V_0 = 1: (1 - beta) * (1 - 1)
-            error_answer = 0.0
-            # (b) beta = alpha * T = 0.2 * 10 = 2: error 1, -1, 1, -1, ... so V = 1 - error
-            values_answer = [1 - (1 - 2) ** n * (1 - 0.0) for n in range(1, 5)]
-            nb03.check_think(error_answer, values_answer)
-        """,
-        setup=SETUP,
-        checks="(a) V₀ = 1 is a fixed point (error 0); (b) at β = 2 the values flip "
-               "2, 0, 2, 0.",
-        wrong=("(a) 'α too small to move': nothing moves because every TD error is 0",
-               "(b) values that grow: that is β > 2; at β = 2 the size stays"),
-    ),
-    Solution(
-        key="nb03.ex4", title="Exercise 4, β with replacing traces",
-        hint=r"The one state is active at every step, so a replacing trace is reset to 1 at every "
-             r"step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.",
-        worked=r"""
-            As for accumulating traces, $\delta_t = 0$ for $t < T-1$ (the value does not move)
-            and $\delta_{T-1} = 1 - \hat V_0$. A replacing trace is set to 1 at every visit,
-            so $e_{T-1} = 1$ instead of $T$, and the only update is
-            $\hat V_T = \hat V_0 + \alpha\,(1-\hat V_0)$: $\beta = \alpha$, whatever $T$.
-            For α = 0.3 and T = 8: β = 0.3. Replacing traces never overshoot for $\alpha \le 1$
-            (the paper's Sec. 1: "less sensitive to divergence") — but β = α ignores the
-            length of the episode: the whole episode counts as one step of TD(0). They exist
-            only for binary features; a network's features are not binary, which is one reason
-            the paper builds forward TD(λ) instead.
-        """,
-        code="""
-            alpha, T = 0.3, 8
-            answer = alpha                      # e_{T-1} = 1, so beta = alpha * 1
-            print("measured:", beta_measured("td_lambda_replacing", alpha, T))
-            nb03.check_beta_replacing(answer, alpha=alpha, T=T)
-        """,
-        setup=SETUP,
-        checks=r"β = α for TD(1) with replacing traces, checked against a run of "
-               r"`td_lambda_replacing`.",
-        wrong=("αT: the accumulating trace", "1 − (1−α)^T: the λ-return algorithm's β"),
-    ),
-)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...envs import mountain_car as mc
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
-from . import Solution, check_close, missing, verdict
+from . import check_close, missing, verdict
 
 #: Exercise 1: the state whose true value the student computes (raw position, velocity).
 STATE = (-0.9, 0.02)
@@ -80,85 +80,3 @@ def check_best_alpha(answer, res, method: str = "td_lambda") -> bool:
             np.any(np.isclose(s["x"], a, rtol=1e-3) & ~np.isfinite(s["y"]))
             else "take the α of the smallest finite mean error (res.summary()[method])")
     return verdict(False, "", f"Not yet: {hint}.")
-
-
-SETUP = """
-import numpy as np
-from types import SimpleNamespace
-from ftd_lib.course import figures
-from ftd_lib.course.exercises import nb05
-from ftd_lib.envs import mountain_car as mc
-x, v = nb05.STATE
-obs, values = mc.evaluation_states(500, 0)
-left = SimpleNamespace(data=figures.stored("fig3-left"))   # the notebook's figures.compare(...)
-"""
-
-SOLUTIONS = (
-    Solution(
-        key="nb05.ex1", title="Exercise 1, a true value by hand",
-        hint="Loop: `x, v, terminal = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))`, "
-             "count the steps until `terminal`; every step costs −1 on average.",
-        worked=r"""
-            Dynamics and policy are deterministic and the expected reward is −1 a step, so with
-            γ = 1 the true value is minus the number of steps to the goal: simulate and count
-            (the step that reaches the goal counts, nothing after it).
-        """,
-        code="""
-            xs, vs, steps, terminal = x, v, 0, False
-            while not terminal:
-                xs, vs, terminal = mc.mountain_car_step(xs, vs, mc.evaluation_policy(xs, vs))
-                steps += 1
-            answer = -steps
-            nb05.check_true_value(answer)
-        """,
-        setup=SETUP,
-        checks="v(s) = −(steps to the goal) under the evaluation policy, sign and count.",
-        wrong=("+steps: the sign (rewards are −1)", "steps ± 1: the last step left out or "
-               "counted twice"),
-    ),
-    Solution(
-        key="nb05.ex2", title="Exercise 2, a yardstick for the metric",
-        hint="The constant $c$ that minimises $\\sum_s (c - v(s))^2$ is the mean of the true "
-             "values; its RMS error is their standard deviation.",
-        worked=r"""
-            Over the sample, $\mathrm{RMS}(c) = \sqrt{\overline{(c - v)^2}}$ is smallest at
-            $c^* = \bar v$, where it equals the standard deviation $\sigma_v$. $\hat V \equiv 0$
-            has RMS error $\sqrt{\overline{v^2}}$. The ratio $\sigma_v/\sqrt{\overline{v^2}}$
-            is about 0.50 here: a network whose normalised error stays above it has learned
-            the average only, not where the car is.
-        """,
-        code="""
-            rms_best_constant = np.sqrt(np.mean((values - values.mean()) ** 2))
-            rms_zero = np.sqrt(np.mean(values ** 2))
-            answer = rms_best_constant / rms_zero
-            nb05.check_constant_baseline(answer)
-        """,
-        setup=SETUP,
-        checks="the normalised error of the best constant predictor: σ / RMS of the true values.",
-        wrong=("the best constant itself (the mean value, about −51)",
-               "1: V ≡ 0 compared with itself"),
-    ),
-    Solution(
-        key="nb05.ex3", title="Exercise 3, reading the data",
-        hint="`s = left.data.summary()[\"td_lambda\"]`; treat `inf` (a diverged run) as the "
-             "worst; take the α at the smallest mean error.",
-        worked=r"""
-            A point is infinite as soon as one of its runs diverged, so the best α is the
-            argmin of the finite means. In the stored paper-scale data TD(λ) is best at a small
-            α, far below forward TD(λ)'s: its traces make the effective step much larger
-            than α (notebook 03).
-        """,
-        code="""
-            s = left.data.summary()["td_lambda"]
-            y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
-            answer = float(s["x"][np.argmin(y)])
-            print("best alpha of TD(lambda):", answer)
-            nb05.check_best_alpha(answer, left.data, method="td_lambda")
-        """,
-        setup=SETUP,
-        checks="the argmin over α of TD(λ)'s mean error in the data shown (stored when there "
-               "is some), diverged points excluded.",
-        wrong=("the α of a point drawn off the chart (a diverged run: infinite error)",
-               "forward TD(λ)'s best α"),
-    ),
-)

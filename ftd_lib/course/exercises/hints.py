@@ -1,0 +1,139 @@
+"""The hints of the course's exercises: one folded box each, shown by
+:func:`ftd_lib.course.exercises.hint`. A release for students keeps them unless it is made
+with ``--no-hints`` (``python -m ftd_lib release``), which writes this table empty."""
+
+#: exercise key -> (title, hint in Markdown with $math$)
+HINTS = {
+    'nb01.ex1': (
+        'Exercise 1, a discounted return',
+        r"""
+        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \gamma^3 R_4 + \gamma^4 R_5$:
+        the first reward is not discounted. Five terms of a geometric series.
+        """),
+    'nb01.ex2': (
+        'Exercise 2, one row of the Bellman equation',
+        r"""
+        From state 1 the walk earns reward 1, then ends (probability 0.7, value 0) or
+        moves to state 2 (probability 0.3, value $v(2)$).
+        """),
+    'nb01.ex3': (
+        'Exercise 3, one TD(0) update by hand',
+        r"""
+        Eq. (1) with a one-hot feature: $V(4) \leftarrow V(4) + \alpha\,(R + \gamma V(3) -
+        V(4))$.
+        """),
+    'nb02.ex1': (
+        'Exercise 1, an n-step return',
+        r"""
+        $G_0^{(2)} = R_1 + \gamma R_2 + \gamma^2 \hat V_2$: two rewards, then the value of
+        the state reached after two steps, $S_2$ (`values[2]`).
+        """),
+    'nb02.ex2': (
+        'Exercise 2, an interim λ-return',
+        r"""
+        With $h - t = 3$, eq. (2) has weights $(1-\lambda)$, $(1-\lambda)\lambda$ on
+        $G_0^{(1)}, G_0^{(2)}$ and $\lambda^2$ on the longest, $G_0^{(3)}$. They sum to 1.
+        """),
+    'nb02.ex3': (
+        'Exercise 3, the cost of the online algorithm',
+        r"""
+        At time $t$ the online algorithm redoes $t$ updates (one per state seen so far).
+        Add them up for $t = 1, \dots, 20$.
+        """),
+    'nb03.ex1': (
+        'Exercise 1, two βs',
+        r"""
+        TD(λ = 1): $\beta = \alpha T$. The λ-return algorithm: $T$ updates, each keeping a
+        fraction $1-\alpha$ of the error, so $\beta = 1-(1-\alpha)^T$.
+        """),
+    'nb03.ex2': (
+        'Exercise 2, the edge of divergence',
+        r"""
+        The error is multiplied by $1-\beta$ each episode; it stops shrinking when
+        $|1-\beta| = 1$, i.e. at $\beta = 2$.
+        """),
+    'nb03.ex3': (
+        'Exercise 3, V₀ = 1 and β = 2',
+        r"""
+        Write the pseudo-update as $1 - \hat V_T = (1-\beta)(1-\hat V_0)$ and put in $\hat
+        V_0 = 1$, then $\beta = 2$.
+        """),
+    'nb03.ex4': (
+        'Exercise 4, β with replacing traces',
+        r"""
+        The one state is active at every step, so a replacing trace is reset to 1 at every
+        step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.
+        """),
+    'nb04.ex1': (
+        'Exercise 1, K from η',
+        r"""
+        $K$ is the smallest whole number with $(\gamma\lambda)^K \le \eta$: take
+        logarithms (both are negative, so the inequality turns) and round up.
+        """),
+    'nb04.ex2': (
+        'Exercise 2, the next K-bounded return',
+        r"""
+        First one step later in time, $U \leftarrow (U - \rho_t)/\gamma\lambda$ (eq. 7),
+        which gives $G_{t+1}^{\lambda|t+K}$; then one step more horizon with weight
+        $(\gamma\lambda)^{K-1}$ (eq. 6, $h - (t+1) = K - 1$).
+        """),
+    'nb04.ex3': (
+        'Exercise 3, the first update',
+        r"""
+        $K = \lceil \log 0.1/\log 0.5 \rceil = 4$. The update of $S_0$ needs the horizon
+        $0 + K$: the pass that observes $S_K$ is the pass at time step $t = K-1$.
+        """),
+    'nb04.ex4': (
+        'Exercise 4, the horizon-extension identity',
+        r"""
+        Write $G_t^{\lambda|h+1}$ by eq. (2), split off the last two terms, and use that
+        $G_t^{(h+1-t)}$ and $G_t^{(h-t)}$ share their first $h-t$ rewards.
+        """),
+    'nb04.ex5': (
+        'Exercise 5, K = 1 is TD(0)',
+        r"""
+        Put $h = t+1$ in eq. (2): the sum is empty and the last weight is $\lambda^0$.
+        Which return is left, and when is it available?
+        """),
+    'nb05.ex1': (
+        'Exercise 1, a true value by hand',
+        r"""
+        Loop: `x, v, terminal = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))`,
+        count the steps until `terminal`; every step costs −1 on average.
+        """),
+    'nb05.ex2': (
+        'Exercise 2, a yardstick for the metric',
+        r"""
+        The constant $c$ that minimises $\sum_s (c - v(s))^2$ is the mean of the true
+        values; its RMS error is their standard deviation.
+        """),
+    'nb05.ex3': (
+        'Exercise 3, reading the data',
+        r"""
+        `s = left.data.summary()["td_lambda"]`; treat `inf` (a diverged run) as the worst;
+        take the α at the smallest mean error.
+        """),
+    'nb06.ex1': (
+        'Exercise 1, simulate a policy',
+        r"""
+        `a = 2 if v >= 0 else 0`, then `x, v, terminal = mc.mountain_car_step(x, v, a)`;
+        count the steps until `terminal`.
+        """),
+    'nb06.ex2': (
+        "Exercise 2, forward Sarsa(λ)'s delay on cart-pole",
+        r"""
+        $K = \lceil \log\eta / \log(\gamma\lambda) \rceil$ with $\gamma\lambda = 0.99
+        \cdot 0.6$.
+        """),
+    'nb06.ex3': (
+        'Exercise 3, how greedy is ε-greedy?',
+        r"""
+        The greedy action is taken with probability $1-\varepsilon$ plus its share of the
+        random draws, $\varepsilon/|\mathcal A|$.
+        """),
+    'nb06.ex4': (
+        'Exercise 4, what the learner aims at on cart-pole',
+        r"""
+        $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$.
+        """),
+}
