@@ -58,6 +58,8 @@ NO_HINTS = '''"""No hints in this copy of the course (released with ``--no-hints
 HINTS: dict = {}
 '''
 
+END = "### END SOLUTION"
+
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints",
                                  ".pytest_cache", "*.egg-info")
 
@@ -77,6 +79,26 @@ def student_notebook(nb, *, hints: bool = True):
     its hint cells)."""
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
+    return nb
+
+
+def with_autograder_tests(nb):
+    """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
+    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point).
+    The checks return True/False, so nbgrader's autograde scores them."""
+    nb = nbformat.from_dict(nb)
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type != "code" or not is_solution(cell) or END not in cell.source:
+            continue
+        check = cell.source.split(END, 1)[1].strip().rstrip(";")
+        grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
+        test = nbformat.v4.new_code_cell(f"assert {check}")
+        test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
+                                         schema_version=3, solution=False, task=False)
+        cells.append(test)
+    nb.cells = cells
     return nb
 
 
@@ -100,7 +122,7 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def _write(tmp: Path, audience: str, hints: bool, root: Path) -> None:
+def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = False) -> None:
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
     (tmp / "notebooks").mkdir()
@@ -110,6 +132,8 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path) -> None:
             nb = student_notebook(nb, hints=hints)
         elif not hints:
             nb.cells = [c for c in nb.cells if not is_hint(c)]
+        if tests:
+            nb = with_autograder_tests(nb)
         nbformat.write(nb, tmp / "notebooks" / path.name)
     if not hints:
         (tmp / "ftd_lib" / "course" / "exercises" / "hints.py").write_text(NO_HINTS)
@@ -118,17 +142,21 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path) -> None:
 
 
 def release(audience: str, out, *, hints: bool = True, force: bool = False,
-            root: Path = REPO) -> Path:
+            nbgrader_tests: bool = False, root: Path = REPO) -> Path:
     """Write the release for ``audience`` (``"students"`` or ``"instructors"``) to ``out``;
-    return its path. Nothing is left half-written: the copy is made in a temporary folder
-    beside ``out`` and moved into place at the end."""
+    return its path. ``nbgrader_tests`` (instructors only) adds an autograder-test cell after
+    every worked solution (:func:`with_autograder_tests`). Nothing is left half-written: the copy
+    is made in a temporary folder beside ``out`` and moved into place at the end."""
     if audience not in CHOICES:
         raise ValueError(f"--for must be one of {', '.join(CHOICES)}, got {audience!r}")
+    if nbgrader_tests and audience != "instructors":
+        raise ValueError("--nbgrader-tests is for --for instructors (the tests hold the checks' "
+                         "calls, which a student release has in its exercise cells anyway)")
     out = _check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        _write(tmp, audience, hints, Path(root))
+        _write(tmp, audience, hints, Path(root), nbgrader_tests)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -151,9 +179,12 @@ def main(argv=None) -> int:
                    "empty, unless --force)")
     p.add_argument("--no-hints", action="store_true", help="leave the hints out too")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    p.add_argument("--nbgrader-tests", action="store_true", help="instructors: add an nbgrader "
+                   "autograder-test cell (assert the check) after every worked solution")
     a = p.parse_args(argv)
     try:
-        path = release(a.audience, a.out, hints=not a.no_hints, force=a.force)
+        path = release(a.audience, a.out, hints=not a.no_hints, force=a.force,
+                       nbgrader_tests=a.nbgrader_tests)
     except ValueError as e:
         p.error(str(e))
     print(f"wrote the {a.audience}' release to {path}")

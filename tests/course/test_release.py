@@ -101,6 +101,32 @@ def test_the_instructors_release(releases):
         assert [c.source for c in theirs.cells] == [c.source for c in ours.cells]
 
 
+def test_nbgrader_tests_and_metadata(tmp_path):
+    """With --nbgrader-tests every worked solution is followed by a locked autograder-test cell
+    that asserts its check; every nbgrader cell follows nbgrader's schema-3 rules."""
+    with pytest.raises(ValueError, match="instructors"):
+        release("students", tmp_path / "s", nbgrader_tests=True)
+    inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
+    for path in NOTEBOOKS:
+        cells = nbformat.read(inst / "notebooks" / path.name, as_version=4).cells
+        ids = []
+        for i, c in enumerate(cells):
+            meta = c.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            assert meta["schema_version"] == 3 and meta["grade_id"]
+            ids.append(meta["grade_id"])
+            if meta["grade"]:
+                assert "points" in meta
+            if c.cell_type == "markdown":  # nbgrader: a Markdown answer is solution and grade
+                assert meta["grade"] and meta["solution"]
+            if c.cell_type == "code" and meta["solution"]:
+                test = cells[i + 1]
+                assert test.source.startswith("assert nb") and ".check_" in test.source
+                assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
+        assert len(ids) == len(set(ids)), path.name
+
+
 def test_no_hints(releases):
     nh = releases["no_hints"]
     for path in (nh / "notebooks").glob("*.ipynb"):

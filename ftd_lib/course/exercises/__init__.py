@@ -28,8 +28,8 @@ def verdict(ok: bool, good: str, bad: str) -> bool:
 
 
 #: what a check says while the answer is still the placeholder ``None``
-MISSING = ("No answer yet: replace None with your answer and run the cell again "
-           "(a hint and a worked solution wait, folded, in the cell below).")
+MISSING = ("No answer yet: put your answer in place of None (or fill in the skeleton) and run "
+           "the cell again.")
 
 
 def missing(answer) -> bool:
@@ -51,7 +51,32 @@ def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
     if a.shape != e.shape:
         return verdict(False, "", f"{name} has shape {a.shape}, expected {e.shape}. {hint}")
     ok = bool(np.allclose(a, e, rtol=rtol, atol=atol))
+    if not ok and np.allclose(a, e, rtol=5e-3, atol=atol):
+        return verdict(False, "", f"Close, but {name} is rounded: don't round, give the full "
+                       "number (keep the digits Python gives you).")
     return verdict(ok, f"Correct: {name} is right.", f"Not yet: {name} is off. {hint}".strip())
+
+
+def not_written(fn) -> bool:
+    """Is the function a student was asked to write still the placeholder (``None``) or still
+    raising ``NotImplementedError`` (the skeleton)? If so, say "not answered yet"."""
+    if fn is None:
+        return missing(None)
+    if not callable(fn):
+        return not verdict(False, "", "Hand the check your function itself (its name, no "
+                           "brackets).")
+    return False
+
+
+def run_student(fn, *args, **kwargs):
+    """Call a student's function; return ``(result, None)``, or ``(None, message)`` when it
+    raises (``NotImplementedError`` means the skeleton is not filled in yet)."""
+    try:
+        return fn(*args, **kwargs), None
+    except NotImplementedError:
+        return None, MISSING
+    except Exception as e:  # noqa: BLE001 -- a student's code may raise anything
+        return None, f"Your function raised {type(e).__name__}: {e}"
 
 
 # ------------------------------------------------------------------------------------ hints

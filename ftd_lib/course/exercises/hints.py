@@ -35,22 +35,25 @@ HINTS = {
         $G_0^{(1)}, G_0^{(2)}$ and $\lambda^2$ on the longest, $G_0^{(3)}$. They sum to 1.
         """),
     'nb02.ex3': (
-        'Exercise 3, the cost of the online algorithm',
+        'Exercise 3, build TD(λ) and reproduce a point of Figure 1',
         r"""
-        At time $t$ the online algorithm redoes $t$ updates (one per state seen so far).
-        Add them up for $t = 1, \dots, 20$.
+        Three lines per step: the TD error with the current weights (the terminal's value
+        is 0), the trace e ← γλ e + ∇V̂(S_t), the update θ ← θ + α δ e. The trace starts
+        at 0 in each episode. For the point: prepend θ_0 = 0 as row 0 before
+        `normalised_rms`.
         """),
     'nb03.ex1': (
-        'Exercise 1, two βs',
+        'Exercise 1, β of TD(λ) for λ < 1',
         r"""
-        TD(λ = 1): $\beta = \alpha T$. The λ-return algorithm: $T$ updates, each keeping a
-        fraction $1-\alpha$ of the error, so $\beta = 1-(1-\alpha)^T$.
+        Which TD errors are non-zero in an episode? Only the last. What is the trace at
+        the last step when the state was visited T times and the trace decays by λ between
+        visits? A geometric sum of T terms.
         """),
     'nb03.ex2': (
-        'Exercise 2, the edge of divergence',
+        'Exercise 2, the edge of divergence at λ = 0.9',
         r"""
-        The error is multiplied by $1-\beta$ each episode; it stops shrinking when
-        $|1-\beta| = 1$, i.e. at $\beta = 2$.
+        The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your β of
+        exercise 1 for α.
         """),
     'nb03.ex3': (
         'Exercise 3, V₀ = 1 and β = 2',
@@ -65,10 +68,12 @@ HINTS = {
         step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.
         """),
     'nb04.ex1': (
-        'Exercise 1, K from η',
+        'Exercise 1, Algorithm 1',
         r"""
-        $K$ is the smallest whole number with $(\gamma\lambda)^K \le \eta$: take
-        logarithms (both are negative, so the inequality turns) and round up.
+        Translate the listing line by line; keep V_current from the previous pass (it is
+        V̂(S_t|θ_{t−1}), 0 at t = 0). The update is w + α (U − V̂(S_p|w)) ∇V̂(S_p|w). Then
+        the end of the episode: U ← U_sync if the queue never filled, and the ρ-step only
+        between the remaining updates.
         """),
     'nb04.ex2': (
         'Exercise 2, the next K-bounded return',
@@ -95,6 +100,13 @@ HINTS = {
         Put $h = t+1$ in eq. (2): the sum is empty and the last weight is $\lambda^0$.
         Which return is left, and when is it available?
         """),
+    'nb04.ex6': (
+        'Exercise 6, the ρ-recursion',
+        r"""
+        Write G_t^{λ|h} by eq. (2) and use G_t^{(n)} = R_{t+1} + γ G_{t+1}^{(n−1)} for n ≥
+        2: what is left over that does not belong to γλ G_{t+1}^{λ|h}? The one-step return
+        carries weight (1 − λ).
+        """),
     'nb05.ex1': (
         'Exercise 1, a true value by hand',
         r"""
@@ -108,10 +120,12 @@ HINTS = {
         values; its RMS error is their standard deviation.
         """),
     'nb05.ex3': (
-        'Exercise 3, reading the data',
+        'Exercise 3, an experiment',
         r"""
-        `s = left.data.summary()["td_lambda"]`; treat `inf` (a diverged run) as the worst;
-        take the α at the smallest mean error.
+        K = ceil(log η / log γλ). For the prediction, think of what a shorter K drops from
+        the λ-return at λ = 0.9, and what it gains (a shorter delay). To measure: `s =
+        figures.stored("fig3-right").summary()`, then for each label the `y` where `x` is
+        0.9.
         """),
     'nb06.ex1': (
         'Exercise 1, simulate a policy',

@@ -10,7 +10,7 @@ from ...algorithms import td_update
 from ...approx import Linear
 from ...envs.random_walk import N_STATES, true_values
 from ..nb01_td_basics import discounted_return
-from . import check_close, missing
+from . import check_close, missing, verdict
 
 #: Exercise 1: an episode of five steps, every reward 1, discounted with gamma.
 RETURN_EXERCISE = dict(rewards=[1.0, 1.0, 1.0, 1.0, 1.0], gamma=0.9)
@@ -24,6 +24,23 @@ def check_return(answer) -> bool:
     if missing(answer):
         return False
     ex = RETURN_EXERCISE
+    g, n = ex["gamma"], len(ex["rewards"])
+    usual = (
+        (g * discounted_return(ex["rewards"], g), "the first reward is discounted too: R_1 "
+         "counts fully, the powers of γ start at γ^0"),
+        (float(n), "γ is ignored: that is the undiscounted sum"),
+        (1 / (1 - g), "that is the infinite series 1/(1−γ): the episode has five rewards"),
+        (discounted_return([1.0] * (n + 1), g), "six terms: the powers run γ^0 .. γ^4"),
+        (discounted_return([1.0] * (n - 1), g), "four terms: the powers run γ^0 .. γ^4"),
+        (g ** (n - 1), "only the last reward's weight: add all five discounted rewards"),
+    )
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    for value, why in usual:
+        if a is not None and abs(a - value) < 1e-9 * max(1.0, abs(value)):
+            return verdict(False, "", f"Not yet: {why}.")
     return check_close(answer, discounted_return(ex["rewards"], ex["gamma"]), name="G_0",
                        rtol=1e-4, atol=1e-6,
                        hint="The reward R_{i} is weighted by gamma^(i-1): the first one by 1.")

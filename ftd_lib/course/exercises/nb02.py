@@ -5,9 +5,15 @@ verdict.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...algorithms import td_lambda
+from ...approx import Linear
+from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
-from ..nb02_lambda_return import online_update_count
-from . import check_close, missing
+from ...rng import run_generator
+from ..nb02_lambda_return import figure1_data, online_update_count
+from . import MISSING, check_close, missing, not_written, run_student, verdict
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -49,3 +55,56 @@ def check_online_update_count(answer) -> bool:
         return False
     return check_close(answer, online_update_count(T_ONLINE), name="the number of updates",
                        rtol=0, atol=0.5, hint="At time t the algorithm replays t updates.")
+
+
+#: Exercise 3: the cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular
+#: random walk): (what, lam, gamma, what a failure there usually means)
+TD_LAMBDA_CASES = (
+    ("Figure 1's setting (λ = 1, γ = 1)", 1.0, 1.0,
+     "δ uses V(S') with 0 at the terminal, and the same weights θ_t for V(S) and V(S')"),
+    ("λ = 0.5, γ = 0.9", 0.5, 0.9, "the trace decays by γλ before the gradient is added: "
+     "e ← γλ e + ∇V(S_t)"),
+    ("λ = 0 (TD(0))", 0.0, 1.0, "with λ = 0 the trace is the gradient of the current state"),
+)
+
+
+def check_td_lambda(fn, fig1_point) -> bool:
+    r"""Exercise 3: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma)`` (TD(λ) with
+    accumulating traces) against :func:`ftd_lib.algorithms.td_lambda`, on 3 seeded random-walk
+    episodes per case (a trace left over from the last episode shows from the second); and
+    ``fig1_point``, the normalised RMS error of *your* TD(λ) at the end of Figure 1's first
+    episode (:func:`ftd_lib.course.nb02_lambda_return.figure1_data`)."""
+    if not_written(fn) or missing(fig1_point):
+        return False
+    lin = Linear(N_STATES)
+    ok_all = True
+    for i, (what, lam, gamma, usual) in enumerate(TD_LAMBDA_CASES):
+        episodes = random_walk_episodes(3, run_generator(2, i))
+        w0 = np.linspace(0.5, 5.0, N_STATES)
+        kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=gamma)
+        expected = td_lambda(episodes, w0, **kw)
+        got, err = run_student(fn, episodes, w0.copy(), **kw)
+        if err == MISSING:
+            return verdict(False, "", MISSING)
+        if err is not None:
+            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
+            continue
+        got = np.asarray(got, dtype=float) if got is not None else np.zeros(0)
+        if got.shape != expected.shape:
+            ok_all = verdict(False, "", f"{what}: return the weights after every step (shape "
+                             f"{expected.shape}), got {got.shape}.") and ok_all
+            continue
+        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        first_end = len(episodes[0][1])
+        if bad.size and bad[0] >= first_end:
+            usual = "the trace must start at 0 in every episode"
+        if bad.size:
+            ok_all = verdict(False, "", f"{what}: your weights leave TD(λ)'s at step "
+                             f"{bad[0] + 1}. Usual cause: {usual}.") and ok_all
+        else:
+            verdict(True, f"{what}: the same weights as algorithms.td_lambda.", "")
+    data = figure1_data()
+    expected = float(data["curves"]["td_lambda"][data["episode_ends"][0]])
+    return check_close(fig1_point, expected, name="Figure 1's TD(λ) error at the end of "
+                       "episode 1", rtol=1e-6, hint="normalised_rms(W) of your weights with "
+                       "w0 = 0 prepended, at step len(episode 1).") and ok_all

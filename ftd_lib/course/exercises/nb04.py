@@ -7,10 +7,64 @@ import math
 
 import numpy as np
 
-from ...algorithms import forward_td_lambda
+from ...algorithms import forward_td_lambda, forward_td_lambda_by_definition
 from ...approx import Linear
+from ...envs.random_walk import random_walk_episodes
 from ...returns import advance_time, extend_horizon, interim_lambda_return, k_bound
-from . import check_close, missing, verdict
+from ...rng import run_generator
+from . import MISSING, check_close, missing, not_written, run_student, verdict
+
+#: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
+#: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
+#: (what it tests, lam, gamma, eta, k_max, what a failure there usually means)
+ALGORITHM1_CASES = (
+    ("K = 4, episodes longer than K", 0.5, 1.0, 0.1, None,
+     "the steady state: U += c_final δ', pop, update, then the ρ-step U ← (U − ρ)/γλ"),
+    ("γ < 1 (γλ = 0.72, K = 15)", 0.8, 0.9, 0.01, None,
+     "γ enters ρ = R + γ(1−λ)V_next and δ' = R + γV_next − V_current"),
+    ("K = 44, most episodes shorter than K", 0.9, 1.0, 0.01, None,
+     "an episode that ends before the queue is full: U ← U_sync before the final loop"),
+    ("K = 1 (λ = η)", 0.01, 1.0, 0.01, None,
+     "with K = 1 there is no ρ-step (If K ≠ 1) and every step updates at once"),
+    ("γλ = 1 with k_max = 5", 1.0, 1.0, 0.01, 5,
+     "K = min(K_max, K): with γλ = 1 the formula gives K = ∞"),
+)
+
+
+def check_algorithm1(fn) -> bool:
+    r"""Exercise 1: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
+    (Algorithm 1) against Sec. 5's definition in every case of ``ALGORITHM1_CASES``; the weights
+    after every step must agree to 1e-10."""
+    if not_written(fn):
+        return False
+    approx = Linear(10)
+    ok_all = True
+    for i, (what, lam, gamma, eta, k_max, usual) in enumerate(ALGORITHM1_CASES):
+        episodes = random_walk_episodes(4, run_generator(18, i))
+        kw = dict(approx=approx, alpha=0.1, lam=lam, gamma=gamma, eta=eta, k_max=k_max)
+        w0 = np.linspace(0.5, 5.0, 10)  # a rough first guess, so that delta' moves from step 1
+        expected = forward_td_lambda_by_definition(episodes, w0, **kw)
+        got, err = run_student(fn, episodes, w0.copy(), **kw)
+        if err == MISSING:
+            return verdict(False, "", MISSING)
+        if err is not None:
+            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
+            continue
+        try:
+            got = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            got = np.zeros(0)
+        if got.shape != expected.shape:
+            ok_all = verdict(False, "", f"{what}: return the weights after every step, one row "
+                             f"per step (shape {expected.shape}), got {got.shape}.") and ok_all
+            continue
+        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        if bad.size:
+            ok_all = verdict(False, "", f"{what}: your weights leave the definition's at step "
+                             f"{bad[0] + 1} of {len(expected)}. Usual cause: {usual}.") and ok_all
+        else:
+            verdict(True, f"{what}: the same weights as Sec. 5's definition.", "")
+    return ok_all
 
 
 def check_k(answer, *, eta: float = 0.05, gamma: float = 1.0, lam: float = 0.8) -> bool:
@@ -43,8 +97,27 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
     t = 0
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
     expected = extend_horizon(g, delta_p, t + 1, t + K, gamma, lam)  # G_{t+1}^{lambda|t+K+1}
+    gl = gamma * lam
+    usual = {  # the usual slips, each with what it reveals
+        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (+ (γλ)^(K−1) δ') "
+           "is missing",
+        g + gl ** (K - 2) * delta_p: "weight (γλ)^(K−2) on δ': the horizon counted from t, "
+                                      "not from t + 1",
+        U + gl ** (K - 1) * delta_p: "that is G_t^{λ|t+K+1}: the horizon step without the "
+                                      "ρ-step (t did not move)",
+        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: it divides "
+                                                    "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
+    }
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    for value, why in usual.items():
+        if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
+                                                                               rel_tol=1e-6):
+            return verdict(False, "", f"Not yet: {why}.")
     return check_close(answer, expected, name="G_{t+1}^{λ|t+1+K}", rtol=1e-6,
-                       hint="First U ← (U − ρ)/γλ, then add (γλ)^(K−1) δ'.")
+                       hint="First U ← (U − ρ)/γλ (eq. 7), then add (γλ)^(K−1) δ' (eq. 6).")
 
 
 def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: float = 1.0,
@@ -135,3 +208,54 @@ def check_k1_is_td0(lam_max, W_forward, W_td0, *, eta: float = 0.01,
                   "TD(λ) makes TD(0)'s updates, step for step.", "Not yet: the weights differ "
                   f"(largest difference {np.max(np.abs(a - b)):.3g}); is K = 1?")
     return ok1 and ok2
+
+
+#: Exercise 6: episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
+RHO_EPISODE = dict(rewards=[1.0, -0.5, 2.0, 0.0, 1.5, -1.0], values=[0.0, 0.4, -0.3, 1.2, 0.7,
+                                                                      -0.2, 0.0])
+
+
+def check_rho(fn) -> bool:
+    r"""Exercise 6: a student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
+    numbers through the identity it must satisfy (App. B, eq. 7):
+    :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda` for every
+    :math:`t < h - 1` on ``RHO_EPISODE``, at three (γ, λ)."""
+    if not_written(fn):
+        return False
+    e = RHO_EPISODE
+    r, v = e["rewards"], e["values"]
+    T = len(r)
+    worst, where = 0.0, None
+    for gamma, lam in ((1.0, 0.5), (0.9, 0.8), (0.95, 0.3)):
+        for h in range(2, T + 1):
+            for t in range(h - 1):
+                rho_t, err = run_student(fn, r[t], v[t + 1], gamma, lam)
+                if err is not None:
+                    return verdict(False, "", err)
+                try:
+                    rho_t = float(rho_t)
+                except (TypeError, ValueError):
+                    return verdict(False, "", "Your rho must return a number.")
+                g_t = interim_lambda_return(r, v, t, h, gamma, lam)
+                g_next = interim_lambda_return(r, v, t + 1, h, gamma, lam)
+                gap = abs((g_t - rho_t) / (gamma * lam) - g_next)
+                if gap > worst:
+                    worst, where = gap, (gamma, lam, t, h)
+    if worst < 1e-9:
+        return verdict(True, "Correct: (G_t − ρ_t)/γλ gives G_{t+1} at every t and horizon.", "")
+    gamma, lam, t, h = where
+    usual = (
+        (lambda R, V, g, lm: R + g * V, "that is the TD target R + γV: the weight (1 − λ) "
+         "of the one-step return is missing"),
+        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: the one-step return's weight in "
+         "G_t^{λ|h} is (1 − λ), so ρ has γ(1 − λ)V̂"),
+        (lambda R, V, g, lm: R, "the reward alone: the one-step return's bootstrap term "
+         "(1 − λ)γV̂(S_{t+1}) is part of ρ"),
+    )
+    for wrong, why in usual:
+        if all(abs(float(fn(R, V, g, lm)) - wrong(R, V, g, lm)) < 1e-12
+               for R, V, g, lm in ((1.0, 0.4, 1.0, 0.5), (2.0, -0.3, 0.9, 0.8))):
+            return verdict(False, "", f"Not yet: {why}.")
+    return verdict(False, "", f"Not yet: at γ = {gamma}, λ = {lam}, t = {t}, h = {h} the "
+                   f"identity misses by {worst:.3g}. Write G_t^{{λ|h}} with eq. (2) and split off "
+                   "the terms that do not belong to G_{t+1}^{λ|h}.")

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ...envs import mountain_car as mc
+from ...returns import k_bound
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
 from . import check_close, missing, verdict
 
@@ -52,31 +53,76 @@ def check_constant_baseline(answer) -> bool:
     if missing(answer):
         return False
     b = constant_baselines()
+    _, values = mc.evaluation_states(N_EVAL, EVAL_SEED)
+    median = float(np.sqrt(np.mean((values - np.median(values)) ** 2))) / b["rms_zero"]
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    if a is not None and math.isclose(a, median, rel_tol=1e-6):
+        return verdict(False, "", "Not yet: that is the median's error. The median is the best "
+                       "constant for the absolute error; the RMS error is a squared error, "
+                       "and its best constant is the mean.")
+    if a is not None and math.isclose(a, b["best_constant"], rel_tol=1e-3):
+        return verdict(False, "", "Not yet: that is the best constant itself; the exercise "
+                       "asks for its normalised RMS error.")
     return check_close(answer, b["ratio"], name="the normalised error of the best constant",
-                       rtol=2e-3, atol=0,
+                       rtol=1e-6, atol=0,
                        hint="The best constant is the mean of the true values; its RMS error "
                             "is their standard deviation.")
 
 
-def check_best_alpha(answer, res, method: str = "td_lambda") -> bool:
-    r"""Exercise 3: the step size with the lowest mean error of ``method`` in a Fig. 3 left
-    :class:`ftd_lib.repro.results.Results` (a diverged run makes a point infinitely bad)."""
-    if missing(answer):
+#: Exercise 3: the step-size parameter eta of Figure 3 right, at lambda = 0.9 (gamma = 1)
+ETAS = (0.01, 0.1, 0.3)
+LAM_EXPERIMENT = 0.9
+PREDICTIONS = ("rises", "falls", "stays")
+
+
+def _fig3_right_at(res, lam: float = LAM_EXPERIMENT) -> list[float]:
+    s = res.summary()
+    out = []
+    for eta in ETAS:
+        row = s[f"η = {eta:g}"]
+        out.append(float(np.asarray(row["y"])[np.isclose(row["x"], lam)][0]))
+    return out
+
+
+def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
+    r"""Exercise 3: (a) K for each η of ``ETAS`` at γλ = 0.9; (b) the student's prediction,
+    made before measuring, of how the error at λ = 0.9 moves as η grows (one of
+    ``PREDICTIONS``), not graded but compared with (c) the errors at λ = 0.9 read from the
+    Figure 3 right results ``res`` (stored paper-scale data when there are some)."""
+    if missing(K_etas) or missing(prediction) or missing(errors):
         return False
     if res is None:
-        return verdict(False, "", "No results to read: run the cells of section 3 first.")
-    s = res.summary().get(method)
-    if s is None:
-        return verdict(False, "", f"These results have no curve {method!r}.")
-    y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
-    expected = float(s["x"][int(np.argmin(y))])
+        return verdict(False, "", "No results to read: run the cells of section 6 first.")
+    Ks = [k_bound(1.0, LAM_EXPERIMENT, eta) for eta in ETAS]
     try:
-        a = float(answer)
+        a = [float(k) for k in K_etas]
     except (TypeError, ValueError):
-        return verdict(False, "", "The step size must be a number.")
-    if math.isclose(a, expected, rel_tol=1e-3):
-        return verdict(True, f"Correct: α = {expected:g} is best for {method}.", "")
-    hint = ("that α has diverged runs — its mean error is infinite" if
-            np.any(np.isclose(s["x"], a, rtol=1e-3) & ~np.isfinite(s["y"]))
-            else "take the α of the smallest finite mean error (res.summary()[method])")
-    return verdict(False, "", f"Not yet: {hint}.")
+        return verdict(False, "", "K_etas must be three whole numbers, one per η.")
+    if len(a) != len(Ks):
+        return verdict(False, "", f"K_etas must hold {len(Ks)} numbers, one per η in {ETAS}.")
+    floor = [math.floor(math.log(eta) / math.log(LAM_EXPERIMENT)) for eta in ETAS]
+    if a == [float(k) for k in Ks]:
+        ok_k = verdict(True, f"Correct: K = {', '.join(map(str, Ks))} for η = "
+                       f"{', '.join(map(str, ETAS))}: a larger η, a shorter delay.", "")
+    elif a == [float(k) for k in floor]:
+        ok_k = verdict(False, "", "Not yet: rounded down; K is the smallest whole number with "
+                       "(γλ)^K ≤ η, so round up.")
+    else:
+        ok_k = verdict(False, "", "Not yet: K = ceil(log η / log γλ) for each η.")
+    if prediction not in PREDICTIONS:
+        return verdict(False, "", f"prediction must be one of {PREDICTIONS}.") and False
+    measured = _fig3_right_at(res)
+    ok_e = check_close(errors, measured, name="the errors at λ = 0.9", rtol=1e-6,
+                       hint="Read res.summary()[label]['y'] where ['x'] is 0.9, for the labels "
+                       "'η = 0.01', 'η = 0.1', 'η = 0.3'.")
+    if ok_e:
+        trend = ("rises" if measured[-1] > measured[0] * 1.05 else
+                 "falls" if measured[-1] < measured[0] / 1.05 else "stays")
+        print(f"Your prediction: the error {prediction}; the data: it {trend} "
+              f"({measured[0]:.3f} → {measured[-1]:.3f}, a 5 % threshold). "
+              + ("You predicted it." if prediction == trend else "Not what you predicted: "
+                 "see the worked solution for why."))
+    return ok_k and ok_e

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...envs.tasks import task
 from ...returns import k_bound
 from .. import nb06_nn_control as nb06
-from . import check_close, missing
+from . import check_close, missing, verdict
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student simulates
 #: with "push in the direction of the velocity".
@@ -65,6 +65,15 @@ def check_discounted_return(answer) -> bool:
     N_BALANCED steps and cut there: the discounted sum of its N_BALANCED rewards."""
     if missing(answer):
         return False
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    if a is not None and abs(a - 1 / (1 - GAMMA_CP)) < 1e-9:
+        return verdict(False, "", "Not yet: 1/(1−γ) = 100 is the infinite sum; this episode "
+                       f"is cut after {N_BALANCED} rewards: the sum stops at γ^{N_BALANCED - 1}.")
+    if a is not None and abs(a - N_BALANCED) < 1e-9:
+        return verdict(False, "", "Not yet: that is the undiscounted return; discount with γ.")
     return check_close(answer, nb06.discounted_return(N_BALANCED, GAMMA_CP), name="the "
-                       "discounted return", rtol=1e-4, atol=1e-3,
+                       "discounted return", rtol=1e-7, atol=0,
                        hint="A geometric series: 1 + gamma + ... + gamma^999.")
