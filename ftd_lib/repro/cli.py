@@ -22,7 +22,7 @@ import os
 import sys
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
+from .figures import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
+                   help="which figure ('all': the paper's four)")
     r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,

@@ -19,6 +19,11 @@ _CURVE_STYLE = {  # Fig. 3 right: one method, one line per eta (Okabe-Ito colour
     "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
     "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
     "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+    # the block lambda-return study: one line per block length B
+    "block, B = 4": dict(color=OKABE_ITO["sky_blue"], ls="--"),
+    "block, B = 16": dict(color=OKABE_ITO["orange"], ls="--"),
+    "block, B = 44": dict(color=OKABE_ITO["reddish_purple"], ls="--"),
+    "block, B = 128": dict(color=OKABE_ITO["bluish_green"], ls="--"),
 }
 
 

@@ -150,4 +150,11 @@ HINTS = {
         r"""
         $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$.
         """),
+    'nb07.ex1': (
+        'Exercise 1, GAE from the recursion',
+        r"""
+        Loop $t = T-1, \dots, 0$ with a running $A$ (0 before the loop). With $m = 1 -
+        d_t$: $\delta_t = R_{t+1} + \gamma m \hat V(S_{t+1}) - \hat V(S_t)$ and $A
+        \leftarrow \delta_t + \gamma\lambda m A$.
+        """),
 }
