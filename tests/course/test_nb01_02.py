@@ -313,7 +313,6 @@ EXERCISES = [
     (nb02.check_n_step_return, 1 + 0.9 * 0 + 0.81 * 1.0, 1 + 0.9 * 0.5),
     (nb02.check_interim_lambda_return, 0.5 * 1.45 + 0.25 * 1.81 + 0.25 * 2.62,
      (1.45 + 1.81 + 2.62) / 3),
-    (nb02.check_online_update_count, 210, 20 * 20),
 ]
 
 
@@ -324,6 +323,46 @@ def test_exercise_checks(check, right, wrong, capsys):
     assert _run(check, None, capsys) is False
     assert _run(check, "a number", capsys) is False
     assert _run(check, [right, right], capsys) is False  # wrong shape
+
+
+def test_td_lambda_check_names_the_usual_mistakes(capsys):
+    from ftd_lib import algorithms
+    from ftd_lib.course.nb02_lambda_return import figure1_data
+
+    d = figure1_data()
+    point = float(d["curves"]["td_lambda"][d["episode_ends"][0]])
+    assert nb02.check_td_lambda(algorithms.td_lambda, point)
+    capsys.readouterr()
+
+    def no_decay(episodes, w0, *, approx, alpha, lam, gamma):  # e <- e + grad
+        return algorithms.td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=1.0,
+                                    gamma=gamma)
+
+    def no_reset(episodes, w0, *, approx, alpha, lam, gamma):  # one trace for all episodes
+        w, out, e = np.array(w0, dtype=float), [], np.zeros(len(w0))
+        for x, r in episodes:
+            for t in range(len(r)):
+                v_next = 0.0 if t + 1 == len(r) else approx.value(w, x[t + 1])
+                delta = r[t] + gamma * v_next - approx.value(w, x[t])
+                e = gamma * lam * e + approx.grad(w, x[t])
+                w = w + alpha * delta * e
+                out.append(w)
+        return np.array(out)
+
+    assert not nb02.check_td_lambda(no_decay, point)
+    out = capsys.readouterr().out
+    assert "λ = 0.5, γ = 0.9: your weights leave" in out and "decays by γλ" in out
+    assert "Figure 1's setting (λ = 1, γ = 1): the same weights" in out  # the right case passes
+    assert not nb02.check_td_lambda(no_reset, point)
+    assert "the trace must start at 0 in every episode" in capsys.readouterr().out
+    assert not nb02.check_td_lambda(algorithms.td_lambda, round(point, 3))
+    assert "don't round" in capsys.readouterr().out
+
+    def skeleton(*a, **k):
+        raise NotImplementedError
+
+    assert not nb02.check_td_lambda(skeleton, point) and not nb02.check_td_lambda(None, point)
+    assert "No answer yet" in capsys.readouterr().out
 
 
 def test_exercise_data_matches_the_library():

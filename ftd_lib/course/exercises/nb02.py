@@ -12,7 +12,7 @@ from ...approx import Linear
 from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
-from ..nb02_lambda_return import figure1_data, online_update_count
+from ..nb02_lambda_return import figure1_data
 from . import MISSING, check_close, missing, not_written, run_student, verdict
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
@@ -47,14 +47,6 @@ def check_interim_lambda_return(answer) -> bool:
     expected = interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], LAM)
     return check_close(answer, expected, name=f"G_0^(lambda|{HORIZON})", rtol=1e-4, atol=1e-6,
                        hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
-
-
-def check_online_update_count(answer) -> bool:
-    """Exercise 3: updates (eq. 3) of the online lambda-return algorithm in a T-step episode."""
-    if missing(answer):
-        return False
-    return check_close(answer, online_update_count(T_ONLINE), name="the number of updates",
-                       rtol=0, atol=0.5, hint="At time t the algorithm replays t updates.")
 
 
 #: Exercise 3: the cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular

@@ -67,26 +67,6 @@ def check_algorithm1(fn) -> bool:
     return ok_all
 
 
-def check_k(answer, *, eta: float = 0.05, gamma: float = 1.0, lam: float = 0.8) -> bool:
-    r"""Exercise 1: K of the K-bounded :math:`\lambda`-return for :math:`\eta` and
-    :math:`\gamma\lambda` (the smallest K with :math:`(\gamma\lambda)^K \le \eta`)."""
-    if missing(answer):
-        return False
-    K = k_bound(gamma, lam, eta)
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "K must be a whole number.")
-    if math.isinf(K) or a != K:
-        gl = gamma * lam
-        hint = ("(γλ)^K is still above η: K is too small" if a < K else
-                "a smaller K already gives (γλ)^K ≤ η")
-        if not (a >= 1 and float(a).is_integer()):
-            hint = "K is a whole number >= 1"
-        return verdict(False, "", f"Not yet: {hint} (γλ = {gl:g}, η = {eta:g}).")
-    return verdict(True, f"Correct: K = {K}.", "")
-
-
 def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: float = 0.5,
                       gamma: float = 1.0, lam: float = 0.5, K: int = 4) -> bool:
     r"""Exercise 2: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
