@@ -1,6 +1,8 @@
 """ftd_lib.course.nb01_td_basics, nb02_lambda_return and the self-checks of notebooks 01-02,
 against slow obvious forms and hand numbers."""
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -331,11 +333,15 @@ def test_td_lambda_check_names_the_usual_mistakes(capsys):
 
     d = figure1_data()
     point = float(d["curves"]["td_lambda"][d["episode_ends"][0]])
-    assert nb02.check_td_lambda(algorithms.td_lambda, point)
-    capsys.readouterr()
+    right = functools.partial(algorithms.td_lambda)  # stands in for a student's own
+    assert nb02.check_td_lambda(right, point)
+    assert not nb02.check_td_lambda(algorithms.td_lambda, point)  # the library's own: refused
+    assert "write the algorithm yourself" in capsys.readouterr().out
+
+    td = algorithms.td_lambda  # (a student's code would not call it)
 
     def no_decay(episodes, w0, *, approx, alpha, lam, gamma):  # e <- e + grad
-        return algorithms.td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=1.0,
+        return td(episodes, w0, approx=approx, alpha=alpha, lam=1.0,
                                     gamma=gamma)
 
     def no_reset(episodes, w0, *, approx, alpha, lam, gamma):  # one trace for all episodes
@@ -355,7 +361,7 @@ def test_td_lambda_check_names_the_usual_mistakes(capsys):
     assert "Figure 1's setting (λ = 1, γ = 1): the same weights" in out  # the right case passes
     assert not nb02.check_td_lambda(no_reset, point)
     assert "the trace must start at 0 in every episode" in capsys.readouterr().out
-    assert not nb02.check_td_lambda(algorithms.td_lambda, round(point, 3))
+    assert not nb02.check_td_lambda(right, round(point, 3))
     assert "don't round" in capsys.readouterr().out
 
     def skeleton(*a, **k):

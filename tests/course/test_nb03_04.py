@@ -1,6 +1,7 @@
 """The library behind notebooks 03 and 04: Figure 2 right, the brute-force forward TD(lambda),
 the rounding experiment, the cost measurement and the exercises' self-checks."""
 
+import functools
 import math
 
 import numpy as np
@@ -227,8 +228,11 @@ def test_nb04_checks(capsys):
 def test_algorithm1_check_names_the_failing_case(capsys):
     from ftd_lib import algorithms
 
-    assert nb04.check_algorithm1(algorithms.forward_td_lambda)
+    right = functools.partial(algorithms.forward_td_lambda)  # stands in for a student's own
+    assert nb04.check_algorithm1(right)
     assert capsys.readouterr().out.count("✅") == len(nb04.ALGORITHM1_CASES)
+    assert not nb04.check_algorithm1(algorithms.forward_td_lambda)  # the library's own: refused
+    assert "write the algorithm yourself" in capsys.readouterr().out
     # the case "episodes shorter than K" really has episodes shorter than K
     from ftd_lib.envs.random_walk import random_walk_episodes
     from ftd_lib.rng import run_generator
@@ -237,8 +241,10 @@ def test_algorithm1_check_names_the_failing_case(capsys):
     lengths = [len(r) for _, r in random_walk_episodes(4, run_generator(18, i))]
     assert sum(n < 44 for n in lengths) > len(lengths) / 2, lengths
 
+    fwd = algorithms.forward_td_lambda  # (a student's code would not call it)
+
     def frozen(episodes, w0, **kw):  # the right shape, but the weights never move
-        W = algorithms.forward_td_lambda(episodes, w0, **kw)
+        W = fwd(episodes, w0, **kw)
         return np.broadcast_to(np.asarray(w0, dtype=float), W.shape)
 
     assert not nb04.check_algorithm1(frozen)
@@ -248,7 +254,7 @@ def test_algorithm1_check_names_the_failing_case(capsys):
         if lam <= eta:  # K = 1 done as TD(lambda) instead of TD(0)
             return algorithms.td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=0.5,
                                         gamma=gamma)
-        return algorithms.forward_td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=lam,
+        return fwd(episodes, w0, approx=approx, alpha=alpha, lam=lam,
                                             gamma=gamma, eta=eta, k_max=k_max)
 
     assert not nb04.check_algorithm1(def_with_k1_bug)

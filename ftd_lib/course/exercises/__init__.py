@@ -68,6 +68,21 @@ def not_written(fn) -> bool:
     return False
 
 
+def borrows(fn, library_fn) -> bool:
+    """Is the student's ``fn`` the library's ``library_fn``, or does its source call it? (A build
+    exercise asks for the student's own code; the library's reference is visible to them.)"""
+    import inspect
+
+    if fn is library_fn:
+        return True
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    body = src.split(":", 1)[-1]  # not the name in the def line
+    return f"{library_fn.__name__}(" in body
+
+
 def run_student(fn, *args, **kwargs):
     """Call a student's function; return ``(result, None)``, or ``(None, message)`` when it
     raises (``NotImplementedError`` means the skeleton is not filled in yet)."""

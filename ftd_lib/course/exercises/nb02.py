@@ -13,7 +13,7 @@ from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
 from ..nb02_lambda_return import figure1_data
-from . import MISSING, check_close, missing, not_written, run_student, verdict
+from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -68,6 +68,9 @@ def check_td_lambda(fn, fig1_point) -> bool:
     episode (:func:`ftd_lib.course.nb02_lambda_return.figure1_data`)."""
     if not_written(fn) or missing(fig1_point):
         return False
+    if borrows(fn, td_lambda):
+        return verdict(False, "", "That calls the library's own td_lambda: write the "
+                       "algorithm yourself (the check compares it with the library's).")
     lin = Linear(N_STATES)
     ok_all = True
     for i, (what, lam, gamma, usual) in enumerate(TD_LAMBDA_CASES):

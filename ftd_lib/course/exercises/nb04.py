@@ -12,7 +12,7 @@ from ...approx import Linear
 from ...envs.random_walk import random_walk_episodes
 from ...returns import advance_time, extend_horizon, interim_lambda_return, k_bound
 from ...rng import run_generator
-from . import MISSING, check_close, missing, not_written, run_student, verdict
+from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
 
 #: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
 #: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
@@ -37,6 +37,9 @@ def check_algorithm1(fn) -> bool:
     after every step must agree to 1e-10."""
     if not_written(fn):
         return False
+    if borrows(fn, forward_td_lambda):
+        return verdict(False, "", "That calls the library's own forward_td_lambda: write the "
+                       "algorithm yourself (the check compares it with the library's).")
     approx = Linear(10)
     ok_all = True
     for i, (what, lam, gamma, eta, k_max, usual) in enumerate(ALGORITHM1_CASES):
