@@ -153,8 +153,14 @@ def save_plot(res: Results, path) -> Path:
     from ..course.plots import RC
 
     with mpl.rc_context(RC):
-        fig = MplFigure(figsize=RC["figure.figsize"])
-        plot_results(res, ax=fig.subplots())
+        if res.figure == "claim5-study":  # small multiples (ftd_lib.repro.study_report)
+            from .study_report import plot_study
+
+            fig = MplFigure(figsize=(11, 8), layout="constrained")
+            plot_study(res, fig)
+        else:
+            fig = MplFigure(figsize=RC["figure.figsize"])
+            plot_results(res, ax=fig.subplots())
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
     return store.atomic_write_bytes(path, buf.getvalue())

@@ -255,6 +255,9 @@ def _studies(results_dir: Path, report_dir: Path) -> list[str]:
 
     out = []
     for n in STUDIES:
+        if n == "claim5-study":  # its own section (ftd_lib.repro.study_report)
+            out += _study_section(results_dir, report_dir)
+            continue
         res = load_results(n, results_dir)
         if res is None:
             continue
@@ -265,6 +268,19 @@ def _studies(results_dir: Path, report_dir: Path) -> list[str]:
         k = sec.index("How it was made:")
         out += sec[:k] + reading(res) + sec[k:]
     return out
+
+
+def _study_section(results_dir: Path, report_dir: Path) -> list[str]:
+    """The claim-5 sensitivity study (:mod:`ftd_lib.repro.study`), where it is stored."""
+    from .study import STUDY
+    from .study_report import load_fig4_pilot, report_section
+
+    res = load_results(STUDY, results_dir)
+    if res is None:
+        return []
+    png = results_paths(STUDY, results_dir)["png"]
+    rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
+    return report_section(res, _provenance(res), load_fig4_pilot(results_dir), rel)
 
 
 def write_report(results_dir=DEFAULT_RESULTS, path=None) -> Path:
