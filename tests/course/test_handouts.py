@@ -110,3 +110,19 @@ def test_a_non_empty_out_is_refused(tmp_path):
     (tmp_path / "x.pdf").write_text("keep")
     with pytest.raises(ValueError, match="--force"):
         ho.handouts(tmp_path, notebooks=[])
+
+
+def test_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "x.pdf").write_text("keep")
+    r = subprocess.run([sys.executable, "-m", "ftd_lib", "handouts", "--out", str(tmp_path)],
+                       cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 2 and "--force" in r.stderr
+    out = tmp_path / "one"
+    r = subprocess.run([sys.executable, "-m", "ftd_lib", "handouts", "--out", str(out),
+                        str(REPO / "notebooks" / "01_td_basics.ipynb")], cwd=REPO,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["00_notation.pdf", "01_td_basics.pdf"]
