@@ -22,6 +22,7 @@ from .claims import NO_DATA, Verdict, best_index, claims, fmt_number
 from .definitions import FIGURES, STUDIES, figure, format_sets
 from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
+from .variant_report import variant_sections
 
 
 def _duration(s) -> str:
@@ -251,6 +252,7 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
         lines += _pilot_section(n, results_dir, report_dir)
     lines += _studies(results_dir, report_dir)
+    lines += variant_sections(results_dir, report_dir, results["fig4-left"])
     return "\n".join(lines).rstrip() + "\n"
 
 
