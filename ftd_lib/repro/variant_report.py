@@ -31,7 +31,8 @@ LOW_LAMBDA = 0.4  # "low lambda": where neither method learns under the default 
 def variant_name(res) -> str | None:
     """The set-up variant the stored figure was computed under (from its definition's cells),
     or ``None`` (the default set-up, or cells of several variants)."""
-    names = {c.get("variant") for c in res.meta.get("definition", {}).get("cells", [])}
+    names = {c.get("variant") or None  # the default set-up: no key, or ""
+             for c in res.meta.get("definition", {}).get("cells", [])}
     return names.pop() if len(names) == 1 and None not in names else None
 
 
@@ -67,6 +68,8 @@ def side(lam: float, a: float, sa: float, b: float, sb: float) -> str:
     by the comparison of claims.py (means; clear when more than two standard errors)."""
     if lam == 0:
         return "one algorithm (K = 1)"
+    if a == b:
+        return "equal (forward not better)"
     better, clear = _beats(a, sa, b, sb, False)
     who = "forward" if better else "Sarsa(λ)"
     return f"{who} ahead" + ("" if clear else " within 2 SE")
