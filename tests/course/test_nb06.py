@@ -284,6 +284,9 @@ def test_choices_point_at_real_places():
     md = control.choices_markdown(rows)
     assert md.count("\n") == len(rows) + 1
     assert f"{mc.DEFAULT_MAX_STEPS} steps" in md and f"{cp.DEFAULT_MAX_STEPS} steps" in md
+    short = control.choices_markdown(rows, where=False)  # the notebook's table, without places
+    assert short.count("\n") == len(rows) + 1 and "ftd_lib" not in short
+    assert all(line.replace("\\|", "").count("|") == 4 for line in short.splitlines())
 
 
 # ------------------------------------------------------------------------------ drawing
