@@ -27,8 +27,16 @@ from collections import deque
 
 import numpy as np
 
-from .returns import interim_lambda_return, k_bound
-from .validate import check_alpha, check_episodes, check_eta, check_k_max, check_unit, check_w0
+from .returns import gae, interim_lambda_return, k_bound
+from .validate import (
+    check_alpha,
+    check_episodes,
+    check_eta,
+    check_int,
+    check_k_max,
+    check_unit,
+    check_w0,
+)
 
 
 def _check(episodes, w0, approx, alpha, lam, gamma):
@@ -291,6 +299,54 @@ def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, 
             w = td_update(approx, w, x[s], g, alpha)
         rows.extend(theta[1:T] + [w])
     return _rows(rows, w)
+
+
+def block_lambda_return(episodes, w0, *, approx, alpha, lam, gamma, block):
+    r"""The block :math:`\lambda`-return method: PPO's value update (GAE targets, Schulman et
+    al. 2016) in the paper's setting, one state after another.
+
+    Each episode is cut into blocks of ``block`` (B) steps, the last one shorter if the
+    episode ends inside it (the block closes at the episode's end: bootstrap value 0). During
+    a block the weights stay frozen at :math:`\theta_s`, the weights at its first step s;
+    when it closes at step e (:math:`e = \min(s+B, T)`) the values of its states under
+    :math:`\theta_s` give the GAE targets (:func:`ftd_lib.returns.gae`, bootstrapping from
+    :math:`\hat V(S_e|\theta_s)`, or 0 when :math:`S_e` is terminal),
+
+    .. math:: G_t = A_t + \hat V(S_t|\theta_s) = G_t^{\lambda|e}, \qquad s \le t < e,
+
+    the paper's interim :math:`\lambda`-return (eq. 2) with the horizon at the block's end
+    (its bootstrap values :math:`\hat V(S_j|\theta_{j-1})` all come from :math:`\theta_s`,
+    since the weights do not change inside the block). Then one pass of semi-gradient steps,
+    eq. (1), over the block's states in time order, each at the current weights (sequential
+    SGD, batch size 1, one epoch -- our choice; PPO takes several epochs of minibatches):
+
+    .. math:: \theta \leftarrow \theta + \alpha\big(G_t - \hat V(S_t|\theta)\big)
+              \nabla_\theta\hat V(S_t|\theta), \qquad t = s, \dots, e-1.
+
+    :math:`\theta_t = \theta_s` for :math:`s < t < e`; :math:`\theta_e` includes the
+    block's updates. ``block = 1`` is TD(0); a block at least as long as every episode
+    (``block = None``: no cut inside an episode) is the offline :math:`\lambda`-return
+    algorithm (both tested). Forward TD(:math:`\lambda`) instead slides the horizon K steps
+    ahead of every state and updates one state a step. Same contract as this module;
+    ``block``: ``None`` or an integer >= 1 (``ValueError`` naming it otherwise).
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    block = None if block is None else check_int("block", block, 1)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        B = T if block is None else block
+        for s in range(0, T, B):
+            e = min(s + B, T)
+            values = _values(approx, w, x[s : e + 1])  # V(S_t | theta_s), frozen
+            if e < T:  # the block was cut before the episode's end: bootstrap
+                values[-1] = float(approx.value(w, x[e]))
+            targets = gae(r[s:e], values, gamma, lam) + values[:-1]
+            out.extend([w] * (e - s - 1))
+            for t in range(s, e):
+                w = td_update(approx, w, x[t], targets[t - s], alpha)
+            out.append(w)
+    return _rows(out, w)
 
 
 def trace_values(trace) -> np.ndarray:

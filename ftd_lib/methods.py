@@ -12,6 +12,7 @@ id                        label                 kind        runs in
 ``online_lambda_return``  online λ-return       prediction  algorithms, engine
 ``offline_lambda_return`` offline λ-return      prediction  algorithms, engine
 ``true_online_td_lambda`` true online TD(λ)     prediction  algorithms
+``block_lambda_return``   block λ-return (GAE)  prediction  algorithms, engine
 ``sarsa_lambda``          Sarsa(λ)              control     engine
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     engine
 ========================  ====================  ==========  ==========================
@@ -71,6 +72,8 @@ METHODS: dict[str, Method] = {m.id: m for m in (
            "prediction", True, True),
     Method("true_online_td_lambda", "true online TD(λ)", _C["sky_blue"], "-.", "prediction",
            False, True),
+    Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
+           True, True),
     Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", True, False),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", True, False),
 )}

@@ -5,7 +5,9 @@ headless Chromium (driven by Playwright's sync API, with the system's Chromium: 
 browser download is never used), clears the saved outputs, runs every cell from the Run menu,
 waits for the kernel to go idle, then moves the α slider of notebook 03 and clicks the step
 button of notebook 04 and checks that their readouts (and 03's plot) follow. A screenshot of
-each notebook goes to test-output/.
+each notebook goes to test-output/. Every test runs without network: the browser context refuses
+every request to anything but localhost, and fails the test on any refused or failed request and
+on any 4xx/5xx answer (lecture halls and trains have no network).
 
 The slideshow test opens (a copy of) notebook 03 as a RISE slideshow (jupyterlab-rise's
 "Open as Reveal Slideshow" from the command palette, which serves it at ``/rise/<path>``),
@@ -30,6 +32,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from ftd_lib.course.slides import css_paths
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "test-output"
@@ -225,12 +229,38 @@ def browser():
         pw.stop()
 
 
+def _is_local(url):
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("data", "blob", "about") or parts.hostname in (
+        "127.0.0.1", "localhost", "::1")
+
+
 @pytest.fixture
 def page(browser, jupyter_server, request):
-    """A fresh browser context; its page is screenshotted to test-output/<test name>.png at the
+    """A fresh browser context with no network: every request to anything but localhost is
+    refused (route abort), as in a lecture hall or on a train. The context records what it
+    refused and every request that failed or got a 4xx/5xx answer, in ``page.failures``; a
+    test asserts it empty. The page is screenshotted to test-output/<test name>.png at the
     end, pass or fail (so a failure shows where it stopped)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    failures = []
+
+    def refuse_network(route):
+        if _is_local(route.request.url):
+            route.continue_()
+        else:
+            failures.append(f"non-local request refused: {route.request.url}")
+            route.abort("internetdisconnected")
+
+    ctx.route("**/*", refuse_network)
+    ctx.on("requestfailed", lambda r: _is_local(r.url) and failures.append(
+        f"request failed: {r.method} {r.url} ({r.failure})"))
+    ctx.on("response", lambda r: r.status >= 400 and failures.append(
+        f"HTTP {r.status}: {r.request.method} {r.url}"))
     pg = ctx.new_page()
+    pg.failures = failures
     pg.set_default_timeout(WIDGET_S * 1000)
     try:
         yield pg
@@ -385,6 +415,7 @@ def test_nb03_alpha_slider_moves_beta_and_plot(jupyter_server, page, untouched_n
     )
     assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
     box.evaluate("e => e.scrollIntoView({block: 'start'})")
+    assert page.failures == [], "\n".join(page.failures)
 
 
 def test_nb04_step_forward_advances_algorithm1(jupyter_server, page, untouched_notebooks):
@@ -422,15 +453,46 @@ def test_nb04_step_forward_advances_algorithm1(jupyter_server, page, untouched_n
     )
     assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
     box.evaluate("e => e.scrollIntoView({block: 'start'})")
+    assert page.failures == [], "\n".join(page.failures)
+
+
+RAW_TEX = re.compile(r"\$[^$\s]|\\(?:alpha|beta|lambda|gamma|frac|hat|theta)\b")
+MATH_TEXT = """() => [...document.querySelectorAll('.jp-RenderedMarkdown')].map(md => {
+    const c = md.cloneNode(true);
+    c.querySelectorAll('mjx-container, code, pre, script').forEach(e => e.remove());
+    return c.textContent; })"""
+FONTS = """async () => { await document.fonts.ready;
+    return [...document.fonts].map(f => [f.family.replace(/["']/g, ''), f.status]); }"""
+
+
+def _assert_offline_ready(slides):
+    """With the network refused: the math of every markdown cell is typeset by MathJax (no raw
+    TeX left in the text), and the theme's font face loaded (from the notebook server)."""
+    slides.wait_for_function(
+        "() => document.querySelectorAll('.jp-RenderedMarkdown mjx-container').length >= 20",
+        timeout=KERNEL_START_S * 1000)
+    raw = [m.group(0) for t in slides.evaluate(MATH_TEXT) for m in RAW_TEX.finditer(t)]
+    assert raw == [], f"math left as raw TeX on the slides: {raw[:10]}"
+    faces = slides.evaluate(FONTS)
+    assert ["Source Sans Pro", "loaded"] in faces, faces
+    assert not [f for f in faces if f[1] == "error"], faces
+    font = slides.evaluate("() => getComputedStyle(document.querySelector('.reveal')).fontFamily")
+    assert font.startswith(("Source Sans Pro", '"Source Sans Pro"')), font
 
 
 def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_notebooks):
-    """Notebook 03 as a RISE slideshow: run it, open it with RISE's command ("Open as Reveal
-    Slideshow", command palette), move slide by slide (Space) to the explorer's slide, drag the
-    α slider and check that the β readout follows: the widgets are live on the slides."""
+    """Notebook 03 as a RISE slideshow, with every non-local request refused: run it, open it
+    with RISE's command ("Open as Reveal Slideshow", command palette); the math is typeset and
+    the theme's font loaded (screenshot test-output/slideshow_nb03_title.png); move slide by
+    slide (Space) to the explorer's slide, drag the α slider and check that the β readout
+    follows: the widgets are live on the slides. No request went to the network, failed or got
+    a 4xx/5xx answer (``/files/notebooks/rise.css`` was one on every slide)."""
     copy = REPO / SLIDES_NB03
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REPO / NB03, copy)
+    # the slide style RISE loads from the notebook's folder
+    for css, to in zip(css_paths(REPO / NB03), css_paths(copy), strict=True):
+        shutil.copyfile(css, to)
     open_and_run_all(page, jupyter_server, SLIDES_NB03, "slides")
 
     page.keyboard.press("Control+Shift+C")
@@ -449,6 +511,8 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
         title = " ".join((slides.locator(".reveal .slides section.present").first
                           .text_content() or "").split())
         assert title.startswith("# 03"), f"the slideshow should start at the title: {title[:80]!r}"
+        _assert_offline_ready(slides)
+        slides.screenshot(path=str(OUT / "slideshow_nb03_title.png"))
         for _ in range(MAX_SLIDES):
             if slides.locator(on_slide).count():
                 break
@@ -492,6 +556,8 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
         assert follows(), _text(readout)
         assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
         assert slides.locator(on_slide).count() == 1, "the explorer's slide should still show"
+        assert page.failures == [], "the slideshow asked the network or a missing file:\n" + \
+            "\n".join(page.failures)
     finally:
         try:
             slides.screenshot(path=str(OUT / "slideshow_nb03.png"))

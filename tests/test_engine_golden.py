@@ -21,7 +21,7 @@ from ftd_lib.engine import NUMERICS_VERSION, Settings, run_control, run_predicti
 GOLDEN = Path(__file__).parent / "golden" / "engine_numerics.json"
 SEED = 2016
 PREDICTION = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
-              "offline_lambda_return")
+              "offline_lambda_return", "block_lambda_return")  # block: k_max is B
 
 
 def numbers(method: str, engine: str = "batch") -> dict:

@@ -77,6 +77,9 @@ def test_k_bound():
     assert k_bound(0.0, 0.9, 0.01) == 1
     assert k_bound(1.0, 0.0, 0.01) == 1
     assert k_bound(1.0, 0.005, 0.01) == 1  # gamma*lam < eta
+    # the boundary: gamma*lam == eta gives (gamma lam)^1 <= eta, K = 1 (one convention: <=)
+    assert k_bound(1.0, 0.01, 0.01) == 1 and k_bound(0.5, 0.2, 0.1) == 1
+    assert k_bound(1.0, 0.0100001, 0.01) == 2
     assert k_bound(1.0, 0.5, 0.25) == 2  # exactly 0.5^2 = 0.25
     assert k_bound(1.0, 0.5, 0.2) == 3
     # the smallest K with (gamma lam)^K <= eta, checked against a search

@@ -37,7 +37,15 @@ from pathlib import Path
 import numpy as np
 
 from ..methods import label
-from ..repro.figures import ALPHA_FIG3_RIGHT, DEFAULT_SEED, FIGURES, Cell, Figure, figure
+from ..repro.figures import (
+    ALPHA_FIG3_RIGHT,
+    DEFAULT_SEED,
+    FIGURES,
+    STUDIES,
+    Cell,
+    Figure,
+    figure,
+)
 from ..repro.plots import plot_stored_and_live
 from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
 from ..repro.runs import run_figure
@@ -60,6 +68,8 @@ LIVE = {
     "fig3-left": dict(alphas=LIVE_ALPHAS, runs=3, episodes=5,
                       methods=("td_lambda", "forward_td_lambda", "offline_lambda_return")),
     "fig3-right": dict(lams=(0.0, 0.5, 0.8, 0.9, 0.95, 1.0), runs=3, episodes=5),
+    "block-lambda": dict(alphas=LIVE_ALPHAS[1:8], runs=3, episodes=5,
+                         methods=("td_lambda", "forward_td_lambda", "block_lambda_return")),
     "fig4-left": dict(lams=(0.0, 0.5, 0.9), alphas=(0.0075, 0.03), runs=2, episodes=4,
                       max_steps=500),
     "fig4-right": dict(lams=(0.0, 0.3, 0.6, 0.9, 1.0), alphas=(0.0075, 0.03), runs=2,
@@ -89,8 +99,8 @@ PAPER_WORDS = {
 
 
 def _check_figure(name: str) -> None:
-    if name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {name!r}")
+    if name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
 
 
 # --------------------------------------------------------------------------------------------

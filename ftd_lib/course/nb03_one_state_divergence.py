@@ -169,7 +169,7 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     handles, _ = ax.get_legend_handles_labels()
     if off:
         handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=11,
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=12,
               frameon=False, borderaxespad=0.2)
     return ax
 
@@ -204,6 +204,35 @@ def td_lambda_replacing(episodes, w0, *, alpha: float, lam: float, gamma: float)
             w = w + alpha * delta * e
             rows.append(w.copy())
     return np.array(rows).reshape(len(rows), len(w))
+
+
+#: how close to 2 (for β) and to 1 (for V₀) counts as equal: the sliders hold decimals such as
+#: α = 0.1, T = 20, whose product is 2 up to rounding
+EXACT = 1e-9
+
+
+def verdict(beta: float, v0: float) -> str:
+    r"""What episodes of one length do to the value, from Sec. 4's pseudo-update: the error
+    :math:`1-\hat V` is multiplied by :math:`1-\beta` per episode, so it
+
+    - ``"at the true value"``: is 0 already (:math:`\hat V_0 = 1`) and stays 0, whatever β;
+    - ``"converges"``: shrinks, :math:`0 < \beta < 2`;
+    - ``"oscillates"``: flips sign with the same size forever, :math:`\beta = 2`;
+    - ``"diverges"``: grows, :math:`\beta > 2`;
+    - ``"stays"``: does not change, :math:`\beta = 0`.
+
+    β within :data:`EXACT` of 2 (or 0) counts as 2 (or 0), V₀ within it of 1 as 1."""
+    beta = check_number("beta", beta)
+    v0 = check_number("v0", v0)
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0 (β = αT or 1-(1-α)^T with α > 0), got {beta!r}")
+    if abs(1.0 - v0) <= EXACT:
+        return "at the true value"
+    if beta <= EXACT:
+        return "stays"
+    if abs(beta - 2.0) <= EXACT:
+        return "oscillates"
+    return "converges" if beta < 2.0 else "diverges"
 
 
 def beta_measured(method: str, alpha: float, T: int, v0: float = 0.0) -> float:

@@ -170,7 +170,7 @@ def _draw_timeline(ax, f: dict):
         ax.text(s + 0.5, 0.62, f"t={s}", ha="center", va="center", fontsize=14,
                 fontweight="bold", color=tc)
         ax.text(s + 0.5, 0.27, f["states"][s].replace("state ", "st. "), ha="center",
-                va="center", fontsize=11, color=tc)
+                va="center", fontsize=12, color=tc)
     if not f["end"]:
         ax.annotate("now", xy=(f["t"] + 0.5, 0.95), xytext=(f["t"] + 0.5, 1.45), ha="center",
                     arrowprops=dict(arrowstyle="->", color="k"), fontsize=13)

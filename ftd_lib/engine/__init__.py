@@ -62,7 +62,9 @@ layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``it
 (batch iterations). ``device="auto"`` picks CUDA when present.
 
 Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td_lambda"``
-(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
+(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``,
+``"block_lambda_return"`` (PPO's value update: GAE targets over blocks of B = ``k_max`` steps,
+:mod:`ftd_lib.engine.block`); control
 ``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
 ``"forward_sarsa_lambda"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
 next action, the update going to the network of the popped state's action).
@@ -110,6 +112,7 @@ __version__ = "2.0"
 NUMERICS_VERSION = {
     "td0": 1, "td_lambda": 1, "forward_td_lambda": 1, "online_lambda_return": 1,
     "offline_lambda_return": 1, "sarsa_lambda": 2, "forward_sarsa_lambda": 2,
+    "block_lambda_return": 1,
 }
 
 

@@ -59,6 +59,13 @@ from ..envs.tasks import TASKS
 # the tasks' numbers in the compiled branches; their sizes and caps are the registry's
 CARTPOLE, MOUNTAIN_CAR = 0, 1
 ENVS = {"cartpole": CARTPOLE, "mountain_car": MOUNTAIN_CAR}
+# set-up variants (the claim-5 study, ftd_lib.repro.study); the first of each is the default,
+# whose numbers are the batched engine's
+HIDDEN = {"tanh": 0, "sigmoid": 1}  # the hidden units' activation
+INPUTS = {"symmetric": 0, "unit": 1}  # mountain car's features in [-1, 1] (Sec. 6) or [0, 1]
+# mountain car's start states: x ~ U[-0.6, -0.4), v = 0 (Sutton & Barto), or uniform over the
+# whole state space (x ~ U[X_MIN, X_MAX), v ~ U[-V_MAX, V_MAX), two draws of the start stream)
+STARTS = {"bottom": 0, "anywhere": 1}
 N_IN_ARR = np.array([TASKS[name].n_in for name in ENVS], dtype=np.int64)  # by env number
 
 # the engine's constants, as the numpy expressions evaluate them
@@ -70,6 +77,7 @@ _CP_START_SPAN = 2 * _cp.START_HIGH
 _CP_SCALE = tuple(float(s) for s in _cp.OBS_SCALE)
 _MC_SPAN = _mc.START_HIGH - _mc.START_LOW
 _MC_X_RANGE = _mc.X_MAX - _mc.X_MIN
+_MC_V_SPAN = 2 * _mc.V_MAX
 
 # SLEEF's expd_u10 (FMA builds)
 _R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931
@@ -145,10 +153,19 @@ def tanh(z):
     return 2.0 * sig - 1.0
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def sigmoid(z):
+    r""":math:`\sigma(z) = 1/(1 + e^{-z})` (the ``"sigmoid"`` hidden units of Tesauro's
+    backpropagation), with the same exponential as :func:`tanh`."""
+    return 1.0 / (1.0 + sleef_exp(-z))
+
+
 @njit(cache=True, error_model="numpy")
-def value(th, a, x, n, H, h):
-    r""":math:`\hat Q(x, a|\theta) = b_2 + \sum_j w_{2,j}\tanh(W_1 x + b_1)_j` of network ``a``
-    of ``th`` ``(A, P)`` at features ``x`` ``(n,)``; leaves the hidden units in ``h``."""
+def value(th, a, x, n, H, h, act=0):
+    r""":math:`\hat Q(x, a|\theta) = b_2 + \sum_j w_{2,j} f(W_1 x + b_1)_j` of network ``a``
+    of ``th`` ``(A, P)`` at features ``x`` ``(n,)``; leaves the hidden units in ``h``.
+    :math:`f` is :math:`\tanh` (``act`` 0, the default) or :math:`\sigma` (``act`` 1,
+    :data:`HIDDEN`)."""
     w = th[a]  # (a 1-d view: contiguous loads)
     # innermost loops over the hidden units, without calls or branches: they vectorise
     for k in range(H):
@@ -156,8 +173,12 @@ def value(th, a, x, n, H, h):
     for j in range(1, n):
         for k in range(H):
             h[k] = fma(w[j * H + k], x[j], h[k])
-    for k in range(H):
-        h[k] = tanh(h[k])
+    if act == 0:
+        for k in range(H):
+            h[k] = tanh(h[k])
+    else:
+        for k in range(H):
+            h[k] = sigmoid(h[k])
     v = w[(n + 1) * H]
     for k in range(H):  # in order, as numpy's column sum
         v = v + h[k] * w[(n + 1) * H + 1 + k]
@@ -165,15 +186,15 @@ def value(th, a, x, n, H, h):
 
 
 @njit(cache=True, error_model="numpy")
-def update(th, a, x, n, H, h, d, coef):
+def update(th, a, x, n, H, h, d, coef, act=0):
     r""":math:`\theta_a \leftarrow \theta_a + c\,\nabla\hat Q(x, a|\theta)` after
     :func:`value` at ``x`` (hidden units in ``h``; ``d`` ``(H,)`` is scratch):
-    :math:`d = (1 - h^2) w_2`, :math:`W_1 \mathrel{+}= d\,(c x)^\top`, :math:`b_1 \mathrel{+}=
+    :math:`d = f'\, w_2` (:math:`f' = 1 - h^2` for tanh, :math:`h(1 - h)` for the sigmoid),
+    :math:`W_1 \mathrel{+}= d\,(c x)^\top`, :math:`b_1 \mathrel{+}=
     c d`, :math:`b_2 \mathrel{+}= c`, :math:`w_2 \mathrel{+}= c h`."""
     w = th[a]  # (a 1-d view: contiguous loads)
     w2 = (n + 1) * H + 1
-    for k in range(H):
-        d[k] = fma(-h[k], h[k], 1.0) * w[w2 + k]
+    slope(h, w, w2, H, d, act)
     for j in range(n):
         xc = x[j] * coef
         for k in range(H):
@@ -185,11 +206,24 @@ def update(th, a, x, n, H, h, d, coef):
         w[w2 + k] = fma(h[k], coef, w[w2 + k])
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def slope(h, w, w2, H, d, act):
+    r""":math:`d = f'(z) \odot w_2` from the hidden units ``h`` = :math:`f(z)` and the output
+    weights ``w[w2:w2 + H]``: :math:`f' = 1 - h^2` (tanh, ``act`` 0), :math:`h(1 - h)`
+    (sigmoid)."""
+    if act == 0:
+        for k in range(H):
+            d[k] = fma(-h[k], h[k], 1.0) * w[w2 + k]
+    else:
+        for k in range(H):
+            d[k] = (h[k] * (1.0 - h[k])) * w[w2 + k]
+
+
 @njit(cache=True, error_model="numpy")
-def q_all(th, x, n, H, h, Q):
+def q_all(th, x, n, H, h, Q, act=0):
     """Every action's value at ``x`` into ``Q`` (all A networks)."""
     for b in range(Q.shape[0]):
-        Q[b] = value(th, b, x, n, H, h)
+        Q[b] = value(th, b, x, n, H, h, act)
 
 
 @njit(cache=True, error_model="numpy")
@@ -220,30 +254,38 @@ def choose(Q, eps, agen):
 
 # ----------------------------------------------------------------------- environments
 @njit(cache=True, error_model="numpy")
-def env_reset(env, sgen, state, x):
-    """A start state from the run's start stream; its features into ``x``."""
+def env_reset(env, sgen, state, x, inputs=0, start=0):
+    """A start state from the run's start stream; its features into ``x`` (``inputs``,
+    ``start``: mountain car's variants, :data:`INPUTS`, :data:`STARTS`)."""
     if env == CARTPOLE:
         for j in range(4):
             state[j] = _CP_START_LOW + _CP_START_SPAN * sgen.random()
-    else:
+    elif start == 0:
         state[0] = _mc.START_LOW + _MC_SPAN * sgen.random()
         state[1] = 0.0
-    env_obs(env, state, x)
+    else:
+        state[0] = _mc.X_MIN + _MC_X_RANGE * sgen.random()
+        state[1] = -_mc.V_MAX + _MC_V_SPAN * sgen.random()
+    env_obs(env, state, x, inputs)
 
 
 @njit(cache=True, error_model="numpy")
-def env_obs(env, state, x):
-    """The scaled observation of ``state`` into ``x``."""
+def env_obs(env, state, x, inputs=0):
+    """The scaled observation of ``state`` into ``x``: mountain car's in [-1, 1] (``inputs``
+    0) or [0, 1] (``inputs`` 1)."""
     if env == CARTPOLE:
         for j in range(4):
             x[j] = min(max(state[j] / _CP_SCALE[j], -1.0), 1.0)
-    else:
+    elif inputs == 0:
         x[0] = 2.0 * (state[0] - _mc.X_MIN) / _MC_X_RANGE - 1.0
         x[1] = state[1] / _mc.V_MAX
+    else:
+        x[0] = (state[0] - _mc.X_MIN) / _MC_X_RANGE
+        x[1] = (state[1] + _mc.V_MAX) / _MC_V_SPAN
 
 
 @njit(cache=True, error_model="numpy")
-def env_step(env, state, action, x):
+def env_step(env, state, action, x, inputs=0):
     """One step of the dynamics (in place) with ``action``; features into ``x``; returns
     ``(reward, terminal)``."""
     if env == CARTPOLE:
@@ -273,7 +315,7 @@ def env_step(env, state, action, x):
         state[1] = v
         term = p >= _mc.X_MAX
         reward = -1.0
-    env_obs(env, state, x)
+    env_obs(env, state, x, inputs)
     return reward, term
 
 
@@ -287,14 +329,14 @@ def _freeze(th, returns, ep):
 
 
 @njit(cache=True, error_model="numpy")
-def _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h, d, bound):
+def _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h, d, bound, act=0):
     r"""Pop :math:`\langle S_p, A_p, \rho_p\rangle`, update the network of :math:`A_p`
     towards U, move U on; returns ``(U, ok)``."""
     slot = q % R
     xp = ring_x[slot]
     ap = ring_a[slot]
-    v = value(th, ap, xp, n, H, h)
-    update(th, ap, xp, n, H, h, d, alpha * (U - v))
+    v = value(th, ap, xp, n, H, h, act)
+    update(th, ap, xp, n, H, h, d, alpha * (U - v), act)
     return (U - ring_r[slot]) / gl_div, abs(v) <= bound
 
 
@@ -309,47 +351,52 @@ def _buffers(th, env):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound):
+def _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var):
     r"""Start an episode: reset, :math:`\hat Q(S_0, \cdot)`, :math:`A_0`. Returns
-    ``(ok, A_0)``; not ok: a value is beyond ``bound`` (the run diverged), nothing drawn."""
-    env_reset(env, sgen, state, x)
-    q_all(th, x, n, H, h, Q)
+    ``(ok, A_0)``; not ok: a value is beyond ``bound`` (the run diverged), nothing drawn.
+    ``var``: the set-up variant ``(hidden, inputs, start)`` (:data:`HIDDEN`, ...)."""
+    env_reset(env, sgen, state, x, var[1], var[2])
+    q_all(th, x, n, H, h, Q, var[0])
     if not _ok(Q, bound):
         return False, 0
     return True, choose(Q, eps, agen)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _act(env, state, act, xn, t, cap, bootstrap, th, n, H, h, Q, eps, agen):
+def _act(env, state, act, xn, t, cap, bootstrap, th, n, H, h, Q, eps, agen, var):
     r"""Take action ``act``, observe :math:`R, S'` (features into ``xn``) and choose
     :math:`A'` from :math:`\hat Q(S', \cdot)` unless the episode ended (``bootstrap``: a
     truncated episode still chooses). Returns ``(R, end, chose, A', Q(S', A'))`` (``A'`` =
     ``act`` and value 0 when it did not choose)."""
-    r, term = env_step(env, state, act, xn)
+    r, term = env_step(env, state, act, xn, var[1])
     end = term or t + 1 >= cap
     ch = (not term) if bootstrap else (not end)
     if not ch:
         return r, end, ch, act, 0.0
-    q_all(th, xn, n, H, h, Q)
+    q_all(th, xn, n, H, h, Q, var[0])
     a_new = choose(Q, eps, agen)
     return r, end, ch, a_new, Q[a_new]
 
 
 @njit(cache=True, error_model="numpy")
 def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l, Km1,
-                      c_final, gl_div, R, bound, flush_pops, sgen, agen, returns, lengths):
+                      c_final, gl_div, R, bound, flush_pops, sgen, agen, returns, lengths,
+                      var=(0, 0, 0)):
     r"""One run of forward Sarsa(:math:`\lambda`) (Algorithm 1 with
     :math:`V_{next} = \hat Q(S', A'|\theta)`), in the order of
     :meth:`.control.ControlBatch._iteration_forward`. ``th`` ``(A, P)`` is updated in place;
     ``returns``/``lengths`` ``(n_ep,)`` are filled. Returns ``(diverged_at, steps)``
-    (``diverged_at`` -1: never)."""
+    (``diverged_at`` -1: never). ``var``: the set-up variant ``(hidden, inputs, start)``
+    (:data:`HIDDEN`, :data:`INPUTS`, :data:`STARTS`; all 0: the paper's set-up as the batch
+    runs it)."""
+    hid = var[0]
     A, P, n, H, h, dd, Q, x, xn, state = _buffers(th, env)
     ring_x = np.empty((R, n))
     ring_a = np.zeros(R, dtype=np.int64)
     ring_r = np.empty(R)
     steps = 0
     ep = 0
-    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
     if not ok:
         return _freeze(th, returns, ep), steps
     while True:
@@ -365,7 +412,7 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
         ready = False
         while True:
             r, end, ch, a_new, v_next = _act(env, state, act, xn, t, cap, bootstrap, th, n, H,
-                                             h, Q, eps, agen)
+                                             h, Q, eps, agen, var)
             t += 1
             steps += 1
             ret += r
@@ -390,7 +437,7 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
             if ready:
                 U = U + c_final * d_prime
                 U, ok = _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h,
-                             dd, bound)
+                             dd, bound, hid)
                 q += 1
                 if not ok:
                     return _freeze(th, returns, ep), steps
@@ -403,7 +450,7 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
                     if p == q:
                         break
                     U, ok = _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H,
-                                 h, dd, bound)
+                                 h, dd, bound, hid)
                     q += 1
                     if not ok:
                         return _freeze(th, returns, ep), steps
@@ -417,21 +464,21 @@ def forward_sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, g1l,
         lengths[ep] = t
         while p > q:  # the rest of the flush
             U, ok = _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h, dd,
-                         bound)
+                         bound, hid)
             q += 1
             if not ok:
                 return _freeze(th, returns, ep), steps
         ep += 1
         if ep >= n_ep:
             return -1, steps
-        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
         if not ok:
             return _freeze(th, returns, ep), steps
 
 
 @njit(cache=True, error_model="numpy")
 def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bound, sgen,
-              agen, returns, lengths):
+              agen, returns, lengths, var=(0, 0, 0)):
     r"""One run of Sarsa(:math:`\lambda`) with accumulating traces kept scaled
     (:math:`e = s\hat e`), in the order of :meth:`.control.ControlBatch._iteration_sarsa`;
     arguments and result as :func:`forward_sarsa_run`."""
@@ -443,7 +490,7 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
     steps = 0
     ep = 0
     w2 = (n + 1) * H + 1
-    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
     if not ok:
         return _freeze(th, returns, ep), steps
     while True:
@@ -451,11 +498,11 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
         t = 0
         while True:
             r, end, ch, a_new, q_next = _act(env, state, act, xn, t, cap, bootstrap, th, n, H,
-                                             h, Q, eps, agen)
+                                             h, Q, eps, agen, var)
             t += 1
             steps += 1
             ret += r
-            v = value(th, act, x, n, H, h)  # Q(S, A); h: its hidden units
+            v = value(th, act, x, n, H, h, var[0])  # Q(S, A); h: its hidden units
             delta = r + gamma * q_next - v
             # e = s e^: every trace decays through s; renormalise when s gets small
             s_new = s * gl
@@ -471,9 +518,7 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
             s = s_new
             # e^_A = grad Q(S, A) / s + keep e^_A (keep = 0: the traces start afresh)
             inv = 1.0 / s_new
-            wa = th[act]
-            for k in range(H):
-                dd[k] = fma(-h[k], h[k], 1.0) * wa[w2 + k]
+            slope(h, th[act], w2, H, dd, var[0])
             for j in range(n):
                 xi = x[j] * inv
                 for k in range(H):
@@ -510,7 +555,7 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
             return -1, steps
         keep = 0.0
         s = 1.0
-        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound)
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
         if not ok:
             return _freeze(th, returns, ep), steps
 
@@ -519,7 +564,8 @@ def sarsa_run(th, env, n_ep, cap, bootstrap, eps, alpha, gamma, gl, rescale, bou
 # ---------------------------------------------------------------------- the driver
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
               n_hidden=50, div_bound=1e6, progress=False, truncation="bootstrap",
-              max_steps=None, flush_pops=4):
+              max_steps=None, flush_pops=4, hidden="tanh", inputs="symmetric",
+              start="bottom"):
     r"""Every task (one run: settings row ``i``, run id ``run_ids[i]``) through the compiled
     per-run loop, one after another; a :class:`.control.ControlResult` with the same numbers
     as :class:`.control.ControlBatch` on the same tasks.
@@ -527,7 +573,14 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     ``env``: ``"cartpole"`` or ``"mountain_car"``; ``init(tasks)``: the initial weights
     ``(m, A, P)`` (reference layout) of tasks. The batch's statistics are those of a batch
     of width 1 that is never idle (``utilisation`` 1).
+
+    Set-up variants beyond the batch's (the claim-5 study, :mod:`ftd_lib.repro.study`; the
+    defaults are the paper's set-up as the batch runs it): ``hidden`` ``"tanh"`` or
+    ``"sigmoid"`` (:data:`HIDDEN`); mountain car only: ``inputs`` ``"symmetric"`` ([-1, 1])
+    or ``"unit"`` ([0, 1]) (:data:`INPUTS`), ``start`` ``"bottom"`` or ``"anywhere"``
+    (:data:`STARTS`).
     """
+    from .. import validate as V
     from ..envs.batch import START_STREAM
     from ..rng import run_generator
     from . import AGENT_STREAM
@@ -536,6 +589,13 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from .schedule import algorithm1_constants
 
     env_id, task = ENVS[env], TASKS[env]
+    V.check_choice("hidden", hidden, tuple(HIDDEN))
+    V.check_choice("inputs", inputs, tuple(INPUTS))
+    V.check_choice("start", start, tuple(STARTS))
+    if env != "mountain_car" and (inputs, start) != ("symmetric", "bottom"):
+        raise ValueError(f"inputs and start have variants for mountain_car only, got "
+                         f"inputs={inputs!r}, start={start!r} for env={env!r}")
+    var = (HIDDEN[hidden], INPUTS[inputs], STARTS[start])
     n_in, A = task.n_in, task.n_actions
     cap = task.max_steps if max_steps is None else int(max_steps)
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
@@ -578,12 +638,13 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
                     dv, st = forward_sarsa_run(
                         th, env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i],
                         gl[i], g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
-                        float(div_bound), int(flush_pops), sgen, agen, returns[i], lengths[i])
+                        float(div_bound), int(flush_pops), sgen, agen, returns[i], lengths[i],
+                        var)
                 else:
                     dv, st = sarsa_run(
                         th, env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i],
                         gl[i], RESCALE[np.float64], float(div_bound), sgen, agen, returns[i],
-                        lengths[i])
+                        lengths[i], var)
                 diverged_at[i], n_steps[i] = dv, st
                 final_w[i] = th[:, inv_perm]
                 if pbar is not None:

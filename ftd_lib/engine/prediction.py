@@ -48,7 +48,7 @@ from .schedule import DONE, FLUSH, STEP, algorithm1_constants
 from .settings import Settings
 
 PREDICTION_METHODS = ("td0", "td_lambda", "forward_td_lambda", "online_lambda_return",
-                      "offline_lambda_return")
+                      "offline_lambda_return", "block_lambda_return")
 
 NP_DTYPE = {torch.float64: np.float64, torch.float32: np.float32}
 
@@ -250,6 +250,10 @@ class PredictionBatch(HostDeviceMixin):
                     self._loop_td(self.method == "td_lambda")
                 elif self.method == "forward_td_lambda":
                     self._loop_forward()
+                elif self.method == "block_lambda_return":  # PPO's value update: .block
+                    from .block import loop_block
+
+                    loop_block(self)
                 else:
                     self._loop_lambda_return(self.method == "online_lambda_return")
         finally:

@@ -13,6 +13,8 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
 - :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
 - :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance
+- :mod:`~ftd_lib.repro.study`    the claim-5 sensitivity study (``claim5-study``): set-up
+  variants of Fig. 4 left as a figure; :mod:`~ftd_lib.repro.study_report` reads it
 - :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | report | bench``
 
 van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,

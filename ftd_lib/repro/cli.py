@@ -22,10 +22,11 @@ import os
 import sys
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
+from .figures import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
+from .study import VARIANT_NAMES
 
 
 def _int_at_least(lo: int):
@@ -57,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
+                   help="which figure ('all': the paper's four; the studies beyond the "
+                        "paper: block-lambda, claim5-study)")
     r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
@@ -81,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
+    r.add_argument("--variant", choices=VARIANT_NAMES, default=None,
+                   help="fig4-left only: a set-up variant of the claim-5 study "
+                        "(ftd_lib.repro.study); use its own --out folder")
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -154,7 +160,8 @@ def _reproduce(parser, args) -> int:
     try:  # before any work: the output folder, and counts that cannot fit in memory
         store.check_writable_dir(args.out, "--out")
         figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                               chunk_rows=args.chunk_rows) for name in names}
+                               chunk_rows=args.chunk_rows, variant=args.variant)
+                for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
     # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
@@ -170,13 +177,15 @@ def _reproduce(parser, args) -> int:
                                       chunk_rows=args.chunk_rows, episodes=args.episodes)
         if args.threads != 1:
             command += f" --threads {args.threads}"
+        if args.variant is not None:
+            command += f" --variant '{args.variant}'"
         kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
                   force=args.force, workers=workers, threads=args.threads)
         try:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
-                res = run_protocol(name, args.out, runs=args.runs, **kw)
+                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant, **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:

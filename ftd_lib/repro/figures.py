@@ -18,6 +18,9 @@ from ..envs import tasks
 from ..methods import CONTROL
 
 FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
+#: studies beyond the paper's figures: made, stored and reported the same way, not in "all"
+#: (claim5-study: ftd_lib.repro.study)
+STUDIES = ("block-lambda", "claim5-study")
 SCALES = ("quick", "paper")
 DEFAULT_SEED = 2016
 #: the four methods of Fig. 3 left (ids of :mod:`ftd_lib.methods`); Fig. 4 has both control
@@ -71,7 +74,8 @@ ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -8, 4, 2.0)
 class Cell:
     """One setting of a figure: computed for every run id ``0 .. runs-1``.
 
-    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap.
+    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
+    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
     """
 
     method: str
@@ -81,6 +85,7 @@ class Cell:
     eta: float = ETA
     k_max: int | None = None
     curve: str = ""
+    variant: str = ""
 
     def row(self) -> list[float]:
         """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
@@ -113,6 +118,12 @@ class Figure:
     truncation: str | None = None
     chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
+    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
+    variants: dict = field(default_factory=dict)
+    # cell counts at which cells were appended (a widening of the step-size grid,
+    # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
+    appended_at: tuple[int, ...] = ()
 
     @property
     def lower_is_better(self) -> bool:
@@ -210,21 +221,66 @@ def _fig4(side: str, scale: str) -> Figure:
                f"eta = {ETA}; one network per action; episodes capped at {max_steps} steps.",))
 
 
+#: block lengths B of the block lambda-return study (:func:`_block_lambda`): shorter than
+#: forward TD(lambda)'s K = 44 (lambda = 0.9, eta = 0.01), equal to it, and 128 (PPO's
+#: smallest common rollout), longer than every episode of the task (83-115 steps): one block
+#: per episode, i.e. the offline lambda-return algorithm (1024 or 2048 would be the same).
+BLOCKS = (4, 16, 44, 128)
+
+
+def _block_lambda(scale: str) -> Figure:
+    """The block lambda-return method (PPO's value update: GAE targets over blocks of B steps,
+    :func:`ftd_lib.algorithms.block_lambda_return`) beside forward TD(lambda) and TD(lambda)
+    on Fig. 3 left's task and metric. A cell's ``k_max`` is its block length B."""
+    quick = scale == "quick"
+    alphas = (0.003, 0.01, 0.03) if quick else ALPHAS_FIG3
+    blocks = (16, 128) if quick else BLOCKS
+    lam, gamma = 0.9, tasks.gamma("mountain_car")
+    cells = tuple(Cell(m, a, lam, gamma, ETA, None, curve=m)
+                  for m in ("td_lambda", "forward_td_lambda") for a in alphas)
+    cells += tuple(Cell("block_lambda_return", a, lam, gamma, ETA, b, curve=f"block, B = {b}")
+                   for b in blocks for a in alphas)
+    return Figure(
+        name="block-lambda", scale=scale,
+        title="Block λ-return (PPO's value update) on mountain car evaluation, λ = 0.9",
+        task="prediction", env="mountain_car", x="alpha", cells=cells,
+        runs=2 if quick else 50, episodes=5 if quick else 50,
+        paper_runs=50, paper_episodes=50,
+        ylabel="normalised RMS error, first episodes",
+        runs_per_chunk=2 if quick else 50, cells_per_chunk=len(alphas) if quick else 5,
+        notes=("Fig. 3 left's task, metric, runs and step sizes; eta = 0.01 for forward "
+               "TD(λ) (K = 44); block λ-return: values frozen over B steps, then one pass of "
+               "semi-gradient steps toward the block's GAE targets in time order; a block "
+               "closes at the episode's end (bootstrap 0); gamma = 1.",))
+
+
 def figure(name: str, scale: str = "quick", runs: int | None = None,
-           episodes: int | None = None, chunk_rows: int | None = None) -> Figure:
+           episodes: int | None = None, chunk_rows: int | None = None,
+           variant: str | None = None) -> Figure:
     """The definition of a paper figure at a scale; ``runs``/``episodes`` override the counts.
+
+    ``variant`` (Fig. 4 left only): the figure under one set-up variant of the claim-5 study
+    (:data:`ftd_lib.repro.study.VARIANTS`); its chunks name the variant, so they never mix
+    with the figure's own.
 
     ``chunk_rows`` overrides how many rows (cells x runs) one chunk holds at most: the
     defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
     size are different chunks (they are not reused across sizes).
     """
-    if name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {name!r}")
+    if name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
-    fig = {"fig3-left": lambda: _fig3_left(scale), "fig3-right": lambda: _fig3_right(scale),
-           "fig4-left": lambda: _fig4("left", scale),
-           "fig4-right": lambda: _fig4("right", scale)}[name]()
+    if name == "claim5-study":
+        from .study import study_figure
+
+        fig = study_figure(scale)
+    else:
+        fig = {"fig3-left": lambda: _fig3_left(scale),
+               "fig3-right": lambda: _fig3_right(scale),
+               "fig4-left": lambda: _fig4("left", scale),
+               "fig4-right": lambda: _fig4("right", scale),
+               "block-lambda": lambda: _block_lambda(scale)}[name]()
     changes = {}
     if runs is not None:
         changes["runs"] = validate.check_int("runs", runs, 1)
@@ -238,12 +294,30 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
             changes["runs_per_chunk"], changes["cells_per_chunk"] = n_runs, rows // n_runs
         else:
             changes["runs_per_chunk"], changes["cells_per_chunk"] = rows, 1
+    if variant is not None:
+        changes.update(_under_variant(fig, variant))
     if changes:
         d = {k: getattr(fig, k) for k in fig.__dataclass_fields__}
         d.update(changes)
         fig = Figure(**d)
     check_memory(fig)
     return fig
+
+
+def _under_variant(fig: Figure, name: str) -> dict:
+    """What changes in Fig. 4 left under a set-up variant of the claim-5 study."""
+    from dataclasses import replace
+
+    from .study import variant
+
+    if fig.name != "fig4-left":
+        raise ValueError(f"variant: only fig4-left has set-up variants, got figure {fig.name!r}")
+    v = variant(name)
+    return {"cells": tuple(replace(c, gamma=v.gamma, variant=v.name) for c in fig.cells),
+            "variants": {v.name: v.spec(fig.max_steps)},
+            "title": f"{fig.title} — set-up variant: {v.name}",
+            "notes": fig.notes + (f"set-up variant {v.name!r} (ftd_lib.repro.study): "
+                                  f"{v.change}.",)}
 
 
 #: bytes one row (a cell times a run) costs before anything is computed: its settings, run id

@@ -19,6 +19,11 @@ _CURVE_STYLE = {  # Fig. 3 right: one method, one line per eta (Okabe-Ito colour
     "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
     "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
     "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+    # the block lambda-return study: one line per block length B
+    "block, B = 4": dict(color=OKABE_ITO["sky_blue"], ls="--"),
+    "block, B = 16": dict(color=OKABE_ITO["orange"], ls="--"),
+    "block, B = 44": dict(color=OKABE_ITO["reddish_purple"], ls="--"),
+    "block, B = 128": dict(color=OKABE_ITO["bluish_green"], ls="--"),
 }
 
 
@@ -148,8 +153,14 @@ def save_plot(res: Results, path) -> Path:
     from ..course.plots import RC
 
     with mpl.rc_context(RC):
-        fig = MplFigure(figsize=RC["figure.figsize"])
-        plot_results(res, ax=fig.subplots())
+        if res.figure == "claim5-study":  # small multiples (ftd_lib.repro.study_report)
+            from .study_report import plot_study
+
+            fig = MplFigure(figsize=(11, 8), layout="constrained")
+            plot_study(res, fig)
+        else:
+            fig = MplFigure(figsize=RC["figure.figsize"])
+            plot_results(res, ax=fig.subplots())
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
     return store.atomic_write_bytes(path, buf.getvalue())

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, figure
+from .figures import DEFAULT_SEED, FIGURES, STUDIES, figure
 
 DEFAULT_RESULTS = "results"
 
@@ -115,8 +115,9 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
     The metadata is read from inside the ``.npz`` (the ``.json`` next to it is a copy for
     people), so data and metadata always belong together.
     """
-    if figure_name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {figure_name!r}")
+    if figure_name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got "
+                         f"{figure_name!r}")
     p = results_paths(figure_name, results_dir)["npz"]
     if not p.is_file():
         return None

@@ -18,6 +18,7 @@ from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
 from .figures import DEFAULT_SEED, FIGURES, Figure, figure
+from .protocol import rows_from_stored
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -80,7 +81,11 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     t0 = time.time()
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
-    done: list = store.load_chunks(cstore, idents, [chunks.chunk_check(t) for t in tasks])
+    checks = [chunks.chunk_check(t) for t in tasks]
+    done: list = store.load_chunks(cstore, idents, checks)
+    # rows held by stored chunks of an older cut (cells appended by a widening, once cut
+    # together with earlier ones): read from those, not recomputed (ftd_lib.repro.protocol)
+    rows_from_stored(cstore, tasks, idents, done, checks)
     n_loaded = sum(d is not None for d in done)
     todo = [i for i, d in enumerate(done) if d is None]
     here = store.machine_description(device)

@@ -27,3 +27,26 @@ def test_off_chart_two_sided():
     assert ax.get_ylim() == (-1.16, 1.16)
     assert {ln.get_marker() for ln in ax.lines} >= {"^", "v"}
     plt.close(fig)
+
+
+def test_single_panel_is_readable_in_a_large_hall():
+    """A single panel in the course style is shown at least 900 px wide (inline figures are
+    drawn at figure.dpi) with every text, legend included, at 12 pt or more."""
+    import io
+
+    from matplotlib.image import imread
+
+    from ftd_lib.course.plots import new_axes
+
+    fig, ax = new_axes("title", "x", "y")
+    ax.plot([0, 1], [0, 1], label="TD(λ)")
+    leg = ax.legend()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")  # savefig.dpi, as a handout saves it
+    buf.seek(0)
+    assert imread(buf).shape[1] >= 900
+    assert fig.get_size_inches()[0] * fig.dpi >= 900
+    sizes = [t.get_fontsize() for t in (ax.title, ax.xaxis.label, ax.yaxis.label,
+                                        *leg.get_texts(), *ax.get_xticklabels())]
+    assert min(sizes) >= 12, sizes
+    plt.close(fig)

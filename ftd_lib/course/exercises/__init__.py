@@ -84,7 +84,7 @@ class Solution:
 
 
 #: the notebooks that have exercises: key prefix -> module of this package
-MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06")
+MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07")
 
 
 def solutions(prefix: str | None = None) -> dict[str, Solution]:
