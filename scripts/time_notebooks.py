@@ -53,7 +53,7 @@ def update(times: dict[str, str], where: str) -> None:
         for stem, value in times.items():
             def cell(m, value=value):
                 return m.group(1) + value + m.group(3)
-            text = re.sub(rf"(^\| `{re.escape(stem)}` \|.*?\| )(RT_\w+|[\d.]+ s(?: \([^)]*\))?)"
+            text = re.sub(rf"(^\| `{re.escape(stem)}` \|.*?\| )(RT_\w+|—|[\d.]+ s(?: \([^)]*\))?)"
                           r"( \|)", cell, text, flags=re.M)
         text = text.replace("RUNTIME_MACHINE", where)
         text = re.sub(r"one after another, on [^\n]*?\)(, [^.\n]*)?\.",
@@ -86,7 +86,9 @@ def main(argv=None) -> None:
                 value = f"{s:.0f} s ({c:.0f} s compiling the kernel)"
             times[nb.stem] = value
             print(f"{nb.stem:32s} {value}", flush=True)
-    where = machine() + (f", {args.note}" if args.note else "")
+    load = os.getloadavg()[1] if hasattr(os, "getloadavg") else float("nan")
+    where = (machine() + (f", {args.note}" if args.note else "")
+             + f" (load average {load:.1f} over the last 5 minutes)")
     print(where)
     if args.update:
         update(times, where)
