@@ -29,6 +29,10 @@ TEST_ONLY = {
     # browser test (tests/test_browser.py)
     "playwright",
     "greenlet",
+    # handouts (python -m ftd_lib handouts needs a Chromium too) and their test
+    "jupyter-server-mathjax",
+    "pypdf",
+    "pypdfium2",
     # Binder check (this file) and its dependencies
     "jupyter-repo2docker",
     "docker",

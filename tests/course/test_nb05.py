@@ -188,10 +188,6 @@ def test_best_points_and_format_best_skip_diverged_points():
     text = figures.format_best(res)
     assert "TD(λ)                  best α = 0.01     error 0.400" in text
     assert "α with diverged runs: 1 of 3" in text
-    # the exercise check reads the same point
-    assert nb05.check_best_alpha(0.01, res, "td_lambda")
-    assert not nb05.check_best_alpha(0.1, res, "td_lambda")  # diverged point
-    assert not nb05.check_best_alpha(0.001, res, "td_lambda")
 
 
 def test_claims_side_by_side():
@@ -366,7 +362,10 @@ def test_check_true_value(capsys):
 def test_check_constant_baseline():
     _, values = mc.evaluation_states(nb05.N_EVAL, nb05.EVAL_SEED)
     ratio = values.std() / np.sqrt(np.mean(values**2))
-    assert nb05.check_constant_baseline(round(ratio, 3))
+    assert nb05.check_constant_baseline(ratio)
+    assert not nb05.check_constant_baseline(round(ratio, 3))  # rounded: "don't round"
+    median = np.sqrt(np.mean((values - np.median(values)) ** 2)) / np.sqrt(np.mean(values**2))
+    assert not nb05.check_constant_baseline(median)  # the median is not the best constant
     assert not nb05.check_constant_baseline(1.0)
     assert not nb05.check_constant_baseline(None)
     b = nb05.constant_baselines()
@@ -374,5 +373,5 @@ def test_check_constant_baseline():
     assert 0 < b["ratio"] < 1 and math.isclose(b["ratio"], ratio)
 
 
-def test_check_best_alpha_without_results():
-    assert not nb05.check_best_alpha(0.01, None)
+def test_check_eta_experiment_without_results():
+    assert not nb05.check_eta_experiment([44, 22, 12], "rises", [0.3, 0.3, 0.4], None)

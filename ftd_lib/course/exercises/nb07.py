@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...returns import gae
-from . import Solution, missing, verdict
+from . import missing, verdict
 
 #: the rollouts the check runs a student's GAE on: (gamma, lam, T, steps that end an episode)
 CASES = ((0.99, 0.95, 12, (4,)), (1.0, 0.9, 9, ()), (0.9, 0.5, 10, (0, 6, 9)))
@@ -55,48 +55,3 @@ def check_gae(my_gae) -> bool:
                            f"episode ends after steps {list(case[3])}): {hint}")
     return verdict(True, "Correct: your GAE equals the library's on all three rollouts, so "
                    "A_t + V(S_t) is the interim λ-return G_t^{λ|h}.", "")
-
-
-SETUP = """
-import numpy as np
-from ftd_lib.course.exercises import nb07
-"""
-
-SOLUTIONS = (
-    Solution(
-        key="nb07.ex1", title="Exercise 1, GAE from the recursion",
-        hint=r"Loop $t = T-1, \dots, 0$ with a running $A$ (0 before the loop). With "
-             r"$m = 1 - d_t$: $\delta_t = R_{t+1} + \gamma m \hat V(S_{t+1}) - \hat V(S_t)$ "
-             r"and $A \leftarrow \delta_t + \gamma\lambda m A$.",
-        worked=r"""
-            Backwards from the cut: $A_T = 0$, and for $t = T-1, \dots, 0$
-            $A_t = \delta_t + \gamma\lambda(1-d_t)A_{t+1}$ with
-            $\delta_t = R_{t+1} + \gamma(1-d_t)\hat V(S_{t+1}) - \hat V(S_t)$. The mask
-            $1-d_t$ does two things where $S_{t+1}$ is terminal: no bootstrap from
-            `values[t+1]` (the next episode's first state) and no advantage carried across
-            the episode's end. Adding $\hat V(S_t)$ gives App. B's
-            $G_t^{\lambda|h} = \rho_t + \gamma\lambda G_{t+1}^{\lambda|h}$.
-        """,
-        code="""
-            def my_gae(rewards, values, gamma, lam, terminals):
-                T = len(rewards)
-                adv = np.zeros(T)
-                a = 0.0
-                for t in reversed(range(T)):
-                    m = 1.0 - terminals[t]
-                    delta = rewards[t] + gamma * m * values[t + 1] - values[t]
-                    a = delta + gamma * lam * m * a
-                    adv[t] = a
-                return adv
-
-            nb07.check_gae(my_gae)
-        """,
-        setup=SETUP,
-        checks="the student's GAE equals `returns.gae` on three rollouts with and without "
-               "episode ends (to 1e-9).",
-        wrong=("the terminals ignored: advantages leak across an episode's end",
-               "a forward loop: only the last advantage is right",
-               "γ instead of γλ in the recursion: the λ-return becomes the Monte Carlo return "
-               "(λ = 1)"),
-    ),
-)
