@@ -9,6 +9,7 @@ terminal state: reward 0, value 0.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -139,6 +140,59 @@ def bounded_returns_by_rho(rewards, values, k: int, gamma: float, lam: float) ->
                                h, gamma, lam)
             out.append(g)
     return np.array(out, dtype=float)
+
+
+@dataclass
+class Algorithm1Return:
+    r"""Algorithm 1's K-bounded :math:`\lambda`-return ``U`` (Sec. 5, App. B), shared by
+    forward TD(:math:`\lambda`) and forward Sarsa(:math:`\lambda`).
+
+    :meth:`observe` (each step, :math:`R` and :math:`V_{next}`):
+    :math:`\delta' = R + \gamma V_{next} - V_{current}`; every K steps
+    :math:`U \leftarrow U_{sync}` and :math:`U_{sync}` restarts from :math:`V_{current}`
+    (so rounding errors never grow by more than :math:`(1/\gamma\lambda)^K`), else
+    :math:`U_{sync} \mathrel{+}= c\,\delta'`, :math:`c \leftarrow \gamma\lambda c`; once
+    ``ready``, :math:`U \mathrel{+}= (\gamma\lambda)^{K-1}\delta'`
+    (:math:`G_t^{\lambda|t+K}` from :math:`G_t^{\lambda|t+K-1}`). :meth:`advance` after an
+    update: :math:`U \leftarrow (U - \rho_t)/\gamma\lambda`
+    (:math:`G_{t+1}^{\lambda|t+K}` from :math:`G_t^{\lambda|t+K}`). :meth:`end` at the
+    episode's end: :math:`U \leftarrow U_{sync}` if no update has happened yet.
+    """
+
+    gamma: float
+    lam: float
+    K: float
+    U: float = 0.0
+    U_sync: float = 0.0
+    i: int = 0
+    c: float = 1.0
+    V_current: float = 0.0
+    ready: bool = False
+
+    def __post_init__(self):
+        self.gl = self.gamma * self.lam
+        self.c_final = self.gl ** (self.K - 1)
+
+    def observe(self, R, V_next) -> float:
+        delta_p = R + self.gamma * V_next - self.V_current
+        self.V_current = V_next
+        if self.i == self.K - 1:
+            self.U = self.U_sync
+            self.U_sync, self.i, self.c, self.ready = self.V_current, 0, 1.0, True
+        else:
+            self.U_sync = self.U_sync + self.c * delta_p
+            self.i, self.c = self.i + 1, self.gl * self.c
+        if self.ready:
+            self.U = self.U + self.c_final * delta_p
+        return delta_p
+
+    def advance(self, rho_p) -> None:
+        if self.K != 1:
+            self.U = (self.U - rho_p) / self.gl
+
+    def end(self) -> None:
+        if not self.ready:
+            self.U = self.U_sync
 
 
 def _check_rollout(rewards, values, gamma, lam, terminals):

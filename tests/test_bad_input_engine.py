@@ -302,3 +302,20 @@ def count_bad_inputs() -> dict:
     return {"run_recorded": len(RECORDED_BAD), "run_prediction": len(PREDICTION_BAD),
             "run_control": len(CONTROL_BAD), "Settings.make": len(SETTINGS_BAD),
             "forward_td_lambda_by_definition": len(BY_DEFINITION_BAD)}
+
+
+@pytest.mark.parametrize("missing", ["alpha", "lam", "gamma"])
+def test_settings_rows_without_a_required_key_name_it(missing):
+    row = {k: v for k, v in dict(alpha=0.1, lam=0.9, gamma=1.0).items() if k != missing}
+    with pytest.raises(ValueError, match=repr(missing)):
+        Settings.from_rows([row])
+
+
+def test_no_k_cap_is_none_everywhere_and_zero_only_in_stored_arrays():
+    s = Settings.make(alpha=[0.1, 0.2], lam=0.9, gamma=1.0, k_max=[None, 5])
+    assert [s.row(i)["k_max"] for i in range(2)] == [None, 5]
+    a = s.as_array()
+    assert a[:, 4].tolist() == [0.0, 5.0]
+    back = Settings.from_array(a)
+    assert back.row(0) == s.row(0) and back.row(1) == s.row(1)
+    assert back.K().tolist() == s.K().tolist()

@@ -1,19 +1,17 @@
-"""Batched Sarsa(lambda) and forward Sarsa(lambda) against a plain per-run numpy version.
+"""Batched Sarsa(lambda) and forward Sarsa(lambda) against the per-run reference
+(:func:`ftd_lib.algorithms.sarsa_lambda`, :func:`ftd_lib.algorithms.forward_sarsa_lambda`,
+through ``run_control(..., engine="reference")``).
 
 A small vectorised toy task (a noisy corridor, per-run random streams like the real envs)
-keeps the test fast; the per-run version below is written straight from the paper (TD(lambda)
-with one network per action; Algorithm 1 with Q(S', A')) with ftd_lib.approx.MLP.
+keeps the test fast and shows that the reference and the batch run any env with the batched
+interface.
 """
-
-from collections import deque
 
 import numpy as np
 import pytest
 import torch
 
-from ftd_lib.approx import MLP
-from ftd_lib.engine import AGENT_STREAM, Settings, initial_weights, run_control
-from ftd_lib.returns import k_bound
+from ftd_lib.engine import Settings, run_control
 from ftd_lib.rng import RunStreams
 
 
@@ -61,81 +59,6 @@ class Corridor:
         return self._obs(), np.where(a, -1.0, 0.0), term, trunc
 
 
-def choose(q, streams, eps):
-    u1, u2 = streams.draw()[0], streams.draw()[0]
-    return int(np.floor(u2 * len(q))) if u1 < eps else int(np.argmax(q))
-
-
-def sarsa_reference(method, seed, run_id, w0, row, n_episodes, eps=0.05, n_hidden=16,
-                    truncation="bootstrap", max_steps=25):
-    """Per-run Sarsa(lambda) / forward Sarsa(lambda); returns (returns, final weights).
-
-    ``truncation="bootstrap"``: at the episode cap (a time limit) A' is chosen at S' and the
-    target bootstraps from Q(S', A'); ``"terminal"``: the cap ends the episode like a terminal
-    state (Q = 0 after it)."""
-    env = Corridor(seed, [run_id], max_steps=max_steps)
-    streams = RunStreams(seed, [run_id], stream=AGENT_STREAM)
-    net = MLP(2, n_hidden)
-    w = [x.copy() for x in w0]
-    alpha, lam, gamma = row["alpha"], row["lam"], row["gamma"]
-    gl = gamma * lam
-    K = k_bound(gamma, lam, row["eta"], row["k_max"])
-    c_final = gl ** (K - 1)
-    returns = []
-    s = env.reset()[0]
-    for _ in range(n_episodes):
-        a = choose([net.value(w[b], s) for b in range(3)], streams, eps)
-        ret, done = 0.0, False
-        e = [np.zeros_like(x) for x in w]
-        F = deque()
-        U_sync, i, c, V_cur, ready, U = 0.0, 0, 1.0, 0.0, False, 0.0
-        while not done:
-            obs, r, term, trunc = env.step(np.array([a]))
-            r, s2, done = float(r[0]), obs[0], bool(term[0] or trunc[0])
-            ret += r
-            if term[0] or (trunc[0] and truncation == "terminal"):
-                q_next, a2 = 0.0, None
-            else:
-                a2 = choose([net.value(w[b], s2) for b in range(3)], streams, eps)
-                q_next = float(net.value(w[a2], s2))
-            if method == "sarsa_lambda":
-                delta = r + gamma * q_next - net.value(w[a], s)
-                g = net.grad(w[a], s)
-                for b in range(3):
-                    e[b] = gl * e[b]
-                e[a] = e[a] + g
-                for b in range(3):
-                    w[b] = w[b] + alpha * delta * e[b]
-            else:  # Algorithm 1 with V_next = Q(S', A')
-                rho = r + gamma * (1 - lam) * q_next
-                F.append((s, a, rho))
-                d_p = r + gamma * q_next - V_cur
-                V_cur = q_next
-                if i == K - 1:
-                    U = U_sync
-                    U_sync, i, c, ready = V_cur, 0, 1.0, True
-                else:
-                    U_sync, i, c = U_sync + c * d_p, i + 1, gl * c
-                if ready:
-                    U = U + c_final * d_p
-                    sp, ap, rp = F.popleft()
-                    w[ap] = w[ap] + alpha * (U - net.value(w[ap], sp)) * net.grad(w[ap], sp)
-                    if K != 1:
-                        U = (U - rp) / gl
-            s, a = s2, a2
-        if method == "forward_sarsa_lambda":
-            if not ready:
-                U = U_sync
-            while F:
-                sp, ap, rp = F.popleft()
-                w[ap] = w[ap] + alpha * (U - net.value(w[ap], sp)) * net.grad(w[ap], sp)
-                if K != 1 and F:
-                    U = (U - rp) / gl
-        returns.append(ret)
-        s = env.reset()[0]
-    return np.array(returns), np.array(w)
-
-
 ROWS = [  # alpha, lam, gamma, eta, k_max
     (0.02, 0.9, 1.0, 0.01, None),
     (0.05, 0.5, 0.95, 0.1, None),
@@ -159,22 +82,21 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
 @pytest.mark.parametrize("truncation", ["bootstrap", "terminal"])
 @pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])
 def test_control_rows_match_the_per_run_version(method, truncation, width, device):
-    """Every task equals the per-run version, whether it has a row from the start (width
+    """Every task equals the per-run reference, whether it has a row from the start (width
     None: all tasks at once) or waits in the queue for a row (width 2, 5 tasks), for both
     meanings of the episode cap."""
     seed, n_ep = 4, 6
     run_ids = np.array([0, 1, 2, 3, 1])
-    res = run_control(method, _settings(ROWS), seed, run_ids, n_ep, env=Corridor, n_hidden=16,
-                      device=device, truncation=truncation, width=width)
-    w0 = initial_weights(seed, run_ids, 2, 16, n_nets=3)
-    assert not res.diverged.any()
+    kw = dict(env=Corridor, n_hidden=16, truncation=truncation)
+    res = run_control(method, _settings(ROWS), seed, run_ids, n_ep, device=device, width=width,
+                      engine="batch", **kw)
+    ref = run_control(method, _settings(ROWS), seed, run_ids, n_ep, engine="reference", **kw)
+    assert ref.engine == "reference" and not res.diverged.any()
     assert (res.lengths == 25).any() and (res.lengths < 25).any()  # both kinds of ends
-    for b, rid in enumerate(run_ids):
-        ret, w = sarsa_reference(method, seed, rid, w0[b], _settings(ROWS).row(b), n_ep,
-                                 truncation=truncation)
-        np.testing.assert_array_equal(res.returns[b], ret, err_msg=f"row {b}")
-        np.testing.assert_allclose(res.final_weights[b], w, rtol=0, atol=1e-10)
-        assert res.lengths[b].sum() == res.n_steps[b] == -ret.sum()
+    np.testing.assert_array_equal(res.returns, ref.returns)
+    np.testing.assert_array_equal(res.lengths, ref.lengths)
+    np.testing.assert_allclose(res.final_weights, ref.final_weights, rtol=0, atol=1e-10)
+    assert (res.lengths.sum(1) == res.n_steps).all() and (res.n_steps == -res.returns.sum(1)).all()
 
 
 @pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda"])

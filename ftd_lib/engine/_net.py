@@ -37,9 +37,9 @@ reference layout ``(M, P)``, rows ``[W1 (H x n_in, row-major), b1, w2, b2]`` of
 
 tanh
 ----
-On the CPU, torch's float64 ``tanh`` is about 3 times slower than its ``sigmoid``; we use the
-identity :math:`\tanh(z) = 2\sigma(2z) - 1` there (absolute error below 1e-15, so the engine
-still matches the per-run reference to 1e-10). On CUDA the native ``tanh`` is used.
+On the CPU, torch's float64 ``tanh`` is slower than its ``sigmoid``; we use the identity
+:math:`\tanh(z) = 2\sigma(2z) - 1` there (absolute error below 1e-15, so the engine still
+matches the per-run reference to 1e-10). On CUDA the native ``tanh`` is used.
 """
 
 from __future__ import annotations

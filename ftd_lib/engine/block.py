@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedule import DONE, FLUSH, STEP
+from .prediction_lambda_return import REPLAY, InterimReturns
+from .schedule import DONE, STEP
 
 METHOD = "block_lambda_return"
-
-REPLAY = FLUSH
 
 
 def block_lengths(settings, t_cap: int) -> np.ndarray:
@@ -48,21 +47,11 @@ def loop_block(batch) -> None:
     """Run the block :math:`\\lambda`-return method on a
     :class:`ftd_lib.engine.prediction.PredictionBatch` (see the module docstring)."""
     b = batch
-    B, net, th, src, npdt = b.B, b.net, b.th, b.src, b.npdt
-    n = net.n_in
+    B, net, th, src = b.B, b.net, b.th, b.src
     blk = block_lengths(b.settings, int(src.t_cap))
-    Bc = int(blk.max()) if B else 1
-    X = np.zeros((n + 1, B * Bc), dtype=npdt)  # the block's states [phi(S_k); 1]
-    G = np.zeros((B, Bc), dtype=npdt)  # G_k^{lambda|t}, k in the block
-    Pw = np.zeros((B, Bc), dtype=npdt)  # (gamma lambda)^(t-1-k), k < t
-    Gf = G.reshape(-1)
-    base = np.arange(B) * Bc
-    t = np.zeros(B, dtype=np.int64)  # states in the block so far
-    k = np.zeros(B, dtype=np.int64)  # next state to replay
-    ended = np.zeros(B, dtype=bool)
-    V_cur = np.zeros(B, dtype=npdt)
+    ir = InterimReturns(B, net.n_in, int(blk.max()) if B else 1, b.npdt)  # the blocks
+    G, Pw, t, k, ended, V_cur = ir.G, ir.Pw, ir.t, ir.k, ir.ended, ir.V_cur
     Vw, wB = net.views(th), net.work(B)
-    alpha, gamma, gl = b.alpha, b.gamma, b.gl
     mode = b.mode
     while b.n_running:
         b.iterations += 1
@@ -71,35 +60,12 @@ def loop_block(batch) -> None:
         s = np.flatnonzero(step)
         close = np.zeros(B, dtype=bool)
         if s.size:
-            # V(S_{t+1} | theta_s), 0 if terminal, for the stepping rows only
-            cs = b._cols(s)
-            v_next = net.value(net.views(th.index_select(1, cs)), b._t(xn[:, s]),
-                               net.work(s.size))
-            e_s = end[s]
-            v_next[e_s] = 0.0
-            r_s, t_s, gam_s = r[s], t[s], gamma[s]
-            d_prime = r_s + gam_s * v_next - V_cur[s]
-            Pw_s = Pw[s] * gl[s, None]
-            G_s = G[s] + Pw_s * d_prime[:, None]
-            m = np.arange(s.size)
-            G_s[m, t_s] = r_s + gam_s * v_next
-            Pw_s[m, t_s] = 1.0
-            G[s] = G_s
-            Pw[s] = Pw_s
-            X[:, base[s] + t_s] = x[:, s]
-            V_cur[s] = v_next
-            t[s] += 1
-            ended[s] = e_s
+            _, v_next, e_s = ir.extend(b, s, x, r, xn, end)
             c_s = s[e_s | (t[s] >= blk[s])]  # the block closes: B states, or the episode ended
             close[c_s] = True
             mode[c_s] = REPLAY
             b._check_values(v_next, s)
-        rep = mode == REPLAY
-        kk = base + k
-        xk = np.take(X, kk, axis=1)
-        v = net.value(Vw, b._t(xk), wB)
-        b._upd(Vw, xk, wB, np.where(rep, alpha * (Gf[kk] - v), 0.0))
-        k += rep
+        rep, v = ir.replay(b, Vw, wB)
         fin = rep & (k == t)
         b.n_steps += step
         b._record((step & ~close) | fin)

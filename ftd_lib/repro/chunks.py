@@ -183,12 +183,11 @@ def device_kind(device: str) -> str:
 
 
 def engine_settings(settings: np.ndarray):
-    """The chunk's settings rows as :class:`ftd_lib.engine.Settings` (k_max 0 -> no cap)."""
+    """The chunk's settings rows as :class:`ftd_lib.engine.Settings`
+    (:meth:`~ftd_lib.engine.Settings.from_array`: the stored k_max 0 is no cap)."""
     from ..engine import Settings
 
-    s = np.asarray(settings, dtype=np.float64)
-    k_max = [None if k == 0 else int(k) for k in s[:, 4]]
-    return Settings.make(alpha=s[:, 0], lam=s[:, 1], gamma=s[:, 2], eta=s[:, 3], k_max=k_max)
+    return Settings.from_array(settings)
 
 
 def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = False) -> dict:

@@ -140,7 +140,12 @@ def test_recording_does_not_change_what_the_engine_computes():
     a = control.train("cartpole", "forward_sarsa_lambda", record=True, **kw)
     b = control.train("cartpole", "forward_sarsa_lambda", record=False, **kw)
     np.testing.assert_array_equal(a["returns"], b["returns"])
-    np.testing.assert_array_equal(a["final_weights"], b["final_weights"])
+    # recording runs the batch, not recording the kernel: bit for bit where torch's CPU path
+    # is the one the kernel emulates (engine.premises), else to rounding
+    from ftd_lib.engine.premises import kernel_premises
+
+    atol = 0.0 if kernel_premises() is None else 1e-10
+    np.testing.assert_allclose(a["final_weights"], b["final_weights"], rtol=0, atol=atol)
     direct = run_control("forward_sarsa_lambda", control._settings(0.03, 0.6, 0.99, 0.01, 2),
                          control.SEED, [0, 1], 6, env="cartpole")
     np.testing.assert_array_equal(a["returns"], direct.returns)
