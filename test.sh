@@ -9,5 +9,5 @@ python -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env tests noteb
 # no AVX2/AVX-512 kernels), as a machine whose torch takes another path runs them: results
 # may not depend on this machine's vector unit (the kernel-vs-batch bit-for-bit cross-checks
 # skip there, saying why).
-ENGINE_TESTS=(tests/test_engine*.py tests/test_bad_input_engine.py tests/test_block.py)
+ENGINE_TESTS=(tests/engine)
 ATEN_CPU_CAPABILITY=default python -m pytest -p no:cacheprovider -q "${ENGINE_TESTS[@]}"

@@ -34,18 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: the Okabe-Ito palette (plus a neutral grey for "nothing"): every colour of the course
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-    "grey": "#999999",
-}
+from .style import OKABE_ITO
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ further" cell). Run from the repository root: ``python scripts/time_nb06_helpers
 
 import time
 
-from ftd_lib.course import figures
+from ftd_lib.course import live as figures
 from ftd_lib.course.nb06_nn_control import fresh_greedy_report, train
 
 

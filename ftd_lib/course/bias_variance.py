@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.random_walk import N_STATES, P_LEFT, random_walk_states, transition_matrix, true_values
+from ..style import OKABE_ITO, use_style
 from ..validate import check_unit
 from .nb01_td_basics import td0_tabular
-from .plots import OKABE_ITO, use_style
 
 START = N_STATES  # episodes start in the right-most state
 

@@ -17,8 +17,7 @@ import math
 
 import numpy as np
 
-from ..repro.plots import _CURVE_STYLE as CURVE_STYLE  # the stored figure's look, one table
-from .plots import off_chart_handle, plot_off_chart, use_style
+from ..style import CURVE_STYLE, off_chart_handle, plot_off_chart, use_style  # one look
 
 #: where λ = 1 sits on the 1 - λ axis: a factor 3 past the smallest 1 - λ of the grid (0.01)
 ONE_AT = 0.003

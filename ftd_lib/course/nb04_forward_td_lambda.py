@@ -22,13 +22,14 @@ from matplotlib.figure import Figure
 
 from .. import algorithms
 from ..approx import MLP, Linear
+from ..methods import style
 from ..returns import (
     bounded_returns_by_rho,
     k_bound,
 )
 from ..rng import run_generator
+from ..style import OKABE_ITO, plot_off_chart, use_style
 from . import quick as quick_scale
-from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 
 def long_episode(T: int = 2000, n_features: int = 3, seed: int = 0):

@@ -181,13 +181,15 @@ def plot_figure4(left, right, axes=None):
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(1, 2, figsize=(14.0, 4.9))
-    left.plot(ax=axes[0])
+    from ..repro.plots import plot_results
+
+    plot_results(left, ax=axes[0])
     nl = no_learning_level(left)
     axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
     axes[0].annotate(f"no learning ({nl['level']:.0f})", (0.02, nl["level"]),
                      xycoords=("axes fraction", "data"), xytext=(0, 6),
                      textcoords="offset points", color="0.25", fontsize=11)
-    right.plot(ax=axes[1])
+    plot_results(right, ax=axes[1])
     return axes
 
 
@@ -202,7 +204,7 @@ def plot_stored_curves(res, lams, ax=None, block: int = 1, level: float | None =
     ``lams``, the mean over runs of every episode's return at that point's best α
     (``curve_mean``), in means over blocks of ``block`` episodes. Colour: λ; line style: solid
     forward Sarsa(λ), dashed Sarsa(λ). ``level``: a dashed grey reference line."""
-    from .plots import new_axes, sequential_colours
+    from ..style import new_axes, sequential_colours
 
     if ax is None:
         _, ax = new_axes()
@@ -242,7 +244,7 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
     band of ±1 standard error over runs. ``runs``: label -> :func:`train` result; ``refs``:
     label -> value (dashed lines); ``stored``: label -> per-episode curve (thin black, the
     stored mean over all runs of the same cell)."""
-    from .plots import new_axes
+    from ..style import new_axes
 
     if ax is None:
         _, ax = new_axes()

@@ -115,7 +115,7 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
                      eta: float = 0.01, block: int = 128, n: int = 384):
     """:func:`cut_weights` drawn: the weight on the horizon's bootstrap, state by state, for
     the sliding window and the block (log scale, :math:`\\eta` marked)."""
-    from .plots import OKABE_ITO, new_axes
+    from ..style import OKABE_ITO, new_axes
 
     c = cut_weights(gamma, lam, eta=eta, block=block, n=n)
     fig, ax = new_axes(title=f"Weight on bootstrapping at the horizon, γ = {gamma:g}, "
@@ -172,7 +172,7 @@ def stored_reading(results=None) -> str:
     :func:`ftd_lib.repro.block_study.reading`), or the command that makes it."""
     from ..repro.block_study import reading
     from ..repro.results import missing_message, scale_label
-    from .figures import stored
+    from .live import stored
 
     res = stored("block-lambda", results)
     if res is None:
@@ -204,7 +204,7 @@ def target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16) -> dict:
 
 def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16):
     """:func:`target_ages` as one small picture."""
-    from .plots import OKABE_ITO, new_axes
+    from ..style import OKABE_ITO, new_axes
 
     a = target_ages(n, K=K, C=C, B=B)
     fig, ax = new_axes(title="How stale are the values a target bootstraps from?",

@@ -16,10 +16,10 @@ to every cell that has no slide type yet (a type set by hand is kept):
 
 Offline: the theme's font ships with jupyterlab-rise (:data:`RISE`), and the two style sheets
 RISE asks for (:func:`css_paths`) sit beside the notebooks, so a slideshow requests nothing
-from the network and nothing that is missing (``tests/test_browser.py`` checks both).
+from the network and nothing that is missing (``tests/course/test_browser.py`` checks both).
 
 Widgets stay live on the slides: RISE shows the notebook's own cells, with its kernel
-(``tests/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
+(``tests/course/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
 lacks; ``tests/course/test_slides.py`` asks it of every notebook.
 """
 
@@ -35,7 +35,7 @@ TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 #: slideshow starts at the first slide (not at the selected cell). The theme is reveal.js's
 #: "white": its font (Source Sans Pro, SIL Open Font License) ships inside jupyterlab-rise and
 #: is served by the notebook server; "simple" and most other themes @import Google Fonts, which
-#: a lecture hall without network cannot load (tests/test_browser.py refuses the network)
+#: a lecture hall without network cannot load (tests/course/test_browser.py refuses the network)
 RISE = {"scroll": True, "theme": "white", "transition": "none", "slideNumber": True,
         "start_slideshow_at": "beginning", "enable_chalkboard": False,
         "header": "<span style='font-size: 70%'>van Seijen (2016): forward TD(λ)</span>"}

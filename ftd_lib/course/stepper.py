@@ -19,7 +19,7 @@ from ..approx import Linear
 from ..envs.random_walk import random_walk_episodes
 from ..returns import interim_lambda_return
 from ..rng import run_generator
-from .plots import OKABE_ITO
+from ..style import OKABE_ITO
 from .widgets import Explorer, new_figure
 
 #: Algorithm 1 of the paper (forward TD(λ)), line by line, numbered as the stepper cites it

@@ -19,7 +19,7 @@ import numpy as np
 from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs.tasks import task
-from .plots import OKABE_ITO, use_style
+from ..style import OKABE_ITO, use_style
 
 
 def hill_height(x):

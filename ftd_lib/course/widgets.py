@@ -42,12 +42,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import validate as V
-from ..methods import label
+from ..methods import label, style
 from ..returns import k_bound
+from ..style import OKABE_ITO, WIDGET_DPI, use_style
 from .nb03_one_state_divergence import plot_beta_curves, plot_values, values_per_episode, verdict
-from .plots import OKABE_ITO, style, use_style
 
-DPI = 90  # the widgets are drawn 9-12 inches wide: 810-1080 px, a slide wide
+DPI = WIDGET_DPI
 
 
 def _slider(cls, name: str, value, **kw):

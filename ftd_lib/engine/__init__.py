@@ -99,7 +99,8 @@ from .. import methods as _methods
 from .. import validate as V
 from ..approx import MLP
 from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
-from ..rng import run_generator
+from ..rng import AGENT_STREAM, INIT_STREAM, run_generator
+from . import checks
 from .control import TRUNCATIONS, ControlBatch
 from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch
 from .results import ControlResult, PredictionResult
@@ -112,7 +113,7 @@ __version__ = "2.0"
 #: stored result's numbers depend on (the engine, the environments, the random streams, the
 #: network's arithmetic). Stored chunks are keyed by it, not by the code, so moving or renaming
 #: code recomputes nothing. Bump a method's version (its record in :mod:`ftd_lib.methods`)
-#: whenever a change alters any of its numbers; ``tests/test_engine_golden.py`` fails when
+#: whenever a change alters any of its numbers; ``tests/engine/test_engine_golden.py`` fails when
 #: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
 NUMERICS_VERSION = _methods.NUMERICS_VERSION
 CONTROL_METHODS = _methods.CONTROL
@@ -126,8 +127,6 @@ def numerics_version(method: str) -> str:
 
 DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
 ENGINES = ("auto", "kernel", "batch", "reference")  # how run_control runs its tasks
-INIT_STREAM = 100  # stream of a run's initial weights
-AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
 
 __all__ = [
     "AGENT_STREAM",
@@ -148,7 +147,7 @@ __all__ = [
 
 
 def _device(device):
-    return V.check_device(device)
+    return checks.check_device(device)
 
 
 def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
@@ -176,14 +175,14 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    episodes, w0, settings, n_in = V.check_recorded_args(episodes, w0, settings, n_hidden)
+    episodes, w0, settings, n_in = checks.check_recorded_args(episodes, w0, settings, n_hidden)
     src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
     ev = None
     if eval_states is not None:
-        ev = Evaluator(*V.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
+        ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)
@@ -220,15 +219,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
     row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0)
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0)
     if eval_states is None:
         n_eval = V.check_int("n_eval", n_eval, 1)
         eval_seed = V.check_int("eval_seed", eval_seed, 0)
     else:
-        eval_states = V.check_eval_states(eval_states)
+        eval_states = checks.check_eval_states(eval_states)
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:
@@ -309,12 +308,12 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
     takes the first that can run. All follow the reference's semantics; the kernel and the
     batch agree bit for bit where torch's CPU arithmetic is the one the kernel emulates
-    (``tests/test_engine_kernel.py``).
+    (``tests/engine/test_engine_kernel.py``).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0,
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
     if max_steps is not None:

@@ -2,7 +2,8 @@ r"""The paper's Figures 3 and 4 at scale: definitions, chunks, a resumable runne
 
 Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.repro.cli`):
 
-- :mod:`~ftd_lib.repro.figures`  one definition per figure (:func:`figure`), quick or paper scale
+- :mod:`~ftd_lib.repro.definitions` one definition per figure (:func:`figure`), quick or
+  paper scale
 - :mod:`~ftd_lib.repro.chunks`   a figure cut into chunks (:class:`ChunkTask`, :func:`cut_chunks`),
   the engine as a runner (:func:`engine_runner`, :func:`engine_runner_name`), a chunk's reduction
 - :mod:`~ftd_lib.repro.store`    finished chunks on disk, written atomically (resume)
@@ -72,7 +73,7 @@ name is ``engine-<method>-v<N>`` (its numerics version,
 run ids, seed, scale, episodes, epsilon, episode cap (and what a cap means) and the kind of
 device (cpu/cuda: their floating point differs).
 
-Notebooks: :mod:`ftd_lib.course.figures` shows a stored figure beside a live run;
+Notebooks: :mod:`ftd_lib.course.live` shows a stored figure beside a live run;
 ``load_results("fig3-left")`` gives the stored data (or ``None``), and
 ``reproduce_command("fig3-left")`` the exact command that makes it.
 """

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .figures import DEFAULT_SEED, Figure
+from .definitions import DEFAULT_SEED, Figure
 
 STORE_VERSION = 1  # bump when the meaning of a stored chunk changes
 
@@ -191,13 +191,16 @@ def engine_settings(settings: np.ndarray):
 
 
 def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = False) -> dict:
-    """The default runner: :mod:`ftd_lib.engine` (batched torch, float64)."""
+    """The default runner: :mod:`ftd_lib.engine` (float64; control on the CPU: the compiled
+    kernel). Returns ``values``, ``diverged``, ``engine`` (which engine ran) and, for control,
+    ``engine_stats``."""
     from .. import engine
 
     if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
         from .study import run_variant
 
-        return _engine_result(run_variant(task, progress=progress))
+        return _engine_result(run_variant(task, engine_settings(task.settings),
+                                          progress=progress))
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
               progress=progress)
     settings = engine_settings(task.settings)
@@ -211,19 +214,9 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
 
 
 def _engine_result(res) -> dict:
-    if isinstance(res, dict):
-        values = res.get("values", res.get("errors", res.get("returns")))
-        diverged = res.get("diverged")
-    else:
-        values = getattr(res, "values", None)
-        if values is None:
-            values = getattr(res, "errors", None)
-        if values is None:
-            values = getattr(res, "returns", None)
-        diverged = getattr(res, "diverged", None)
-    values = _to_numpy(values)
-    diverged = np.zeros(len(values), bool) if diverged is None else _to_numpy(diverged)
-    out = {"values": values, "diverged": diverged.astype(bool)}
+    values = _to_numpy(res.curves)  # errors (prediction) or returns (control), per episode
+    out = {"values": values, "diverged": _to_numpy(res.diverged).astype(bool),
+           "engine": str(getattr(res, "engine", "batch"))}  # prediction: the torch batch
     stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
     if stats:  # how busy the batch was (stored in the chunk's metadata, not its arrays)
         out["engine_stats"] = {k: float(v) for k, v in stats.items()}

@@ -4,7 +4,8 @@
 
     python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
         --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] \\
-        [--workers N] [--force]
+        [--workers N] [--force] [--set KEY=V1,V2,...]
+    python -m ftd_lib reproduce fig4-right --scale paper --set alphas=0.001,0.002 --set lams=0,0.5
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
 
@@ -22,7 +23,7 @@ import os
 import sys
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure
+from .definitions import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure, parse_sets
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
@@ -84,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="change one figure's definition: methods=..., alphas=..., lams=... "
+                        "(repeatable; the resume command, the two stages of Fig. 4 and the "
+                        "overwrite guard follow it)")
     r.add_argument("--variant", choices=VARIANT_NAMES, default=None,
                    help="fig4-left only: a set-up variant of the claim-5 study "
                         "(ftd_lib.repro.study); use its own --out folder")
@@ -157,10 +162,15 @@ def _reproduce(parser, args) -> int:
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", getattr(args, "workers", None))
     names = FIGURES if args.figure == "all" else (args.figure,)
-    try:  # before any work: the output folder, and counts that cannot fit in memory
+    if args.set and args.figure == "all":
+        return _fail(parser, "reproduce", "argument --set: changes one figure's definition; "
+                                          "name the figure, not 'all'")
+    try:  # before any work: the output folder, the changes, counts that cannot fit in memory
         store.check_writable_dir(args.out, "--out")
+        grid = parse_sets(args.set)
         figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                               chunk_rows=args.chunk_rows, variant=args.variant)
+                               chunk_rows=args.chunk_rows, variant=args.variant,
+                               grid=grid)
                 for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
@@ -174,7 +184,8 @@ def _reproduce(parser, args) -> int:
         fig = figs[name]
         command = reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
-                                      chunk_rows=args.chunk_rows, episodes=args.episodes)
+                                      chunk_rows=args.chunk_rows, episodes=args.episodes,
+                                      grid=fig.overrides)
         if args.threads != 1:
             command += f" --threads {args.threads}"
         if args.variant is not None:
@@ -185,7 +196,8 @@ def _reproduce(parser, args) -> int:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
-                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant, **kw)
+                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
+                                   grid=grid, command=command, **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
@@ -211,14 +223,10 @@ def _reproduce(parser, args) -> int:
 def _bench(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
-    import inspect
-
     from ..engine.bench import run_bench
 
-    params = inspect.signature(run_bench).parameters
-    wanted = {"device": args.device, "threads": args.threads, "quick": args.quick or None}
-    kw = {k: v for k, v in wanted.items() if v is not None and k in params}
-    for line in run_bench(**kw):
+    threads = 1 if args.threads is None else args.threads
+    for line in run_bench(device=args.device or "cpu", threads=threads, quick=args.quick):
         print(line, flush=True)
     return 0
 

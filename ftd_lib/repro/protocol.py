@@ -22,18 +22,17 @@ final figure under ``<out>/`` (at paper scale). Widening only appends cells, and
 cells get chunks of their own (``Figure.appended_at``, :func:`ftd_lib.repro.chunks.cut_chunks`):
 the chunks already computed keep their identity and are reused, and a widening computes only
 its new cells. Stores written before appended cells had chunks of their own hold the cells of
-several widenings in one chunk; :func:`rows_from_stored` reads a chunk's rows from such a
-chunk, so those stores stay valid and nothing is recomputed.
+several widenings in one chunk; :func:`ftd_lib.repro.reuse.rows_from_stored` reads a chunk's
+rows from such a chunk, so those stores stay valid and nothing is recomputed.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import numpy as np
 
-from .figures import FIGURES, Cell, Figure, figure
+from .definitions import FIGURES, Cell, Figure, figure
 
 PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the issue's floor)
 FINAL_ALPHAS = 5  # step sizes per curve in the final stage
@@ -110,17 +109,19 @@ def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | Non
                    appended_at=fig.appended_at + (len(fig.cells),))
 
 
-def pilot_figure(name: str, variant: str | None = None) -> Figure:
-    """Stage 1: the paper-scale definition with :data:`PILOT_RUNS` runs (the full grid)."""
-    return figure(name, "paper", runs=PILOT_RUNS, variant=variant)
+def pilot_figure(name: str, variant: str | None = None, grid: dict | None = None) -> Figure:
+    """Stage 1: the paper-scale definition (under a set-up ``variant``, with the ``--set``
+    changes ``grid``) with :data:`PILOT_RUNS` runs (the full grid)."""
+    return figure(name, "paper", runs=PILOT_RUNS, variant=variant, grid=grid)
 
 
 def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
-                 runs: int | None = None, variant: str | None = None) -> Figure:
+                 runs: int | None = None, variant: str | None = None,
+                 grid: dict | None = None) -> Figure:
     """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
     centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
     method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
-    base = figure(name, "paper", variant=variant)
+    base = figure(name, "paper", variant=variant, grid=grid)
     cells: list[Cell] = []
     for method in base.methods:
         for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
@@ -158,116 +159,27 @@ def _optimised(fig: Figure, out, run, label: str):
 
 
 def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
-                 variant: str | None = None, **kw):
+                 variant: str | None = None, grid: dict | None = None,
+                 command: str | None = None, **kw):
     """Both stages for a control figure (see the module docstring): the pilot into
-    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``. ``kw`` go to
+    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
+    definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
+    ``reproduce`` command with these runs and changes). ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
     :class:`~ftd_lib.repro.results.Results`."""
     from pathlib import Path
 
+    from .results import reproduce_command
     from .runs import run_figure
 
     pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
-    command = f"python -m ftd_lib reproduce {name} --scale paper" + (
-        f" --runs {runs}" if runs is not None else "") + f" --out {out}" + (
+    command = command or reproduce_command(name, "paper", out, runs=runs, grid=grid) + (
         f" --variant '{variant}'" if variant is not None else "")
 
     def run(fig, where):
         return run_figure(fig, where, command=command, **kw)
 
-    pilot, pres = _optimised(pilot_figure(name, variant), pilot_out, run, "pilot")
+    pilot, pres = _optimised(pilot_figure(name, variant, grid), pilot_out, run, "pilot")
     final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs,
-                                          variant), out, run, "final")
+                                          variant, grid), out, run, "final")
     return fres
-
-
-#: what may differ between a chunk and a stored chunk that holds its rows: the block of cells
-#: and runs (everything else of the identity -- figure, runner, seed, episodes, ... -- agrees)
-_BLOCK_KEYS = ("settings", "run_ids")
-
-
-def rows_from_stored(cstore, tasks, idents, done, checks) -> int:
-    """Fill the chunks missing from ``done`` (``None``) from stored chunks that hold all their
-    rows: same identity apart from the block of cells (settings rows) and runs, and, for
-    every cell of the chunk, the same run ids (so that the stored per-cell episode curves are
-    the chunk's). A run's numbers never depend on its chunk, so these are the numbers the
-    chunk would compute. Nothing is written. Returns how many chunks were filled."""
-    missing = [i for i, d in enumerate(done) if d is None]
-    if not missing:
-        return 0
-    want = {_block_free(idents[i]) for i in missing}
-    stored = []
-    for key in cstore.keys():
-        try:
-            ident = json.loads(str(np.load(cstore.path(key))["__identity__"]))
-        except Exception:  # unreadable: not a source
-            continue
-        if _block_free(ident) in want:
-            stored.append(ident)
-    n = 0
-    for i in missing:
-        for ident in stored:
-            if _block_free(ident) != _block_free(idents[i]) or ident == idents[i]:
-                continue  # (the chunk's own file is there but unusable: recomputed)
-            try:
-                data = _rows_of(tasks[i], ident, cstore)
-            except (KeyError, IndexError, ValueError):  # an inconsistent source: not one
-                data = None
-            if data is not None and checks[i](data[0]) is None:
-                done[i] = data
-                n += 1
-                break
-    return n
-
-
-def _block_free(ident: dict) -> str:
-    from .store import canonical_json
-
-    return canonical_json({k: v for k, v in ident.items() if k not in _BLOCK_KEYS})
-
-
-def _rows_of(task, ident: dict, cstore):
-    """``(arrays, meta)`` of ``task`` cut out of the stored chunk ``ident``, or ``None``."""
-    src_rows = {}
-    settings = np.asarray(ident["settings"], dtype=np.float64)
-    runs = np.asarray(ident["run_ids"], dtype=np.int64)
-    for r, (row, rid) in enumerate(zip(map(tuple, settings), runs, strict=True)):
-        src_rows[(row, int(rid))] = r
-    want = [(tuple(row), int(rid)) for row, rid in zip(task.settings, task.run_ids,
-                                                       strict=True)]
-    if not all(w in src_rows for w in want):
-        return None
-    loaded = cstore.load(ident, _has_fields)
-    if loaded is None:
-        return None
-    src, meta = loaded
-    pick = np.array([src_rows[w] for w in want], dtype=np.int64)
-    cells = np.unique(task.cell_index)
-    curve_sum = []
-    for c in cells:
-        mine = pick[task.cell_index == c]
-        src_cell = src["cell_index"][mine[0]]
-        if not np.all(src["cell_index"][mine] == src_cell):
-            return None
-        theirs = np.flatnonzero(src["cell_index"] == src_cell)
-        if set(src["run_ids"][theirs].tolist()) != set(task.run_ids[task.cell_index == c]
-                                                       .tolist()):
-            return None  # the stored curve sums over other runs
-        curve_sum.append(src["curve_sum"][int(np.flatnonzero(src["cells"] == src_cell)[0])])
-    data = {"metric": src["metric"][pick], "diverged": src["diverged"][pick], "cells": cells,
-            "curve_sum": np.asarray(curve_sum), "run_ids": task.run_ids,
-            "cell_index": task.cell_index}
-    return data, {**meta, "rows_from": _store_key(ident)}
-
-
-def _has_fields(data: dict) -> str | None:
-    from .chunks import CHUNK_FIELDS
-
-    missing = [k for k in CHUNK_FIELDS if k not in data]
-    return f"field(s) missing: {', '.join(missing)}" if missing else None
-
-
-def _store_key(ident: dict) -> str:
-    from .store import chunk_key
-
-    return chunk_key(ident)

@@ -19,7 +19,8 @@ import numpy as np
 from ..methods import label
 from . import store
 from .claims import NO_DATA, Verdict, best_index, claims, fmt_number
-from .figures import FIGURES, STUDIES, figure
+from .definitions import FIGURES, STUDIES, figure, format_sets
+from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
 
 
@@ -58,6 +59,11 @@ def _provenance(res) -> list[str]:
         lines.append("- chunks were computed on several machines: " + "; ".join(
             f"{u.get('cpu', '?')} ({u.get('cpu_count', '?')} CPUs, {u.get('device_name', '?')})"
             for u in used))
+    changed = format_sets(m.get("definition", {}).get("overrides") or {}).strip()
+    if changed:
+        lines.append(f"- definition changed from the command line: `{changed}` (not the "
+                     "paper's grid)")
+    lines += describe(m.get("provenance"))
     lines += [
         f"- command: `{m.get('command', '?')}`",
     ]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, STUDIES, figure
+from .definitions import DEFAULT_SEED, FIGURES, STUDIES, figure, format_sets
 
 DEFAULT_RESULTS = "results"
 
@@ -61,12 +61,6 @@ class Results:
         the smallest/largest of its grid, else ``""``), ``n_diverged`` and ``cell`` (the cell
         index)."""
         return summarize(self)
-
-    def plot(self, ax=None):
-        """Draw the figure (:func:`ftd_lib.repro.plots.plot_results`)."""
-        from .plots import plot_results
-
-        return plot_results(self, ax=ax)
 
 
 def summarize(res: Results) -> dict[str, dict[str, np.ndarray]]:
@@ -197,8 +191,9 @@ def scale_label(res: Results) -> str:
 def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAULT_RESULTS,
                       runs: int | None = None, seed: int | None = None,
                       device: str | None = None, chunk_rows: int | None = None,
-                      episodes: int | None = None) -> str:
-    """The exact shell command that computes (or resumes) a figure's data."""
+                      episodes: int | None = None, grid=None) -> str:
+    """The exact shell command that computes (or resumes) a figure's data; ``grid``: the
+    definition's ``--set`` changes (``Figure.overrides`` or a dict, :func:`format_sets`)."""
     figure(figure_name, scale)  # validates the names
     cmd = f"python -m ftd_lib reproduce {figure_name} --scale {scale}"
     if runs is not None:
@@ -213,7 +208,7 @@ def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAUL
         cmd += f" --device {device}"
     if chunk_rows is not None:
         cmd += f" --chunk-rows {int(chunk_rows)}"
-    return cmd
+    return cmd + format_sets(grid or ())
 
 
 def missing_message(figure_name: str, results_dir=DEFAULT_RESULTS) -> str:

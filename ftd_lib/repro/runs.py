@@ -17,8 +17,8 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, store
 from .chunks import Runner
-from .figures import DEFAULT_SEED, FIGURES, Figure, figure
-from .protocol import rows_from_stored
+from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
+from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -26,6 +26,7 @@ from .results import (
     reproduce_command,
     results_paths,
 )
+from .reuse import rows_from_stored
 
 
 class ScaleConflict(RuntimeError):
@@ -54,17 +55,14 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     workers = validate.check_int("workers", workers, 1)
     threads = validate.check_int("threads", threads, 1)
     if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
-        validate.check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
+        from ..engine.checks import check_device  # (torch only when the engine runs)
+
+        check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
     paths = results_paths(fig.name, out)
     store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     store.check_writable_dir(paths["chunks"], "out")
-    if not force and not fig.at_paper_scale:
-        old = load_results(fig.name, out)
-        if old is not None and old.at_paper_scale:
-            raise ScaleConflict(
-                f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
-                f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
-                f"--out directory or --force.")
+    if not force:
+        _check_overwrite(fig, paths["npz"], load_results(fig.name, out))
     if runner is None:
         runner = chunks.engine_runner  # looked up now: tests put a cheap one in its place
 
@@ -139,10 +137,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
+        "provenance": figure_provenance([m for _, m in done]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
-            episodes=None if fig.episodes == default.episodes else fig.episodes),
+            episodes=None if fig.episodes == default.episodes else fig.episodes,
+            grid=fig.overrides),
     }
     meta["checksum"] = store.arrays_checksum(arrays)
     store.save_npz_atomic(paths["npz"],
@@ -156,6 +156,25 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     return res
 
 
+def _check_overwrite(fig: Figure, path, old) -> None:
+    """The overwrite guard: paper-scale data stored at ``path`` (``old``) is replaced only by a
+    paper-scale run of the same definition changes (``--set``); else :class:`ScaleConflict`."""
+    if old is None or not old.at_paper_scale:
+        return
+    if not fig.at_paper_scale:
+        raise ScaleConflict(
+            f"{path} holds paper-scale data; refusing to overwrite it with a "
+            f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
+            f"--out directory or --force.")
+    was = format_sets(old.meta.get("definition", {}).get("overrides") or {}).strip()
+    now = format_sets(fig.overrides).strip()
+    if was != now:
+        paper = "the paper's grid"
+        raise ScaleConflict(
+            f"{path} holds paper-scale data of {was or paper}; refusing to overwrite it with "
+            f"{now or paper}. Use another --out directory or --force.")
+
+
 def _compute_chunk(job, progress: bool = False) -> None:
     """Compute one chunk with its runner and store it atomically (in a worker or in place)."""
     root, task, ident, runner, device, here = job
@@ -163,8 +182,9 @@ def _compute_chunk(job, progress: bool = False) -> None:
     raw = runner(task, device=device, progress=progress)
     data = chunks.reduce_chunk(task, raw)
     cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
-             "machine": here}
-    if isinstance(raw, dict) and "engine_stats" in raw:
+             "machine": here,
+             "provenance": chunk_provenance(raw.get("engine") or chunks.runner_name(runner))}
+    if "engine_stats" in raw:
         cmeta["engine"] = raw["engine_stats"]
     store.ChunkStore(root).save(ident, data, cmeta)
 

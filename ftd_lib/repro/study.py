@@ -30,7 +30,7 @@ import numpy as np
 
 from ..envs import tasks
 from ..methods import CONTROL, label
-from .figures import EPSILON, ETA, Cell, Figure, _geom
+from .cells import EPSILON, ETA, Cell, Figure, _geom
 
 STUDY = "claim5-study"
 LAMBDAS = (0.0, 0.4, 0.8)
@@ -180,16 +180,16 @@ def initial_weights_of(spec: dict, seed: int, run_ids, n_in: int, n_actions: int
     return w
 
 
-def run_variant(task, *, progress: bool = False):
-    """The runner of a study chunk: the compiled kernel with the chunk's variant (a
-    :class:`ftd_lib.engine.ControlResult`)."""
+def run_variant(task, settings, *, progress: bool = False):
+    """The runner of a study chunk: the compiled kernel with the chunk's variant on its
+    ``settings`` rows (:class:`ftd_lib.engine.Settings`); returns a
+    :class:`ftd_lib.engine.ControlResult`."""
     from ..engine.kernel import run_tasks
-    from .chunks import engine_settings
 
     spec = task.variant
     t = tasks.task(task.env)
     w0 = initial_weights_of(spec, task.seed, task.run_ids, t.n_in, t.n_actions)
-    return run_tasks(task.method, engine_settings(task.settings), task.seed, task.run_ids,
+    return run_tasks(task.method, settings, task.seed, task.run_ids,
                      task.n_episodes, env=task.env, init=lambda i: w0[i],
                      epsilon=task.epsilon, max_steps=task.max_steps,
                      truncation=task.truncation or "bootstrap", progress=progress,

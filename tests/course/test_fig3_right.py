@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from ftd_lib.course import figures  # noqa: E402
+from ftd_lib.course import live as figures  # noqa: E402
 from ftd_lib.course.fig3_right import (  # noqa: E402
     ONE_AT,
     format_lambda_profile,

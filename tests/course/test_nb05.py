@@ -1,5 +1,5 @@
 """Notebook 05 (mountain car evaluation, Figure 3): ftd_lib.course.nb05_nn_prediction, Figure 3
-through ftd_lib.course.figures, the learning-curve explorer's callback (without a kernel) and
+through ftd_lib.course.live, the learning-curve explorer's callback (without a kernel) and
 the exercise checks."""
 
 import math
@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from ftd_lib import engine
-from ftd_lib.course import figures, widgets
+from ftd_lib.course import live as figures
 from ftd_lib.course import nb05_nn_prediction as prediction
+from ftd_lib.course import widgets
 from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
+from ftd_lib.repro.definitions import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
 from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 

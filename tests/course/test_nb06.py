@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from ftd_lib.approx import MLP
-from ftd_lib.course import figures, quick, task_pictures
+from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_figure4 as fig4
 from ftd_lib.course import nb06_nn_control as control
+from ftd_lib.course import quick, task_pictures
 from ftd_lib.course.exercises import nb06
 from ftd_lib.engine import initial_weights, run_control
 from ftd_lib.envs import cartpole as cp
@@ -21,7 +22,7 @@ from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.tasks import gamma
 from ftd_lib.methods import label as method_label
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 from ftd_lib.returns import k_bound

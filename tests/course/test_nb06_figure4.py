@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ftd_lib.course import figures
+from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_figure4 as fig4
 from ftd_lib.course.nb06_nn_control import train
 from ftd_lib.repro.claims import PEAK_RANGE

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import chunks, protocol
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.runs import run_figure
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"

@@ -6,7 +6,7 @@ import pytest
 from ftd_lib.engine import Settings, run_control
 from ftd_lib.repro import chunks, study, study_report
 from ftd_lib.repro.claims import AGREES, DISAGREES
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.runs import run_figure
 
 

@@ -84,8 +84,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     """
     from ... import validate as V
     from ...envs.batch import START_STREAM
-    from ...rng import run_generator
-    from .. import AGENT_STREAM
+    from ...rng import AGENT_STREAM, run_generator
     from .._net import BatchedMLP
     from ..control import RESCALE
     from ..results import per_run_result
@@ -164,13 +163,19 @@ def warm() -> None:
     run of each, and the batched envs' compiled steps. The first compile is cached in the
     ``__pycache__`` folders; ``binder/postBuild`` calls this so that the image ships the
     cache."""
-    from .. import run_control
     from ..settings import Settings
 
     s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
     for method in RUNS:
         for env in ENVS:
-            run_control(method, s, 0, [0], 1, env=env, max_steps=1, engine="kernel")
+            task = TASKS[env]
+            n_params = 50 * (len(task.state_names) + 2) + 1  # 50 hidden units, one output
+
+            def init(tasks, task=task, n_params=n_params):
+                return np.zeros((len(tasks), len(task.action_names), n_params))
+
+            run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
+                      max_steps=1)
     for env in ENVS:
         TASKS[env].batch_cls(0, [0]).reset()
         TASKS[env].step_arrays(np.zeros((1, len(TASKS[env].state_names))), np.zeros(1, int))

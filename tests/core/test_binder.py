@@ -22,11 +22,11 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BINDER = REPO / "binder"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TEST_ONLY = {
-    # browser test (tests/test_browser.py)
+    # browser test (tests/course/test_browser.py)
     "playwright",
     "greenlet",
     # handouts (python -m ftd_lib handouts needs a Chromium too) and their test

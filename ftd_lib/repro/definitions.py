@@ -11,11 +11,11 @@ exploration and :math:`\eta` are set here, each with the reason for its value.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
 
 from .. import validate
 from ..envs import tasks
-from ..methods import CONTROL
+from ..methods import method as method_record
+from .cells import EPSILON, ETA, Cell, Figure, _geom
 
 FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
 #: studies beyond the paper's figures: made, stored and reported the same way, not in "all"
@@ -23,10 +23,15 @@ FIGURES = ("fig3-left", "fig3-right", "fig4-left", "fig4-right")
 STUDIES = ("block-lambda", "claim5-study")
 SCALES = ("quick", "paper")
 DEFAULT_SEED = 2016
-#: the four methods of Fig. 3 left (ids of :mod:`ftd_lib.methods`); Fig. 4 has both control
-#: methods (:data:`ftd_lib.methods.CONTROL`)
+#: the methods of each figure (ids of :mod:`ftd_lib.methods`), named here: a method added to
+#: the table of methods joins no figure until it is listed here (or by ``--set methods=...``)
 FIG3_LEFT_METHODS = ("td_lambda", "forward_td_lambda", "online_lambda_return",
                      "offline_lambda_return")
+FIG3_RIGHT_METHODS = ("forward_td_lambda",)
+FIG4_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
+#: the task (environment) of each figure (:mod:`ftd_lib.envs.tasks`)
+TASK_OF = {"fig3-left": "mountain_car", "fig3-right": "mountain_car",
+           "fig4-left": "mountain_car", "fig4-right": "cartpole"}
 
 # ----------------------------------------------------------------------------- choices
 
@@ -39,19 +44,6 @@ LAMBDAS = tuple(round(0.1 * i, 1) for i in range(11))
 LAMBDAS_FIG3_RIGHT = (*LAMBDAS[:9], 0.85, 0.9, 0.925, 0.95, 0.975, 0.99, 1.0)
 #: Fig. 3 right's fixed step size, which is also the centre of every alpha grid below.
 ALPHA_FIG3_RIGHT = 0.015
-#: epsilon-greedy exploration of both control tasks (Sec. 6).
-EPSILON = 0.05
-#: eta of every forward method unless a curve says otherwise (Sec. 6).
-ETA = 0.01
-
-# gamma and the episode caps of the two tasks: the task registry, ftd_lib.envs.tasks
-
-
-def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
-    """centre * ratio**k for k = lo..hi, rounded to 6 significant digits (so ids are stable)."""
-    return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
-
-
 #: Fig. 3 left, paper scale: 19 step sizes 0.015 * sqrt(2)**k, k = -12..6 (0.00023 .. 0.12).
 #: A pilot (3 runs, 10 episodes, alpha = 0.015 * 2**k) put the best alpha of TD(lambda) near
 #: 0.001 (diverging from 0.0075 on), of the offline lambda-return near 0.002, of forward
@@ -67,100 +59,17 @@ ALPHAS_FIG3 = _geom(ALPHA_FIG3_RIGHT, -12, 6, math.sqrt(2))
 ALPHAS_FIG4 = _geom(ALPHA_FIG3_RIGHT, -8, 4, 2.0)
 
 
-# ----------------------------------------------------------------------------- definitions
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One setting of a figure: computed for every run id ``0 .. runs-1``.
-
-    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
-    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
-    """
-
-    method: str
-    alpha: float
-    lam: float
-    gamma: float
-    eta: float = ETA
-    k_max: int | None = None
-    curve: str = ""
-    variant: str = ""
-
-    def row(self) -> list[float]:
-        """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
-        return [self.alpha, self.lam, self.gamma, self.eta, float(self.k_max or 0)]
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A paper figure at one scale: what to compute, and how to cut it into chunks."""
-
-    name: str
-    scale: str
-    title: str
-    task: str  # "prediction" | "control"
-    env: str  # "mountain_car" | "cartpole"
-    x: str  # "alpha" | "lam": the figure's x axis
-    cells: tuple[Cell, ...]
-    runs: int
-    episodes: int
-    paper_runs: int
-    paper_episodes: int
-    ylabel: str
-    runs_per_chunk: int
-    cells_per_chunk: int
-    epsilon: float = float("nan")
-    optimise: str = ""  # "alpha" when each point is the best cell over alpha
-    max_steps: int | None = None  # control: episode cap (None: the environment's default)
-    # control: what the cap means: "bootstrap" (a time limit: bootstrap from Q(S', A'),
-    # Pardo et al. 2018) or "terminal" (value 0 after the last state)
-    truncation: str | None = None
-    chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
-    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
-    variants: dict = field(default_factory=dict)
-    # cell counts at which cells were appended (a widening of the step-size grid,
-    # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
-    appended_at: tuple[int, ...] = ()
-
-    @property
-    def lower_is_better(self) -> bool:
-        return self.task == "prediction"
-
-    @property
-    def at_paper_scale(self) -> bool:
-        return self.runs >= self.paper_runs and self.episodes >= self.paper_episodes
-
-    @property
-    def curves(self) -> list[str]:
-        return list(dict.fromkeys(c.curve for c in self.cells))
-
-    @property
-    def methods(self) -> list[str]:
-        return list(dict.fromkeys(c.method for c in self.cells))
-
-    def describe(self) -> dict:
-        """JSON-able summary of the definition (stored in the metadata)."""
-        d = asdict(self)
-        d["cells"] = [asdict(c) for c in self.cells]
-        d["n_cells"] = len(self.cells)
-        d["at_paper_scale"] = self.at_paper_scale
-        d["epsilon"] = None if math.isnan(self.epsilon) else self.epsilon
-        return d
-
-
 def _fig3_left(scale: str) -> Figure:
     quick = scale == "quick"
     alphas = (0.0075, 0.015, 0.03) if quick else ALPHAS_FIG3
-    lam, gamma = 0.9, tasks.gamma("mountain_car")
+    env = TASK_OF["fig3-left"]
+    lam, gamma = 0.9, tasks.gamma(env)
     cells = tuple(Cell(m, a, lam, gamma, ETA, None, curve=m)
                   for m in FIG3_LEFT_METHODS for a in alphas)
     return Figure(
         name="fig3-left", scale=scale,
         title="Mountain car evaluation, λ = 0.9 (Fig. 3 left)",
-        task="prediction", env="mountain_car", x="alpha", cells=cells,
+        task="prediction", env=env, x="alpha", cells=cells,
         # quick: 3 episodes, since the online lambda-return costs T^2/2 updates an episode
         runs=2 if quick else 50, episodes=3 if quick else 50,
         paper_runs=50, paper_episodes=50,
@@ -172,15 +81,16 @@ def _fig3_left(scale: str) -> Figure:
 def _fig3_right(scale: str) -> Figure:
     quick = scale == "quick"
     lams = (0.0, 0.5, 0.9) if quick else LAMBDAS_FIG3_RIGHT
-    gamma = tasks.gamma("mountain_car")
+    env = TASK_OF["fig3-right"]
+    gamma = tasks.gamma(env)
     curves = [("η = 0.01", 0.01, None), ("η = 0.1", 0.1, None), ("η = 0.3", 0.3, None),
               ("η = 0.01, K_max = 50", 0.01, 50)]
-    cells = tuple(Cell("forward_td_lambda", ALPHA_FIG3_RIGHT, lam, gamma, eta, k, curve=name)
-                  for name, eta, k in curves for lam in lams)
+    cells = tuple(Cell(m, ALPHA_FIG3_RIGHT, lam, gamma, eta, k, curve=name)
+                  for m in FIG3_RIGHT_METHODS for name, eta, k in curves for lam in lams)
     return Figure(
         name="fig3-right", scale=scale,
         title="Forward TD(λ) on mountain car evaluation, α = 0.015 (Fig. 3 right)",
-        task="prediction", env="mountain_car", x="lam", cells=cells,
+        task="prediction", env=env, x="lam", cells=cells,
         runs=2 if quick else 200, episodes=5 if quick else 50,
         paper_runs=200, paper_episodes=50,
         ylabel="normalised RMS error, first episodes",
@@ -191,12 +101,12 @@ def _fig3_right(scale: str) -> Figure:
 
 def _fig4(side: str, scale: str) -> Figure:
     quick = scale == "quick"
-    env = "mountain_car" if side == "left" else "cartpole"
+    env = TASK_OF[f"fig4-{side}"]
     gamma = tasks.gamma(env)
     lams = (0.0, 0.5, 0.9) if quick else LAMBDAS
     alphas = (0.0075, 0.03) if quick else ALPHAS_FIG4
     cells = tuple(Cell(m, a, lam, gamma, ETA, None, curve=m)
-                  for m in CONTROL for lam in lams for a in alphas)
+                  for m in FIG4_METHODS for lam in lams for a in alphas)
     if side == "left":
         title = "Mountain car control, best α per λ (Fig. 4 left)"
         paper_episodes, quick_episodes = 50, 3
@@ -215,7 +125,7 @@ def _fig4(side: str, scale: str) -> Figure:
         ylabel="average return, first episodes",
         # a chunk holds every cell of a method (x 50 runs): a long queue keeps the engine's
         # batch full, and the slow tails of the runs that learn overlap in one batch
-        runs_per_chunk=2 if quick else 50, cells_per_chunk=len(cells) // len(CONTROL),
+        runs_per_chunk=2 if quick else 50, cells_per_chunk=len(cells) // len(FIG4_METHODS),
         epsilon=EPSILON, optimise="alpha", max_steps=max_steps, truncation="bootstrap",
         notes=(f"gamma = {gamma} (see ftd_lib.envs.tasks); epsilon = {EPSILON}; "
                f"eta = {ETA}; one network per action; episodes capped at {max_steps} steps.",))
@@ -256,7 +166,7 @@ def _block_lambda(scale: str) -> Figure:
 
 def figure(name: str, scale: str = "quick", runs: int | None = None,
            episodes: int | None = None, chunk_rows: int | None = None,
-           variant: str | None = None) -> Figure:
+           variant: str | None = None, grid: dict | None = None) -> Figure:
     """The definition of a paper figure at a scale; ``runs``/``episodes`` override the counts.
 
     ``variant`` (Fig. 4 left only): the figure under one set-up variant of the claim-5 study
@@ -265,7 +175,9 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
 
     ``chunk_rows`` overrides how many rows (cells x runs) one chunk holds at most: the
     defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
-    size are different chunks (they are not reused across sizes).
+    size are different chunks (they are not reused across sizes). ``grid`` (e.g.
+    ``{"alphas": (0.001, 0.002)}``, the command line's ``--set``, :func:`parse_sets`) rebuilds
+    the cells on other methods, step sizes or lambdas (:func:`with_grid`).
     """
     if name not in FIGURES + STUDIES:
         raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
@@ -281,6 +193,8 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
                "fig4-left": lambda: _fig4("left", scale),
                "fig4-right": lambda: _fig4("right", scale),
                "block-lambda": lambda: _block_lambda(scale)}[name]()
+    if grid:
+        fig = with_grid(fig, **grid)
     changes = {}
     if runs is not None:
         changes["runs"] = validate.check_int("runs", runs, 1)
@@ -302,6 +216,119 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
         fig = Figure(**d)
     check_memory(fig)
     return fig
+
+
+# ----------------------------------------------------------------------------- --set
+
+
+#: what ``--set KEY=V1,V2,...`` may change in a figure's definition (:func:`with_grid`)
+GRID_KEYS = ("methods", "alphas", "lams")
+
+
+def _number(text: str) -> str:
+    """A number as the command line writes it: the shortest form that reads back the same."""
+    v = float(text)
+    return f"{v:g}" if float(f"{v:g}") == v else repr(v)
+
+
+def parse_sets(items) -> dict[str, tuple]:
+    """``["alphas=0.001,0.002", "lams=0,0.5"]`` (the ``--set`` options) -> ``{"alphas": (0.001,
+    0.002), "lams": (0.0, 0.5)}``; a bad item raises ``ValueError`` naming ``--set`` and it.
+    The values are checked against a figure by :func:`with_grid`."""
+    out: dict[str, tuple] = {}
+    for item in items or ():
+        key, eq, text = str(item).partition("=")
+        key = key.strip()
+        if not eq or key not in GRID_KEYS:
+            raise ValueError(f"--set {item}: expected KEY=V1,V2,... with KEY one of "
+                             f"{', '.join(GRID_KEYS)}")
+        if key in out:
+            raise ValueError(f"--set {item}: {key} is set twice")
+        values = [v.strip() for v in text.split(",")]
+        if not all(values):
+            raise ValueError(f"--set {item}: an empty value")
+        if key != "methods":
+            try:
+                values = [float(v) for v in values]
+            except ValueError:
+                raise ValueError(f"--set {item}: {key} must be numbers") from None
+        out[key] = tuple(values)
+    return out
+
+
+def format_sets(overrides) -> str:
+    """The ``--set`` options that give ``overrides`` (``Figure.overrides`` or a dict), e.g.
+    ``" --set alphas=0.001,0.002 --set lams=0,0.5"`` ("" for none)."""
+    items = overrides.items() if isinstance(overrides, dict) else overrides
+    return "".join(
+        f" --set {k}=" + ",".join(v if k == "methods" else _number(str(v)) for v in vals)
+        for k, vals in sorted(items))
+
+
+def _check_grid(fig: Figure, key: str, values) -> tuple:
+    def bad(why):
+        return ValueError(f"--set {key}={','.join(map(str, values))}: {why}")
+
+    if not values:
+        raise bad("no values")
+    if key == "methods":
+        for m in values:
+            try:
+                rec = method_record(m)
+            except ValueError as e:
+                raise bad(str(e)) from None
+            if rec.kind != fig.task:
+                raise bad(f"{fig.name} is a {fig.task} figure; {m} is a {rec.kind} method")
+            if rec.numerics is None:
+                raise bad(f"{m} runs in no engine (it has only a per-run reference)")
+        return tuple(dict.fromkeys(values))
+    check = validate.check_alpha if key == "alphas" else (
+        lambda v: validate.check_unit("lams", v))
+    try:
+        return tuple(sorted({check(v) for v in values}))
+    except ValueError as e:
+        raise bad(str(e)) from None
+
+
+def with_grid(fig: Figure, *, methods=None, alphas=None, lams=None) -> Figure:
+    """``fig`` with its cells rebuilt on other ``methods``, step sizes ``alphas`` or ``lams``
+    (each ``None``: the figure's own): every curve of the figure (method, eta, K_max) that
+    belongs to one of the methods (with its gamma and set-up variant; in the order of
+    ``methods`` when given) -- a method new to the figure gets one curve of its own, eta =
+    :data:`ETA`, no K_max -- times every lambda times every alpha, in that order. A
+    chunk holds the same share of the grid as before (one method's cells, one curve's, or the
+    same count). Bad values raise ``ValueError`` naming ``--set``. The changes are recorded
+    in ``overrides``."""
+    asked = {k: v for k, v in (("methods", methods), ("alphas", alphas), ("lams", lams))
+             if v is not None}
+    if not asked:
+        return fig
+    asked = {k: _check_grid(fig, k, tuple(v)) for k, v in asked.items()}
+    methods = asked.get("methods", tuple(fig.methods))
+    alphas = asked.get("alphas", tuple(sorted({c.alpha for c in fig.cells})))
+    lams = asked.get("lams", tuple(sorted({c.lam for c in fig.cells})))
+    # a curve: its method, name, eta, K_max, gamma and set-up variant (the claim-5 study)
+    curves = list(dict.fromkeys((c.method, c.curve, c.eta, c.k_max, c.gamma, c.variant)
+                                for c in fig.cells if c.method in methods))
+    gamma = fig.cells[0].gamma
+    curves += [(m, m, ETA, None, gamma, "") for m in methods if m not in fig.methods]
+    if "methods" in asked:  # the methods' order, stable within one
+        curves.sort(key=lambda c: methods.index(c[0]))
+    cells = tuple(Cell(m, a, lam, g, eta, k, curve=curve, variant=v)
+                  for m, curve, eta, k, g, v in curves for lam in lams for a in alphas)
+
+    def per(attr, cs):  # cells of one method (or one curve) of a cell list
+        return max(sum(getattr(c, attr) == getattr(x, attr) for c in cs) for x in cs)
+
+    chunk = fig.cells_per_chunk
+    if chunk == per("method", fig.cells):
+        chunk = per("method", cells)
+    elif chunk == per("curve", fig.cells):
+        chunk = per("curve", cells)
+    overrides = dict(fig.overrides) | asked
+    return Figure(**{**{k: getattr(fig, k) for k in fig.__dataclass_fields__},
+                     "cells": cells, "cells_per_chunk": chunk,
+                     "overrides": tuple(sorted(overrides.items()))})
 
 
 def _under_variant(fig: Figure, name: str) -> dict:

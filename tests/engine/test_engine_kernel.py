@@ -187,7 +187,7 @@ def test_warm_compiles_both_methods_for_both_tasks():
     K.warm()
     assert K.forward_sarsa_run.signatures and K.sarsa_run.signatures
     assert cartpole._step_rows.signatures and mountain_car._step_rows.signatures
-    post = (Path(__file__).parents[1] / "binder" / "postBuild").read_text()
+    post = (Path(__file__).parents[2] / "binder" / "postBuild").read_text()
     assert "kernel.warm()" in post
 
 

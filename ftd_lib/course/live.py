@@ -20,7 +20,7 @@ One call per figure::
   puts :data:`PAPER_WORDS` next to the verdicts :func:`ftd_lib.repro.claims.claims` computes.
 
 Every live run uses run ids ``0 .. runs-1`` and the experiment seed
-(:data:`ftd_lib.repro.figures.DEFAULT_SEED`), like the stored data: run ``r`` of a live cell
+(:data:`ftd_lib.repro.definitions.DEFAULT_SEED`), like the stored data: run ``r`` of a live cell
 starts from the same network and sees the same random numbers as run ``r`` of the stored cell
 with the same settings (common random numbers, :mod:`ftd_lib.rng`), as long as its episode cap
 is the same.
@@ -37,14 +37,14 @@ from pathlib import Path
 import numpy as np
 
 from ..methods import label
-from ..repro.figures import (
+from ..repro.definitions import (
     ALPHA_FIG3_RIGHT,
     DEFAULT_SEED,
     FIGURES,
     STUDIES,
-    Cell,
     Figure,
     figure,
+    with_grid,
 )
 from ..repro.plots import plot_stored_and_live
 from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
@@ -54,7 +54,7 @@ from . import one_torch_thread, quick
 SEED = DEFAULT_SEED
 
 #: Fig. 3 left, live: 0.015 * 2**k, k = -5..3 (0.00047 .. 0.12), points of the paper-scale grid
-#: (every second one of :data:`ftd_lib.repro.figures.ALPHAS_FIG3`)
+#: (every second one of :data:`ftd_lib.repro.definitions.ALPHAS_FIG3`)
 LIVE_ALPHAS = tuple(float(f"{ALPHA_FIG3_RIGHT * 2.0**k:.6g}") for k in range(-5, 4))
 
 #: the live run beside each stored figure: a few seconds to a minute on a laptop.
@@ -124,8 +124,9 @@ def live_figure(name: str, *, runs: int | None = None, episodes: int | None = No
                 methods=None, alphas=None, lams=None, max_steps: int | None = -1) -> Figure:
     """A small-scale definition of a paper figure: the paper's curves (``methods``: a subset of
     them) on a grid of ``lams`` times ``alphas`` (each default: :data:`LIVE`, else the paper's
-    single value), ``runs`` runs of ``episodes`` episodes, control episodes capped at
-    ``max_steps`` (``None``: the task's cap), each method computed as one batch."""
+    single value; :func:`ftd_lib.repro.definitions.with_grid`, the command line's ``--set``),
+    ``runs`` runs of ``episodes`` episodes, control episodes capped at ``max_steps``
+    (``None``: the task's cap), each method computed as one batch."""
     _check_figure(name)
     d = LIVE[name]
     base = figure(name, "paper")
@@ -137,21 +138,17 @@ def live_figure(name: str, *, runs: int | None = None, episodes: int | None = No
     episodes = int(d["episodes"] if episodes is None else episodes)
     if runs < 1 or episodes < 1:
         raise ValueError(f"runs and episodes must be >= 1, got runs={runs}, episodes={episodes}")
-    methods = pick(methods, "methods", base.methods)
-    alphas = pick(alphas, "alphas", sorted({c.alpha for c in base.cells}))
-    lams = pick(lams, "lams", sorted({c.lam for c in base.cells}))
-    gamma = base.cells[0].gamma
-    curves = dict.fromkeys((c.method, c.curve, c.eta, c.k_max) for c in base.cells
-                           if c.method in methods)
-    cells = tuple(Cell(m, a, lam, gamma, eta, k, curve=curve)
-                  for m, curve, eta, k in curves for lam in lams for a in alphas)
+    fig = with_grid(base, methods=pick(methods, "methods", base.methods),
+                    alphas=pick(alphas, "alphas", sorted({c.alpha for c in base.cells})),
+                    lams=pick(lams, "lams", sorted({c.lam for c in base.cells})))
+    cells = fig.cells
     per_method = max(sum(c.method == m for c in cells) for m in {c.method for c in cells})
     changes = dict(scale="quick", cells=cells, runs=runs, episodes=episodes,
                    runs_per_chunk=runs, cells_per_chunk=per_method)
     if base.task == "control":
         cap = d["max_steps"] if max_steps == -1 else max_steps
         changes["max_steps"] = None if cap is None else int(cap)
-    return dataclasses.replace(base, **changes)
+    return dataclasses.replace(fig, **changes)
 
 
 def live(name: str, *, seed: int = SEED, **grid) -> Results:

@@ -1,26 +1,50 @@
-"""One look for every figure of the course: readable when projected, the same everywhere.
+"""One look for every figure, in the course and in ``results/``: readable when projected, the
+same everywhere.
 
-Colours, line styles and labels per method come from the one table of methods
-(:mod:`ftd_lib.methods`), so TD(λ) is the same colour in every notebook and every stored
-figure. Diverged values are drawn "off the chart": clipped to just above the top of the axes
-with a marker, never left out silently and never an error.
+- :data:`OKABE_ITO`: the palette (Okabe & Ito 2008), distinguishable under the common
+  colour-vision deficiencies; each method's colour and line style is in :mod:`ftd_lib.methods`
+  (``methods.style(id)``), each curve of Fig. 3 right's in :data:`CURVE_STYLE`.
+- :data:`RC`: fonts, sizes, dpi (:func:`use_style` applies them); :data:`WIDGET_DPI` for the
+  PNGs of the live widgets.
+- :func:`plot_off_chart`: diverged values drawn "off the chart", clipped to just above the
+  top of the axes with a marker, never left out silently and never an error.
+- :func:`log_alpha_axis`: a step-size axis on a log scale with plain tick labels.
 """
 
 from __future__ import annotations
 
-import matplotlib as mpl
-import matplotlib.pyplot as plt
-import numpy as np
+import numpy as np  # matplotlib only inside the functions: ftd_lib.methods imports the palette
 
-from ..methods import OKABE_ITO, style
+#: the Okabe-Ito palette (plus a neutral grey for "nothing"): every colour of the course
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#999999",
+}
 
-__all__ = ["OKABE_ITO", "RC", "new_axes", "off_chart_handle", "plot_off_chart",
-           "sequential_colours", "style", "use_style"]
+#: curves of a figure that are not methods: Fig. 3 right (one line per eta), the block study
+CURVE_STYLE = {
+    "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
+    "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
+    "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
+    "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+    # the block lambda-return study: one line per block length B
+    "block, B = 4": dict(color=OKABE_ITO["sky_blue"], ls="--"),
+    "block, B = 16": dict(color=OKABE_ITO["orange"], ls="--"),
+    "block, B = 44": dict(color=OKABE_ITO["reddish_purple"], ls="--"),
+    "block, B = 128": dict(color=OKABE_ITO["bluish_green"], ls="--"),
+}
 
-#: The course style. Sized for a large lecture hall: a single 7-inch panel is shown about
-#: 950 px wide (at 100 dpi it was 700 px, about 620 px of it the axes) and every text at
-#: least 12 pt, so labels and legends stay readable from the back of the room
-#: (tests/course/test_plots.py)
+#: matplotlib settings of every figure (:func:`use_style`; the report's PNGs use them as
+#: well). Sized for a large lecture hall: a single 7-inch panel is shown about 950 px wide (at
+#: 100 dpi it was 700 px, about 620 px of it the axes) and every text at least 12 pt, so labels
+#: and legends stay readable from the back of the room (tests: test_style.py)
 RC = {
     "figure.figsize": (7.0, 4.2),
     "figure.dpi": 135,
@@ -38,9 +62,15 @@ RC = {
     "lines.linewidth": 2.0,
 }
 
+#: dpi of the PNGs the live widgets send: they are drawn 9-12 inches wide, 810-1080 px, a
+#: slide wide
+WIDGET_DPI = 90
+
 
 def use_style() -> None:
     """Apply the course style to matplotlib (call once at the top of a notebook)."""
+    import matplotlib as mpl
+
     mpl.rcParams.update(RC)
 
 
@@ -86,12 +116,26 @@ def off_chart_handle(label: str = "off the chart: diverged (or beyond the axis)"
 def sequential_colours(n: int) -> list:
     """``n`` colours from a sequential colour map (viridis, its ends cut off): for lines that
     are one family ordered by a number (α, λ, episodes), not different methods."""
+    import matplotlib as mpl
+
     cmap = mpl.colormaps["viridis"]
     return [cmap(x) for x in np.linspace(0.2, 0.85, max(int(n), 1))][: int(n)]
 
 
+def log_alpha_axis(ax) -> None:
+    """The x axis on a log scale, ticks at 1, 2, 5 x 10^k labelled as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
 def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", figsize=None):
     """A fresh figure and axes in the course style."""
+    import matplotlib.pyplot as plt
+
     use_style()
     fig, ax = plt.subplots(figsize=figsize)
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)

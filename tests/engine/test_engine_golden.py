@@ -14,8 +14,8 @@ method's numbers differ from those recorded for its current version.
   records the versions and machine it was made with.
 
 After a deliberate change of numbers: bump the method's version in ``ftd_lib/methods.py``,
-then record the new numbers with ``python tests/test_engine_golden.py`` and commit
-``tests/golden/``.
+then record the new numbers with ``python tests/engine/test_engine_golden.py`` and commit
+``tests/engine/golden/``.
 """
 
 import hashlib

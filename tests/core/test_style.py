@@ -4,7 +4,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ftd_lib.course.plots import plot_off_chart, style  # noqa: E402
+from ftd_lib.methods import style  # noqa: E402
+from ftd_lib.style import plot_off_chart  # noqa: E402
 
 
 def test_off_chart_one_sided():
@@ -36,7 +37,7 @@ def test_single_panel_is_readable_in_a_large_hall():
 
     from matplotlib.image import imread
 
-    from ftd_lib.course.plots import new_axes
+    from ftd_lib.style import new_axes
 
     fig, ax = new_axes("title", "x", "y")
     ax.plot([0, 1], [0, 1], label="TD(λ)")
