@@ -1,8 +1,22 @@
-"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`."""
+"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release`` and ``handouts`` are the
+course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`)."""
 
 import sys
 
-from .repro.cli import main
+
+def _main(argv) -> int:
+    if argv[:1] == ["release"]:
+        from .course.release import main as release
+
+        return release(argv[1:])
+    if argv[:1] == ["handouts"]:
+        from .course.handouts import main as handouts
+
+        return handouts(argv[1:])
+    from .repro.cli import main
+
+    return main(argv)
+
 
 if __name__ == "__main__":  # not when a worker process (multiprocessing "spawn") imports it
-    sys.exit(main())
+    sys.exit(_main(sys.argv[1:]))

@@ -17,8 +17,13 @@ Contract (shared by every function here)::
   finite of the approximator's length, every episode T >= 1 with finite features and rewards
   of the approximator's width, ``eta`` in (0, 1), ``k_max`` None or an integer >= 1.
 
-These are written to be read next to the paper, not to be fast; the batched engine
-(``ftd_lib.engine``) is tested against them.
+Control (Sec. 6, Fig. 4): :func:`sarsa_lambda` and :func:`forward_sarsa_lambda` (written in
+:mod:`ftd_lib.sarsa`, available here) run one control run live on one environment,
+:math:`\epsilon`-greedy with one network per action, and return a :class:`ControlRun`;
+``run_control(..., engine="reference")`` runs them.
+
+These are written to be read next to the paper, not to be fast; both engines
+(``ftd_lib.engine``) are tested against them.
 """
 
 from __future__ import annotations
@@ -27,8 +32,17 @@ from collections import deque
 
 import numpy as np
 
-from .returns import interim_lambda_return, k_bound
-from .validate import check_alpha, check_episodes, check_eta, check_k_max, check_unit, check_w0
+from .returns import Algorithm1Return, gae, interim_lambda_return, k_bound
+from .sarsa import ControlRun, epsilon_greedy, forward_sarsa_lambda, sarsa_lambda  # noqa: F401
+from .validate import (
+    check_alpha,
+    check_episodes,
+    check_eta,
+    check_int,
+    check_k_max,
+    check_unit,
+    check_w0,
+)
 
 
 def _check(episodes, w0, approx, alpha, lam, gamma):
@@ -193,7 +207,7 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
     :math:`\lambda`-return, K from :func:`ftd_lib.returns.k_bound`; the last K updates of an
     episode happen at its end. The K-bounded return is kept in ``U`` by the two identities of
     App. B, and recomputed from scratch (``U_sync``) every K steps so that rounding errors
-    never grow by more than :math:`(1/\gamma\lambda)^K`.
+    never grow by more than :math:`(1/\gamma\lambda)^K` (:class:`Algorithm1Return`).
 
     ``trace``: optional list; if given, one dict per time step is appended with the
     algorithm's variables after that step (for the course's step-through widget).
@@ -201,52 +215,39 @@ def forward_td_lambda(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_ma
     episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
     eta = check_eta(eta)
     k_max = check_k_max(k_max)
-    gl = gamma * lam
     K = k_bound(gamma, lam, eta, k_max)  # K = ceil(log(eta)/log(gamma*lam)), min(K_max, K)
-    c_final = gl ** (K - 1)
     out = []
     for x, r in episodes:
         T = len(r)
         F = deque()  # FIFO queue of (phi(S), rho, t), at most K long
-        U_sync, i, c, V_current, ready = 0.0, 0, 1.0, 0.0, False
-        U = 0.0
+        G = Algorithm1Return(gamma, lam, K)  # U, U_sync, c, i, V_current, ready
         for t in range(T):  # S = S_t, observe R = R_{t+1} and S' = S_{t+1}
             R = r[t]
             V_next = 0.0 if t + 1 == T else float(approx.value(w, x[t + 1]))
             rho = R + gamma * (1 - lam) * V_next
             F.append((x[t], rho, t))
-            delta_p = R + gamma * V_next - V_current
-            V_current = V_next
-            if i == K - 1:
-                U = U_sync
-                U_sync, i, c, ready = V_current, 0, 1.0, True
-            else:
-                U_sync = U_sync + c * delta_p
-                i, c = i + 1, gl * c
+            delta_p = G.observe(R, V_next)
             updated, target = None, None
-            if ready:
-                U = U + c_final * delta_p  # G_t^{lambda|t+K} <= G_t^{lambda|t+K-1}
+            if G.ready:
                 phi_p, rho_p, updated = F.popleft()
-                w = td_update(approx, w, phi_p, U, alpha)
-                target = U
-                if K != 1:
-                    U = (U - rho_p) / gl  # G_{t+1}^{lambda|t+K} <= G_t^{lambda|t+K}
+                w = td_update(approx, w, phi_p, G.U, alpha)
+                target = G.U
+                G.advance(rho_p)
             if trace is not None:
-                trace.append(dict(t=t, K=K, queue=[s for _, _, s in F], U=U, U_sync=U_sync,
-                                  c=c, i=i, delta_prime=delta_p, rho=rho, V_next=V_next,
-                                  ready=ready, updated=updated, target=target, flushed=[],
+                trace.append(dict(t=t, K=K, queue=[s for _, _, s in F], U=G.U, U_sync=G.U_sync,
+                                  c=G.c, i=G.i, delta_prime=delta_p, rho=rho, V_next=V_next,
+                                  ready=G.ready, updated=updated, target=target, flushed=[],
                                   flush_targets=[], w=w.copy()))
             out.append(w)
-        if not ready:
-            U = U_sync
+        G.end()
         flushed, flush_targets = [], []
         while F:
             phi_p, rho_p, s = F.popleft()
-            w = td_update(approx, w, phi_p, U, alpha)
+            w = td_update(approx, w, phi_p, G.U, alpha)
             flushed.append(s)
-            flush_targets.append(U)
-            if K != 1 and F:
-                U = (U - rho_p) / gl
+            flush_targets.append(G.U)
+            if F:
+                G.advance(rho_p)
         out[-1] = w
         if trace is not None:
             trace[-1] = dict(trace[-1], flushed=flushed, flush_targets=flush_targets, w=w.copy())
@@ -291,6 +292,54 @@ def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, 
             w = td_update(approx, w, x[s], g, alpha)
         rows.extend(theta[1:T] + [w])
     return _rows(rows, w)
+
+
+def block_lambda_return(episodes, w0, *, approx, alpha, lam, gamma, block):
+    r"""The block :math:`\lambda`-return method: PPO's value update (GAE targets, Schulman et
+    al. 2016) in the paper's setting, one state after another.
+
+    Each episode is cut into blocks of ``block`` (B) steps, the last one shorter if the
+    episode ends inside it (the block closes at the episode's end: bootstrap value 0). During
+    a block the weights stay frozen at :math:`\theta_s`, the weights at its first step s;
+    when it closes at step e (:math:`e = \min(s+B, T)`) the values of its states under
+    :math:`\theta_s` give the GAE targets (:func:`ftd_lib.returns.gae`, bootstrapping from
+    :math:`\hat V(S_e|\theta_s)`, or 0 when :math:`S_e` is terminal),
+
+    .. math:: G_t = A_t + \hat V(S_t|\theta_s) = G_t^{\lambda|e}, \qquad s \le t < e,
+
+    the paper's interim :math:`\lambda`-return (eq. 2) with the horizon at the block's end
+    (its bootstrap values :math:`\hat V(S_j|\theta_{j-1})` all come from :math:`\theta_s`,
+    since the weights do not change inside the block). Then one pass of semi-gradient steps,
+    eq. (1), over the block's states in time order, each at the current weights (sequential
+    SGD, batch size 1, one epoch -- our choice; PPO takes several epochs of minibatches):
+
+    .. math:: \theta \leftarrow \theta + \alpha\big(G_t - \hat V(S_t|\theta)\big)
+              \nabla_\theta\hat V(S_t|\theta), \qquad t = s, \dots, e-1.
+
+    :math:`\theta_t = \theta_s` for :math:`s < t < e`; :math:`\theta_e` includes the
+    block's updates. ``block = 1`` is TD(0); a block at least as long as every episode
+    (``block = None``: no cut inside an episode) is the offline :math:`\lambda`-return
+    algorithm (both tested). Forward TD(:math:`\lambda`) instead slides the horizon K steps
+    ahead of every state and updates one state a step. Same contract as this module;
+    ``block``: ``None`` or an integer >= 1 (``ValueError`` naming it otherwise).
+    """
+    episodes, w, alpha, lam, gamma = _check(episodes, w0, approx, alpha, lam, gamma)
+    block = None if block is None else check_int("block", block, 1)
+    out = []
+    for x, r in episodes:
+        T = len(r)
+        B = T if block is None else block
+        for s in range(0, T, B):
+            e = min(s + B, T)
+            values = _values(approx, w, x[s : e + 1])  # V(S_t | theta_s), frozen
+            if e < T:  # the block was cut before the episode's end: bootstrap
+                values[-1] = float(approx.value(w, x[e]))
+            targets = gae(r[s:e], values, gamma, lam) + values[:-1]
+            out.extend([w] * (e - s - 1))
+            for t in range(s, e):
+                w = td_update(approx, w, x[t], targets[t - s], alpha)
+            out.append(w)
+    return _rows(out, w)
 
 
 def trace_values(trace) -> np.ndarray:

@@ -1,20 +1,28 @@
-"""The one table of methods: id, label, colour, line style, and where each one runs.
+"""The one table of methods: one record per method -- id, label, colour, line style, kind,
+numerics version and its implementations.
 
 Every module, figure, report and notebook names a method by its id here and reads its label
-and colour from this table; the batched engine (:mod:`ftd_lib.engine`) uses the same ids.
+and colour from this table; the engine derives its method lists and
+:data:`ftd_lib.engine.NUMERICS_VERSION` from it, and finds each implementation through it.
 
-========================  ====================  ==========  ==========================
-id                        label                 kind        runs in
-========================  ====================  ==========  ==========================
-``td0``                   TD(0)                 prediction  algorithms, engine
-``td_lambda``             TD(λ)                 prediction  algorithms, engine
-``forward_td_lambda``     forward TD(λ)         prediction  algorithms, engine
-``online_lambda_return``  online λ-return       prediction  algorithms, engine
-``offline_lambda_return`` offline λ-return      prediction  algorithms, engine
-``true_online_td_lambda`` true online TD(λ)     prediction  algorithms
-``sarsa_lambda``          Sarsa(λ)              control     engine
-``forward_sarsa_lambda``  forward Sarsa(λ)      control     engine
-========================  ====================  ==========  ==========================
+========================  ====================  ==========  ========  =========================
+id                        label                 kind        numerics  implementations
+========================  ====================  ==========  ========  =========================
+``td0``                   TD(0)                 prediction  1         reference, batch
+``td_lambda``             TD(λ)                 prediction  1         reference, batch
+``forward_td_lambda``     forward TD(λ)         prediction  1         reference, batch
+``online_lambda_return``  online λ-return       prediction  1         reference, batch
+``offline_lambda_return`` offline λ-return      prediction  1         reference, batch
+``true_online_td_lambda`` true online TD(λ)     prediction  --        reference
+``block_lambda_return``   block λ-return (GAE)  prediction  1         reference, batch
+``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
+``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
+========================  ====================  ==========  ========  =========================
+
+A new method: one row here and its per-run reference in :mod:`ftd_lib.algorithms` (then
+``run_control(..., engine="reference")`` runs it); a batch or kernel implementation is
+registered where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
+:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here.
 
 Colours are the Okabe-Ito palette (Okabe & Ito 2008), which stays distinguishable under the
 common colour-vision deficiencies: the backward view (TD(λ), Sarsa(λ)) is vermillion, the
@@ -26,34 +34,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: the Okabe-Ito palette (plus a neutral grey for "nothing"): every colour of the course
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-    "grey": "#999999",
-}
+from .style import OKABE_ITO
 
 
 @dataclass(frozen=True)
 class Method:
     """One row of the table: ``id`` (the spelling everywhere), ``label`` (for people),
     ``colour`` and ``ls`` (matplotlib line style), ``kind`` (``"prediction"`` or
-    ``"control"``), ``engine`` (the batched engine runs it) and ``algorithms`` (a per-run
-    reference function of that name exists in :mod:`ftd_lib.algorithms`)."""
+    ``"control"``), ``numerics`` (the version stored results of the engines are keyed by;
+    ``None``: no engine runs it), ``reference`` (the name of its per-run function in
+    :mod:`ftd_lib.algorithms`, or ``None``) and ``engines`` (the fast implementations:
+    ``"batch"``, ``"kernel"``)."""
 
     id: str
     label: str
     colour: str
     ls: str
     kind: str
-    engine: bool
-    algorithms: bool
+    numerics: int | None
+    reference: str | None
+    engines: tuple[str, ...]
 
     def style(self) -> dict:
         """Keyword arguments for ``ax.plot``: ``color``, ``ls``, ``label``."""
@@ -61,23 +61,38 @@ class Method:
 
 
 _C = OKABE_ITO
+_B, _BK = ("batch",), ("batch", "kernel")
 METHODS: dict[str, Method] = {m.id: m for m in (
-    Method("td0", "TD(0)", _C["black"], ":", "prediction", True, True),
-    Method("td_lambda", "TD(λ)", _C["vermillion"], "-", "prediction", True, True),
-    Method("forward_td_lambda", "forward TD(λ)", _C["blue"], "-", "prediction", True, True),
+    Method("td0", "TD(0)", _C["black"], ":", "prediction", 1, "td0", _B),
+    Method("td_lambda", "TD(λ)", _C["vermillion"], "-", "prediction", 1, "td_lambda", _B),
+    Method("forward_td_lambda", "forward TD(λ)", _C["blue"], "-", "prediction", 1,
+           "forward_td_lambda", _B),
     Method("online_lambda_return", "online λ-return", _C["bluish_green"], "-", "prediction",
-           True, True),
+           1, "online_lambda_return", _B),
     Method("offline_lambda_return", "offline λ-return", _C["reddish_purple"], "--",
-           "prediction", True, True),
+           "prediction", 1, "offline_lambda_return", _B),
     Method("true_online_td_lambda", "true online TD(λ)", _C["sky_blue"], "-.", "prediction",
-           False, True),
-    Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", True, False),
-    Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", True, False),
+           None, "true_online_td_lambda", ()),
+    Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
+           1, "block_lambda_return", _B),
+    Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2, "sarsa_lambda",
+           _BK),
+    Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,
+           "forward_sarsa_lambda", _BK),
 )}
 
 #: the methods of each kind, in the table's order (the order of every legend)
 PREDICTION = tuple(m.id for m in METHODS.values() if m.kind == "prediction")
 CONTROL = tuple(m.id for m in METHODS.values() if m.kind == "control")
+#: the numerics version of every method an engine runs (stored results are keyed by it)
+NUMERICS_VERSION = {m.id: m.numerics for m in METHODS.values() if m.numerics is not None}
+
+
+def implemented(kind: str, engine: str) -> tuple[str, ...]:
+    """The methods of ``kind`` that ``engine`` (``"reference"``, ``"batch"``, ``"kernel"``)
+    runs, in the table's order."""
+    return tuple(m.id for m in METHODS.values() if m.kind == kind and (
+        m.reference is not None if engine == "reference" else engine in m.engines))
 
 
 def method(id: str) -> Method:

@@ -9,6 +9,7 @@ terminal state: reward 0, value 0.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -85,8 +86,10 @@ def k_bound(gamma: float, lam: float, eta: float, k_max: int | None = None):
 
     .. math:: K = \lceil \log\eta / \log(\gamma\lambda) \rceil,
 
-    the smallest K with :math:`(\gamma\lambda)^K \le \eta`; K = 1 when
-    :math:`\gamma\lambda < \eta` or :math:`\gamma\lambda = 0`; ``math.inf`` when
+    the smallest K with :math:`(\gamma\lambda)^K \le \eta` (the paper: "the smallest value of K
+    that still ensures that :math:`(\gamma\lambda)^K` is smaller than η", computed by this
+    ceiling, which gives K = 1 at :math:`\gamma\lambda = \eta`); so K = 1 exactly when
+    :math:`\gamma\lambda \le \eta` (or :math:`\gamma\lambda = 0`); ``math.inf`` when
     :math:`\gamma\lambda = 1` (all updates wait for the episode's end). ``k_max`` caps K.
     """
     gamma = check_unit("gamma", gamma)
@@ -96,7 +99,7 @@ def k_bound(gamma: float, lam: float, eta: float, k_max: int | None = None):
     gl = gamma * lam
     if gl == 1.0:
         k = math.inf
-    elif gl == 0.0 or gl < eta:
+    elif gl == 0.0 or gl <= eta:
         k = 1
     else:
         ratio = math.log(eta) / math.log(gl)
@@ -137,3 +140,158 @@ def bounded_returns_by_rho(rewards, values, k: int, gamma: float, lam: float) ->
                                h, gamma, lam)
             out.append(g)
     return np.array(out, dtype=float)
+
+
+@dataclass
+class Algorithm1Return:
+    r"""Algorithm 1's K-bounded :math:`\lambda`-return ``U`` (Sec. 5, App. B), shared by
+    forward TD(:math:`\lambda`) and forward Sarsa(:math:`\lambda`).
+
+    :meth:`observe` (each step, :math:`R` and :math:`V_{next}`):
+    :math:`\delta' = R + \gamma V_{next} - V_{current}`; every K steps
+    :math:`U \leftarrow U_{sync}` and :math:`U_{sync}` restarts from :math:`V_{current}`
+    (so rounding errors never grow by more than :math:`(1/\gamma\lambda)^K`), else
+    :math:`U_{sync} \mathrel{+}= c\,\delta'`, :math:`c \leftarrow \gamma\lambda c`; once
+    ``ready``, :math:`U \mathrel{+}= (\gamma\lambda)^{K-1}\delta'`
+    (:math:`G_t^{\lambda|t+K}` from :math:`G_t^{\lambda|t+K-1}`). :meth:`advance` after an
+    update: :math:`U \leftarrow (U - \rho_t)/\gamma\lambda`
+    (:math:`G_{t+1}^{\lambda|t+K}` from :math:`G_t^{\lambda|t+K}`). :meth:`end` at the
+    episode's end: :math:`U \leftarrow U_{sync}` if no update has happened yet.
+    """
+
+    gamma: float
+    lam: float
+    K: float
+    U: float = 0.0
+    U_sync: float = 0.0
+    i: int = 0
+    c: float = 1.0
+    V_current: float = 0.0
+    ready: bool = False
+
+    def __post_init__(self):
+        self.gl = self.gamma * self.lam
+        self.c_final = self.gl ** (self.K - 1)
+
+    def observe(self, R, V_next) -> float:
+        delta_p = R + self.gamma * V_next - self.V_current
+        self.V_current = V_next
+        if self.i == self.K - 1:
+            self.U = self.U_sync
+            self.U_sync, self.i, self.c, self.ready = self.V_current, 0, 1.0, True
+        else:
+            self.U_sync = self.U_sync + self.c * delta_p
+            self.i, self.c = self.i + 1, self.gl * self.c
+        if self.ready:
+            self.U = self.U + self.c_final * delta_p
+        return delta_p
+
+    def advance(self, rho_p) -> None:
+        if self.K != 1:
+            self.U = (self.U - rho_p) / self.gl
+
+    def end(self) -> None:
+        if not self.ready:
+            self.U = self.U_sync
+
+
+def _check_rollout(rewards, values, gamma, lam, terminals):
+    """The checks of :func:`gae`: ``(rewards, values, gamma, lam, terminals)`` as float arrays
+    and floats, or ``ValueError`` naming the first bad parameter."""
+    gamma = check_unit("gamma", gamma)
+    lam = check_unit("lam", lam)
+    try:
+        r = np.asarray(rewards, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("rewards must be a 1-d array of numbers") from None
+    if r.ndim != 1 or r.size == 0:
+        raise ValueError(f"rewards must be a 1-d array of T >= 1 rewards, got shape {r.shape}")
+    if not np.all(np.isfinite(r)):
+        raise ValueError("rewards must be finite (they hold nan or inf)")
+    T = r.size
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("values must be a 1-d array of numbers") from None
+    if v.shape != (T + 1,):
+        raise ValueError(f"values must have shape (T+1,) = ({T + 1},) for {T} rewards "
+                         f"(the last entry is the bootstrap value), got {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite (they hold nan or inf)")
+    if terminals is None:
+        d = np.zeros(T)
+    else:
+        try:
+            d = np.asarray(terminals, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("terminals must be a 1-d array of 0s and 1s") from None
+        if d.shape != (T,):
+            raise ValueError(f"terminals must have shape (T,) = ({T},), got {d.shape}")
+        if not np.all((d == 0) | (d == 1)):
+            raise ValueError("terminals must hold only 0 and 1 (or False and True)")
+    return r, v, gamma, lam, d
+
+
+def gae(rewards, values, gamma: float, lam: float, terminals=None) -> np.ndarray:
+    r"""Generalised advantage estimates (Schulman et al. 2016) of a rollout of T steps, by the
+    backward recursion PPO and A2C implementations use:
+
+    .. math::
+        \delta_t = R_{t+1} + \gamma(1-d_t)\hat V(S_{t+1}) - \hat V(S_t), \qquad
+        A_t = \delta_t + \gamma\lambda(1-d_t)A_{t+1}, \qquad A_T = 0.
+
+    ``rewards`` ``(T,)``: ``rewards[t]`` is :math:`R_{t+1}`; ``values`` ``(T+1,)``:
+    ``values[t]`` is :math:`\hat V(S_t)` from one weight vector, frozen over the rollout, and
+    ``values[T]`` is the bootstrap value of the state where the rollout was cut (pass 0 if it
+    is terminal). ``terminals`` (optional, ``(T,)`` of 0/1): ``terminals[t] = 1`` when
+    :math:`S_{t+1}` is terminal, i.e. the episode ended with step t (:math:`d_t` above): no
+    bootstrap from ``values[t+1]`` (which is then the first state of the next episode) and the
+    recursion restarts there, so no advantage looks across an episode's end. (cleanrl's PPO
+    writes the same mask as ``1 - dones[t+1]``.)
+
+    **It is the paper's interim** :math:`\lambda` **-return** (eq. 2, Sec. 4) with the
+    horizon h at the rollout's cut (or the episode's end, if earlier), minus the value:
+
+    .. math:: A_t + \hat V(S_t) = G_t^{\lambda|h},
+
+    because App. B's second identity, :math:`G_t^{\lambda|h} = \rho_t + \gamma\lambda
+    G_{t+1}^{\lambda|h}` with :math:`\rho_t = R_{t+1} + \gamma(1-\lambda)\hat V(S_{t+1})`,
+    is the recursion above written for :math:`G - \hat V`; it starts from
+    :math:`G_{h-1}^{\lambda|h} = R_h + \gamma\hat V(S_h)`, the one-step target. With the
+    values frozen, the paper's :math:`\hat V(S_j|\theta_{j-1})` are all the same weights'.
+    Forward TD(:math:`\lambda`) uses the same return with the horizon sliding K steps ahead
+    (:func:`k_bound`); GAE's horizon is fixed at the end of the rollout. Returns ``(T,)``.
+
+    Bad input (shapes that disagree, ``gamma`` or ``lam`` outside [0, 1], non-finite rewards
+    or values, terminals not of shape ``(T,)`` or not 0/1) raises ``ValueError`` naming the
+    parameter.
+    """
+    r, v, gamma, lam, d = _check_rollout(rewards, values, gamma, lam, terminals)
+    T = r.size
+    adv = np.zeros(T)
+    a_next = 0.0
+    for t in range(T - 1, -1, -1):
+        not_done = 1.0 - d[t]
+        delta = r[t] + gamma * not_done * v[t + 1] - v[t]
+        a_next = delta + gamma * lam * not_done * a_next
+        adv[t] = a_next
+    return adv
+
+
+def rollout_returns_by_definition(rewards, values, gamma: float, lam: float,
+                                  terminals=None) -> np.ndarray:
+    r""":math:`G_t^{\lambda|h_t}` for every t of a rollout, each from eq. 2 (slow, obvious),
+    with :math:`h_t` the end of t's episode inside the rollout, or the rollout's cut; the
+    arguments as :func:`gae`'s (values frozen; ``values[T]`` the bootstrap at the cut; a
+    terminal state's value is 0). :func:`gae` ``+ values[:-1]`` gives the same numbers."""
+    r, v, gamma, lam, d = _check_rollout(rewards, values, gamma, lam, terminals)
+    T = r.size
+    out = np.zeros(T)
+    s = 0
+    for e in range(1, T + 1):
+        if e == T or d[e - 1]:  # [s, e) is one episode's piece of the rollout
+            vals = np.append(v[s:e], 0.0 if d[e - 1] else v[e])
+            for t in range(s, e):
+                out[t] = interim_lambda_return(r[s:e], vals, t - s, e - s, gamma, lam)
+            s = e
+    return out

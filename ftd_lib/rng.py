@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+INIT_STREAM = 100  # stream of a run's initial weights (ftd_lib.engine.initial_weights)
+AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
+
 
 def run_generator(seed: int, run_id: int, stream: int = 0) -> np.random.Generator:
     """The generator of one run and one named stream (e.g. 0 = environment, 1 = agent)."""

@@ -1,6 +1,7 @@
 r"""A bridge to Sutton & Barto: the paper's notation against the book the students know,
 *Reinforcement Learning: An Introduction* (2nd ed., 2018), chapter 12 (section numbers of
-that edition). Notebook 02 shows the table; notebook 04 and ``INSTRUCTORS.md`` refer to it.
+that edition). Notebook 02 shows the table at its start (section 0); notebook 04 and
+``INSTRUCTORS.md`` refer to it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ GLOSSARY = (
     (r"eligibility trace $e_t$", r"eligibility trace $\mathbf z_t$", "§12.2", "02"),
     (r"TD error $\delta_t$", r"TD error $\delta_t$", "§12.2", "02"),
     (r"$n$-step return $G_t^{(n)}$ (bootstraps from $\theta_{t+n-1}$)",
-     r"$n$-step return $G_{t:t+n}$ (bootstraps from $\mathbf w_{t+n-1}$)", "§7.1, §12.3",
-     "02"),
+     r"$n$-step return $G_{t:t+n}$ (bootstraps from $\mathbf w_{t+n-1}$)",
+     "§12.1, eq. 12.1 (also eq. 9.16)", "02"),
     (r"interim λ-return $G_t^{\lambda\mid h}$, eq. (2)", r"truncated λ-return $G^\lambda_{t:h}$",
      "§12.3", "02"),
     (r"$G_t^{\lambda\mid T}$ (horizon at the episode's end)", r"λ-return $G^\lambda_t$", "§12.1",

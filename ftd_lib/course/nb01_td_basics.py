@@ -17,8 +17,8 @@ import numpy as np
 
 from ..envs.random_walk import N_STATES, random_walk_states, rms_error, true_values
 from ..rng import run_generator
+from ..style import new_axes, sequential_colours
 from ..validate import check_alpha, check_unit
-from .plots import new_axes, sequential_colours
 
 
 def discounted_return(rewards, gamma: float) -> float:

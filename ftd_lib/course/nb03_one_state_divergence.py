@@ -1,5 +1,5 @@
 r"""Notebook 03 (the one-state example, Sec. 4, Figure 2): values per episode, the
-:math:`\beta` curves, and Figure 2 right.
+:math:`\beta` curves, and Figure 2 right (made in :mod:`ftd_lib.repro.fig2`).
 
 One episode of length T moves the single value by the pseudo-update (eq. 4 of the paper)
 
@@ -27,21 +27,21 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..envs.one_state import (
-    BETA_FN,
-    episode_lengths,
-    error_first_episodes,
-    values_after_episodes,
-)
-from ..rng import run_generator
-from ..validate import check_alpha, check_int, check_number
-from .plots import OKABE_ITO, off_chart_handle, plot_off_chart, style, use_style
+from ..envs.one_state import BETA_FN, values_after_episodes
+from ..envs.one_state import error_first_episodes as error_first_episodes  # (tests, notebook)
+from ..methods import style
 
-P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
-N_EPISODES = 10  # "averaged over the first 10 episodes"
-RUNS = 10_000  # independent runs (each its own seeded stream)
-SEED = 2016
-ALPHAS = np.round(np.arange(1, 101) / 100, 2)  # 0.01, 0.02, ..., 1.00
+# Figure 2 right (made in ftd_lib.repro.fig2; the table of figures: ftd_lib.figures)
+from ..repro.fig2 import ALPHAS as ALPHAS
+from ..repro.fig2 import N_EPISODES as N_EPISODES
+from ..repro.fig2 import P_CONTINUE as P_CONTINUE
+from ..repro.fig2 import RUNS as RUNS
+from ..repro.fig2 import SEED as SEED
+from ..repro.fig2 import episode_length_table as episode_length_table
+from ..repro.fig2 import figure2_data as figure2_data
+from ..repro.fig2 import plot_figure2 as plot_figure2
+from ..style import OKABE_ITO, off_chart_handle, plot_off_chart, use_style
+from ..validate import check_alpha, check_int, check_number
 
 
 def _beta_fn(method: str):
@@ -65,66 +65,6 @@ def values_per_episode(alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     with np.errstate(over="ignore", invalid="ignore"):
         v = values_after_episodes(np.full(n_episodes, float(beta)), v0)
     return np.concatenate([[float(v0)], v])
-
-
-def episode_length_table(runs: int = RUNS, n_episodes: int = N_EPISODES, *,
-                         p_continue: float | None = P_CONTINUE, T: int | None = None,
-                         seed: int = SEED) -> np.ndarray:
-    """Episode lengths, shape ``(runs, n_episodes)``: fixed ``T`` or geometric (``p_continue``).
-
-    Run ``i`` draws from its own stream ``run_generator(seed, i)``, so its lengths do not depend
-    on how many runs there are.
-    """
-    if T is not None:
-        return episode_lengths(int(runs) * int(n_episodes), T=T).reshape(int(runs), -1)
-    return np.stack([episode_lengths(n_episodes, run_generator(seed, i), p_continue=p_continue)
-                     for i in range(int(runs))])
-
-
-def figure2_data(alphas=ALPHAS, *, runs: int = RUNS, n_episodes: int = N_EPISODES,
-                 p_continue: float | None = P_CONTINUE, T: int | None = None,
-                 v0: float = 0.0, seed: int = SEED, metric: str = "mean_abs") -> dict:
-    """Figure 2 right: the error curve of each method against alpha, and each best alpha.
-
-    Random episode lengths (``p_continue``) by default; ``T=...`` for the fixed-length variant.
-    """
-    if T is not None:
-        p_continue = None
-    lengths = episode_length_table(runs, n_episodes, p_continue=p_continue, T=T, seed=seed)
-    alphas = np.asarray(alphas, dtype=float)
-    data = dict(alphas=alphas, runs=int(runs), n_episodes=int(n_episodes),
-                p_continue=p_continue, T=T, v0=float(v0), metric=metric,
-                mean_length=float(lengths.mean()))
-    for method in BETA_FN:
-        err = error_first_episodes(alphas, lengths, method, v0, metric)
-        data[method] = err
-        data[f"best_alpha_{method}"] = float(alphas[int(np.argmin(err))])
-        data[f"best_error_{method}"] = float(np.min(err))
-    return data
-
-
-def plot_figure2(data: dict, ax=None, ymax: float = 1.0):
-    """Error vs alpha for TD(lambda) and the (online) lambda-return algorithm, which on this
-    task ends every episode where the offline one does; diverged = off the chart."""
-    if ax is None:
-        use_style()
-        ax = Figure(figsize=(7.0, 4.2)).subplots()
-    for method in BETA_FN:
-        plot_off_chart(ax, data["alphas"], data[method], ymax, **style(method))
-        best = data[f"best_alpha_{method}"]
-        ax.plot([best], [data[f"best_error_{method}"]], marker="o", ms=8, ls="none",
-                color=style(method)["color"])
-    length = (f"T = {data['T']}" if data["T"] is not None
-              else f"random T, p_continue = {data['p_continue']}")
-    ax.set(xlabel="step size α", ylabel="error at episode end\n(avg. first "
-           f"{data['n_episodes']} episodes)", title=f"One-state example, λ = 1 ({length})",
-           xlim=(0, float(data["alphas"][-1]) * 1.02))
-    ax.set_ylim(bottom=0)
-    handles, _ = ax.get_legend_handles_labels()
-    if any(not np.all(np.isfinite(data[m]) & (data[m] <= ymax)) for m in BETA_FN):
-        handles.append(off_chart_handle())
-    ax.legend(handles=handles, loc="center right")
-    return ax
 
 
 def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0):
@@ -169,7 +109,7 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     handles, _ = ax.get_legend_handles_labels()
     if off:
         handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=11,
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=12,
               frameon=False, borderaxespad=0.2)
     return ax
 
@@ -204,6 +144,35 @@ def td_lambda_replacing(episodes, w0, *, alpha: float, lam: float, gamma: float)
             w = w + alpha * delta * e
             rows.append(w.copy())
     return np.array(rows).reshape(len(rows), len(w))
+
+
+#: how close to 2 (for β) and to 1 (for V₀) counts as equal: the sliders hold decimals such as
+#: α = 0.1, T = 20, whose product is 2 up to rounding
+EXACT = 1e-9
+
+
+def verdict(beta: float, v0: float) -> str:
+    r"""What episodes of one length do to the value, from Sec. 4's pseudo-update: the error
+    :math:`1-\hat V` is multiplied by :math:`1-\beta` per episode, so it
+
+    - ``"at the true value"``: is 0 already (:math:`\hat V_0 = 1`) and stays 0, whatever β;
+    - ``"converges"``: shrinks, :math:`0 < \beta < 2`;
+    - ``"oscillates"``: flips sign with the same size forever, :math:`\beta = 2`;
+    - ``"diverges"``: grows, :math:`\beta > 2`;
+    - ``"stays"``: does not change, :math:`\beta = 0`.
+
+    β within :data:`EXACT` of 2 (or 0) counts as 2 (or 0), V₀ within it of 1 as 1."""
+    beta = check_number("beta", beta)
+    v0 = check_number("v0", v0)
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0 (β = αT or 1-(1-α)^T with α > 0), got {beta!r}")
+    if abs(1.0 - v0) <= EXACT:
+        return "at the true value"
+    if beta <= EXACT:
+        return "stays"
+    if abs(beta - 2.0) <= EXACT:
+        return "oscillates"
+    return "converges" if beta < 2.0 else "diverges"
 
 
 def beta_measured(method: str, alpha: float, T: int, v0: float = 0.0) -> float:

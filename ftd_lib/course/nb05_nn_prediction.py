@@ -4,7 +4,7 @@ choices behind Figure 3.
 van Seijen (2016), Sec. 6, first and second experiment. One function per picture or number;
 each returns plain numbers so that notebooks and tests can check them, and a ``plot_*``
 function draws it in the course style. Figure 3 itself, stored beside a live run, with the
-paper's claims: :mod:`ftd_lib.course.figures`.
+paper's claims: :mod:`ftd_lib.course.live`.
 
 - The task: :func:`rollout`, :func:`policy_trajectories`, :func:`value_grid`,
   :func:`policy_summary`, :func:`plot_task` -- the evaluation policy of
@@ -16,7 +16,7 @@ paper's claims: :mod:`ftd_lib.course.figures`.
 - Where every choice the paper leaves open is made: :func:`choices`.
 
 Every run here uses run ids ``0 .. runs-1`` and the experiment seed
-:data:`ftd_lib.repro.figures.DEFAULT_SEED`, exactly like the stored data: run ``r`` sees the
+:data:`ftd_lib.repro.definitions.DEFAULT_SEED`, exactly like the stored data: run ``r`` sees the
 same initial network and the same reward noise as run ``r`` of the stored cell with the same
 settings (common random numbers, :mod:`ftd_lib.rng`).
 """
@@ -30,12 +30,12 @@ import numpy as np
 from .. import engine
 from ..envs import mountain_car as mc
 from ..envs.tasks import gamma
-from ..methods import label
-from ..repro.figures import ALPHAS_FIG3, DEFAULT_SEED, ETA
+from ..methods import label, style
+from ..repro.definitions import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
+from ..style import OKABE_ITO, plot_off_chart, use_style
 from ..validate import check_int
 from . import one_torch_thread
-from .plots import OKABE_ITO, plot_off_chart, style, use_style
 
 SEED = DEFAULT_SEED
 LAM = 0.9  # Fig. 3 left
@@ -154,7 +154,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     handles += [Patch(color="#c6dbef", label="push right"), Patch(color="#f4c7c3",
                                                                    label="push left"),
                 plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
-    a1.legend(handles=handles, loc="lower right", fontsize=11)
+    a1.legend(handles=handles, loc="lower right", fontsize=12)
     a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(grid["v"][0], grid["v"][-1]))
@@ -166,7 +166,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     a2.set(title="True value v(s) = −(steps to the goal)", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
     a2.grid(False)
-    a2.legend(loc="lower right", fontsize=11, framealpha=0.9)
+    a2.legend(loc="lower right", fontsize=12, framealpha=0.9)
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
     return fig
@@ -310,18 +310,18 @@ def choices() -> list[dict]:
         dict(item="divergence", paper="not given",
              ours="a run whose value, weight or error exceeds 1e6 (or is not finite) is "
                   "stopped and counts as an infinite error: drawn off the chart (▲)",
-             where="run_prediction(div_bound=1e6); ftd_lib.course.plots.plot_off_chart"),
+             where="run_prediction(div_bound=1e6); ftd_lib.style.plot_off_chart"),
         dict(item="K for forward TD(λ)", paper="K = ceil(log η / log γλ), η = 0.01",
              ours=f"K = {k} at λ = {LAM}; no K_max except Fig. 3 right's fourth curve",
              where="ftd_lib.returns.k_bound"),
         dict(item="step-size grid", paper="not given (a range of α)",
              ours=f"{len(ALPHAS_FIG3)} values 0.015·√2^k: {ALPHAS_FIG3[0]:g} … "
                   f"{ALPHAS_FIG3[-1]:g}",
-             where="ftd_lib.repro.figures.ALPHAS_FIG3"),
+             where="ftd_lib.repro.definitions.ALPHAS_FIG3"),
         dict(item="runs and seeds", paper="50 runs (Fig. 3 right: 200)",
              ours=f"the same counts; seed {SEED}; run r is the same run in every cell "
                   "(common random numbers)",
-             where="ftd_lib.repro.figures (figure definitions), ftd_lib.rng"),
+             where="ftd_lib.repro.definitions (figure definitions), ftd_lib.rng"),
     ]
 
 

@@ -5,7 +5,7 @@ van Seijen (2016), Sec. 6, third and fourth experiment. One function per picture
 each returns plain numbers so that notebooks and tests can check them, and a ``plot_*``
 function draws it in the course style. The tasks themselves (γ, caps, scaling, actions) are
 :mod:`ftd_lib.envs.tasks`; their pictures :mod:`ftd_lib.course.task_pictures`; Figure 4, stored
-beside a live run, with the paper's claims: :mod:`ftd_lib.course.figures`.
+beside a live run, with the paper's claims: :mod:`ftd_lib.course.live`.
 
 - Where every choice the paper leaves open is made: :func:`choices`, :func:`choices_markdown`.
 - The two tasks: :func:`heuristic_steps`, :func:`heuristic_trajectory` (mountain car),
@@ -29,7 +29,7 @@ parameter vector per action in the reference layout of :class:`ftd_lib.approx.ML
 action-major blocks) never leaves it.
 
 Every run here uses run ids ``0 .. runs-1`` and the experiment seed
-:data:`ftd_lib.repro.figures.DEFAULT_SEED`, like the stored data: run ``r`` here starts from
+:data:`ftd_lib.repro.definitions.DEFAULT_SEED`, like the stored data: run ``r`` here starts from
 the same networks and sees the same start states and exploration draws as run ``r`` of the
 stored cell with the same settings (common random numbers, :mod:`ftd_lib.rng`), as long as
 its episode cap is the same.
@@ -47,11 +47,11 @@ from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs import tasks
 from ..envs.recording import RecordingEnv
-from ..methods import CONTROL, label
-from ..repro.figures import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
+from ..methods import CONTROL, label, style
+from ..repro.definitions import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
 from ..returns import k_bound
+from ..style import use_style
 from . import one_torch_thread
-from .plots import style, use_style
 
 SEED = DEFAULT_SEED
 #: the experiment seed of the start states used to test a learned policy (not the training
@@ -98,17 +98,17 @@ def choices() -> list[dict]:
         dict(item="ε-greedy", paper=f"ε = {EPSILON:g}",
              ours=f"ε = {EPSILON:g}; the random action is uniform over all actions, the greedy "
                   "one included",
-             where="ftd_lib.repro.figures.EPSILON; ftd_lib.engine.control"),
+             where="ftd_lib.repro.definitions.EPSILON; ftd_lib.engine.control"),
         dict(item="ties", paper="not given", ours="the greedy action is the lowest index among "
              "equal maxima", where="ftd_lib.engine.control (argmax)"),
         dict(item="η, K", paper=f"η = {ETA:g}", ours=f"η = {ETA:g}, K = ⌈log η / log γλ⌉, no "
-             "K_max", where="ftd_lib.repro.figures.ETA; ftd_lib.returns.k_bound"),
+             "K_max", where="ftd_lib.repro.definitions.ETA; ftd_lib.returns.k_bound"),
         dict(item="Sarsa(λ) traces", paper="Sarsa(λ)", ours="accumulating; every action's trace "
              "decays every step, the taken action's gains the gradient",
              where="ftd_lib.engine.control"),
         dict(item="α", paper="optimised per λ",
              ours="best mean over the grid " + ", ".join(f"{a:g}" for a in ALPHAS_FIG4),
-             where="ftd_lib.repro.figures.ALPHAS_FIG4"),
+             where="ftd_lib.repro.definitions.ALPHAS_FIG4"),
         dict(item="rewards, starts", paper="mountain car −1 a step; cart-pole (Barto et al.)",
              ours=f"mountain car −1, start x ~ U[{mc.START_LOW:g}, {mc.START_HIGH:g}), v = 0; "
                   f"cart-pole +1 a step (the failing step too), start ~ "

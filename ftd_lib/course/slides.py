@@ -5,15 +5,21 @@
 The rules (:func:`slide_type`), applied by ``python -m ftd_lib.course.slides notebooks/*.ipynb``
 to every cell that has no slide type yet (a type set by hand is kept):
 
-- the title cell and every section heading (``## ``) start a **slide**; a sub-heading
+- the title cell and every section heading (``## ``) start a **slide**; a heading must be the
+  first line of its markdown cell (:func:`buried_headings`), else RISE shows it at the bottom
+  of the previous section's slide; a sub-heading
   (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
 - the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
 - where a figure builds up, the numbers under a figure (a ``# NBVAL_CHECK_OUTPUT`` cell right
   after a plotting cell) and the text that reads it (``**Reading``) come as **fragments**;
 - everything else continues the current slide (``-``).
 
+Offline: the theme's font ships with jupyterlab-rise (:data:`RISE`), and the two style sheets
+RISE asks for (:func:`css_paths`) sit beside the notebooks, so a slideshow requests nothing
+from the network and nothing that is missing (``tests/course/test_browser.py`` checks both).
+
 Widgets stay live on the slides: RISE shows the notebook's own cells, with its kernel
-(``tests/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
+(``tests/course/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
 lacks; ``tests/course/test_slides.py`` asks it of every notebook.
 """
 
@@ -25,15 +31,38 @@ import nbformat
 
 TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 
-#: RISE settings of every notebook: long slides scroll, the course's plain theme, a slide
-#: number, and the slideshow starts at the first slide (not at the selected cell)
-RISE = {"scroll": True, "theme": "simple", "transition": "none", "slideNumber": True,
+#: RISE settings of every notebook: long slides scroll, a plain theme, a slide number, and the
+#: slideshow starts at the first slide (not at the selected cell). The theme is reveal.js's
+#: "white": its font (Source Sans Pro, SIL Open Font License) ships inside jupyterlab-rise and
+#: is served by the notebook server; "simple" and most other themes @import Google Fonts, which
+#: a lecture hall without network cannot load (tests/course/test_browser.py refuses the network)
+RISE = {"scroll": True, "theme": "white", "transition": "none", "slideNumber": True,
         "start_slideshow_at": "beginning", "enable_chalkboard": False,
         "header": "<span style='font-size: 70%'>van Seijen (2016): forward TD(λ)</span>"}
 
 PLOTS = ("plot_", "plt.show", "figures.compare(", "plot_mountain_car_trajectory",
          "plot_cartpole_trajectory")
 WIDGETS = ("_explorer(", "algorithm1_stepper(")
+
+
+#: The course's slide style, beside the notebooks: jupyterlab-rise loads ``rise.css`` from the
+#: notebook's folder for every slideshow, then ``<notebook name>.css``; both must exist, or
+#: every slide asks the server for a missing file (a 404)
+RISE_CSS = "rise.css"
+NOTEBOOK_CSS = """/* jupyterlab-rise loads this file after rise.css when it shows {name}
+   as a slideshow. The course's slide style is all in rise.css; this file only keeps the
+   request from failing offline (a missing file is a 404 on every slide).
+   Made by python -m ftd_lib.course.slides. */
+"""
+
+
+def css_paths(notebook) -> list:
+    """The two style sheets jupyterlab-rise requests for the slideshow of ``notebook`` (a
+    path): ``rise.css`` and ``<stem>.css``, both in the notebook's folder."""
+    from pathlib import Path
+
+    notebook = Path(notebook)
+    return [notebook.parent / RISE_CSS, notebook.with_suffix(".css")]
 
 
 def _src(cell) -> str:
@@ -83,9 +112,27 @@ def apply(nb, *, overwrite: bool = False) -> int:
     return changed
 
 
+def buried_headings(cell) -> list[str]:
+    """The section headings (``## ``) of a markdown cell that are not its first line: RISE
+    cannot start a slide there, so the section would begin at the bottom of the previous
+    section's (scrolling) slide. Lines inside a fenced code block are not headings."""
+    if cell["cell_type"] != "markdown":
+        return []
+    out, fence = [], False
+    for k, line in enumerate(_src(cell).lstrip().splitlines()):
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and k > 0 and line.startswith("## "):
+            out.append(line)
+    return out
+
+
 def problems(nb) -> list[str]:
     """What keeps a notebook from being a good slideshow (empty when nothing)."""
     out = []
+    for i, cell in enumerate(nb.cells):
+        out += [f"cell {i}: heading {h[:40]!r} is not the first line of its cell, so it "
+                "cannot start a slide" for h in buried_headings(cell)]
     if nb.metadata.get("rise") != RISE:
         out.append("metadata.rise is not the course's RISE settings")
     for i, cell in enumerate(nb.cells):
@@ -109,6 +156,9 @@ def main(paths) -> int:
         nb = nbformat.read(path, as_version=4)
         n = apply(nb)
         nbformat.write(nb, path)
+        own = css_paths(path)[1]
+        if not own.exists():
+            own.write_text(NOTEBOOK_CSS.format(name=own.with_suffix(".ipynb").name))
         print(f"{path}: {n} cells given a slide type; problems: {problems(nb) or 'none'}")
     return 0
 

@@ -19,7 +19,7 @@ from ..approx import Linear
 from ..envs.random_walk import random_walk_episodes
 from ..returns import interim_lambda_return
 from ..rng import run_generator
-from .plots import OKABE_ITO
+from ..style import OKABE_ITO
 from .widgets import Explorer, new_figure
 
 #: Algorithm 1 of the paper (forward TD(λ)), line by line, numbered as the stepper cites it
@@ -170,7 +170,7 @@ def _draw_timeline(ax, f: dict):
         ax.text(s + 0.5, 0.62, f"t={s}", ha="center", va="center", fontsize=14,
                 fontweight="bold", color=tc)
         ax.text(s + 0.5, 0.27, f["states"][s].replace("state ", "st. "), ha="center",
-                va="center", fontsize=11, color=tc)
+                va="center", fontsize=12, color=tc)
     if not f["end"]:
         ax.annotate("now", xy=(f["t"] + 0.5, 0.95), xytext=(f["t"] + 0.5, 1.45), ha="center",
                     arrowprops=dict(arrowstyle="->", color="k"), fontsize=13)

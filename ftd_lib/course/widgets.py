@@ -42,12 +42,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import validate as V
-from ..methods import label
+from ..methods import label, style
 from ..returns import k_bound
-from .nb03_one_state_divergence import plot_beta_curves, plot_values, values_per_episode
-from .plots import OKABE_ITO, style, use_style
+from ..style import OKABE_ITO, WIDGET_DPI, use_style
+from .nb03_one_state_divergence import plot_beta_curves, plot_values, values_per_episode, verdict
 
-DPI = 90
+DPI = WIDGET_DPI
 
 
 def _slider(cls, name: str, value, **kw):
@@ -186,12 +186,21 @@ def one_state_readout(alpha: float, T: int, v0: float, n_episodes: int = 10) -> 
     b_td, b_lr = alpha * T, 1.0 - (1.0 - alpha) ** T
     state = dict(alpha=alpha, T=T, v0=v0, beta_td=b_td, beta_lambda=b_lr, values_td=v_td,
                  values_lambda=v_lr)
-    verdict = (f"<b style='color:{OKABE_ITO['vermillion']}'>TD(λ) diverges: β<sub>TD</sub> "
-               "&gt; 2</b>"
-               if b_td > 2 else "TD(λ) converges: β<sub>TD</sub> ≤ 2")
+    v = verdict(b_td, v0)
+    state["verdict_td"] = v
+    warn = f"<b style='color:{OKABE_ITO['vermillion']}'>"
+    verdict_text = {
+        "at the true value": "V₀ = 1 is the true value: the error is 0 and stays 0, whatever β "
+                             "(nothing to learn)",
+        "converges": "TD(λ) converges: 0 &lt; β<sub>TD</sub> &lt; 2",
+        "oscillates": warn + "TD(λ) oscillates forever: β<sub>TD</sub> = 2 exactly, the error "
+                             "flips sign with the same size every episode</b>",
+        "diverges": warn + "TD(λ) diverges: β<sub>TD</sub> &gt; 2</b>",
+        "stays": "TD(λ) does not move: β<sub>TD</sub> = 0",
+    }[v]
     text = (f"<span class='ftd-beta'>β_TD = {b_td:.3f}, β_λ = {b_lr:.3f}</span>"
             f" &nbsp;·&nbsp; after {n_episodes} episodes: V_TD = {fmt(v_td[-1])}, "
-            f"V_λ = {fmt(v_lr[-1])} &nbsp;·&nbsp; {verdict}")
+            f"V_λ = {fmt(v_lr[-1])} &nbsp;·&nbsp; {verdict_text}")
     return text, state
 
 
@@ -286,11 +295,11 @@ def k_explorer(eta: float = 0.01, gl: float = 0.9) -> Explorer:
         if not math.isinf(K):
             ax.axvline(K - 0.5, color=OKABE_ITO["vermillion"], lw=1.2)
             ax.text(K - 0.5, 1.3, f" K = {K}", color=OKABE_ITO["vermillion"], va="bottom",
-                    fontsize=11)
+                    fontsize=12)
         ax.set(xlabel="n (steps ahead)", ylabel="weight (γλ)$^n$ of δ'$_{t+n}$",
                ylim=(floor, 3.0), xlim=(-1, n_show))
         ax.set_title(f"γλ = {g:.2f}, η = {e:.3g}", loc="left")
-        ax.legend(loc="upper right", fontsize=10)
+        ax.legend(loc="upper right", fontsize=12)
         return text, fig
 
     ex = Explorer(controls, render, readout_class="ftd-k-readout", image_class="ftd-k-plot",

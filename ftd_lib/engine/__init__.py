@@ -44,25 +44,29 @@ Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest act
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or
                       "cartpole", epsilon=0.05, max_steps=None, truncation="bootstrap",
                       width=None, device="cpu", dtype=torch.float64, engine="auto")
-    res.returns        # (N, n_episodes): return (sum of rewards) of every episode
+    res.curves         # (N, n_episodes): return (sum of rewards) of every episode (also
+                       # res.returns); prediction results call their curves `curves` too
     res.lengths        # (N, n_episodes): steps of every episode
     res.diverged       # (N,) bool; returns of a diverged run are nan from then on
-    res.utilisation    # run-steps / (iterations x rows); also utilisation_before_tail
-    # max_steps: episode cap (None: the env's default, 5000 mountain car, 1000 cart-pole);
+    res.engine         # which engine ran it (below)
+    # max_steps: episode cap (None: the task's, 5000 mountain car, 1000 cart-pole);
     # truncation="bootstrap": a cap is a time limit, the last target bootstraps from
     # Q(S', A') (Pardo et al. 2018); "terminal": value 0 after the last state.
-    # engine="kernel": run by run in compiled code (ftd_lib.engine.kernel; cart-pole and
-    # mountain car, float64, CPU; the default there); engine="batch": the N runs go through
-    # a torch batch of `width` rows (default min(N, 1024)) that stays full, a row whose run
-    # ends taking the next at once (ftd_lib.engine.control; any env, dtype, device). Both
-    # give the same numbers, bit for bit.
+    # engine (choose_engine): "kernel" run by run in compiled code (ftd_lib.engine.kernel:
+    # tasks flagged kernel, float64, CPU); "batch" a torch batch of `width` rows that stays
+    # full (ftd_lib.engine.control: any env, dtype, device); "reference" the readable
+    # per-run references (ftd_lib.algorithms.sarsa_lambda, .forward_sarsa_lambda), which
+    # both others follow; "auto" the first that can run. Methods and their implementations:
+    # ftd_lib.methods.
 
 Every result also has ``diverged_at`` (episode, -1 if never), ``final_weights`` (reference
 layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``iterations``
 (batch iterations). ``device="auto"`` picks CUDA when present.
 
 Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td_lambda"``
-(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``; control
+(Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``,
+``"block_lambda_return"`` (PPO's value update: GAE targets over blocks of B = ``k_max`` steps,
+:mod:`ftd_lib.engine.block`); control
 ``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
 ``"forward_sarsa_lambda"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen
 next action, the update going to the network of the popped state's action).
@@ -91,26 +95,28 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .. import methods as _methods
 from .. import validate as V
 from ..approx import MLP
 from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
-from ..rng import run_generator
-from .control import CONTROL_METHODS, TRUNCATIONS, ControlBatch, ControlResult
-from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch, PredictionResult
+from ..rng import AGENT_STREAM, INIT_STREAM, run_generator
+from . import checks
+from .control import TRUNCATIONS, ControlBatch
+from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch
+from .results import ControlResult, PredictionResult
 from .settings import Settings
 from .sources import EnvSource, RecordedSource
 
 __version__ = "2.0"
 
-#: The numerics version of every method: what a stored result's numbers depend on (the engine,
-#: the environments, the random streams, the network's arithmetic). Stored chunks are keyed by
-#: it, not by the code, so moving or renaming code recomputes nothing. Bump a method's version
-#: whenever a change alters any of its numbers; ``tests/test_engine_golden.py`` fails when
+#: The numerics version of every method an engine runs (from :mod:`ftd_lib.methods`): what a
+#: stored result's numbers depend on (the engine, the environments, the random streams, the
+#: network's arithmetic). Stored chunks are keyed by it, not by the code, so moving or renaming
+#: code recomputes nothing. Bump a method's version (its record in :mod:`ftd_lib.methods`)
+#: whenever a change alters any of its numbers; ``tests/engine/test_engine_golden.py`` fails when
 #: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
-NUMERICS_VERSION = {
-    "td0": 1, "td_lambda": 1, "forward_td_lambda": 1, "online_lambda_return": 1,
-    "offline_lambda_return": 1, "sarsa_lambda": 2, "forward_sarsa_lambda": 2,
-}
+NUMERICS_VERSION = _methods.NUMERICS_VERSION
+CONTROL_METHODS = _methods.CONTROL
 
 
 def numerics_version(method: str) -> str:
@@ -120,9 +126,7 @@ def numerics_version(method: str) -> str:
     return f"{method}-v{NUMERICS_VERSION[method]}"
 
 DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
-ENGINES = ("auto", "kernel", "batch")  # how run_control runs its tasks
-INIT_STREAM = 100  # stream of a run's initial weights
-AGENT_STREAM = 101  # stream of a run's exploration (epsilon-greedy)
+ENGINES = ("auto", "kernel", "batch", "reference")  # how run_control runs its tasks
 
 __all__ = [
     "AGENT_STREAM",
@@ -143,7 +147,7 @@ __all__ = [
 
 
 def _device(device):
-    return V.check_device(device)
+    return checks.check_device(device)
 
 
 def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
@@ -171,14 +175,14 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    episodes, w0, settings, n_in = V.check_recorded_args(episodes, w0, settings, n_hidden)
+    episodes, w0, settings, n_in = checks.check_recorded_args(episodes, w0, settings, n_hidden)
     src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
     ev = None
     if eval_states is not None:
-        ev = Evaluator(*V.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
+        ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)
@@ -215,15 +219,15 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
     row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0)
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0)
     if eval_states is None:
         n_eval = V.check_int("n_eval", n_eval, 1)
         eval_seed = V.check_int("eval_seed", eval_seed, 0)
     else:
-        eval_states = V.check_eval_states(eval_states)
+        eval_states = checks.check_eval_states(eval_states)
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:
@@ -237,19 +241,40 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
 
 
 def _control_env(env, seed, run_ids, max_steps=None):
-    kw = {} if max_steps is None else dict(max_steps=max_steps)
-    if env == "mountain_car":
-        from ..envs.mountain_car import MountainCarBatch
-
-        return MountainCarBatch(seed, run_ids, **kw)
-    if env == "cartpole":
-        from ..envs.cartpole import CartPoleBatch
-
-        return CartPoleBatch(seed, run_ids, **kw)
+    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name, or
+    a factory ``env(seed, run_ids)``."""
+    if isinstance(env, str) and env in TASKS:
+        kw = {} if max_steps is None else dict(max_steps=max_steps)
+        return TASKS[env].batch_cls(seed, run_ids, **kw)
     if callable(env):
         return env(seed, run_ids)
-    raise ValueError("env must be 'mountain_car', 'cartpole' or a factory env(seed, run_ids),"
-                     f" got {env!r}")
+    raise ValueError(f"env must be one of {', '.join(map(repr, TASKS))} or a factory "
+                     f"env(seed, run_ids), got {env!r}")
+
+
+def choose_engine(method, env, engine, dtype, device) -> str:
+    """The engine that runs ``method`` on ``env``: ``"kernel"`` (a task whose registry entry
+    has ``kernel=True``, float64, the CPU, a method with a kernel), ``"batch"`` (a method with
+    a batch implementation) or ``"reference"``; ``"auto"`` takes the first of these that can
+    run. A named engine that cannot run raises ``ValueError`` saying why."""
+    m = _methods.method(method)
+    task = TASKS.get(env) if isinstance(env, str) else None
+    why = {"kernel": [], "batch": [], "reference": []}
+    if task is None or not task.kernel:
+        why["kernel"].append(f"env={env!r} is not a task the kernel runs")
+    if dtype != torch.float64 or torch.device(device).type != "cpu":
+        why["kernel"].append(f"it runs float64 on the CPU only (dtype={dtype}, "
+                             f"device={torch.device(device).type!r})")
+    for name in ("kernel", "batch"):
+        if name not in m.engines:
+            why[name].append(f"method {method!r} has no {name} implementation")
+    if m.reference is None:
+        why["reference"].append(f"method {method!r} has no per-run reference")
+    if engine == "auto":
+        return next(name for name in ("kernel", "batch", "reference") if not why[name])
+    if why[engine]:
+        raise ValueError(f"engine={engine!r} cannot run this: " + "; ".join(why[engine]))
+    return engine
 
 
 def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
@@ -276,16 +301,19 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     of every run id). Returns a :class:`ControlResult` (``returns`` ``(N, n_episodes)``,
     ``diverged``, ``utilisation``, ...).
 
-    ``engine``: ``"kernel"`` runs each task on its own through compiled code
-    (:mod:`ftd_lib.engine.kernel`: cart-pole and mountain car, float64, CPU), ``"batch"``
-    through the batched torch engine (any env, dtype and device; ``width`` applies to it
-    only); ``"auto"`` (default) takes the kernel wherever it can run. Both give the same
-    numbers, bit for bit (``tests/test_engine_kernel.py``).
+    ``engine`` (:func:`choose_engine`): ``"kernel"`` runs each task on its own through
+    compiled code (:mod:`ftd_lib.engine.kernel`: the tasks flagged ``kernel`` in
+    :data:`ftd_lib.envs.tasks.TASKS`, float64, CPU), ``"batch"`` through the batched torch
+    engine (any env, dtype and device; ``width`` applies to it only), ``"reference"`` through
+    the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
+    takes the first that can run. All follow the reference's semantics; the kernel and the
+    batch agree bit for bit where torch's CPU arithmetic is the one the kernel emulates
+    (``tests/engine/test_engine_kernel.py``).
     """
-    n_hidden, dev, dtype, div_bound = V.check_engine_args(
+    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
         div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = V.check_live_args(settings, seed, run_ids, n_episodes, w0,
+    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
     if max_steps is not None:
@@ -300,30 +328,32 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         raise ValueError(f"width must be an integer >= 1, got {width!r}")
     W = min(W, N)
     dev = _device(device)
-    use_kernel = (isinstance(env, str) and env in TASKS and dtype == torch.float64
-                  and dev.type == "cpu" and engine != "batch")
-    if engine == "kernel" and not use_kernel:
-        raise ValueError("engine='kernel' runs 'cartpole' and 'mountain_car' in float64 on the "
-                         f"CPU only (env={env!r}, dtype={dtype}, device={dev.type!r})")
-    e = _control_env(env, seed, run_ids[: 1 if use_kernel else W], max_steps)
+    engine = choose_engine(method, env, engine, dtype, dev)
+    e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps)
     A = int(e.n_actions)
+    n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
     if w0 is None:
-        n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
-
         def init(tasks):
             return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A)
     else:
-        n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
         w0 = V.check_finite_array("w0", w0, (N, A, n_hidden * (n_in + 2) + 1))
 
         def init(tasks):
             return w0[tasks]
-    if use_kernel:
+    if engine == "kernel":
         from .kernel import run_tasks
 
         return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
                          epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
                          progress=progress, truncation=truncation, max_steps=max_steps)
+    if engine == "reference":
+        from .reference import run_tasks
+
+        return run_tasks(method, settings, seed, run_ids, n_episodes, n_in=n_in,
+                         make_env=lambda ids: _control_env(env, seed, ids, max_steps),
+                         init=init, agent_stream=AGENT_STREAM, epsilon=epsilon,
+                         n_hidden=n_hidden, div_bound=div_bound, truncation=truncation,
+                         progress=progress)
     batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
                          agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
                          n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,

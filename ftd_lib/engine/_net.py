@@ -29,7 +29,7 @@ never the contiguous one), on CUDA by a fixed pairwise tree of elementwise adds.
 CPU ``sigmoid`` rounds the last ``numel mod 8`` elements of a tensor differently (another code
 path), so it is applied to a zero-padded buffer whose length is a multiple of 64: no real
 entry is ever in that tail. A run's numbers are then bit-for-bit the same in any batch
-(``tests/test_engine*.py`` check it).
+(``tests/engine/`` check it).
 
 :meth:`BatchedMLP.to_internal` / :meth:`BatchedMLP.to_external` convert from/to the
 reference layout ``(M, P)``, rows ``[W1 (H x n_in, row-major), b1, w2, b2]`` of
@@ -37,9 +37,9 @@ reference layout ``(M, P)``, rows ``[W1 (H x n_in, row-major), b1, w2, b2]`` of
 
 tanh
 ----
-On the CPU, torch's float64 ``tanh`` is about 3 times slower than its ``sigmoid``; we use the
-identity :math:`\tanh(z) = 2\sigma(2z) - 1` there (absolute error below 1e-15, so the engine
-still matches the per-run reference to 1e-10). On CUDA the native ``tanh`` is used.
+On the CPU, torch's float64 ``tanh`` is slower than its ``sigmoid``; we use the identity
+:math:`\tanh(z) = 2\sigma(2z) - 1` there (absolute error below 1e-15, so the engine still
+matches the per-run reference to 1e-10). On CUDA the native ``tanh`` is used.
 """
 
 from __future__ import annotations

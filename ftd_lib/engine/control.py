@@ -1,82 +1,42 @@
 r"""Batched control: Sarsa(:math:`\lambda`) and forward Sarsa(:math:`\lambda`) (paper Sec. 6,
 Fig. 4), one network per action, :math:`\epsilon`-greedy, on a batch that is always full.
-
-On the CPU, for the paper's two tasks in float64, :func:`ftd_lib.engine.run_control` runs
-each task through compiled per-run code instead (:mod:`.kernel`), with this batch's numbers bit
-for bit and 2.5 to 5 times fewer seconds per run-step (``python -m ftd_lib bench``); this
-batch serves the rest: a GPU, float32, any other environment (e.g. one that records every
-step).
+This batch serves CUDA, float32 and any environment with the batched interface; on the CPU
+in float64 the paper's tasks run through the compiled per-run kernel (:mod:`.kernel`).
 
 A full batch
 ------------
 The batch has a fixed width ``W`` and works through a queue of tasks, one task = one run
-(its settings row and its run id): each row holds one task; the moment a row's run ends (all
-its episodes done, or diverged) the row takes the next task of the queue -- its initial
-weights, its settings, fresh random streams of its run id, a reset -- and goes on in the same
-iteration. So no row waits for the slowest run of a batch, only the final tail (when the
-queue is empty) has idle rows. A run's numbers do not depend on the width, on the tasks
-beside it or on which row it lands in: every row's arithmetic is independent of the others
-(see :mod:`._net`) and its random numbers come from its run's own streams
-(:class:`ftd_lib.rng.RunStreams`). ``utilisation`` = run-steps / (iterations x W).
+(its settings row and its run id): the moment a row's run ends (all its episodes done, or
+diverged) the row takes the next task -- its initial weights, settings, fresh random streams
+of its run id, a reset -- in the same iteration, so only the final tail has idle rows. A
+run's numbers do not depend on the width, on the tasks beside it or on its row: every row's
+arithmetic is independent of the others (:mod:`._net`) and its random numbers come from its
+run's own streams (:class:`ftd_lib.rng.RunStreams`). ``utilisation`` = run-steps /
+(iterations x W).
 
-Layout and cost
----------------
+Layout
+------
 Every row has A networks, the columns ``b, W+b, .., (A-1)W+b`` of a parameter-major
-``(P, A*W)`` weight tensor (:mod:`._net`). An iteration of a row:
-
-- takes its chosen action, observes :math:`R, S'`, evaluates :math:`\hat Q(S', \cdot|\theta)`
-  (all A networks: one pass over the full tensor) and chooses :math:`A'`;
-- updates only the network of the state-action pair it updates. When many rows update (the
-  usual case) this is one pass over all A networks with the update's coefficient masked to
-  the updated one: the others get an exactly-zero coefficient and are left bit for bit as
-  they were. When at most a share :data:`MASKED_SHARE` of the rows update (rows flushing
-  their FIFO, rows starting an episode), their networks are gathered into a scratch tensor,
-  updated and scattered back instead. ``torch.index_select`` of weight columns costs about 14
-  times a plain copy of as many columns here, so a gathered update costs about 1.5 times a
-  masked one per row (``scripts/control_floor.py``) but is paid only for the rows that update;
-  on the bench's cart-pole workload (short episodes, so many flushes) the share 0.4 was about
-  18 % faster than 1/16. Both ways give the same numbers, bit for bit;
-- forward Sarsa(:math:`\lambda`) pops up to ``flush_pops`` (default 4) updates an iteration
-  for the rows whose episode has ended (``FLUSH``, or ended in this iteration), one after the
-  other on sub-batches of those rows, so the K - 1 updates left at an episode's end take
-  about (K - 1) / 4 iterations;
-- when an episode ends (its flush included), the row resets at once and chooses its first
-  action from :math:`\hat Q(S_0, \cdot|\theta)` on a sub-batch of the rows that restart, so
-  an episode's start costs no iteration.
-
-Sarsa(:math:`\lambda`), accumulating traces, every action's trace decays every step:
-
-.. math::
-    \delta = R + \gamma\hat Q(S',A'|\theta) - \hat Q(S,A|\theta),\quad
-    e_a \leftarrow \gamma\lambda e_a\ \forall a,\quad
-    e_A \leftarrow e_A + \nabla\hat Q(S,A|\theta),\quad
-    \theta \leftarrow \theta + \alpha\delta e
-
-The traces are kept scaled, :math:`e = s\,\hat e` with one scalar :math:`s` per row, so the
-decay of all A traces is one multiplication on the host (:math:`s \leftarrow \gamma\lambda s`),
-the gradient is added as :math:`\hat e_A \mathrel{+}= \nabla/s` and the update is
-:math:`\theta \mathrel{+}= (\alpha\delta s)\hat e`; :math:`\hat e` is renormalised when
-:math:`s` falls below ``RESCALE`` (every step when :math:`\gamma\lambda = 0`).
-
-Forward Sarsa(:math:`\lambda`): Algorithm 1 with :math:`V_{next} = \hat Q(S', A'|\theta)`
-(0 at a terminal state), the FIFO holding :math:`\langle\phi(S), A, \rho\rangle`, the update
-going to the network of the popped state's action.
+``(P, A*W)`` weight tensor (:mod:`._net`). An iteration of a row takes its action, observes
+:math:`R, S'`, evaluates :math:`\hat Q(S', \cdot|\theta)` (one pass over the full tensor),
+chooses :math:`A'` and updates the network of the state-action pair it updates: with the
+coefficient masked to that network in one full pass when more than a share
+:data:`.control_forward.MASKED_SHARE` of the rows update, else on a gathered sub-batch (both
+give the same numbers). An episode's end resets the row at once (its first action chosen on
+a sub-batch of the rows that restart). The methods' iterations: :mod:`.control_sarsa`,
+:mod:`.control_forward`.
 
 Time limits
 -----------
-An episode cap (cart-pole's 1000 steps, mountain car's 5000) ends an episode because of time,
-which the network does not see. ``truncation="bootstrap"`` (the default; Pardo et al. 2018,
-*Time Limits in Reinforcement Learning*) treats the last state as what it is, a non-terminal
-state: :math:`A'` is chosen there and the last target bootstraps from
-:math:`\hat Q(S', A'|\theta)`; ``truncation="terminal"`` treats the cap like termination
-(value 0 after the last state, no :math:`A'` drawn).
+An episode cap ends an episode because of time, which the network does not see.
+``truncation="bootstrap"`` (the default; Pardo et al. 2018) treats the last state as
+non-terminal: :math:`A'` is chosen there and the last target bootstraps from
+:math:`\hat Q(S', A'|\theta)`; ``"terminal"`` treats the cap like termination.
 
-:math:`\epsilon`-greedy: two uniform draws per choice from the run's own stream (stream
-``AGENT_STREAM``): if the first is below :math:`\epsilon` the action is
-``floor(A * second)``, else the greedy action, ties broken towards the lowest action index.
-
-As in :mod:`.prediction`, the network arithmetic is torch on the chosen device and the per-row
-scalars (and the environment, and the random streams) are numpy on the host.
+:math:`\epsilon`-greedy: two uniform draws per choice from the run's own stream
+``AGENT_STREAM``: if the first is below :math:`\epsilon` the action is
+``floor(A * second)``, else the greedy action, ties broken towards the lowest action index
+(:func:`ftd_lib.algorithms.epsilon_greedy`).
 """
 
 from __future__ import annotations
@@ -88,39 +48,21 @@ import torch
 
 from ..rng import RunStreams
 from ._net import BatchedMLP, HostDeviceMixin
+from .control_forward import ForwardSarsaIteration
+from .control_sarsa import SarsaIteration
 from .prediction import NP_DTYPE
-from .schedule import DONE, FLUSH, STEP, algorithm1_constants, episode_cap
+from .results import ControlResult
+from .schedule import DONE, STEP, algorithm1_constants, episode_cap
 
-CONTROL_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
+#: the batch's implementation of each control method (a lookup: an unknown method raises)
+ITERATIONS = {"sarsa_lambda": "_iteration_sarsa", "forward_sarsa_lambda": "_iteration_forward"}
 TRUNCATIONS = ("bootstrap", "terminal")
 REPACK = 0.75  # in the final tail, drop the idle rows once fewer than this share run
-MASKED_SHARE = 0.4  # a pop on more than this share of the rows runs on all networks, masked
 BUCKET = 64  # sub-batches are rounded up to a multiple of this many columns
 RESCALE = {np.float64: 1e-60, np.float32: 1e-8}  # renormalise scaled traces below this s
 
 
-class ControlResult:
-    """What a control batch returns (one entry per task, in the order given).
-
-    Attributes
-    ----------
-    returns : (N, n_episodes) float array, the return (sum of rewards) of every episode;
-        ``nan`` from the episode in which a run diverged on
-    lengths : (N, n_episodes) int array, steps of every episode (-1 where not run)
-    diverged : (N,) bool array; diverged_at : (N,) int array (-1: never)
-    final_weights : (N, A, P) array, reference layout
-    n_steps : (N,) environment steps; iterations : batch iterations; width : W
-    utilisation : run-steps / (iterations x W); utilisation_before_tail : the same over the
-        iterations before the final tail (while tasks were waiting for a row), which took
-        ``steps_before_tail`` run-steps and ``seconds_before_tail`` seconds; engine : ``"batch"``
-        (this class) or ``"kernel"`` (:mod:`.kernel`)
-    """
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-
-class ControlBatch(HostDeviceMixin):
+class ControlBatch(SarsaIteration, ForwardSarsaIteration, HostDeviceMixin):
     """A queue of control runs on a batch of ``width`` rows (see the module docstring).
 
     ``env``: the batched environment of the first ``width`` tasks (rows); it must have
@@ -132,8 +74,9 @@ class ControlBatch(HostDeviceMixin):
                  agent_stream: int, init, epsilon=0.05, n_hidden=50, device="cpu",
                  dtype=torch.float64, div_bound=1e6, progress=False, truncation="bootstrap",
                  flush_pops=4, tanh="auto"):
-        if method not in CONTROL_METHODS:
-            raise ValueError(f"method must be one of {CONTROL_METHODS}, got {method!r}")
+        if method not in ITERATIONS:
+            raise ValueError(f"the batched engine runs the methods {tuple(ITERATIONS)}, got "
+                             f"{method!r}")
         if dtype not in NP_DTYPE:
             raise ValueError(f"dtype must be torch.float64 or torch.float32, got {dtype!r}")
         if truncation not in TRUNCATIONS:
@@ -277,33 +220,6 @@ class ControlBatch(HostDeviceMixin):
         m = a.shape[-1]
         return a if M == m else np.concatenate([a, np.repeat(a[..., :1], M - m, -1)], -1)
 
-    def _pop_update_full(self, rows, x, a, target):
-        """:meth:`_pop_update` for many rows: every network of every row evaluated at the
-        row's ``x`` (``(n+1, W)``: all rows), updated with the coefficient masked to the
-        networks ``a`` of ``rows`` (other networks are left exactly as they were)."""
-        A, W = self.A, self.W
-        xr = np.tile(x, A)
-        v = self.net.value(self.views, self._t(xr), self.work_p).reshape(A, W)[a, rows]
-        coef = np.zeros((A, W), dtype=self.npdt)
-        coef[a, rows] = self.cols["alpha"][rows] * (target - v)
-        self._upd(self.views, xr, self.work_p, coef.ravel())
-        return v
-
-    def _pop_update(self, rows, x, a, target):
-        r""":math:`\theta_a \leftarrow \theta_a + \alpha(U - \hat Q(x, a|\theta))
-        \nabla\hat Q(x, a|\theta)` for the networks ``a`` of ``rows`` (a sub-batch: gathered,
-        updated, scattered back). Returns the values :math:`\hat Q(x, a|\theta)` before the
-        update."""
-        idx = self._columns(rows, a)
-        sub, V, w, m = self._gather(idx)
-        M = sub.shape[1]
-        v = self.net.value(V, self._t(self._pad(x, M)), w)[:m]
-        coef = np.zeros(M, dtype=self.npdt)
-        coef[:m] = self.cols["alpha"][rows] * (target - v)
-        self._upd(V, self._pad(x, M), w, coef)
-        self.th.index_copy_(1, idx, sub[:, :m])
-        return v
-
     # --------------------------------------------------------- the task queue
     def _load(self, rows):
         """Rows ``rows`` (a prefix of the queue's length) take the next tasks."""
@@ -422,8 +338,7 @@ class ControlBatch(HostDeviceMixin):
                     t0 = time.perf_counter()
                     self._restart(self._load(self.ar))
                     self._replace_diverged()
-                    loop = (self._iteration_sarsa if self.method == "sarsa_lambda"
-                            else self._iteration_forward)
+                    loop = getattr(self, ITERATIONS[self.method])
                     while self.n_running:
                         self.iterations += 1
                         self.row_iterations += self.W
@@ -439,7 +354,7 @@ class ControlBatch(HostDeviceMixin):
         finally:
             if self._pbar is not None:
                 self._pbar.close()
-        return ControlResult(returns=self.returns, lengths=self.lengths,
+        return ControlResult(curves=self.returns, lengths=self.lengths,
                              diverged=self.diverged.copy(), diverged_at=self.diverged_at.copy(),
                              final_weights=self.final_w, n_steps=self.task_steps,
                              iterations=self.iterations, width=self.width0,
@@ -520,132 +435,3 @@ class ControlBatch(HostDeviceMixin):
         Q = self.net.value(self.views, self._t(np.tile(xn, A)), self.work_q).reshape(A, W)
         a_new = self._choose(Q, choose)
         return Q, a_new, np.where(choose, Q[a_new, self.ar], 0.0)
-
-    # -------------------------------------------------------------- Sarsa(λ)
-    def _iteration_sarsa(self):
-        W, A, net, c = self.W, self.A, self.net, self.cols
-        step = self.mode == STEP
-        S = self.S
-        xn, r, end, choose = self._env_step(step)
-        Q, a_new, q_next = self._q_next(xn, choose)
-        # Q(S, A): all A networks at S (one pass over the full tensor, no gather)
-        rows = np.flatnonzero(step)
-        xs = np.tile(S, A)
-        v = net.value(self.views, self._t(xs), self.work_p).reshape(A, W)[self.act, self.ar]
-        v = v[rows]
-        delta = r[rows] + c["gamma"][rows] * q_next[rows] - v
-        # e = s e^: decay all A traces by scaling s; e^_A += grad / s
-        s_new = self.s[rows] * c["gl"][rows]
-        small = s_new < self.rescale
-        if small.any():  # renormalise: e^ = s e^, s = 1 (gamma lambda = 0: e^ = 0)
-            self.e_keep[rows[small & (s_new == 0)]] = 0.0
-            part = small & (s_new > 0)
-            if part.any():
-                cols = self._columns(rows[part])
-                self.e.index_copy_(1, cols, self.e.index_select(1, cols).mul_(
-                    self._t(np.tile(s_new[part], A))))
-            s_new[small] = 1.0
-        self.s[rows] = s_new
-        # e^_A += grad Q(S, A) / s: the gradient of every network at S, masked to A's
-        # (written out, then added: the same roundings as a gathered gradient)
-        inv = np.zeros((A, W), dtype=self.npdt)
-        inv[self.act[rows], rows] = 1.0 / s_new
-        inv = inv.ravel()
-        net.grad_into(self.g_views, self.views, self._t(xs * inv), self.work_p)
-        self.g_views.b2w2.mul_(self._t(inv))
-        # e^ = g + keep e^: keep = 0 clears the traces of rows that started an episode (or have
-        # gamma lambda = 0) in the same pass; e^ * 1 and e^ * 0 are exact, so this adds exactly
-        # as e^ + g does
-        torch.addcmul(self.g, self.e, self._t(np.tile(self.e_keep, A)), out=self.e)
-        self.e_keep[:] = 1.0
-        # theta += alpha delta e = (alpha delta s) e^, every action's network
-        coef = np.zeros(W, dtype=self.npdt)
-        coef[rows] = c["alpha"][rows] * delta * s_new
-        self.th.addcmul_(self.e, self._t(np.tile(coef, A)))
-        self.S = np.where(step, xn, S)
-        self.act = np.where(choose, a_new, self.act)
-        bad = np.zeros(W)
-        bad[rows] = np.abs(v)
-        self._check_values(np.maximum(np.where(choose, np.abs(Q).max(0), 0.0), bad))
-        end &= self.mode == STEP
-        if end.any():
-            ii = np.flatnonzero(end)
-            self._episode_end(ii)
-            self._complete(ii)
-
-    # ------------------------------------------------------ forward Sarsa(λ)
-    def _iteration_forward(self):
-        n, c, al = self.n_in, self.cols, self.alg
-        ring, base, R = self.ring, self.base, self.R
-        step = self.mode == STEP
-        flush = self.mode == FLUSH
-        S = self.S
-        xn, r, end, choose = self._env_step(step)
-        Q, a_new, v_next = self._q_next(xn, choose)
-        # push <phi(S), A, rho>, rho = R + gamma (1 - lambda) V_next
-        slot = (base + self.p % R)[step]
-        ring[: n + 1, slot] = S[:, step]
-        ring[n + 1, slot] = self.act[step]
-        ring[n + 2, slot] = (r + c["g1l"] * v_next)[step]
-        self.p += step
-        # delta' = R + gamma V_next - V_current; V_current = V_next
-        d_prime = r + c["gamma"] * v_next - al["V_cur"]
-        al["V_cur"] = np.where(step, v_next, al["V_cur"])
-        # if i = K - 1: U = U_sync; U_sync = V_current; i = 0; c = 1; ready = true
-        # else:         U_sync += c delta'; i += 1; c *= gamma lambda
-        sync = step & (self.i == c["Km1"])
-        adv = step & ~sync
-        al["U"] = np.where(sync, al["U_sync"], al["U"])
-        al["U_sync"] = np.where(sync, al["V_cur"],
-                                np.where(adv, al["U_sync"] + al["c"] * d_prime, al["U_sync"]))
-        self.i = np.where(sync, 0, self.i + adv)
-        al["c"] = np.where(sync, 1.0, np.where(adv, c["gl"] * al["c"], al["c"])).astype(
-            self.npdt, copy=False)
-        self.ready |= sync
-        # if ready: U += c_final delta'; pop <S_p, A_p, rho_p>; update; U = (U - rho_p)/gl
-        step_upd = step & self.ready
-        al["U"] = np.where(step_upd, al["U"] + c["c_final"] * d_prime, al["U"])
-        self._pop(step_upd | flush)
-        # end of the episode: if not ready, U = U_sync; then flush the FIFO
-        end_step = end & step
-        al["U"] = np.where(end_step & ~self.ready, al["U_sync"], al["U"])
-        # flushing rows, and rows whose episode ended now, pop more updates (one after the
-        # other, each at the weights the previous left)
-        for _ in range(self.flush_pops - 1):
-            more = (flush | end_step) & (self.p > self.q) & (self.mode != DONE)
-            if not more.any():
-                break
-            self._pop(more)
-        self.S = np.where(step, xn, S)
-        self.act = np.where(choose, a_new, self.act)
-        self._check_values(np.where(choose, np.abs(Q).max(0), 0.0))
-        live = self.mode != DONE
-        end_step &= live
-        flush &= live
-        empty = self.p == self.q
-        self.mode[end_step & ~empty] = FLUSH
-        if end_step.any():
-            self._episode_end(np.flatnonzero(end_step))
-        comp = (end_step | flush) & empty
-        if comp.any():
-            self._complete(np.flatnonzero(comp))
-
-    def _pop(self, upd):
-        """The rows in ``upd`` pop :math:`\\langle S_p, A_p, \\rho_p\\rangle`, update the
-        network of :math:`A_p` towards U, and move U on to the next state's target."""
-        if not upd.any():
-            return
-        rows = np.flatnonzero(upd)
-        al, c, n = self.alg, self.cols, self.n_in
-        if len(rows) > MASKED_SHARE * self.W:  # many rows: all networks, masked (no gather)
-            every = np.take(self.ring, self.base + self.q % self.R, axis=1)  # all rows
-            item = every[:, rows]
-            v = self._pop_update_full(rows, every[: n + 1], item[n + 1].astype(np.int64),
-                                      al["U"][rows])
-        else:
-            item = np.take(self.ring, self.base[rows] + self.q[rows] % self.R, axis=1)
-            v = self._pop_update(rows, item[: n + 1], item[n + 1].astype(np.int64),
-                                 al["U"][rows])
-        self.q[rows] += 1
-        al["U"][rows] = (al["U"][rows] - item[n + 2]) / c["gl_div"][rows]
-        self._check_values(np.abs(v), rows)

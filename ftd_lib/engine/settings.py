@@ -10,6 +10,10 @@ import numpy as np
 from ..returns import k_bound
 from ..validate import check_alpha, check_eta, check_k_max, check_unit
 
+#: "no K cap" in a stored settings array (chunk identities keep it, so it stays 0); everywhere
+#: else no cap is ``None``
+K_MAX_NONE_STORED = 0
+
 
 def _column(name, value, n=None):
     try:
@@ -38,8 +42,10 @@ class Settings:
     >>> len(s), s.K().tolist()
     (2, [44.0, 44.0])
 
-    ``k_max`` entries are ``None`` (no cap) or integers >= 1; they are stored as floats with
-    ``inf`` meaning no cap. ``eta`` and ``k_max`` only matter for forward TD/Sarsa(lambda).
+    ``k_max`` entries are ``None`` (no cap: the one encoding of every public interface,
+    :meth:`row` included) or integers >= 1; the float column holds ``inf`` for no cap, and
+    arrays of stored rows hold :data:`K_MAX_NONE_STORED` (:meth:`as_array`,
+    :meth:`from_array`). ``eta`` and ``k_max`` only matter for forward TD/Sarsa(lambda).
     """
 
     alpha: np.ndarray
@@ -47,6 +53,20 @@ class Settings:
     gamma: np.ndarray
     eta: np.ndarray
     k_max: np.ndarray
+
+    @classmethod
+    def from_array(cls, a) -> Settings:
+        """From an array ``(N, 5)`` of rows ``(alpha, lam, gamma, eta, k_max)`` in the stored
+        form (:meth:`as_array`: ``k_max`` :data:`K_MAX_NONE_STORED` = no cap)."""
+        a = np.asarray(a, dtype=np.float64).reshape(-1, 5)
+        k_max = [None if k == K_MAX_NONE_STORED else int(k) for k in a[:, 4]]
+        return cls.make(alpha=a[:, 0], lam=a[:, 1], gamma=a[:, 2], eta=a[:, 3], k_max=k_max)
+
+    def as_array(self) -> np.ndarray:
+        """The rows as ``(N, 5)`` floats ``(alpha, lam, gamma, eta, k_max)``, no cap stored as
+        :data:`K_MAX_NONE_STORED` (the form chunk identities keep)."""
+        km = np.where(np.isinf(self.k_max), K_MAX_NONE_STORED, self.k_max)
+        return np.stack([self.alpha, self.lam, self.gamma, self.eta, km], axis=1)
 
     @classmethod
     def make(cls, alpha, lam, gamma, eta=0.01, k_max=None) -> Settings:
@@ -73,8 +93,14 @@ class Settings:
 
     @classmethod
     def from_rows(cls, rows) -> Settings:
-        """From a list of dicts with keys alpha, lam, gamma and optionally eta, k_max."""
+        """From a list of dicts with keys alpha, lam, gamma and optionally eta, k_max (a
+        missing key raises ``ValueError`` naming it)."""
         rows = list(rows)
+        for i, r in enumerate(rows):
+            for key in ("alpha", "lam", "gamma"):
+                if key not in r:
+                    raise ValueError(f"settings row {i} has no {key!r}: every row needs alpha, "
+                                     f"lam and gamma, got keys {sorted(r)}")
         return cls.make(alpha=[r["alpha"] for r in rows], lam=[r["lam"] for r in rows],
                         gamma=[r["gamma"] for r in rows],
                         eta=[r.get("eta", 0.01) for r in rows],

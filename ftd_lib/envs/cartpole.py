@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from .batch import START_STREAM, BatchEnv  # noqa: F401 (START_STREAM: documented here)
 
@@ -50,9 +51,11 @@ def scale_obs(state) -> np.ndarray:
     return np.clip(np.asarray(state, dtype=float) / OBS_SCALE, -1.0, 1.0)
 
 
-def cartpole_step(state, action: int) -> tuple[np.ndarray, bool]:
-    """One Euler step of one cart-pole: ``state = (x, x_dot, theta, theta_dot)``; returns
-    ``(state', terminal)``. ``action`` 0 pushes the cart left (-10 N), 1 right (+10 N)::
+def dynamics(x, x_dot, theta, theta_dot, action):
+    """One Euler step of one cart-pole, in plain float code: the one source of the dynamics
+    (:func:`cartpole_step`, the batched env and the compiled control kernel all run it).
+    ``action`` 0 pushes the cart left (-10 N), 1 right (+10 N); returns
+    ``(x, x_dot, theta, theta_dot, terminal)``::
 
         temp      = (F + m_p l theta_dot^2 sin(theta)) / (m_c + m_p)
         theta_acc = (g sin(theta) - cos(theta) temp) / (l (4/3 - m_p cos^2(theta) / (m_c + m_p)))
@@ -60,36 +63,42 @@ def cartpole_step(state, action: int) -> tuple[np.ndarray, bool]:
         x += tau x_dot;  x_dot += tau x_acc;  theta += tau theta_dot;  theta_dot += tau theta_acc
         terminal  = |x| > 2.4 or |theta| > 12 degrees
     """
-    if action not in (0, 1):
-        raise ValueError(f"action must be 0 or 1, got {action!r}")
-    x, x_dot, theta, theta_dot = (float(s) for s in state)
     force = FORCE_MAG if action == 1 else -FORCE_MAG
-    costheta, sintheta = float(np.cos(theta)), float(np.sin(theta))
+    costheta = math.cos(theta)
+    sintheta = math.sin(theta)
     temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
     thetaacc = (GRAVITY * sintheta - costheta * temp) / (
         LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS))
     xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
-    x = x + TAU * x_dot
-    x_dot = x_dot + TAU * xacc
-    theta = theta + TAU * theta_dot
-    theta_dot = theta_dot + TAU * thetaacc
-    terminal = x < -X_THRESHOLD or x > X_THRESHOLD or theta < -THETA_THRESHOLD \
-        or theta > THETA_THRESHOLD
-    return np.array([x, x_dot, theta, theta_dot]), terminal
+    x, x_dot, theta, theta_dot = (x + TAU * x_dot, x_dot + TAU * xacc, theta + TAU * theta_dot,
+                                  theta_dot + TAU * thetaacc)
+    return x, x_dot, theta, theta_dot, abs(x) > X_THRESHOLD or abs(theta) > THETA_THRESHOLD
+
+
+compiled_dynamics = njit(cache=True, error_model="numpy")(dynamics)
+
+
+@njit(cache=True, error_model="numpy")
+def _step_rows(state, actions, new, term):
+    for i in range(state.shape[0]):
+        new[i, 0], new[i, 1], new[i, 2], new[i, 3], term[i] = compiled_dynamics(
+            state[i, 0], state[i, 1], state[i, 2], state[i, 3], actions[i])
+
+
+def cartpole_step(state, action: int) -> tuple[np.ndarray, bool]:
+    """One step of one cart-pole (:func:`dynamics`): ``state = (x, x_dot, theta,
+    theta_dot)``; returns ``(state', terminal)``."""
+    if action not in (0, 1):
+        raise ValueError(f"action must be 0 or 1, got {action!r}")
+    *new, terminal = dynamics(*(float(v) for v in state), int(action))
+    return np.array(new), bool(terminal)
 
 
 def step_arrays(state: np.ndarray, actions: np.ndarray):
-    """:func:`cartpole_step` on a batch ``(B, 4)`` (every row stepped); ``(state', term)``."""
-    x, x_dot, theta, theta_dot = state.T
-    force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
-    costheta, sintheta = np.cos(theta), np.sin(theta)
-    temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
-    thetaacc = (GRAVITY * sintheta - costheta * temp) / (
-        LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS))
-    xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
-    new = np.stack([x + TAU * x_dot, x_dot + TAU * xacc, theta + TAU * theta_dot,
-                    theta_dot + TAU * thetaacc], axis=1)
-    term = (np.abs(new[:, 0]) > X_THRESHOLD) | (np.abs(new[:, 2]) > THETA_THRESHOLD)
+    """:func:`dynamics` on a batch ``(B, 4)`` (every row stepped); ``(state', term)``."""
+    state = np.ascontiguousarray(state, dtype=np.float64)
+    new, term = np.empty_like(state), np.empty(len(state), dtype=bool)
+    _step_rows(state, np.asarray(actions, dtype=np.int64), new, term)
     return new, term
 
 

@@ -19,7 +19,10 @@ evaluation states belongs to the experiment seed, not to a run:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from ftd_lib.rng import RunStreams, run_generator
 
@@ -57,23 +60,17 @@ def scale_obs(x, v):
     return out
 
 
-def mountain_car_step(x: float, v: float, action: int) -> tuple[float, float, bool]:
-    """One step of the dynamics for one car: returns ``(x', v', terminal)``.
-
-    ``action`` in {0, 1, 2} is the throttle {-1, 0, +1}::
+def dynamics(x, v, action):
+    """One step of one car, in plain float code: the one source of the dynamics
+    (:func:`mountain_car_step`, the batched envs and the compiled control kernel all run it).
+    ``action`` in {0, 1, 2} is the throttle {-1, 0, +1}; returns ``(x', v', terminal)``::
 
         v' = clip(v + 0.001 * throttle - 0.0025 * cos(3 x), -0.07, 0.07)
         x' = clip(x + v', -1.2, 0.5)
         v' = 0 if x' hit the left wall (-1.2) while moving left
         terminal = x' >= 0.5
-
-    (``np.cos`` rather than ``math.cos`` so that this and the batched step use the same
-    cosine, bit for bit.)
     """
-    if action not in (0, 1, 2):
-        raise ValueError(f"action must be 0, 1 or 2, got {action!r}")
-    throttle = action - 1
-    v = v + THRUST * throttle - GRAVITY * float(np.cos(3 * x))
+    v = v + THRUST * (action - 1.0) - GRAVITY * math.cos(3 * x)
     v = min(max(v, -V_MAX), V_MAX)
     x = min(max(x + v, X_MIN), X_MAX)
     if x == X_MIN and v < 0:
@@ -81,13 +78,33 @@ def mountain_car_step(x: float, v: float, action: int) -> tuple[float, float, bo
     return x, v, x >= X_MAX
 
 
+compiled_dynamics = njit(cache=True, error_model="numpy")(dynamics)
+
+
+@njit(cache=True, error_model="numpy")
+def _step_rows(x, v, actions, x2, v2, term):
+    for i in range(x.shape[0]):
+        x2[i], v2[i], term[i] = compiled_dynamics(x[i], v[i], actions[i])
+
+
+def mountain_car_step(x: float, v: float, action: int) -> tuple[float, float, bool]:
+    """One step of the dynamics for one car (:func:`dynamics`): returns ``(x', v',
+    terminal)``."""
+    if action not in (0, 1, 2):
+        raise ValueError(f"action must be 0, 1 or 2, got {action!r}")
+    return dynamics(float(x), float(v), int(action))
+
+
 def step_arrays(x: np.ndarray, v: np.ndarray, actions: np.ndarray):
-    """:func:`mountain_car_step` on arrays (every element stepped); returns ``(x', v', term)``."""
-    throttle = np.asarray(actions) - 1.0
-    v = np.minimum(np.maximum(v + THRUST * throttle - GRAVITY * np.cos(3 * x), -V_MAX), V_MAX)
-    x = np.minimum(np.maximum(x + v, X_MIN), X_MAX)
-    v = np.where((x == X_MIN) & (v < 0), 0.0, v)
-    return x, v, x >= X_MAX
+    """:func:`dynamics` on arrays (every element stepped); returns ``(x', v', term)``."""
+    x, v, a = np.broadcast_arrays(np.asarray(x, dtype=np.float64),
+                                  np.asarray(v, dtype=np.float64),
+                                  np.asarray(actions, dtype=np.int64))
+    shape = x.shape
+    x, v, a = (np.ascontiguousarray(u).reshape(-1) for u in (x, v, a))
+    x2, v2, term = np.empty_like(x), np.empty_like(v), np.empty(len(x), dtype=bool)
+    _step_rows(x, v, a, x2, v2, term)
+    return x2.reshape(shape), v2.reshape(shape), term.reshape(shape)
 
 
 def _switch_velocity(x):

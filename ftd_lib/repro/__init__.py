@@ -2,7 +2,8 @@ r"""The paper's Figures 3 and 4 at scale: definitions, chunks, a resumable runne
 
 Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.repro.cli`):
 
-- :mod:`~ftd_lib.repro.figures`  one definition per figure (:func:`figure`), quick or paper scale
+- :mod:`~ftd_lib.repro.definitions` one definition per figure (:func:`figure`), quick or
+  paper scale
 - :mod:`~ftd_lib.repro.chunks`   a figure cut into chunks (:class:`ChunkTask`, :func:`cut_chunks`),
   the engine as a runner (:func:`engine_runner`, :func:`engine_runner_name`), a chunk's reduction
 - :mod:`~ftd_lib.repro.store`    finished chunks on disk, written atomically (resume)
@@ -13,6 +14,8 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
 - :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
 - :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance
+- :mod:`~ftd_lib.repro.study`    the claim-5 sensitivity study (``claim5-study``): set-up
+  variants of Fig. 4 left as a figure; :mod:`~ftd_lib.repro.study_report` reads it
 - :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | report | bench``
 
 van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,
@@ -70,7 +73,7 @@ name is ``engine-<method>-v<N>`` (its numerics version,
 run ids, seed, scale, episodes, epsilon, episode cap (and what a cap means) and the kind of
 device (cpu/cuda: their floating point differs).
 
-Notebooks: :mod:`ftd_lib.course.figures` shows a stored figure beside a live run;
+Notebooks: :mod:`ftd_lib.course.live` shows a stored figure beside a live run;
 ``load_results("fig3-left")`` gives the stored data (or ``None``), and
 ``reproduce_command("fig3-left")`` the exact command that makes it.
 """

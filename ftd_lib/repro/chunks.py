@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .figures import DEFAULT_SEED, Figure
+from .definitions import DEFAULT_SEED, Figure
 
 STORE_VERSION = 1  # bump when the meaning of a stored chunk changes
 
@@ -44,6 +44,7 @@ class ChunkTask(NamedTuple):
     epsilon: float
     max_steps: int | None = None
     truncation: str | None = None
+    variant: dict | None = None  # a set-up variant (ftd_lib.repro.study): name, hidden, ...
 
     @property
     def rows(self) -> int:
@@ -60,30 +61,56 @@ class ChunkTask(NamedTuple):
             "runner": runner_name, "device": device_kind,
             "max_steps": None if self.max_steps is None else int(self.max_steps),
             **({} if self.truncation is None else {"truncation": self.truncation}),
+            **({} if self.variant is None else {"variant": self.variant}),
         }
 
 
+#: what a variant's spec sets beyond the chunk's own fields (epsilon, max_steps, truncation)
+VARIANT_KEYS = ("hidden", "inputs", "start", "init")
+
+
 def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
-    """Cut a figure into chunks: per method, blocks of ``cells_per_chunk`` cells times blocks
-    of ``runs_per_chunk`` runs.
+    """Cut a figure into chunks: per method (and set-up variant, where the cells have one),
+    blocks of ``cells_per_chunk`` cells times blocks of ``runs_per_chunk`` runs.
 
     The cut depends only on the definition, never on what is stored; run blocks start at
     multiples of ``runs_per_chunk``, so asking for more runs later reuses the chunks of the
-    first runs.
+    first runs. Cells appended to a figure (``Figure.appended_at``: a widened step-size grid,
+    :mod:`ftd_lib.repro.protocol`) are cut on their own, so appending never re-cuts the
+    blocks of the cells before them.
     """
     out = []
+    bounds = [0, *fig.appended_at, len(fig.cells)]
     for method in fig.methods:
-        idx = [i for i, c in enumerate(fig.cells) if c.method == method]
-        for c0 in range(0, len(idx), fig.cells_per_chunk):
-            cblock = idx[c0:c0 + fig.cells_per_chunk]
-            for r0 in range(0, fig.runs, fig.runs_per_chunk):
-                runs = np.arange(r0, min(r0 + fig.runs_per_chunk, fig.runs), dtype=np.int64)
-                cell_index = np.repeat(np.asarray(cblock, dtype=np.int64), len(runs))
-                run_ids = np.tile(runs, len(cblock))
-                settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
-                out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
-                                     settings, run_ids, int(seed), fig.episodes, fig.epsilon,
-                                     fig.max_steps, fig.truncation))
+        variants = dict.fromkeys(c.variant for c in fig.cells if c.method == method)
+        for variant in variants:
+            spec = fig.variants.get(variant, {}) if variant else {}
+            task_variant = ({"name": variant, **{k: spec[k] for k in VARIANT_KEYS}}
+                            if variant else None)
+            eps = spec.get("epsilon", fig.epsilon)
+            cap = spec.get("max_steps", fig.max_steps)
+            trunc = spec.get("truncation", fig.truncation)
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+                idx = [i for i in range(lo, hi) if fig.cells[i].method == method
+                       and fig.cells[i].variant == variant]
+                for c0 in range(0, len(idx), fig.cells_per_chunk):
+                    cblock = idx[c0:c0 + fig.cells_per_chunk]
+                    out += _run_blocks(fig, method, cblock, seed, eps, cap, trunc,
+                                       task_variant)
+    return out
+
+
+def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant) -> list[ChunkTask]:
+    """The chunks of one block of cells: one per block of ``runs_per_chunk`` runs."""
+    out = []
+    for r0 in range(0, fig.runs, fig.runs_per_chunk):
+        runs = np.arange(r0, min(r0 + fig.runs_per_chunk, fig.runs), dtype=np.int64)
+        cell_index = np.repeat(np.asarray(cblock, dtype=np.int64), len(runs))
+        run_ids = np.tile(runs, len(cblock))
+        settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
+        out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
+                             settings, run_ids, int(seed), fig.episodes, eps, cap, trunc,
+                             variant))
     return out
 
 
@@ -156,18 +183,24 @@ def device_kind(device: str) -> str:
 
 
 def engine_settings(settings: np.ndarray):
-    """The chunk's settings rows as :class:`ftd_lib.engine.Settings` (k_max 0 -> no cap)."""
+    """The chunk's settings rows as :class:`ftd_lib.engine.Settings`
+    (:meth:`~ftd_lib.engine.Settings.from_array`: the stored k_max 0 is no cap)."""
     from ..engine import Settings
 
-    s = np.asarray(settings, dtype=np.float64)
-    k_max = [None if k == 0 else int(k) for k in s[:, 4]]
-    return Settings.make(alpha=s[:, 0], lam=s[:, 1], gamma=s[:, 2], eta=s[:, 3], k_max=k_max)
+    return Settings.from_array(settings)
 
 
 def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = False) -> dict:
-    """The default runner: :mod:`ftd_lib.engine` (batched torch, float64)."""
+    """The default runner: :mod:`ftd_lib.engine` (float64; control on the CPU: the compiled
+    kernel). Returns ``values``, ``diverged``, ``engine`` (which engine ran) and, for control,
+    ``engine_stats``."""
     from .. import engine
 
+    if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
+        from .study import run_variant
+
+        return _engine_result(run_variant(task, engine_settings(task.settings),
+                                          progress=progress))
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
               progress=progress)
     settings = engine_settings(task.settings)
@@ -181,19 +214,9 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
 
 
 def _engine_result(res) -> dict:
-    if isinstance(res, dict):
-        values = res.get("values", res.get("errors", res.get("returns")))
-        diverged = res.get("diverged")
-    else:
-        values = getattr(res, "values", None)
-        if values is None:
-            values = getattr(res, "errors", None)
-        if values is None:
-            values = getattr(res, "returns", None)
-        diverged = getattr(res, "diverged", None)
-    values = _to_numpy(values)
-    diverged = np.zeros(len(values), bool) if diverged is None else _to_numpy(diverged)
-    out = {"values": values, "diverged": diverged.astype(bool)}
+    values = _to_numpy(res.curves)  # errors (prediction) or returns (control), per episode
+    out = {"values": values, "diverged": _to_numpy(res.diverged).astype(bool),
+           "engine": str(getattr(res, "engine", "batch"))}  # prediction: the torch batch
     stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
     if stats:  # how busy the batch was (stored in the chunk's metadata, not its arrays)
         out["engine_stats"] = {k: float(v) for k, v in stats.items()}

@@ -3,7 +3,7 @@ r"""The paper's claims about Figs. 3 and 4, each confronted with the stored numb
 Every verdict (:func:`claims`) is computed from the numbers by a rule written below, never
 written by hand; the rule and the numbers it used go with it (``Verdict.evidence``).
 ``results/REPORT.md`` (:mod:`ftd_lib.repro.report`) and the notebooks
-(:mod:`ftd_lib.course.figures`) show the same verdicts.
+(:mod:`ftd_lib.course.live`) show the same verdicts.
 
 The rules
 ---------

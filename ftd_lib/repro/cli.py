@@ -4,7 +4,9 @@
 
     python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
         --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] \\
-        [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force]
+        [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force] \
+        [--set KEY=V1,V2,...]
+    python -m ftd_lib reproduce fig4-right --scale paper --set alphas=0.001,0.002 --set lams=0,0.5
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
 
@@ -24,11 +26,12 @@ import os
 import sys
 
 from . import store
+from .definitions import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure, parse_sets
 from .executors import EXECUTORS, DaskExecutor
-from .figures import DEFAULT_SEED, FIGURES, SCALES, figure
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
+from .study import VARIANT_NAMES
 
 
 def _int_at_least(lo: int):
@@ -60,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*FIGURES, "all"], help="which figure ('all': the four)")
+    r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
+                   help="which figure ('all': the paper's four; the studies beyond the "
+                        "paper: block-lambda, claim5-study)")
     r.add_argument("--scale", choices=SCALES, required=True,
                    help="quick: seconds, few runs and episodes; paper: the paper's counts")
     r.add_argument("--runs", type=_positive_int, default=None,
@@ -91,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="change one figure's definition: methods=..., alphas=..., lams=... "
+                        "(repeatable; the resume command, the two stages of Fig. 4 and the "
+                        "overwrite guard follow it)")
+    r.add_argument("--variant", choices=VARIANT_NAMES, default=None,
+                   help="fig4-left only: a set-up variant of the claim-5 study "
+                        "(ftd_lib.repro.study); use its own --out folder")
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -171,10 +183,16 @@ def _reproduce(parser, args) -> int:
         return _fail(parser, "reproduce", "argument --workers: the cluster at --scheduler has "
                      "its own workers (dask worker ... --nworkers N)")
     names = FIGURES if args.figure == "all" else (args.figure,)
-    try:  # before any work: the output folder, and counts that cannot fit in memory
+    if args.set and args.figure == "all":
+        return _fail(parser, "reproduce", "argument --set: changes one figure's definition; "
+                                          "name the figure, not 'all'")
+    try:  # before any work: the output folder, the changes, counts that cannot fit in memory
         store.check_writable_dir(args.out, "--out")
+        grid = parse_sets(args.set)
         figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                               chunk_rows=args.chunk_rows) for name in names}
+                               chunk_rows=args.chunk_rows, variant=args.variant,
+                               grid=grid)
+                for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
     # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
@@ -193,27 +211,31 @@ def _reproduce(parser, args) -> int:
         except ValueError as e:
             return _fail(parser, "reproduce", f"argument {e}")
     try:
-        return _reproduce_figures(parser, args, names, figs, workers, executor)
+        return _reproduce_figures(parser, args, names, figs, grid, workers, executor)
     finally:
         if executor is not None:
             executor.close()
 
 
-def _reproduce_figures(parser, args, names, figs, workers, executor) -> int:
+def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> int:
     for name in names:
         fig = figs[name]
         command = reproduce_command(name, args.scale, args.out, runs=args.runs,
                                       seed=args.seed, device=args.device,
-                                      chunk_rows=args.chunk_rows, episodes=args.episodes)
+                                      chunk_rows=args.chunk_rows, episodes=args.episodes,
+                                      grid=fig.overrides)
         if args.threads != 1:
             command += f" --threads {args.threads}"
+        if args.variant is not None:
+            command += f" --variant '{args.variant}'"
         kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
                   force=args.force, workers=workers, threads=args.threads, executor=executor)
         try:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
-                res = run_protocol(name, args.out, runs=args.runs, **kw)
+                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
+                                   grid=grid, command=command, **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
@@ -239,14 +261,10 @@ def _reproduce_figures(parser, args, names, figs, workers, executor) -> int:
 def _bench(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
-    import inspect
-
     from ..engine.bench import run_bench
 
-    params = inspect.signature(run_bench).parameters
-    wanted = {"device": args.device, "threads": args.threads, "quick": args.quick or None}
-    kw = {k: v for k, v in wanted.items() if v is not None and k in params}
-    for line in run_bench(**kw):
+    threads = 1 if args.threads is None else args.threads
+    for line in run_bench(device=args.device or "cpu", threads=threads, quick=args.quick):
         print(line, flush=True)
     return 0
 

@@ -173,8 +173,8 @@ class DaskExecutor:
 
 def _local_cluster(distributed, workers: int, threads: int):
     """A ``LocalCluster`` on 127.0.0.1 (random ports, its HTTP server's too), ``workers``
-    processes of one thread, no memory limit (like ``--workers``). Its processes are started with SIGINT
-    ignored, so Ctrl-C reaches only this process, which then cancels and closes them."""
+    processes of one thread, no memory limit (like ``--workers``). Its processes are started
+    with SIGINT ignored, so Ctrl-C reaches only this process, which cancels and closes them."""
     with _sigint_ignored():
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",

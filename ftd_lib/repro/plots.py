@@ -1,6 +1,6 @@
-r"""A stored figure drawn: :func:`plot_results` (the course's style, diverged points off the
-chart), :func:`plot_stored_and_live` (the stored figure beside a live run, or the command that
-makes it), :func:`save_plot` (the PNG next to the data, written atomically).
+r"""A stored figure drawn: :func:`plot_results` (the look of :mod:`ftd_lib.style`, diverged
+points off the chart), :func:`plot_stored_and_live` (the stored figure beside a live run, or the
+command that makes it), :func:`save_plot` (the PNG next to the data, written atomically).
 """
 
 from __future__ import annotations
@@ -9,23 +9,23 @@ from pathlib import Path
 
 import numpy as np
 
-from ..methods import OKABE_ITO
+from ..methods import style
+from ..style import (
+    CURVE_STYLE,
+    RC,
+    log_alpha_axis,
+    new_axes,
+    off_chart_handle,
+    plot_off_chart,
+    use_style,
+)
 from . import store
-from .figures import figure
+from .definitions import figure
 from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
-
-_CURVE_STYLE = {  # Fig. 3 right: one method, one line per eta (Okabe-Ito colours)
-    "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
-    "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
-    "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
-    "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
-}
 
 
 def plot_results(res: Results, ax=None):
     """Draw a stored figure in the course style. Diverged points are off the chart (▲)."""
-    from ..course.plots import new_axes, plot_off_chart, style
-
     d = res.meta["definition"]
     if ax is None:
         fig, ax = new_axes()
@@ -48,13 +48,11 @@ def plot_results(res: Results, ax=None):
         top = float(finite.max()) * 1.05 if finite.size else 1.0
         ymax = min(max(top, 0.1), 1.5)  # above 1.5x the initial error: off the chart
         for curve, s in summ.items():
-            kw = _CURVE_STYLE.get(curve) or style(curve)
+            kw = CURVE_STYLE.get(curve) or style(curve)
             kw = dict(kw, label=kw.get("label", curve), marker="o", ms=4)
             plot_off_chart(ax, s["x"], s["y"], ymax, **kw)
         ax.set_ylim(bottom=0)
         if any(not np.all(np.isfinite(s["y"]) & (s["y"] <= ymax)) for s in summ.values()):
-            from ..course.plots import off_chart_handle
-
             handles, _ = ax.get_legend_handles_labels()
             ax.legend(handles=[*handles, off_chart_handle()], loc="best", fontsize=11)
     else:
@@ -96,12 +94,7 @@ def plot_results(res: Results, ax=None):
                                   label="off the chart: every α diverged"))
         ax.legend(handles=handles, loc="best", fontsize=11)
     if d["x"] == "alpha":
-        from matplotlib.ticker import FuncFormatter, LogLocator
-
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        log_alpha_axis(ax)
     if ax.get_legend() is None:
         ax.legend(loc="best")
     fig.tight_layout()
@@ -113,8 +106,6 @@ def plot_stored_and_live(stored_res, live_res, figure_name: str,
     """Two panels: the stored figure (or, when there is none, the command that makes it) and
     the live run. Returns the matplotlib figure."""
     import matplotlib.pyplot as plt
-
-    from ..course.plots import use_style
 
     use_style()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
@@ -145,11 +136,15 @@ def save_plot(res: Results, path) -> Path:
     import matplotlib as mpl
     from matplotlib.figure import Figure as MplFigure
 
-    from ..course.plots import RC
-
     with mpl.rc_context(RC):
-        fig = MplFigure(figsize=RC["figure.figsize"])
-        plot_results(res, ax=fig.subplots())
+        if res.figure == "claim5-study":  # small multiples (ftd_lib.repro.study_report)
+            from .study_report import plot_study
+
+            fig = MplFigure(figsize=(11, 8), layout="constrained")
+            plot_study(res, fig)
+        else:
+            fig = MplFigure(figsize=RC["figure.figsize"])
+            plot_results(res, ax=fig.subplots())
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
     return store.atomic_write_bytes(path, buf.getvalue())

@@ -18,8 +18,12 @@ upwards anyway. So, two stages:
    edge of its window widens the window the same way.
 
 Both stages are stored: the pilot under ``<out>/pilot/`` (below paper scale: 20 runs), the
-final figure under ``<out>/`` (at paper scale). Widening only appends cells, so the chunks
-already computed keep their identity and are reused.
+final figure under ``<out>/`` (at paper scale). Widening only appends cells, and appended
+cells get chunks of their own (``Figure.appended_at``, :func:`ftd_lib.repro.chunks.cut_chunks`):
+the chunks already computed keep their identity and are reused, and a widening computes only
+its new cells. Stores written before appended cells had chunks of their own hold the cells of
+several widenings in one chunk; :func:`ftd_lib.repro.reuse.rows_from_stored` reads a chunk's
+rows from such a chunk, so those stores stay valid and nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .figures import Cell, Figure, figure
+from .definitions import FIGURES, Cell, Figure, figure
 
 PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the issue's floor)
 FINAL_ALPHAS = 5  # step sizes per curve in the final stage
@@ -37,8 +41,9 @@ RUNS_PER_FINAL_CHUNK = 50  # final chunks: every cell of a method x 50 runs
 
 
 def two_stage(fig: Figure) -> bool:
-    """Whether a figure's step sizes go through the two stages: control at paper scale."""
-    return fig.optimise == "alpha" and fig.scale == "paper"
+    """Whether a figure's step sizes go through the two stages: the paper's control figures
+    at paper scale (a study, :mod:`ftd_lib.repro.study`, has one fixed grid)."""
+    return fig.optimise == "alpha" and fig.scale == "paper" and fig.name in FIGURES
 
 
 def curve_keys(fig: Figure) -> list[tuple[str, float]]:
@@ -100,20 +105,23 @@ def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | Non
         extra.append(replace(template, alpha=float(f"{a:.6g}")))
     if not extra:
         return None
-    return replace(fig, cells=fig.cells + tuple(extra))
+    return replace(fig, cells=fig.cells + tuple(extra),
+                   appended_at=fig.appended_at + (len(fig.cells),))
 
 
-def pilot_figure(name: str) -> Figure:
-    """Stage 1: the paper-scale definition with :data:`PILOT_RUNS` runs (the full grid)."""
-    return figure(name, "paper", runs=PILOT_RUNS)
+def pilot_figure(name: str, variant: str | None = None, grid: dict | None = None) -> Figure:
+    """Stage 1: the paper-scale definition (under a set-up ``variant``, with the ``--set``
+    changes ``grid``) with :data:`PILOT_RUNS` runs (the full grid)."""
+    return figure(name, "paper", runs=PILOT_RUNS, variant=variant, grid=grid)
 
 
 def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
-                 runs: int | None = None) -> Figure:
+                 runs: int | None = None, variant: str | None = None,
+                 grid: dict | None = None) -> Figure:
     """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
     centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
     method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
-    base = figure(name, "paper")
+    base = figure(name, "paper", variant=variant, grid=grid)
     cells: list[Cell] = []
     for method in base.methods:
         for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
@@ -150,23 +158,28 @@ def _optimised(fig: Figure, out, run, label: str):
     return fig, res
 
 
-def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None, **kw):
+def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
+                 variant: str | None = None, grid: dict | None = None,
+                 command: str | None = None, **kw):
     """Both stages for a control figure (see the module docstring): the pilot into
-    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``. ``kw`` go to
+    ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
+    definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
+    ``reproduce`` command with these runs and changes). ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
     :class:`~ftd_lib.repro.results.Results`."""
     from pathlib import Path
 
+    from .results import reproduce_command
     from .runs import run_figure
 
     pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
-    command = f"python -m ftd_lib reproduce {name} --scale paper" + (
-        f" --runs {runs}" if runs is not None else "") + f" --out {out}"
+    command = command or reproduce_command(name, "paper", out, runs=runs, grid=grid) + (
+        f" --variant '{variant}'" if variant is not None else "")
 
     def run(fig, where):
         return run_figure(fig, where, command=command, **kw)
 
-    pilot, pres = _optimised(pilot_figure(name), pilot_out, run, "pilot")
-    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs),
-                             out, run, "final")
+    pilot, pres = _optimised(pilot_figure(name, variant, grid), pilot_out, run, "pilot")
+    final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs,
+                                          variant, grid), out, run, "final")
     return fres

@@ -19,7 +19,8 @@ import numpy as np
 from ..methods import label
 from . import store
 from .claims import NO_DATA, Verdict, best_index, claims, fmt_number
-from .figures import FIGURES, figure
+from .definitions import FIGURES, STUDIES, figure, format_sets
+from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
 
 
@@ -58,6 +59,11 @@ def _provenance(res) -> list[str]:
         lines.append("- chunks were computed on several machines: " + "; ".join(
             f"{u.get('cpu', '?')} ({u.get('cpu_count', '?')} CPUs, {u.get('device_name', '?')})"
             for u in used))
+    changed = format_sets(m.get("definition", {}).get("overrides") or {}).strip()
+    if changed:
+        lines.append(f"- definition changed from the command line: `{changed}` (not the "
+                     "paper's grid)")
+    lines += describe(m.get("provenance"))
     lines += [
         f"- command: `{m.get('command', '?')}`",
     ]
@@ -244,7 +250,43 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
         rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
         lines += _pilot_section(n, results_dir, report_dir)
+    lines += _studies(results_dir, report_dir)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _studies(results_dir: Path, report_dir: Path) -> list[str]:
+    """A section for every study beyond the paper (:data:`STUDIES`) that has stored data:
+    the figure's section and its computed reading (:mod:`ftd_lib.repro.block_study`)."""
+    from .block_study import reading
+
+    out = []
+    for n in STUDIES:
+        if n == "claim5-study":  # its own section (ftd_lib.repro.study_report)
+            out += _study_section(results_dir, report_dir)
+            continue
+        res = load_results(n, results_dir)
+        if res is None:
+            continue
+        png = results_paths(n, results_dir)["png"]
+        rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
+        sec = _figure_section(n, res, rel, [])
+        sec[0] = f"## Beyond the paper: {sec[0][3:]}"
+        k = sec.index("How it was made:")
+        out += sec[:k] + reading(res) + sec[k:]
+    return out
+
+
+def _study_section(results_dir: Path, report_dir: Path) -> list[str]:
+    """The claim-5 sensitivity study (:mod:`ftd_lib.repro.study`), where it is stored."""
+    from .study import STUDY
+    from .study_report import load_fig4_pilot, report_section
+
+    res = load_results(STUDY, results_dir)
+    if res is None:
+        return []
+    png = results_paths(STUDY, results_dir)["png"]
+    rel = os.path.relpath(png, report_dir).replace(os.sep, "/") if png.is_file() else None
+    return report_section(res, _provenance(res), load_fig4_pilot(results_dir), rel)
 
 
 def write_report(results_dir=DEFAULT_RESULTS, path=None) -> Path:

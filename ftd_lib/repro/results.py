@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .figures import DEFAULT_SEED, FIGURES, figure
+from .definitions import DEFAULT_SEED, FIGURES, STUDIES, figure, format_sets
 
 DEFAULT_RESULTS = "results"
 
@@ -61,12 +61,6 @@ class Results:
         the smallest/largest of its grid, else ``""``), ``n_diverged`` and ``cell`` (the cell
         index)."""
         return summarize(self)
-
-    def plot(self, ax=None):
-        """Draw the figure (:func:`ftd_lib.repro.plots.plot_results`)."""
-        from .plots import plot_results
-
-        return plot_results(self, ax=ax)
 
 
 def summarize(res: Results) -> dict[str, dict[str, np.ndarray]]:
@@ -115,8 +109,9 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
     The metadata is read from inside the ``.npz`` (the ``.json`` next to it is a copy for
     people), so data and metadata always belong together.
     """
-    if figure_name not in FIGURES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES)}, got {figure_name!r}")
+    if figure_name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got "
+                         f"{figure_name!r}")
     p = results_paths(figure_name, results_dir)["npz"]
     if not p.is_file():
         return None
@@ -196,8 +191,9 @@ def scale_label(res: Results) -> str:
 def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAULT_RESULTS,
                       runs: int | None = None, seed: int | None = None,
                       device: str | None = None, chunk_rows: int | None = None,
-                      episodes: int | None = None) -> str:
-    """The exact shell command that computes (or resumes) a figure's data."""
+                      episodes: int | None = None, grid=None) -> str:
+    """The exact shell command that computes (or resumes) a figure's data; ``grid``: the
+    definition's ``--set`` changes (``Figure.overrides`` or a dict, :func:`format_sets`)."""
     figure(figure_name, scale)  # validates the names
     cmd = f"python -m ftd_lib reproduce {figure_name} --scale {scale}"
     if runs is not None:
@@ -212,7 +208,7 @@ def reproduce_command(figure_name: str, scale: str = "paper", results_dir=DEFAUL
         cmd += f" --device {device}"
     if chunk_rows is not None:
         cmd += f" --chunk-rows {int(chunk_rows)}"
-    return cmd
+    return cmd + format_sets(grid or ())
 
 
 def missing_message(figure_name: str, results_dir=DEFAULT_RESULTS) -> str:

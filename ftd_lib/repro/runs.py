@@ -17,7 +17,8 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, executors, store
 from .chunks import Runner
-from .figures import DEFAULT_SEED, FIGURES, Figure, figure
+from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
+from .provenance import chunk_provenance, figure_provenance
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -25,6 +26,7 @@ from .results import (
     reproduce_command,
     results_paths,
 )
+from .reuse import rows_from_stored
 
 
 class ScaleConflict(RuntimeError):
@@ -57,17 +59,14 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     threads = validate.check_int("threads", threads, 1)
     executors.check_executor(executor)
     if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
-        validate.check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
+        from ..engine.checks import check_device  # (torch only when the engine runs)
+
+        check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
     paths = results_paths(fig.name, out)
     store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     store.check_writable_dir(paths["chunks"], "out")
-    if not force and not fig.at_paper_scale:
-        old = load_results(fig.name, out)
-        if old is not None and old.at_paper_scale:
-            raise ScaleConflict(
-                f"{paths['npz']} holds paper-scale data; refusing to overwrite it with a "
-                f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
-                f"--out directory or --force.")
+    if not force:
+        _check_overwrite(fig, paths["npz"], load_results(fig.name, out))
     if runner is None:
         runner = chunks.engine_runner  # looked up now: tests put a cheap one in its place
 
@@ -84,7 +83,11 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     t0 = time.time()
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
-    done: list = store.load_chunks(cstore, idents, [chunks.chunk_check(t) for t in tasks])
+    checks = [chunks.chunk_check(t) for t in tasks]
+    done: list = store.load_chunks(cstore, idents, checks)
+    # rows held by stored chunks of an older cut (cells appended by a widening, once cut
+    # together with earlier ones): read from those, not recomputed (ftd_lib.repro.protocol)
+    rows_from_stored(cstore, tasks, idents, done, checks)
     n_loaded = sum(d is not None for d in done)
     todo = [i for i, d in enumerate(done) if d is None]
     here = store.machine_description(device)
@@ -144,10 +147,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
+        "provenance": figure_provenance([m for _, m in done]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
-            episodes=None if fig.episodes == default.episodes else fig.episodes),
+            episodes=None if fig.episodes == default.episodes else fig.episodes,
+            grid=fig.overrides),
     }
     meta["checksum"] = store.arrays_checksum(arrays)
     store.save_npz_atomic(paths["npz"],
@@ -159,6 +164,25 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _check_overwrite(fig: Figure, path, old) -> None:
+    """The overwrite guard: paper-scale data stored at ``path`` (``old``) is replaced only by a
+    paper-scale run of the same definition changes (``--set``); else :class:`ScaleConflict`."""
+    if old is None or not old.at_paper_scale:
+        return
+    if not fig.at_paper_scale:
+        raise ScaleConflict(
+            f"{path} holds paper-scale data; refusing to overwrite it with a "
+            f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
+            f"--out directory or --force.")
+    was = format_sets(old.meta.get("definition", {}).get("overrides") or {}).strip()
+    now = format_sets(fig.overrides).strip()
+    if was != now:
+        paper = "the paper's grid"
+        raise ScaleConflict(
+            f"{path} holds paper-scale data of {was or paper}; refusing to overwrite it with "
+            f"{now or paper}. Use another --out directory or --force.")
 
 
 def _compute_chunk(job, progress: bool = False) -> None:
@@ -177,8 +201,9 @@ def chunk_result(job, progress: bool = False) -> tuple[dict, dict]:
     raw = runner(task, device=device, progress=progress)
     data = chunks.reduce_chunk(task, raw)
     cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
-             "machine": here}
-    if isinstance(raw, dict) and "engine_stats" in raw:
+             "machine": here,
+             "provenance": chunk_provenance(raw.get("engine") or chunks.runner_name(runner))}
+    if "engine_stats" in raw:
         cmeta["engine"] = raw["engine_stats"]
     return data, cmeta
 

@@ -10,7 +10,7 @@ import pytest
 
 from ftd_lib import algorithms
 from ftd_lib.approx import Linear
-from ftd_lib.course import figures
+from ftd_lib.course import live as figures
 from ftd_lib.course.nb03_one_state_divergence import beta_measured, td_lambda_replacing
 from ftd_lib.course.nb04_forward_td_lambda import memory_table
 from ftd_lib.course.nb05_nn_prediction import format_profile, learning_curve_profile

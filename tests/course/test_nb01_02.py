@@ -1,6 +1,8 @@
 """ftd_lib.course.nb01_td_basics, nb02_lambda_return and the self-checks of notebooks 01-02,
 against slow obvious forms and hand numbers."""
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -313,7 +315,6 @@ EXERCISES = [
     (nb02.check_n_step_return, 1 + 0.9 * 0 + 0.81 * 1.0, 1 + 0.9 * 0.5),
     (nb02.check_interim_lambda_return, 0.5 * 1.45 + 0.25 * 1.81 + 0.25 * 2.62,
      (1.45 + 1.81 + 2.62) / 3),
-    (nb02.check_online_update_count, 210, 20 * 20),
 ]
 
 
@@ -324,6 +325,50 @@ def test_exercise_checks(check, right, wrong, capsys):
     assert _run(check, None, capsys) is False
     assert _run(check, "a number", capsys) is False
     assert _run(check, [right, right], capsys) is False  # wrong shape
+
+
+def test_td_lambda_check_names_the_usual_mistakes(capsys):
+    from ftd_lib import algorithms
+    from ftd_lib.course.nb02_lambda_return import figure1_data
+
+    d = figure1_data()
+    point = float(d["curves"]["td_lambda"][d["episode_ends"][0]])
+    right = functools.partial(algorithms.td_lambda)  # stands in for a student's own
+    assert nb02.check_td_lambda(right, point)
+    assert not nb02.check_td_lambda(algorithms.td_lambda, point)  # the library's own: refused
+    assert "write the algorithm yourself" in capsys.readouterr().out
+
+    td = algorithms.td_lambda  # (a student's code would not call it)
+
+    def no_decay(episodes, w0, *, approx, alpha, lam, gamma):  # e <- e + grad
+        return td(episodes, w0, approx=approx, alpha=alpha, lam=1.0,
+                                    gamma=gamma)
+
+    def no_reset(episodes, w0, *, approx, alpha, lam, gamma):  # one trace for all episodes
+        w, out, e = np.array(w0, dtype=float), [], np.zeros(len(w0))
+        for x, r in episodes:
+            for t in range(len(r)):
+                v_next = 0.0 if t + 1 == len(r) else approx.value(w, x[t + 1])
+                delta = r[t] + gamma * v_next - approx.value(w, x[t])
+                e = gamma * lam * e + approx.grad(w, x[t])
+                w = w + alpha * delta * e
+                out.append(w)
+        return np.array(out)
+
+    assert not nb02.check_td_lambda(no_decay, point)
+    out = capsys.readouterr().out
+    assert "λ = 0.5, γ = 0.9: your weights leave" in out and "decays by γλ" in out
+    assert "Figure 1's setting (λ = 1, γ = 1): the same weights" in out  # the right case passes
+    assert not nb02.check_td_lambda(no_reset, point)
+    assert "the trace must start at 0 in every episode" in capsys.readouterr().out
+    assert not nb02.check_td_lambda(right, round(point, 3))
+    assert "don't round" in capsys.readouterr().out
+
+    def skeleton(*a, **k):
+        raise NotImplementedError
+
+    assert not nb02.check_td_lambda(skeleton, point) and not nb02.check_td_lambda(None, point)
+    assert "No answer yet" in capsys.readouterr().out
 
 
 def test_exercise_data_matches_the_library():

@@ -1,6 +1,7 @@
 """The library behind notebooks 03 and 04: Figure 2 right, the brute-force forward TD(lambda),
 the rounding experiment, the cost measurement and the exercises' self-checks."""
 
+import functools
 import math
 
 import numpy as np
@@ -190,21 +191,30 @@ def test_cost_per_step_quick_measures_growth_of_online_lambda_return(monkeypatch
 
 
 def test_nb03_checks(capsys):
-    assert nb03.check_betas(0.3 * 8, 1 - 0.7**8)
-    assert not nb03.check_betas(0.3 * 8, 0.7**8)
-    assert not nb03.check_betas(None, 1 - 0.7**8)
-    assert nb03.check_max_alpha(2 / 25)
-    assert not nb03.check_max_alpha(1 / 25) and not nb03.check_max_alpha(0.1)
-    assert not nb03.check_max_alpha("?")
-    out = capsys.readouterr().out
-    assert "✅" in out and "❌" in out and "0.08" in out
-    assert str(1 - 0.7**8)[:6] not in out.replace(str(1 - 0.7**8), "")  # no solution leaked
+    def closed_form(a, lam, T):
+        return a * (1 - lam**T) / (1 - lam)
+
+    assert nb03.check_beta_lambda(closed_form)
+    for wrong, says in ((lambda a, lam, T: a * T, "λ = 1's β"),
+                        (lambda a, lam, T: a / (1 - lam), "infinite sum"),
+                        (lambda a, lam, T: a * (1 - lam ** (T + 1)) / (1 - lam), "too many"),
+                        (lambda a, lam, T: 1 - (1 - a) ** T, "λ-return algorithm's β"),
+                        (lambda a, lam, T: 2 * a, "a run gives")):
+        capsys.readouterr()
+        assert not nb03.check_beta_lambda(wrong)
+        assert says in capsys.readouterr().out, says
+    assert not nb03.check_beta_lambda(None)
+    edge = 2 * (1 - 0.9) / (1 - 0.9**25)
+    assert nb03.check_max_alpha_lambda(edge)
+    capsys.readouterr()
+    for wrong, says in ((2 / 25, "λ = 1's edge"), (0.2, "T → ∞"), (round(edge, 3), "don't round"),
+                        (0.1, "Not yet")):
+        assert not nb03.check_max_alpha_lambda(wrong)
+        assert says in capsys.readouterr().out, says
+    assert not nb03.check_max_alpha_lambda("?")
 
 
 def test_nb04_checks(capsys):
-    assert nb04.check_k(14) and not nb04.check_k(13) and not nb04.check_k(15)
-    assert nb04.check_k(44, eta=0.01, lam=0.9)
-    assert not nb04.check_k(None)
     assert nb04.check_next_target((2.0 - 0.8) / 0.5 + 0.5**3 * 0.5)
     assert not nb04.check_next_target((2.0 - 0.8) / 0.5)
     assert nb04.check_first_update(3) and not nb04.check_first_update(4)
@@ -213,3 +223,82 @@ def test_nb04_checks(capsys):
     with pytest.raises(ValueError):
         nb04.check_first_update(1, lam=1.0)
     assert math.isinf(k_bound(1.0, 1.0, 0.1))
+
+
+def test_algorithm1_check_names_the_failing_case(capsys):
+    from ftd_lib import algorithms
+
+    right = functools.partial(algorithms.forward_td_lambda)  # stands in for a student's own
+    assert nb04.check_algorithm1(right)
+    assert capsys.readouterr().out.count("✅") == len(nb04.ALGORITHM1_CASES)
+    assert not nb04.check_algorithm1(algorithms.forward_td_lambda)  # the library's own: refused
+    assert "write the algorithm yourself" in capsys.readouterr().out
+    # the case "episodes shorter than K" really has episodes shorter than K
+    from ftd_lib.envs.random_walk import random_walk_episodes
+    from ftd_lib.rng import run_generator
+
+    i = next(k for k, c in enumerate(nb04.ALGORITHM1_CASES) if "shorter" in c[0])
+    lengths = [len(r) for _, r in random_walk_episodes(4, run_generator(18, i))]
+    assert sum(n < 44 for n in lengths) > len(lengths) / 2, lengths
+
+    fwd = algorithms.forward_td_lambda  # (a student's code would not call it)
+
+    def frozen(episodes, w0, **kw):  # the right shape, but the weights never move
+        W = fwd(episodes, w0, **kw)
+        return np.broadcast_to(np.asarray(w0, dtype=float), W.shape)
+
+    assert not nb04.check_algorithm1(frozen)
+    assert "your weights leave the definition's" in capsys.readouterr().out
+
+    def def_with_k1_bug(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_max=None):
+        if lam <= eta:  # K = 1 done as TD(lambda) instead of TD(0)
+            return algorithms.td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=0.5,
+                                        gamma=gamma)
+        return fwd(episodes, w0, approx=approx, alpha=alpha, lam=lam,
+                                            gamma=gamma, eta=eta, k_max=k_max)
+
+    assert not nb04.check_algorithm1(def_with_k1_bug)
+    out = capsys.readouterr().out
+    assert "❌ K = 1 (λ = η)" in out and out.count("✅") == len(nb04.ALGORITHM1_CASES) - 1
+
+    def wrong_shape(episodes, w0, **kw):
+        return np.zeros(3)
+
+    assert not nb04.check_algorithm1(wrong_shape)
+    assert "one row per step" in capsys.readouterr().out
+
+
+def test_rho_and_next_target_checks_name_the_usual_mistakes(capsys):
+    assert nb04.check_rho(lambda R, V, g, lam: R + g * (1 - lam) * V)
+    for wrong, says in ((lambda R, V, g, lam: R + g * V, "TD target"),
+                        (lambda R, V, g, lam: R + g * lam * V, "γλ on V̂"),
+                        (lambda R, V, g, lam: R, "the reward alone")):
+        capsys.readouterr()
+        assert not nb04.check_rho(wrong)
+        assert says in capsys.readouterr().out, says
+    for wrong, says in ((2.4, "horizon step"), (2.525, "(γλ)^(K−2)"),
+                        (2.0 + 0.5**3 * 0.5, "without the ρ-step"),
+                        ((2.0 - 0.8) * 0.5 + 0.5**3 * 0.5, "it divides")):
+        assert not nb04.check_next_target(wrong)
+        assert says in capsys.readouterr().out, says
+
+
+@pytest.mark.parametrize("T,K,gamma,lam", [(30, 5, 0.9, 0.7), (30, 50, 1.0, 0.9), (20, 1, 1.0, 0.5),
+                                           (25, 25, 0.95, 0.0), (25, 3, 1.0, 1.0),
+                                           (12, math.inf, 1.0, 1.0)])
+def test_vectorised_bounded_returns_equal_the_definition(T, K, gamma, lam):
+    rng = np.random.default_rng(T + int(100 * lam))
+    r, v = rng.normal(size=T), np.r_[rng.normal(size=T), 0.0]
+    fast = nb04_forward_td_lambda.bounded_returns_vectorised(r, v, K, gamma, lam)
+    slow = bounded_returns_by_definition(r, v, K if K != math.inf else T, gamma, lam)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+
+
+def test_rounding_errors_at_high_lambda_is_fast_and_exact():
+    """λ = 0.99 (K = 459) used to take about 70 s through the one-by-one definition."""
+    import time
+
+    t0 = time.perf_counter()
+    d = nb04_forward_td_lambda.rounding_errors(T=2000, lam=0.99)
+    assert time.perf_counter() - t0 < 20  # generous on a busy machine; about 0.1 s idle
+    assert d["K"] == 459 and d["err_algorithm1"].max() < 1e-8

@@ -1,5 +1,5 @@
 """Notebook 05 (mountain car evaluation, Figure 3): ftd_lib.course.nb05_nn_prediction, Figure 3
-through ftd_lib.course.figures, the learning-curve explorer's callback (without a kernel) and
+through ftd_lib.course.live, the learning-curve explorer's callback (without a kernel) and
 the exercise checks."""
 
 import math
@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from ftd_lib import engine
-from ftd_lib.course import figures, widgets
+from ftd_lib.course import live as figures
 from ftd_lib.course import nb05_nn_prediction as prediction
+from ftd_lib.course import widgets
 from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
+from ftd_lib.repro.definitions import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
 from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 
@@ -188,10 +189,6 @@ def test_best_points_and_format_best_skip_diverged_points():
     text = figures.format_best(res)
     assert "TD(λ)                  best α = 0.01     error 0.400" in text
     assert "α with diverged runs: 1 of 3" in text
-    # the exercise check reads the same point
-    assert nb05.check_best_alpha(0.01, res, "td_lambda")
-    assert not nb05.check_best_alpha(0.1, res, "td_lambda")  # diverged point
-    assert not nb05.check_best_alpha(0.001, res, "td_lambda")
 
 
 def test_claims_side_by_side():
@@ -364,7 +361,10 @@ def test_check_true_value(capsys):
 def test_check_constant_baseline():
     _, values = mc.evaluation_states(nb05.N_EVAL, nb05.EVAL_SEED)
     ratio = values.std() / np.sqrt(np.mean(values**2))
-    assert nb05.check_constant_baseline(round(ratio, 3))
+    assert nb05.check_constant_baseline(ratio)
+    assert not nb05.check_constant_baseline(round(ratio, 3))  # rounded: "don't round"
+    median = np.sqrt(np.mean((values - np.median(values)) ** 2)) / np.sqrt(np.mean(values**2))
+    assert not nb05.check_constant_baseline(median)  # the median is not the best constant
     assert not nb05.check_constant_baseline(1.0)
     assert not nb05.check_constant_baseline(None)
     b = nb05.constant_baselines()
@@ -372,5 +372,5 @@ def test_check_constant_baseline():
     assert 0 < b["ratio"] < 1 and math.isclose(b["ratio"], ratio)
 
 
-def test_check_best_alpha_without_results():
-    assert not nb05.check_best_alpha(0.01, None)
+def test_check_eta_experiment_without_results():
+    assert not nb05.check_eta_experiment([44, 22, 12], "rises", [0.3, 0.3, 0.4], None)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from ftd_lib.approx import MLP
-from ftd_lib.course import figures, quick, task_pictures
+from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_nn_control as control
+from ftd_lib.course import quick, task_pictures
 from ftd_lib.course.exercises import nb06
 from ftd_lib.engine import initial_weights, run_control
 from ftd_lib.envs import cartpole as cp
@@ -20,7 +21,7 @@ from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.tasks import gamma
 from ftd_lib.methods import label as method_label
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 from ftd_lib.returns import k_bound
@@ -139,7 +140,12 @@ def test_recording_does_not_change_what_the_engine_computes():
     a = control.train("cartpole", "forward_sarsa_lambda", record=True, **kw)
     b = control.train("cartpole", "forward_sarsa_lambda", record=False, **kw)
     np.testing.assert_array_equal(a["returns"], b["returns"])
-    np.testing.assert_array_equal(a["final_weights"], b["final_weights"])
+    # recording runs the batch, not recording the kernel: bit for bit where torch's CPU path
+    # is the one the kernel emulates (engine.premises), else to rounding
+    from ftd_lib.engine.premises import kernel_premises
+
+    atol = 0.0 if kernel_premises() is None else 1e-10
+    np.testing.assert_allclose(a["final_weights"], b["final_weights"], rtol=0, atol=atol)
     direct = run_control("forward_sarsa_lambda", control._settings(0.03, 0.6, 0.99, 0.01, 2),
                          control.SEED, [0, 1], 6, env="cartpole")
     np.testing.assert_array_equal(a["returns"], direct.returns)

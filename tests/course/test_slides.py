@@ -10,6 +10,7 @@ from ftd_lib.course import slides
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+EVERY_NOTEBOOK = sorted((REPO / "notebooks").glob("*.ipynb"))  # appendices included
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -38,3 +39,72 @@ def test_rules():
     nb.cells[8].metadata["slideshow"]["slide_type"] = "fragment"
     assert slides.apply(nb) == 0  # a type set by hand is kept
     assert slides.apply(nb, overwrite=True) == 1
+
+
+@pytest.mark.parametrize("path", EVERY_NOTEBOOK, ids=lambda p: p.stem)
+def test_every_section_heading_starts_a_slide(path):
+    """Every ``## `` line of every notebook is the first line of a markdown cell whose slide
+    type is ``slide`` (a heading further down a cell would sit at the bottom of the previous
+    section's slide)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.lstrip().splitlines()
+        fence = False
+        for k, line in enumerate(lines):
+            fence ^= line.startswith("```")
+            if line.startswith("## ") and not fence:
+                assert k == 0, f"cell {i}: {line!r} is line {k + 1} of its cell"
+                assert cell.metadata["slideshow"]["slide_type"] == "slide", (i, line)
+
+
+def test_buried_heading_is_a_problem():
+    md = nbformat.v4.new_markdown_cell
+    cells = [md("# T"), md("## 1. A\n\ntext\n\n## 2. B"), md("```\n## not a heading\n```")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    slides.apply(nb)
+    assert slides.buried_headings(cells[1]) == ["## 2. B"]
+    assert slides.buried_headings(cells[2]) == []
+    assert [p for p in slides.problems(nb) if "## 2. B" in p] and len(
+        [p for p in slides.problems(nb) if "first line" in p]) == 1
+
+
+@pytest.mark.parametrize("path", EVERY_NOTEBOOK, ids=lambda p: p.stem)
+def test_slideshow_needs_no_network_and_no_missing_file(path):
+    """The RISE theme is one whose font ships with jupyterlab-rise (no Google Fonts @import in
+    its CSS), and the two style sheets RISE requests for the notebook exist."""
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata["rise"]["theme"] == slides.RISE["theme"] == "white"
+    for css in slides.css_paths(path):
+        assert css.is_file(), f"RISE requests {css.relative_to(REPO)}: missing (a 404 offline)"
+        text = css.read_text()
+        assert "@import" not in text and "http" not in text.replace("http://hakim", ""), css
+    theme_css = _theme_css(slides.RISE["theme"])
+    assert "Source Sans Pro" in theme_css and "fonts.googleapis" not in theme_css
+
+
+def _theme_css(theme):
+    """The CSS text of a reveal.js theme as jupyterlab-rise bundles it: its webpack map
+    (``"./white.css":[module, chunk]``) names the chunk file ``<chunk>.bundle.js``."""
+    import re
+
+    import jupyterlab_rise
+
+    static = Path(jupyterlab_rise.__file__).parent / "static"
+    key = re.compile(r'"\./' + theme + r'\.css":\[\d+,(\d+)\]')
+    for js in static.glob("*.js"):
+        m = key.search(js.read_text(errors="replace"))
+        if m:
+            return (static / f"{m.group(1)}.bundle.js").read_text(errors="replace")
+    raise AssertionError(f"no bundled reveal.js theme {theme!r} in {static}")
+
+
+def test_simple_theme_would_need_the_network():
+    """Why the theme changed: the bundled "simple" theme imports its fonts from Google."""
+    assert "fonts.googleapis.com" in _theme_css("simple")
+
+
+def test_css_paths():
+    assert slides.css_paths("notebooks/03_x.ipynb") == [
+        Path("notebooks/rise.css"), Path("notebooks/03_x.css")]

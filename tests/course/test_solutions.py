@@ -1,87 +1,121 @@
-"""Every exercise has a hint and a worked solution, shown folded by one call
-(``ftd_lib.course.exercises.solution``), and every worked solution passes its own self-check.
+"""Every exercise has a hint (in the library) and a worked solution (in its notebook, as nbgrader
+solution cells, folded), and every worked solution passes its own check in its own notebook's
+namespace, after the notebook's earlier cells.
 
-The checks print ✅ or ❌ (``exercises.verdict``); a solution passes when its code prints at
-least one ✅ and no ❌. The notebooks must show the solution of every exercise they check, and
-only of those.
+How the last point is tested: the notebooks are saved with the outputs of a fresh top-to-bottom
+run, and the test below fails unless every solution cell's saved output is a ✅ with no ❌ and no
+error; in CI, ``tests/course/test_release.py`` runs every notebook afresh (the instructors'
+version, against the students' copy of the library) and requires the same, and the nbval pass of
+``./test.sh`` runs every cell. (A solution that needs a name its notebook lacks, as five did,
+raises there.) The solution cells are not ``# NBVAL_CHECK_OUTPUT``: nbval runs cells without
+storing them in IPython's history, so a check call's ``;`` would not hide its True there.
 """
 
-import contextlib
-import io
 import re
-import textwrap
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from ftd_lib.course import exercises
-from ftd_lib.course.exercises import MISSING, Solution, get, solution, solution_markdown, solutions
+from ftd_lib.course.exercises import MISSING, hint, hint_markdown
+from ftd_lib.course.exercises.hints import HINTS
+from ftd_lib.course.release import is_hint, is_solution
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = sorted((REPO / "notebooks" / "src").glob("0*.md"))
-ALL = solutions()
+NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+CHECK = re.compile(r"\bnb\d\d\.check_\w+\(")
+KEY = re.compile(r'hint\("(nb\d\d\.ex\d+)"\)')
 
 
-def run_solution(s: Solution) -> str:
-    """Run a solution's setup, then its code, as a student would; return what it printed."""
-    ns: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(textwrap.dedent(s.setup), f"<{s.key} setup>", "exec"), ns)
-        exec(compile(textwrap.dedent(s.code), f"<{s.key} solution>", "exec"), ns)
-    return out.getvalue()
+def _cells(path):
+    return nbformat.read(path, as_version=4).cells
 
 
-@pytest.mark.parametrize("key", list(ALL))
-def test_every_worked_solution_passes_its_check(key):
-    printed = run_solution(ALL[key])
-    assert "✅" in printed and "❌" not in printed, f"{key}: its check says\n{printed}"
+def _text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
 
 
-@pytest.mark.parametrize("key", list(ALL))
-def test_solution_is_complete_and_folded(key):
-    s = ALL[key]
-    assert s.key == key and s.title and s.hint.strip() and s.worked.strip() and s.code.strip()
-    assert s.checks and s.wrong, f"{key}: say what the check tests and the common wrong answers"
-    md = solution_markdown(key)
-    # two folded boxes, none open: the student opens them only by choice
-    assert md.count("<details>") == 2 and "<details open" not in md
-    assert md.index("Hint") < md.index("Worked solution")
-    assert textwrap.dedent(s.code).strip() in md
-    assert solution(key).data == md
+def exercises_of(path):
+    """(key, hint cell, worked Markdown cell, solution code cell) of every exercise of a
+    notebook, in order: the three cells follow one another."""
+    cells = _cells(path)
+    out = []
+    for i, c in enumerate(cells):
+        m = KEY.search(c.source) if c.cell_type == "code" and is_hint(c) else None
+        if m:
+            out.append((m.group(1), c, cells[i + 1], cells[i + 2]))
+    return out
 
 
-def test_unknown_keys_are_refused():
-    with pytest.raises(ValueError, match="nb09"):
-        get("nb09.ex1")
-    with pytest.raises(ValueError, match="known"):
-        get("nb03.ex99")
+ALL = [(p.stem[:2], *e) for p in NOTEBOOKS for e in exercises_of(p)]
+IDS = [e[1] for e in ALL]
+
+
+def test_every_exercise_has_a_hint_and_a_solution():
+    keys = [e[1] for e in ALL]
+    assert len(keys) == len(set(keys)) and set(keys) == set(HINTS), (
+        sorted(set(keys) ^ set(HINTS)))
+    for path in NOTEBOOKS:
+        cells = _cells(path)
+        answer_cells = [c for c in cells if c.cell_type == "code" and CHECK.search(c.source)
+                        and not is_solution(c)]
+        assert len(answer_cells) == len(exercises_of(path)), path.name
+
+
+@pytest.mark.parametrize("nb,key,hint_cell,worked,code", ALL, ids=IDS)
+def test_solution_cells_follow_nbgrader_and_are_folded(nb, key, hint_cell, worked, code):
+    assert key.startswith(f"nb{nb}.")
+    for cell, kind in ((worked, "markdown"), (code, "code")):
+        assert cell.cell_type == kind and is_solution(cell), f"{key}: a {kind} solution cell"
+        meta = cell.metadata["nbgrader"]
+        assert meta["schema_version"] == 3 and meta["grade_id"].startswith(key.replace(".", "-"))
+        assert meta["locked"] is False and "solution" in cell.metadata.get("tags", [])
+        # nbgrader's v3 rules: a Markdown solution cell is a grade cell, with points
+        if kind == "markdown":
+            assert meta["grade"] is True and meta["points"] == 0
+    # folded: the code by JupyterLab's metadata, the explanation in a closed <details> box
+    assert code.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    assert worked.source.startswith("<details><summary>") and "<details open" not in worked.source
+    assert worked.source.rstrip().endswith("</details>")
+    src = code.source
+    assert src.index("### BEGIN SOLUTION") < src.index("### END SOLUTION")
+    assert CHECK.search(src.split("### END SOLUTION")[1]), f"{key}: the check follows the region"
+
+
+@pytest.mark.parametrize("nb,key,hint_cell,worked,code", ALL, ids=IDS)
+def test_every_worked_solution_passed_its_check_in_its_notebook(nb, key, hint_cell, worked,
+                                                                 code):
+    out = _text(code)
+    assert not [o for o in code.outputs if o.output_type == "error"], f"{key} raised"
+    assert "✅" in out and "❌" not in out, f"{key}: its check says\n{out}"
+
+
+def test_grade_ids_are_unique():
+    for path in NOTEBOOKS:
+        ids = [c.metadata["nbgrader"]["grade_id"] for c in _cells(path)
+               if "nbgrader" in c.metadata]
+        assert len(ids) == len(set(ids)), path.name
+
+
+def test_the_library_holds_no_worked_solution():
+    lib = REPO / "ftd_lib" / "course" / "exercises"
+    for path in lib.glob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*### BEGIN SOLUTION", text, re.M), path.name
+        assert "SOLUTIONS" not in text and "worked=" not in text, path.name
+
+
+def test_hint_is_folded_and_unknown_keys_are_refused():
+    md = hint_markdown("nb01.ex1")
+    assert md.startswith("<details><summary>") and md.count("<details>") == 1
+    assert hint("nb01.ex1").data == md
+    with pytest.raises(ValueError, match="nb03.ex99"):
+        hint_markdown("nb03.ex99")
+    with pytest.raises(ValueError, match="key"):
+        hint_markdown("exercise 1")
 
 
 def test_missing_answer_says_the_one_message(capsys):
     assert exercises.missing(None)
     assert capsys.readouterr().out.strip() == "❌ " + MISSING
-
-
-CALL = re.compile(r'solution\("(nb\d\d\.ex\d+)"\)')
-CHECK = re.compile(r"\bnb\d\d\.check_\w+\(")
-
-
-@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
-def test_every_exercise_of_a_notebook_shows_its_solution(src):
-    text = src.read_text()
-    prefix = "nb" + src.stem[:2]
-    shown = CALL.findall(text)
-    assert len(shown) == len(set(shown)), f"{src.name}: a solution is shown twice"
-    assert set(shown) == set(solutions(prefix)), (
-        f"{src.name} shows {sorted(shown)}, the library has {sorted(solutions(prefix))}")
-    # one exercise cell (a check with the placeholder None) per solution shown
-    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)
-    exercise_cells = [c for c in cells if CHECK.search(c) and "= None" in c]
-    assert len(exercise_cells) == len(shown), (src.name, len(exercise_cells), len(shown))
-    # the solution cell follows its exercise cell
-    for c, key in zip(exercise_cells, shown, strict=True):
-        after = text[text.index(c) + len(c):]
-        assert after.find(f'solution("{key}")') == min(
-            after.find(f'solution("{k}")') for k in shown if f'solution("{k}")' in after), (
-            f"{src.name}: the cell after the exercise of {key} should show its solution")

@@ -224,3 +224,71 @@ def test_stepper_gamma_lambda_one_waits_for_the_end():
     assert len(ex.state["flushed"]) == len(ex.frames) - 1
     np.testing.assert_allclose(ex.state["flush_targets"], ex.state["definitions"], atol=1e-12)
     assert not ex.errors
+
+
+def test_one_state_explorer_beta_two_exactly_oscillates_forever():
+    """α = 0.1, T = 20: β_TD = 2 exactly (up to the rounding of 0.1 · 20): the error flips sign
+    with the same size every episode (Exercise 3 of notebook 03), neither converges nor
+    diverges; the values drawn agree."""
+    ex = widgets.one_state_explorer(alpha=0.15, T=10, v0=0.0)
+    ex.controls["alpha"].value = 0.1
+    ex.controls["T"].value = 20
+    text = ex.readout.value
+    assert "oscillates forever" in text and "converges" not in text and "diverges" not in text
+    assert ex.state["verdict_td"] == "oscillates"
+    v = np.asarray(ex.state["values_td"])
+    np.testing.assert_allclose(np.abs(1 - v), 1.0, atol=1e-9)  # |error| stays 1
+    assert np.all(np.sign(1 - v[1:]) != np.sign(1 - v[:-1]))  # and flips every episode
+
+
+def test_one_state_explorer_at_the_true_value_stays_there():
+    """V₀ = 1 is the true value: V stays at 1 at any β, so the readout may not say
+    "diverges" even at β_TD = 10."""
+    ex = widgets.one_state_explorer(alpha=0.5, T=20, v0=0.0)
+    assert "diverges" in ex.readout.value
+    ex.controls["v0"].value = 1.0
+    text = ex.readout.value
+    assert "true value" in text and "diverges" not in text and "converges" not in text
+    assert np.all(np.asarray(ex.state["values_td"]) == 1.0)
+    assert np.all(np.asarray(ex.state["values_lambda"]) == 1.0)
+
+
+@pytest.mark.parametrize("beta,v0,want", [
+    (1.5, 0.0, "converges"), (2.0, 0.0, "oscillates"), (0.1 * 20, -1.0, "oscillates"),
+    (0.07 * 30, 0.0, "diverges"), (2.0 + 1e-6, 0.0, "diverges"), (2.0 - 1e-6, 0.0, "converges"),
+    (5.0, 1.0, "at the true value"), (5.0, 0.9 + 0.1, "at the true value"),
+    (0.0, 0.0, "stays")])
+def test_verdict(beta, v0, want):
+    from ftd_lib.course.nb03_one_state_divergence import verdict
+
+    assert verdict(beta, v0) == want
+    if want in ("converges", "oscillates", "diverges"):  # check it on the pseudo-update
+        errors = [(1 - beta) ** n * (1 - v0) for n in (10, 11)]
+        grows = abs(errors[1]) > abs(errors[0]) * (1 + 1e-12)
+        shrinks = abs(errors[1]) < abs(errors[0]) * (1 - 1e-12)
+        assert (want == "diverges") == grows and (want == "converges") == shrinks
+
+
+def test_verdict_bad_input():
+    from ftd_lib.course.nb03_one_state_divergence import verdict
+
+    with pytest.raises(ValueError, match="beta"):
+        verdict(-0.5, 0.0)
+    with pytest.raises(ValueError, match="v0"):
+        verdict(1.0, math.nan)
+
+
+def test_stepper_delta_prime_is_zero_exactly_on_left_steps():
+    """Notebook 04's sentence under the stepper: with V(s) = s, δ' is 10 at t = 0, 2 on every
+    step to the right, 0 on every step to the left (at these frames no value that δ' reads
+    has been updated yet)."""
+    ex = stepper.algorithm1_stepper()
+    x, _ = stepper.stepper_episode()
+    s = [int(np.argmax(row)) + 1 if row.any() else 0 for row in x]
+    dp = {f["t"]: float(f["delta_prime"]) for f in ex.frames
+          if f.get("delta_prime") is not None}
+    assert dp[0] == pytest.approx(10.0)
+    for t in range(1, len(s) - 1):
+        want = 2.0 if s[t + 1] > s[t] else 0.0
+        assert dp[t] == pytest.approx(want, abs=1e-12), (t, s[t], s[t + 1])
+    assert sorted(t for t in dp if dp[t] == pytest.approx(2.0)) == [2, 8]

@@ -11,7 +11,7 @@ import pytest
 
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.chunks import STORE_VERSION, cut_chunks, engine_runner_name
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 
 # (figure, scale, chunk_rows, chunk index, runner name, device kind) -> sha256 of the identity
 PINS = [

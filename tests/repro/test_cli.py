@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import chunks, cli
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import load_results
 from ftd_lib.repro.runs import run_figure
 
@@ -92,18 +92,6 @@ def test_reproduce_with_fewer_episodes(tmp_path, monkeypatch):
     assert np.load(out / "fig3-right.npz")["curve_mean"].shape[1] == 4
 
 
-def _engine_ready() -> bool:
-    import importlib
-
-    try:
-        for m in ("ftd_lib.engine", "ftd_lib.envs.mountain_car"):
-            importlib.import_module(m)
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _engine_ready(), reason="engine or mountain car not there yet")
 def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     """The real engine, through the real command line, at quick scale (a few seconds)."""
     out = tmp_path / "results"
@@ -114,8 +102,12 @@ def test_reproduce_quick_end_to_end_subprocess(tmp_path):
     assert "fig3-right (quick)" in p.stderr  # the progress bar
     res = load_results("fig3-right", out)
     assert res is not None and all(r.startswith("engine-") for r in res.meta["runner"])
+    prov = res.meta["provenance"]  # every chunk says the torch batch made it, and with what
+    assert not prov["mixed"] and prov["unrecorded"] == 0 and len(prov["groups"]) == 1
+    assert prov["groups"][0]["engine"] == "batch" and prov["groups"][0]["torch"]
     m = res["metric"]
-    assert m.shape == (12, 1) and np.isfinite(m).all() and (m > 0).all()
+    assert m.shape == (len(figure("fig3-right", "quick").cells), 1)
+    assert np.isfinite(m).all() and (m > 0).all()
     assert (out / "fig3-right.png").is_file() and (out / "REPORT.md").is_file()
     # the same figure again: every chunk is loaded, the numbers are the same
     again = run_figure(figure("fig3-right", "quick", runs=1), out, progress=False,
@@ -140,7 +132,11 @@ def test_bench_prints_the_engine_lines(monkeypatch, capsys):
     assert seen == {"device": "cpu", "threads": 2, "quick": True}
 
 
-def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("extra, resume", [
+    ([], ""),
+    (["--set", "lams=0.5,0"], " --set lams=0,0.5"),  # the definition's change, as recorded
+])
+def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys, extra, resume):
     calls = []
 
     def interrupted(task, *, device, progress):
@@ -153,11 +149,12 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(chunks, "engine_runner", interrupted)
     out = tmp_path / "res"
     argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(out), "--no-progress",
-            "--workers", "1"]
+            "--workers", "1", *extra]
     assert cli.main(argv) == 130
     err = capsys.readouterr().err
     assert "chunks finished and stored: 1" in err
-    assert f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}" in err
+    assert (f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}{resume} "
+            "--workers 1") in err
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     assert cli.main(argv) == 0
     assert load_results("fig4-right", out).meta["chunks"]["loaded"] == 1

@@ -8,7 +8,7 @@ import pytest
 
 from ftd_lib.repro import chunks, cli
 from ftd_lib.repro import store as chunk_store
-from ftd_lib.repro.figures import FIGURES
+from ftd_lib.repro.definitions import FIGURES
 from ftd_lib.repro.results import load_results
 
 CALLS = []

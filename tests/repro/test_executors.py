@@ -17,8 +17,8 @@ import pytest
 
 from ftd_lib.repro import chunks, cli, executors
 from ftd_lib.repro import store as chunk_store
+from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.executors import DaskExecutor
-from ftd_lib.repro.figures import figure
 from ftd_lib.repro.results import load_results, results_paths
 from ftd_lib.repro.runs import run_figure
 from ftd_lib.rng import run_generator

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import chunks, protocol
-from ftd_lib.repro.figures import figure
+from ftd_lib.repro.definitions import FIG4_METHODS, figure
 
 
 def _metric(fig, best_alpha_of):
@@ -30,7 +30,8 @@ def test_a_best_inside_the_grid_is_not_widened_and_the_final_centres_on_it():
     assert protocol.widened(p, m) is None
     f = protocol.final_figure("fig4-left", p, m)
     assert f.runs == 200 and f.at_paper_scale
-    assert len(f.cells) == 2 * 11 * protocol.FINAL_ALPHAS
+    n_lams = len({c.lam for c in p.cells})
+    assert len(f.cells) == len(p.methods) * n_lams * protocol.FINAL_ALPHAS
     for key, info in protocol.best_alphas(f, _metric(f, lambda meth, lam: best)).items():
         assert list(info["alphas"]) == grid[3:8], key  # two on each side of the best
         assert info["alphas"][info["best"]] == best
@@ -76,9 +77,10 @@ def test_final_chunks_hold_every_cell_of_a_method_times_50_runs():
     p = protocol.pilot_figure("fig4-right")
     f = protocol.final_figure("fig4-right", p, _metric(p, lambda meth, lam: 0.015))
     cut = chunks.cut_chunks(f, 1)
-    assert len(cut) == 2 * 200 // protocol.RUNS_PER_FINAL_CHUNK
-    assert {t.rows for t in cut} == {11 * protocol.FINAL_ALPHAS * 50}
-    assert {t.method for t in cut} == {"sarsa_lambda", "forward_sarsa_lambda"}
+    per_method = len({c.lam for c in p.cells}) * protocol.FINAL_ALPHAS
+    assert len(cut) == len(p.methods) * f.runs // protocol.RUNS_PER_FINAL_CHUNK
+    assert {t.rows for t in cut} == {per_method * protocol.RUNS_PER_FINAL_CHUNK}
+    assert [t.method for t in cut[::len(cut) // len(p.methods)]] == p.methods
 
 
 def _peaked_runner(task, *, device, progress):
@@ -103,7 +105,7 @@ def test_run_protocol_stores_both_stages_and_finds_the_best(tmp_path):
     a = np.asarray(res["alpha"])
     lam, meth = np.asarray(res["lam"]), np.asarray(res["method"])
     metric = np.asarray(res["metric"]).mean(1)
-    for m in ("sarsa_lambda", "forward_sarsa_lambda"):
+    for m in FIG4_METHODS:
         for lv in (0.0, 0.5):
             sel = (meth == m) & (lam == lv)
             assert sel.sum() == protocol.FINAL_ALPHAS
@@ -111,10 +113,12 @@ def test_run_protocol_stores_both_stages_and_finds_the_best(tmp_path):
             assert a[sel][np.argmax(metric[sel])] == pytest.approx(want, rel=1e-3)
 
 
-def test_the_pilot_is_two_chunks_one_per_method():
-    cut = chunks.cut_chunks(protocol.pilot_figure("fig4-right"), 1)
-    assert [t.method for t in cut] == ["sarsa_lambda", "forward_sarsa_lambda"]
-    assert {t.rows for t in cut} == {11 * 13 * protocol.PILOT_RUNS}
+def test_the_pilot_is_one_chunk_per_method():
+    p = protocol.pilot_figure("fig4-right")
+    cut = chunks.cut_chunks(p, 1)
+    assert [t.method for t in cut] == p.methods == list(FIG4_METHODS)
+    n_grid = len({c.lam for c in p.cells}) * len({c.alpha for c in p.cells})
+    assert {t.rows for t in cut} == {n_grid * protocol.PILOT_RUNS}
 
 
 def test_the_report_shows_the_pilot_and_flags_a_best_at_the_grid_edge(tmp_path):

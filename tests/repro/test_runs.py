@@ -16,7 +16,7 @@ import pytest
 from ftd_lib.repro import claims, report
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.chunks import cut_chunks
-from ftd_lib.repro.figures import FIGURES, LAMBDAS, figure
+from ftd_lib.repro.definitions import FIGURES, LAMBDAS, figure
 from ftd_lib.repro.results import (
     Results,
     load_results,
@@ -162,9 +162,9 @@ def test_chunk_rows_override_still_covers_everything_once(rows):
 
 
 def test_interrupted_run_resumes_to_identical_numbers(tmp_path, fake):
-    fig = figure("fig3-left", "quick", runs=6)  # 4 methods x 3 run blocks = 12 chunks
+    fig = figure("fig3-left", "quick", runs=6)  # one chunk per method and block of runs
     n_chunks = len(cut_chunks(fig))
-    assert n_chunks == 12
+    assert n_chunks == len(fig.methods) * fig.runs // fig.runs_per_chunk
     ref = run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
     assert len(fake.CALLS) == n_chunks
 
@@ -203,7 +203,8 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
     ref = run_figure(fig, tmp_path / "a", runner=fake.runner, progress=False)
     out = tmp_path / "b"
     code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import fake_runner; "
-            f"from ftd_lib.repro.figures import figure; from ftd_lib.repro.runs import run_figure; "
+            "from ftd_lib.repro.definitions import figure; "
+            "from ftd_lib.repro.runs import run_figure; "
             f"run_figure(figure('fig3-left', 'quick', runs=6), {str(out)!r}, "
             f"runner=fake_runner.runner, progress=False)")
     env = dict(os.environ, FAKE_DELAY="0.25")
@@ -216,12 +217,13 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     before = _chunk_files(out, fig.name)
-    assert 3 <= len(before) < 12, "the run should have been killed part-way"
+    n_chunks = len(cut_chunks(fig))
+    assert 3 <= len(before) < n_chunks, "the run should have been killed part-way"
     assert not results_paths(fig.name, out)["npz"].exists()
 
     fake.CALLS.clear()
     res = run_figure(fig, out, runner=fake.runner, progress=False)
-    assert len(fake.CALLS) == 12 - len(before)
+    assert len(fake.CALLS) == n_chunks - len(before)
     assert all(_chunk_files(out, fig.name)[k] == v for k, v in before.items())
     _assert_same(ref, res)
     chunk_dir = results_paths(fig.name, out)["chunks"]
@@ -231,8 +233,8 @@ def test_killed_process_resumes_to_identical_numbers(tmp_path, fake):
 def test_workers_give_the_numbers_of_one_process(tmp_path):
     """The engine at quick scale, cut into 6 chunks: 2 worker processes and 1 process store
     the same chunks and assemble bit for bit the same arrays; a second call loads them all."""
-    fig = figure("fig3-right", "quick", chunk_rows=4)
-    assert len(cut_chunks(fig)) == 6
+    fig = figure("fig3-right", "quick", chunk_rows=4)  # 2 cells x 2 runs a chunk
+    assert len(cut_chunks(fig)) == len(fig.cells) * fig.runs // 4
     one = run_figure(fig, tmp_path / "one", progress=False, plot=False, workers=1)
     two = run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
     assert two.meta["chunks"] == {"total": 6, "loaded": 0, "computed": 6}

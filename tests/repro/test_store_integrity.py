@@ -17,7 +17,7 @@ import pytest
 
 from ftd_lib.repro import chunks
 from ftd_lib.repro import store as chunk_store
-from ftd_lib.repro.figures import FIGURES, check_memory, figure, memory_estimate
+from ftd_lib.repro.definitions import FIGURES, check_memory, figure, memory_estimate
 from ftd_lib.repro.results import load_results, repo_results_dir, results_paths
 from ftd_lib.repro.runs import run_figure
 

@@ -1,5 +1,4 @@
-"""Self-check functions for the course's exercises, one module per notebook, and their hints
-and worked solutions.
+"""Self-check functions for the course's exercises, one module per notebook, and their hints.
 
 Each check compares a student's answer with the library's and prints a short verdict (✅ or
 ❌); it returns ``True``/``False`` so a notebook (or a test) can use it too. An exercise cell
@@ -7,20 +6,17 @@ starts with the placeholder ``None`` (``answer = None``); every check first asks
 :func:`missing`, which prints the one message :data:`MISSING` while the placeholder is still
 there.
 
-Hints and worked solutions: every exercise has a :class:`Solution` in the ``SOLUTIONS`` of its
-notebook's module, under a key such as ``"nb03.ex2"``. The cell under an exercise calls
-:func:`solution` with that key, which shows two collapsed boxes, a hint and the worked solution:
-a student opens them only by choice. The one mechanism in every notebook. A solution's
-``code`` is what a student could type: it computes the answer and calls the exercise's check,
-and ``tests/course/test_solutions.py`` runs every one of them and fails unless each check
-says ✅.
+Hints: the cell under an exercise calls :func:`hint` with the exercise's key (``"nb03.ex2"``),
+which shows one folded box (:mod:`.hints`). Worked solutions are not in the library: they live
+in the notebooks as nbgrader solution cells (``### BEGIN SOLUTION`` / ``### END SOLUTION``,
+folded), and ``python -m ftd_lib release --for students`` writes a copy of the course without
+them (:mod:`ftd_lib.course.release`). ``tests/course/test_solutions.py`` runs every worked
+solution through its check in its own notebook's namespace.
 """
 
 from __future__ import annotations
 
-import importlib
 import textwrap
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,8 +28,8 @@ def verdict(ok: bool, good: str, bad: str) -> bool:
 
 
 #: what a check says while the answer is still the placeholder ``None``
-MISSING = ("No answer yet: replace None with your answer and run the cell again "
-           "(a hint and a worked solution wait, folded, in the cell below).")
+MISSING = ("No answer yet: put your answer in place of None (or fill in the skeleton) and run "
+           "the cell again.")
 
 
 def missing(answer) -> bool:
@@ -55,75 +51,72 @@ def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
     if a.shape != e.shape:
         return verdict(False, "", f"{name} has shape {a.shape}, expected {e.shape}. {hint}")
     ok = bool(np.allclose(a, e, rtol=rtol, atol=atol))
+    if not ok and np.allclose(a, e, rtol=5e-3, atol=atol):
+        return verdict(False, "", f"Close, but {name} is rounded: don't round, give the full "
+                       "number (keep the digits Python gives you).")
     return verdict(ok, f"Correct: {name} is right.", f"Not yet: {name} is off. {hint}".strip())
 
 
-# ------------------------------------------------------------------------ hints and solutions
+def not_written(fn) -> bool:
+    """Is the function a student was asked to write still the placeholder (``None``) or still
+    raising ``NotImplementedError`` (the skeleton)? If so, say "not answered yet"."""
+    if fn is None:
+        return missing(None)
+    if not callable(fn):
+        return not verdict(False, "", "Hand the check your function itself (its name, no "
+                           "brackets).")
+    return False
 
 
-@dataclass(frozen=True)
-class Solution:
-    """The hint and worked solution of one exercise.
+def borrows(fn, library_fn) -> bool:
+    """Is the student's ``fn`` the library's ``library_fn``, or does its source call it? (A build
+    exercise asks for the student's own code; the library's reference is visible to them.)"""
+    import inspect
 
-    ``hint`` and ``worked`` are Markdown (with $math$); ``code`` is Python a student can run in
-    the notebook, after its earlier cells: it computes the answer and ends with the exercise's
-    check. ``setup`` is what the test runs before ``code`` in place of the notebook's earlier
-    cells (imports, data); it is not shown. ``checks`` says in a few words what the self-check
-    tests, and ``wrong`` lists common wrong answers and what they reveal (both for
-    INSTRUCTORS.md).
-    """
-
-    key: str
-    title: str
-    hint: str
-    worked: str
-    code: str
-    setup: str = ""
-    checks: str = ""
-    wrong: tuple = ()
+    if fn is library_fn:
+        return True
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    body = src.split(":", 1)[-1]  # not the name in the def line
+    return f"{library_fn.__name__}(" in body
 
 
-#: the notebooks that have exercises: key prefix -> module of this package
-MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06")
+def run_student(fn, *args, **kwargs):
+    """Call a student's function; return ``(result, None)``, or ``(None, message)`` when it
+    raises (``NotImplementedError`` means the skeleton is not filled in yet)."""
+    try:
+        return fn(*args, **kwargs), None
+    except NotImplementedError:
+        return None, MISSING
+    except Exception as e:  # noqa: BLE001 -- a student's code may raise anything
+        return None, f"Your function raised {type(e).__name__}: {e}"
 
 
-def solutions(prefix: str | None = None) -> dict[str, Solution]:
-    """Every :class:`Solution` (of one notebook with ``prefix="nb03"``), by key, in order."""
-    out: dict[str, Solution] = {}
-    for name in MODULES if prefix is None else (prefix,):
-        if name not in MODULES:
-            raise ValueError(f"prefix must be one of {', '.join(MODULES)}, got {name!r}")
-        module = importlib.import_module(f"{__name__}.{name}")
-        for s in module.SOLUTIONS:
-            out[s.key] = s
-    return out
+# ------------------------------------------------------------------------------------ hints
 
 
-def get(key: str) -> Solution:
-    """The :class:`Solution` of ``key`` (``"nb03.ex2"``); a ``ValueError`` names the keys."""
+def hint_markdown(key: str) -> str:
+    """The folded box (HTML ``<details>``, closed) that :func:`hint` shows; with no hints in this
+    copy of the course (a ``--no-hints`` release) a one-line note."""
+    from .hints import HINTS
+
     prefix = key.split(".", 1)[0]
-    if prefix not in MODULES:
-        raise ValueError(f"key must start with one of {', '.join(MODULES)}, got {key!r}")
-    table = solutions(prefix)
-    if key not in table:
-        raise ValueError(f"no exercise {key!r}; known: {', '.join(table)}")
-    return table[key]
+    if not (prefix.startswith("nb") and prefix[2:].isdigit()):
+        raise ValueError(f"key must look like 'nb03.ex2', got {key!r}")
+    if not HINTS:
+        return "*(No hints in this copy of the course.)*\n"
+    if key not in HINTS:
+        raise ValueError(f"no exercise {key!r}; known: {', '.join(HINTS)}")
+    title, text = HINTS[key]
+    return (f"<details><summary><b>💡 Hint</b> ({title}): click to open</summary>\n\n"
+            f"{textwrap.dedent(text).strip()}\n\n</details>\n")
 
 
-def solution_markdown(key: str) -> str:
-    """The two folded boxes (HTML ``<details>``, closed) that :func:`solution` shows."""
-    s = get(key)
-    code = textwrap.dedent(s.code).strip()
-    return (f"<details><summary><b>💡 Hint</b> ({s.title}): click to open</summary>\n\n"
-            f"{textwrap.dedent(s.hint).strip()}\n\n</details>\n\n"
-            f"<details><summary><b>📖 Worked solution</b> ({s.title}): open it after you "
-            f"have tried</summary>\n\n{textwrap.dedent(s.worked).strip()}\n\n"
-            f"```python\n{code}\n```\n\n</details>\n")
-
-
-def solution(key: str):
-    """Show the hint and the worked solution of exercise ``key``, both folded: a student opens
-    them only by choice. Returns an ``IPython.display.Markdown`` (the notebook shows it)."""
+def hint(key: str):
+    """Show the hint of exercise ``key`` folded: a student opens it only by choice. Returns an
+    ``IPython.display.Markdown`` (the notebook shows it)."""
     from IPython.display import Markdown
 
-    return Markdown(solution_markdown(key))
+    return Markdown(hint_markdown(key))

@@ -5,9 +5,15 @@ verdict.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...algorithms import td_lambda
+from ...approx import Linear
+from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
-from ..nb02_lambda_return import online_update_count
-from . import Solution, check_close, missing
+from ...rng import run_generator
+from ..nb02_lambda_return import figure1_data
+from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -43,80 +49,57 @@ def check_interim_lambda_return(answer) -> bool:
                        hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
 
 
-def check_online_update_count(answer) -> bool:
-    """Exercise 3: updates (eq. 3) of the online lambda-return algorithm in a T-step episode."""
-    if missing(answer):
-        return False
-    return check_close(answer, online_update_count(T_ONLINE), name="the number of updates",
-                       rtol=0, atol=0.5, hint="At time t the algorithm replays t updates.")
-
-
-SETUP = """
-from ftd_lib.course.exercises import nb02
-"""
-
-SOLUTIONS = (
-    Solution(
-        key="nb02.ex1", title="Exercise 1, an n-step return",
-        hint=r"$G_0^{(2)} = R_1 + \gamma R_2 + \gamma^2 \hat V_2$: two rewards, then the value of "
-             r"the state reached after two steps, $S_2$ (`values[2]`).",
-        worked=r"""
-            $G_0^{(2)} = 1 + 0.9 \cdot 0 + 0.9^2 \cdot 1.0 = 1.81.$ The value of $S_1$ is not
-            used: a 2-step return bootstraps only at its end.
-        """,
-        code="""
-            e = nb02.EPISODE
-            R, V, g = e["rewards"], e["values"], e["gamma"]
-            answer = R[0] + g * R[1] + g**2 * V[2]
-            nb02.check_n_step_return(answer)
-        """,
-        setup=SETUP,
-        checks=r"$G_0^{(2)}$: two discounted rewards, then $\gamma^2$ times the value of $S_2$.",
-        wrong=("1.45: the one-step return (bootstraps from S_1)",
-               "3.0 (1 + 0 + 2): the rewards alone, Monte Carlo"),
-    ),
-    Solution(
-        key="nb02.ex2", title="Exercise 2, an interim λ-return",
-        hint=r"With $h - t = 3$, eq. (2) has weights $(1-\lambda)$, $(1-\lambda)\lambda$ on "
-             r"$G_0^{(1)}, G_0^{(2)}$ and $\lambda^2$ on the longest, $G_0^{(3)}$. They sum to 1.",
-        worked=r"""
-            $G_0^{(1)} = 1 + 0.9 \cdot 0.5 = 1.45$, $G_0^{(2)} = 1.81$ (exercise 1),
-            $G_0^{(3)} = 1 + 0 + 0.81 \cdot 2 + 0.729 \cdot 0 = 2.62$ ($S_3$ is terminal).
-            With $\lambda = 0.5$:
-            $G_0^{\lambda|3} = 0.5 \cdot 1.45 + 0.25 \cdot 1.81 + 0.25 \cdot 2.62 = 1.8325.$
-            The last weight is $\lambda^{h-t-1} = 0.25$, not $(1-\lambda)\lambda^2$: the
-            interim λ-return gives all the remaining weight to the longest return it has.
-        """,
-        code="""
-            e = nb02.EPISODE
-            R, V, g, lam = e["rewards"], e["values"], e["gamma"], nb02.LAM
-            G1 = R[0] + g * V[1]
-            G2 = R[0] + g * R[1] + g**2 * V[2]
-            G3 = R[0] + g * R[1] + g**2 * R[2] + g**3 * V[3]
-            answer = (1 - lam) * G1 + (1 - lam) * lam * G2 + lam**2 * G3
-            nb02.check_interim_lambda_return(answer)
-        """,
-        setup=SETUP,
-        checks=r"$G_0^{\lambda|3}$ by eq. (2): the weights $(1-\lambda)\lambda^{n-1}$ and the "
-               r"remaining weight $\lambda^{h-t-1}$ on the longest return.",
-        wrong=("1.505: weight (1−λ)λ² on G^(3) (the infinite λ-return's weights, which do not "
-               "sum to 1 here)", "1.96: the three returns averaged with equal weights"),
-    ),
-    Solution(
-        key="nb02.ex3", title="Exercise 3, the cost of the online algorithm",
-        hint="At time $t$ the online algorithm redoes $t$ updates (one per state seen so far). "
-             "Add them up for $t = 1, \\dots, 20$.",
-        worked=r"""
-            $\sum_{t=1}^{T} t = T(T+1)/2 = 20 \cdot 21 / 2 = 210$ updates, against 20 for
-            TD(0) or TD(λ): the cost per step grows with $t$, so the total grows like $T^2$.
-        """,
-        code="""
-            T = nb02.T_ONLINE
-            answer = T * (T + 1) // 2
-            nb02.check_online_update_count(answer)
-        """,
-        setup=SETUP,
-        checks="$1 + 2 + \\dots + T = T(T+1)/2$ updates in an episode of $T$ steps.",
-        wrong=("20: one update a step, as TD(λ)", "400 (= T²): a full replay of T at every step"),
-    ),
+#: Exercise 3: the cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular
+#: random walk): (what, lam, gamma, what a failure there usually means)
+TD_LAMBDA_CASES = (
+    ("Figure 1's setting (λ = 1, γ = 1)", 1.0, 1.0,
+     "δ uses V(S') with 0 at the terminal, and the same weights θ_t for V(S) and V(S')"),
+    ("λ = 0.5, γ = 0.9", 0.5, 0.9, "the trace decays by γλ before the gradient is added: "
+     "e ← γλ e + ∇V(S_t)"),
+    ("λ = 0 (TD(0))", 0.0, 1.0, "with λ = 0 the trace is the gradient of the current state"),
 )
+
+
+def check_td_lambda(fn, fig1_point) -> bool:
+    r"""Exercise 3: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma)`` (TD(λ) with
+    accumulating traces) against :func:`ftd_lib.algorithms.td_lambda`, on 3 seeded random-walk
+    episodes per case (a trace left over from the last episode shows from the second); and
+    ``fig1_point``, the normalised RMS error of *your* TD(λ) at the end of Figure 1's first
+    episode (:func:`ftd_lib.course.nb02_lambda_return.figure1_data`)."""
+    if not_written(fn) or missing(fig1_point):
+        return False
+    if borrows(fn, td_lambda):
+        return verdict(False, "", "That calls the library's own td_lambda: write the "
+                       "algorithm yourself (the check compares it with the library's).")
+    lin = Linear(N_STATES)
+    ok_all = True
+    for i, (what, lam, gamma, usual) in enumerate(TD_LAMBDA_CASES):
+        episodes = random_walk_episodes(3, run_generator(2, i))
+        w0 = np.linspace(0.5, 5.0, N_STATES)
+        kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=gamma)
+        expected = td_lambda(episodes, w0, **kw)
+        got, err = run_student(fn, episodes, w0.copy(), **kw)
+        if err == MISSING:
+            return verdict(False, "", MISSING)
+        if err is not None:
+            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
+            continue
+        got = np.asarray(got, dtype=float) if got is not None else np.zeros(0)
+        if got.shape != expected.shape:
+            ok_all = verdict(False, "", f"{what}: return the weights after every step (shape "
+                             f"{expected.shape}), got {got.shape}.") and ok_all
+            continue
+        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        first_end = len(episodes[0][1])
+        if bad.size and bad[0] >= first_end:
+            usual = "the trace must start at 0 in every episode"
+        if bad.size:
+            ok_all = verdict(False, "", f"{what}: your weights leave TD(λ)'s at step "
+                             f"{bad[0] + 1}. Usual cause: {usual}.") and ok_all
+        else:
+            verdict(True, f"{what}: the same weights as algorithms.td_lambda.", "")
+    data = figure1_data()
+    expected = float(data["curves"]["td_lambda"][data["episode_ends"][0]])
+    return check_close(fig1_point, expected, name="Figure 1's TD(λ) error at the end of "
+                       "episode 1", rtol=1e-6, hint="normalised_rms(W) of your weights with "
+                       "w0 = 0 prepended, at step len(episode 1).") and ok_all

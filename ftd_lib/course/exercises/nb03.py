@@ -3,40 +3,15 @@ with the library, never printed: a check says only whether the answer is right."
 
 from __future__ import annotations
 
-from ...envs.one_state import beta_lambda_return, beta_td
+import math
+
+import numpy as np
+
+from ...algorithms import td_lambda
+from ...approx import Linear
+from ...envs.one_state import one_state_episodes
 from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import Solution, check_close, missing, verdict
-
-
-def check_betas(beta_td_answer, beta_lambda_answer, *, alpha: float = 0.3, T: int = 8) -> bool:
-    r"""Exercise 1: :math:`\beta` of one episode for TD(:math:`\lambda`=1) and for the
-    :math:`\lambda`-return algorithm, at step size ``alpha`` and episode length ``T``."""
-    if missing(beta_td_answer) or missing(beta_lambda_answer):
-        return False
-    ok_td = check_close(beta_td_answer, float(beta_td(alpha, T)), name="β_TD", rtol=1e-4,
-                        hint="TD(λ=1) moves V by α times the trace, and the trace reaches T.")
-    ok_lr = check_close(beta_lambda_answer, float(beta_lambda_return(alpha, T)), name="β_λ",
-                        rtol=1e-4, hint="Each of the T updates keeps a fraction (1 − α) of the "
-                        "old error.")
-    return ok_td and ok_lr
-
-
-def check_max_alpha(answer, *, T: int = 25) -> bool:
-    r"""Exercise 2: the largest step size for which TD(:math:`\lambda`=1) does not diverge on
-    episodes of fixed length ``T`` (the error is multiplied by :math:`1-\beta` per episode)."""
-    if missing(answer):
-        return False
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "The answer must be a number (a step size).")
-    b = float(beta_td(a, T)) if a > 0 else float("nan")
-    ok = abs(b - 2.0) < 1e-6
-    hint = ("too large: at this α, β_TD > 2 and |1 − β| > 1" if b > 2 else
-            "too small: a larger α still keeps |1 − β| < 1" if b < 2 else "α must be > 0")
-    return verdict(ok, f"Correct: α = {a:g} gives β_TD = 2, the edge of divergence.",
-                   f"Not yet: {hint}.")
-
+from . import check_close, missing, not_written, run_student, verdict
 
 #: Exercise 3(b): a step size and length with beta_TD = alpha T = 2 exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
@@ -76,103 +51,73 @@ def check_beta_replacing(answer, *, alpha: float = REPLACING["alpha"],
                        "the last step, when it is reset to 1 at every visit?")
 
 
-SETUP = """
-import numpy as np
-from ftd_lib.course.exercises import nb03
-from ftd_lib.course.nb03_one_state_divergence import beta_measured, values_per_episode
-"""
+def beta_run(alpha: float, lam: float, T: int) -> float:
+    r""":math:`\beta` of TD(λ) (accumulating traces, γ = 1) on one episode of length T of the
+    one-state example, measured from a run: :math:`(\hat V_T - \hat V_0)/(1 - \hat V_0)` from
+    :math:`\hat V_0 = 0`."""
+    W = td_lambda(one_state_episodes(1, T=int(T)), np.zeros(1), approx=Linear(1),
+                  alpha=alpha, lam=lam, gamma=1.0)
+    return float(W[-1, 0])
 
-SOLUTIONS = (
-    Solution(
-        key="nb03.ex1", title="Exercise 1, two βs",
-        hint=r"TD(λ = 1): $\beta = \alpha T$. The λ-return algorithm: $T$ updates, each keeping "
-             r"a fraction $1-\alpha$ of the error, so $\beta = 1-(1-\alpha)^T$.",
-        worked=r"""
-            $\beta_{TD} = \alpha T = 0.3 \cdot 8 = 2.4$ (above 2: this TD(λ) diverges), and
-            $\beta_\lambda = 1 - 0.7^8 = 1 - 0.0576 = 0.9424$ (below 1: it never overshoots).
-        """,
-        code="""
-            alpha, T = 0.3, 8
-            beta_td_answer = alpha * T
-            beta_lambda_answer = 1 - (1 - alpha) ** T
-            nb03.check_betas(beta_td_answer, beta_lambda_answer, alpha=alpha, T=T)
-        """,
-        setup=SETUP,
-        checks=r"$\beta_{TD} = \alpha T$ and $\beta_\lambda = 1-(1-\alpha)^T$ at α = 0.3, T = 8.",
-        wrong=("0.3⁸ for β_λ: the kept fraction instead of the step",
-               "β_TD = 1 − (1−α)^T: the two formulas swapped"),
-    ),
-    Solution(
-        key="nb03.ex2", title="Exercise 2, the edge of divergence",
-        hint=r"The error is multiplied by $1-\beta$ each episode; it stops shrinking when "
-             r"$|1-\beta| = 1$, i.e. at $\beta = 2$.",
-        worked=r"""
-            TD(λ = 1) has $\beta = \alpha T$, and the error shrinks only for $0 < \beta < 2$.
-            So the largest step size is $\alpha = 2/T = 2/25 = 0.08$: there the error flips sign
-            every episode without shrinking (exercise 3); any larger α diverges.
-        """,
-        code="""
-            T = 25
-            max_alpha_answer = 2 / T
-            nb03.check_max_alpha(max_alpha_answer, T=T)
-        """,
-        setup=SETUP,
-        checks=r"the largest α with $\beta_{TD} = \alpha T \le 2$: α = 2/T.",
-        wrong=("0.04 (= 1/T): the best α, β = 1, not the largest stable one",
-               "1: the λ-return algorithm's bound"),
-    ),
-    Solution(
-        key="nb03.ex3", title="Exercise 3, V₀ = 1 and β = 2",
-        hint=r"Write the pseudo-update as $1 - \hat V_T = (1-\beta)(1-\hat V_0)$ and put in "
-             r"$\hat V_0 = 1$, then $\beta = 2$.",
-        worked=r"""
-            (a) From $\hat V_0 = 1$ the error is $1 - \hat V_0 = 0$, and the pseudo-update
-            multiplies it by $1-\beta$: it stays 0 for every α and T. Every TD error in the
-            episode is 0 too ($\delta_{T-1} = 1 - \hat V = 0$), so neither algorithm moves:
-            the true value is a fixed point of both.
 
-            (b) At $\beta = 2$ the factor is $1-\beta = -1$: the error keeps its size and flips
-            sign every episode. From $\hat V_0 = 0$ (error 1) the values are
-            $2, 0, 2, 0, \dots$ — an oscillation that neither grows nor dies out: the boundary
-            between convergence ($\beta < 2$) and divergence ($\beta > 2$).
-        """,
-        code="""
-            # (a) the error 1 - V after one episode from V_0 = 1: (1 - beta) * (1 - 1)
-            error_answer = 0.0
-            # (b) beta = alpha * T = 0.2 * 10 = 2: error 1, -1, 1, -1, ... so V = 1 - error
-            values_answer = [1 - (1 - 2) ** n * (1 - 0.0) for n in range(1, 5)]
-            nb03.check_think(error_answer, values_answer)
-        """,
-        setup=SETUP,
-        checks="(a) V₀ = 1 is a fixed point (error 0); (b) at β = 2 the values flip "
-               "2, 0, 2, 0.",
-        wrong=("(a) 'α too small to move': nothing moves because every TD error is 0",
-               "(b) values that grow: that is β > 2; at β = 2 the size stays"),
-    ),
-    Solution(
-        key="nb03.ex4", title="Exercise 4, β with replacing traces",
-        hint=r"The one state is active at every step, so a replacing trace is reset to 1 at every "
-             r"step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.",
-        worked=r"""
-            As for accumulating traces, $\delta_t = 0$ for $t < T-1$ (the value does not move)
-            and $\delta_{T-1} = 1 - \hat V_0$. A replacing trace is set to 1 at every visit,
-            so $e_{T-1} = 1$ instead of $T$, and the only update is
-            $\hat V_T = \hat V_0 + \alpha\,(1-\hat V_0)$: $\beta = \alpha$, whatever $T$.
-            For α = 0.3 and T = 8: β = 0.3. Replacing traces never overshoot for $\alpha \le 1$
-            (the paper's Sec. 1: "less sensitive to divergence") — but β = α ignores the
-            length of the episode: the whole episode counts as one step of TD(0). They exist
-            only for binary features; a network's features are not binary, which is one reason
-            the paper builds forward TD(λ) instead.
-        """,
-        code="""
-            alpha, T = 0.3, 8
-            answer = alpha                      # e_{T-1} = 1, so beta = alpha * 1
-            print("measured:", beta_measured("td_lambda_replacing", alpha, T))
-            nb03.check_beta_replacing(answer, alpha=alpha, T=T)
-        """,
-        setup=SETUP,
-        checks=r"β = α for TD(1) with replacing traces, checked against a run of "
-               r"`td_lambda_replacing`.",
-        wrong=("αT: the accumulating trace", "1 − (1−α)^T: the λ-return algorithm's β"),
-    ),
-)
+#: Exercise 1: the (alpha, lam, T) at which a closed form for beta is compared with runs
+BETA_POINTS = ((0.1, 0.5, 8), (0.3, 0.9, 8), (0.05, 0.8, 25), (0.2, 0.0, 5), (0.01, 0.99, 40),
+               (0.5, 0.3, 1))
+
+
+def check_beta_lambda(fn) -> bool:
+    r"""Exercise 1: a student's closed form ``fn(alpha, lam, T)`` for :math:`\beta` of TD(λ)
+    with λ < 1 on the one-state example, evaluated at ``BETA_POINTS`` against runs of
+    ``algorithms.td_lambda`` (:func:`beta_run`). The usual wrong forms get their own message."""
+    if not_written(fn):
+        return False
+    got, expected = [], []
+    for a, lam, T in BETA_POINTS:
+        value, err = run_student(fn, a, lam, T)
+        if err is not None:
+            return verdict(False, "", err)
+        try:
+            got.append(float(value))
+        except (TypeError, ValueError):
+            return verdict(False, "", "Your function must return a number.")
+        expected.append(beta_run(a, lam, T))
+    got, expected = np.array(got), np.array(expected)
+    if np.allclose(got, expected, rtol=1e-9, atol=1e-12):
+        return verdict(True, "Correct: your β matches the runs at every point.", "")
+    a, lam, T = (np.array(c, dtype=float) for c in zip(*BETA_POINTS, strict=True))
+    usual = (
+        (a * T, "that is λ = 1's β = αT: the trace decays by λ each step"),
+        (a / (1 - lam), "that is the infinite sum α/(1−λ): the episode has only T steps"),
+        (a * (1 - lam ** (T + 1)) / (1 - lam), "one term too many: the last step's trace has "
+         "T terms, λ^0 .. λ^(T−1)"),
+        (a * (1 - lam ** (T - 1)) / (1 - lam), "one term too few: the last step's trace has "
+         "T terms, λ^0 .. λ^(T−1)"),
+        (1 - (1 - a) ** T, "that is the λ-return algorithm's β"),
+    )
+    for wrong, why in usual:
+        if np.allclose(got, wrong, rtol=1e-9):
+            return verdict(False, "", f"Not yet: {why}.")
+    bad = int(np.argmax(np.abs(got - expected) > 1e-9 * np.abs(expected) + 1e-12))
+    return verdict(False, "", f"Not yet: at α, λ, T = {BETA_POINTS[bad]} your β is "
+                   f"{got[bad]:.6g}, a run gives {expected[bad]:.6g}. Only the last TD error "
+                   "is non-zero: what is the trace at the last step?")
+
+
+def check_max_alpha_lambda(answer, *, lam: float = 0.9, T: int = 25) -> bool:
+    r"""Exercise 2: the largest step size for which TD(λ) (λ < 1) does not diverge on episodes
+    of length T: β = 2, measured (β is linear in α, so α_max = 2α/β(α) from one run)."""
+    if missing(answer):
+        return False
+    expected = 2 * 0.01 / beta_run(0.01, lam, T)
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        return verdict(False, "", "The answer must be a number (a step size).")
+    if math.isclose(a, 2 / T, rel_tol=1e-6):
+        return verdict(False, "", "Not yet: 2/T is λ = 1's edge; with λ < 1 the trace is "
+                       "shorter, so a larger α is stable.")
+    if math.isclose(a, 2 * (1 - lam), rel_tol=1e-6):
+        return verdict(False, "", "Not yet: 2(1−λ) is the edge for T → ∞; this episode has "
+                       f"T = {T} steps.")
+    return check_close(a, expected, name="the largest stable α", rtol=1e-6,
+                       hint="Solve β(α) = 2 with your closed form of exercise 1.")

@@ -7,30 +7,67 @@ import math
 
 import numpy as np
 
-from ...algorithms import forward_td_lambda
+from ...algorithms import forward_td_lambda, forward_td_lambda_by_definition
 from ...approx import Linear
+from ...envs.random_walk import random_walk_episodes
 from ...returns import advance_time, extend_horizon, interim_lambda_return, k_bound
-from . import Solution, check_close, missing, verdict
+from ...rng import run_generator
+from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
+
+#: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
+#: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
+#: (what it tests, lam, gamma, eta, k_max, what a failure there usually means)
+ALGORITHM1_CASES = (
+    ("K = 4, episodes longer than K", 0.5, 1.0, 0.1, None,
+     "the steady state: U += c_final δ', pop, update, then the ρ-step U ← (U − ρ)/γλ"),
+    ("γ < 1 (γλ = 0.72, K = 15)", 0.8, 0.9, 0.01, None,
+     "γ enters ρ = R + γ(1−λ)V_next and δ' = R + γV_next − V_current"),
+    ("K = 44, most episodes shorter than K", 0.9, 1.0, 0.01, None,
+     "an episode that ends before the queue is full: U ← U_sync before the final loop"),
+    ("K = 1 (λ = η)", 0.01, 1.0, 0.01, None,
+     "with K = 1 there is no ρ-step (If K ≠ 1) and every step updates at once"),
+    ("γλ = 1 with k_max = 5", 1.0, 1.0, 0.01, 5,
+     "K = min(K_max, K): with γλ = 1 the formula gives K = ∞"),
+)
 
 
-def check_k(answer, *, eta: float = 0.05, gamma: float = 1.0, lam: float = 0.8) -> bool:
-    r"""Exercise 1: K of the K-bounded :math:`\lambda`-return for :math:`\eta` and
-    :math:`\gamma\lambda` (the smallest K with :math:`(\gamma\lambda)^K \le \eta`)."""
-    if missing(answer):
+def check_algorithm1(fn) -> bool:
+    r"""Exercise 1: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
+    (Algorithm 1) against Sec. 5's definition in every case of ``ALGORITHM1_CASES``; the weights
+    after every step must agree to 1e-10."""
+    if not_written(fn):
         return False
-    K = k_bound(gamma, lam, eta)
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "K must be a whole number.")
-    if math.isinf(K) or a != K:
-        gl = gamma * lam
-        hint = ("(γλ)^K is still above η: K is too small" if a < K else
-                "a smaller K already gives (γλ)^K ≤ η")
-        if not (a >= 1 and float(a).is_integer()):
-            hint = "K is a whole number >= 1"
-        return verdict(False, "", f"Not yet: {hint} (γλ = {gl:g}, η = {eta:g}).")
-    return verdict(True, f"Correct: K = {K}.", "")
+    if borrows(fn, forward_td_lambda):
+        return verdict(False, "", "That calls the library's own forward_td_lambda: write the "
+                       "algorithm yourself (the check compares it with the library's).")
+    approx = Linear(10)
+    ok_all = True
+    for i, (what, lam, gamma, eta, k_max, usual) in enumerate(ALGORITHM1_CASES):
+        episodes = random_walk_episodes(4, run_generator(18, i))
+        kw = dict(approx=approx, alpha=0.1, lam=lam, gamma=gamma, eta=eta, k_max=k_max)
+        w0 = np.linspace(0.5, 5.0, 10)  # a rough first guess, so that delta' moves from step 1
+        expected = forward_td_lambda_by_definition(episodes, w0, **kw)
+        got, err = run_student(fn, episodes, w0.copy(), **kw)
+        if err == MISSING:
+            return verdict(False, "", MISSING)
+        if err is not None:
+            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
+            continue
+        try:
+            got = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            got = np.zeros(0)
+        if got.shape != expected.shape:
+            ok_all = verdict(False, "", f"{what}: return the weights after every step, one row "
+                             f"per step (shape {expected.shape}), got {got.shape}.") and ok_all
+            continue
+        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        if bad.size:
+            ok_all = verdict(False, "", f"{what}: your weights leave the definition's at step "
+                             f"{bad[0] + 1} of {len(expected)}. Usual cause: {usual}.") and ok_all
+        else:
+            verdict(True, f"{what}: the same weights as Sec. 5's definition.", "")
+    return ok_all
 
 
 def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: float = 0.5,
@@ -43,8 +80,27 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
     t = 0
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
     expected = extend_horizon(g, delta_p, t + 1, t + K, gamma, lam)  # G_{t+1}^{lambda|t+K+1}
+    gl = gamma * lam
+    usual = {  # the usual slips, each with what it reveals
+        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (+ (γλ)^(K−1) δ') "
+           "is missing",
+        g + gl ** (K - 2) * delta_p: "weight (γλ)^(K−2) on δ': the horizon counted from t, "
+                                      "not from t + 1",
+        U + gl ** (K - 1) * delta_p: "that is G_t^{λ|t+K+1}: the horizon step without the "
+                                      "ρ-step (t did not move)",
+        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: it divides "
+                                                    "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
+    }
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    for value, why in usual.items():
+        if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
+                                                                               rel_tol=1e-6):
+            return verdict(False, "", f"Not yet: {why}.")
     return check_close(answer, expected, name="G_{t+1}^{λ|t+1+K}", rtol=1e-6,
-                       hint="First U ← (U − ρ)/γλ, then add (γλ)^(K−1) δ'.")
+                       hint="First U ← (U − ρ)/γλ (eq. 7), then add (γλ)^(K−1) δ' (eq. 6).")
 
 
 def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: float = 1.0,
@@ -137,149 +193,52 @@ def check_k1_is_td0(lam_max, W_forward, W_td0, *, eta: float = 0.01,
     return ok1 and ok2
 
 
-SETUP = """
-import numpy as np
-from ftd_lib import algorithms
-from ftd_lib.approx import Linear
-from ftd_lib.course.exercises import nb04
-from ftd_lib.envs import random_walk_episodes
-from ftd_lib.returns import interim_lambda_return
-from ftd_lib.rng import run_generator
-"""
+#: Exercise 6: episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
+RHO_EPISODE = dict(rewards=[1.0, -0.5, 2.0, 0.0, 1.5, -1.0], values=[0.0, 0.4, -0.3, 1.2, 0.7,
+                                                                      -0.2, 0.0])
 
-SOLUTIONS = (
-    Solution(
-        key="nb04.ex1", title="Exercise 1, K from η",
-        hint=r"$K$ is the smallest whole number with $(\gamma\lambda)^K \le \eta$: take logarithms "
-             r"(both are negative, so the inequality turns) and round up.",
-        worked=r"""
-            $K = \lceil \log 0.05 / \log 0.8 \rceil = \lceil (-2.996)/(-0.2231) \rceil =
-            \lceil 13.43 \rceil = 14$. Check: $0.8^{13} = 0.055 > 0.05$ and
-            $0.8^{14} = 0.044 \le 0.05$.
-        """,
-        code="""
-            import math
-            K_answer = math.ceil(math.log(0.05) / math.log(0.8))
-            nb04.check_k(K_answer, eta=0.05, gamma=1.0, lam=0.8)
-        """,
-        setup=SETUP,
-        checks=r"$K = \lceil \log\eta/\log\gamma\lambda \rceil$ (Sec. 5, eq. 5).",
-        wrong=("13: rounded down, so (γλ)^K is still above η",
-               "log(0.8)/log(0.05) ≈ 0.07: the ratio upside down"),
-    ),
-    Solution(
-        key="nb04.ex2", title="Exercise 2, the next K-bounded return",
-        hint=r"First one step later in time, $U \leftarrow (U - \rho_t)/\gamma\lambda$ (eq. 7), "
-             r"which gives $G_{t+1}^{\lambda|t+K}$; then one step more horizon with weight "
-             r"$(\gamma\lambda)^{K-1}$ (eq. 6, $h - (t+1) = K - 1$).",
-        worked=r"""
-            $G_{t+1}^{\lambda|t+K} = (2.0 - 0.8)/0.5 = 2.4$, then
-            $G_{t+1}^{\lambda|t+1+K} = 2.4 + 0.5^{3} \cdot 0.5 = 2.4625$. In Algorithm 1 the
-            order is the other way round in the loop (add $c_{final}\,\delta'$, update, then
-            the $\rho$-step), but it is the same pair of identities.
-        """,
-        code="""
-            U, rho, delta_p, gl, K = 2.0, 0.8, 0.5, 1.0 * 0.5, 4
-            U = (U - rho) / gl                 # G_{t+1}^(λ|t+K)
-            next_target_answer = U + gl ** (K - 1) * delta_p
-            nb04.check_next_target(next_target_answer, U=2.0, rho=0.8, delta_p=0.5,
-                                   gamma=1.0, lam=0.5, K=4)
-        """,
-        setup=SETUP,
-        checks="the ρ-step then the horizon step: $(U-\\rho)/\\gamma\\lambda + "
-               "(\\gamma\\lambda)^{K-1}\\delta'$.",
-        wrong=("2.4: the horizon step forgotten", "2.525: weight (γλ)^(K−2) on δ' (the horizon "
-               "counted from t, not t + 1)"),
-    ),
-    Solution(
-        key="nb04.ex3", title="Exercise 3, the first update",
-        hint=r"$K = \lceil \log 0.1/\log 0.5 \rceil = 4$. The update of $S_0$ needs the horizon "
-             r"$0 + K$: the pass that observes $S_K$ is the pass at time step $t = K-1$.",
-        worked=r"""
-            With $\gamma\lambda = 0.5$ and $\eta = 0.1$, $K = 4$. The pass of the loop at time
-            step $t$ observes $R_{t+1}$ and $S_{t+1}$; the target of $S_0$,
-            $G_0^{\lambda|K}$, needs everything up to $S_K$, so it is ready in the pass at
-            $t = K - 1 = 3$ (then $i = K-1$ and `ready` turns true). That update produces
-            Sec. 5's $\theta_K = \theta_4$: the paper writes $\theta_t = \theta_0$ for
-            $1 \le t < K$ and
-            $\theta_{t+K} = \theta_{t+K-1} + \alpha(\dots)$ for the update of $S_t$. Two
-            numberings, one event: pass $t = 3$ ends with $\theta_{t+1} = \theta_4$.
-        """,
-        code="""
-            import math
-            K = math.ceil(math.log(0.1) / math.log(0.5))
-            first_update_answer = K - 1          # the pass at t = K - 1 observes S_K
-            theta_answer = K                     # ... and produces theta_K
-            nb04.check_first_update(first_update_answer, theta_answer, lam=0.5, gamma=1.0,
-                                    eta=0.1)
-        """,
-        setup=SETUP,
-        checks="the loop pass t = K − 1 makes the first update, which produces θ_K.",
-        wrong=("t = K = 4: the index of θ_K taken for the pass", "θ_{K−1}: the pass index "
-               "taken for the weights"),
-    ),
-    Solution(
-        key="nb04.ex4", title="Exercise 4, the horizon-extension identity",
-        hint=r"Write $G_t^{\lambda|h+1}$ by eq. (2), split off the last two terms, and use that "
-             r"$G_t^{(h+1-t)}$ and $G_t^{(h-t)}$ share their first $h-t$ rewards.",
-        worked=r"""
-            **Derivation** (App. B). By eq. (2) with horizon $h+1$,
-            $G_t^{\lambda|h+1} = (1-\lambda)\sum_{n=1}^{h-t}\lambda^{n-1}G_t^{(n)} +
-            \lambda^{h-t}G_t^{(h+1-t)}$. Take the last term of the sum,
-            $(1-\lambda)\lambda^{h-t-1}G_t^{(h-t)} = \lambda^{h-t-1}G_t^{(h-t)} -
-            \lambda^{h-t}G_t^{(h-t)}$: the first piece completes $G_t^{\lambda|h}$, so
-            $G_t^{\lambda|h+1} = G_t^{\lambda|h} + \lambda^{h-t}\big(G_t^{(h+1-t)} -
-            G_t^{(h-t)}\big)$. The two n-step returns share the rewards $R_{t+1..h}$; what
-            differs is $\gamma^{h-t}R_{h+1} + \gamma^{h+1-t}\hat V_{h+1} - \gamma^{h-t}\hat V_h
-            = \gamma^{h-t}\delta'_h$ with $\hat V_j = \hat V(S_j|\theta_{j-1})$. Hence
-            $G_t^{\lambda|h+1} = G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\,\delta'_h$.
 
-            **On the numbers** ($t = 0$, $h = 2$, γ = 0.9, λ = 0.5):
-            $G_0^{(1)} = 1 + 0.9 \cdot 0.5 = 1.45$, $G_0^{(2)} = 1 + 0 + 0.81 \cdot 1.0 = 1.81$,
-            so $G_0^{\lambda|2} = 0.5 \cdot 1.45 + 0.5 \cdot 1.81 = 1.63$;
-            $\delta'_2 = R_3 + \gamma\hat V_3 - \hat V_2 = 2 + 0.72 - 1 = 1.72$;
-            $G_0^{\lambda|3} = 1.63 + 0.45^2 \cdot 1.72 = 1.9783$, which eq. (2) gives too.
-        """,
-        code="""
-            e = nb04.HORIZON
-            r, v, g, lam, t, h = e["rewards"], e["values"], e["gamma"], e["lam"], e["t"], e["h"]
-            g_h = interim_lambda_return(r, v, t, h, g, lam)          # eq. (2)
-            delta_p = r[h] + g * v[h + 1] - v[h]                     # delta'_h
-            g_h1 = g_h + (g * lam) ** (h - t) * delta_p              # the identity
-            nb04.check_horizon_extension(g_h, delta_p, g_h1)
-        """,
-        setup=SETUP,
-        checks=r"$G_0^{\lambda|2}$ by eq. (2), $\delta'_2$ with the right values, and "
-               r"$G_0^{\lambda|3}$ by the identity, compared with eq. (2).",
-        wrong=(r"δ' with V(S_h|θ_h) (the TD error δ_h): right only if the weights did not move",
-               "weight λ^(h−t) without γ^(h−t)"),
-    ),
-    Solution(
-        key="nb04.ex5", title="Exercise 5, K = 1 is TD(0)",
-        hint=r"Put $h = t+1$ in eq. (2): the sum is empty and the last weight is $\lambda^0$. "
-             r"Which return is left, and when is it available?",
-        worked=r"""
-            $K = 1$ exactly when $(\gamma\lambda)^1 \le \eta$, i.e. $\lambda \le \eta/\gamma$:
-            $\lambda \le 0.01$ for $\eta = 0.01$, $\gamma = 1$. Then
-            $G_t^{\lambda|t+1} = \lambda^0 G_t^{(1)} = R_{t+1} + \gamma\hat V(S_{t+1}|\theta_t)$,
-            the TD(0) target, whatever λ; it is complete at time $t+1$, so the update of $S_t$
-            has no delay: $\theta_{t+1} = \theta_t + \alpha(G_t^{\lambda|t+1} -
-            \hat V(S_t|\theta_t))\nabla\hat V(S_t|\theta_t)$ — eq. (1) with TD(0)'s target.
-            In Algorithm 1: $c_{final} = 1$, no ρ-step (`K ≠ 1` guards it), and the queue holds
-            one state. Any λ with `k_max=1` gives the same.
-        """,
-        code="""
-            episodes = random_walk_episodes(3, run_generator(0, 0))
-            common = dict(approx=Linear(10), alpha=0.1, gamma=1.0)
-            W_forward = algorithms.forward_td_lambda(episodes, np.zeros(10), lam=0.01,
-                                                     eta=0.01, **common)    # K = 1
-            W_td0 = algorithms.td0(episodes, np.zeros(10), **common)
-            nb04.check_k1_is_td0(0.01, W_forward, W_td0)
-        """,
-        setup=SETUP,
-        checks=r"$\lambda \le \eta/\gamma$ gives K = 1, and forward TD(λ) then equals TD(0) "
-               "step for step.",
-        wrong=("λ = 0 only: any γλ ≤ η gives K = 1",
-               "'TD(λ) with λ small': it is TD(0) exactly, not approximately"),
-    ),
-)
+def check_rho(fn) -> bool:
+    r"""Exercise 6: a student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
+    numbers through the identity it must satisfy (App. B, eq. 7):
+    :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda` for every
+    :math:`t < h - 1` on ``RHO_EPISODE``, at three (γ, λ)."""
+    if not_written(fn):
+        return False
+    e = RHO_EPISODE
+    r, v = e["rewards"], e["values"]
+    T = len(r)
+    worst, where = 0.0, None
+    for gamma, lam in ((1.0, 0.5), (0.9, 0.8), (0.95, 0.3)):
+        for h in range(2, T + 1):
+            for t in range(h - 1):
+                rho_t, err = run_student(fn, r[t], v[t + 1], gamma, lam)
+                if err is not None:
+                    return verdict(False, "", err)
+                try:
+                    rho_t = float(rho_t)
+                except (TypeError, ValueError):
+                    return verdict(False, "", "Your rho must return a number.")
+                g_t = interim_lambda_return(r, v, t, h, gamma, lam)
+                g_next = interim_lambda_return(r, v, t + 1, h, gamma, lam)
+                gap = abs((g_t - rho_t) / (gamma * lam) - g_next)
+                if gap > worst:
+                    worst, where = gap, (gamma, lam, t, h)
+    if worst < 1e-9:
+        return verdict(True, "Correct: (G_t − ρ_t)/γλ gives G_{t+1} at every t and horizon.", "")
+    gamma, lam, t, h = where
+    usual = (
+        (lambda R, V, g, lm: R + g * V, "that is the TD target R + γV: the weight (1 − λ) "
+         "of the one-step return is missing"),
+        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: the one-step return's weight in "
+         "G_t^{λ|h} is (1 − λ), so ρ has γ(1 − λ)V̂"),
+        (lambda R, V, g, lm: R, "the reward alone: the one-step return's bootstrap term "
+         "(1 − λ)γV̂(S_{t+1}) is part of ρ"),
+    )
+    for wrong, why in usual:
+        if all(abs(float(fn(R, V, g, lm)) - wrong(R, V, g, lm)) < 1e-12
+               for R, V, g, lm in ((1.0, 0.4, 1.0, 0.5), (2.0, -0.3, 0.9, 0.8))):
+            return verdict(False, "", f"Not yet: {why}.")
+    return verdict(False, "", f"Not yet: at γ = {gamma}, λ = {lam}, t = {t}, h = {h} the "
+                   f"identity misses by {worst:.3g}. Write G_t^{{λ|h}} with eq. (2) and split off "
+                   "the terms that do not belong to G_{t+1}^{λ|h}.")

@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from ...envs import mountain_car as mc
+from ...returns import k_bound
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
-from . import Solution, check_close, missing, verdict
+from . import check_close, missing, verdict
 
 #: Exercise 1: the state whose true value the student computes (raw position, velocity).
 STATE = (-0.9, 0.02)
@@ -52,113 +53,76 @@ def check_constant_baseline(answer) -> bool:
     if missing(answer):
         return False
     b = constant_baselines()
+    _, values = mc.evaluation_states(N_EVAL, EVAL_SEED)
+    median = float(np.sqrt(np.mean((values - np.median(values)) ** 2))) / b["rms_zero"]
+    try:
+        a = float(answer)
+    except (TypeError, ValueError):
+        a = None
+    if a is not None and math.isclose(a, median, rel_tol=1e-6):
+        return verdict(False, "", "Not yet: that is the median's error. The median is the best "
+                       "constant for the absolute error; the RMS error is a squared error, "
+                       "and its best constant is the mean.")
+    if a is not None and math.isclose(a, b["best_constant"], rel_tol=1e-3):
+        return verdict(False, "", "Not yet: that is the best constant itself; the exercise "
+                       "asks for its normalised RMS error.")
     return check_close(answer, b["ratio"], name="the normalised error of the best constant",
-                       rtol=2e-3, atol=0,
+                       rtol=1e-6, atol=0,
                        hint="The best constant is the mean of the true values; its RMS error "
                             "is their standard deviation.")
 
 
-def check_best_alpha(answer, res, method: str = "td_lambda") -> bool:
-    r"""Exercise 3: the step size with the lowest mean error of ``method`` in a Fig. 3 left
-    :class:`ftd_lib.repro.results.Results` (a diverged run makes a point infinitely bad)."""
-    if missing(answer):
+#: Exercise 3: the step-size parameter eta of Figure 3 right, at lambda = 0.9 (gamma = 1)
+ETAS = (0.01, 0.1, 0.3)
+LAM_EXPERIMENT = 0.9
+PREDICTIONS = ("rises", "falls", "stays")
+
+
+def _fig3_right_at(res, lam: float = LAM_EXPERIMENT) -> list[float]:
+    s = res.summary()
+    out = []
+    for eta in ETAS:
+        row = s[f"η = {eta:g}"]
+        out.append(float(np.asarray(row["y"])[np.isclose(row["x"], lam)][0]))
+    return out
+
+
+def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
+    r"""Exercise 3: (a) K for each η of ``ETAS`` at γλ = 0.9; (b) the student's prediction,
+    made before measuring, of how the error at λ = 0.9 moves as η grows (one of
+    ``PREDICTIONS``), not graded but compared with (c) the errors at λ = 0.9 read from the
+    Figure 3 right results ``res`` (stored paper-scale data when there are some)."""
+    if missing(K_etas) or missing(prediction) or missing(errors):
         return False
     if res is None:
-        return verdict(False, "", "No results to read: run the cells of section 3 first.")
-    s = res.summary().get(method)
-    if s is None:
-        return verdict(False, "", f"These results have no curve {method!r}.")
-    y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
-    expected = float(s["x"][int(np.argmin(y))])
+        return verdict(False, "", "No results to read: run the cells of section 6 first.")
+    Ks = [k_bound(1.0, LAM_EXPERIMENT, eta) for eta in ETAS]
     try:
-        a = float(answer)
+        a = [float(k) for k in K_etas]
     except (TypeError, ValueError):
-        return verdict(False, "", "The step size must be a number.")
-    if math.isclose(a, expected, rel_tol=1e-3):
-        return verdict(True, f"Correct: α = {expected:g} is best for {method}.", "")
-    hint = ("that α has diverged runs — its mean error is infinite" if
-            np.any(np.isclose(s["x"], a, rtol=1e-3) & ~np.isfinite(s["y"]))
-            else "take the α of the smallest finite mean error (res.summary()[method])")
-    return verdict(False, "", f"Not yet: {hint}.")
-
-
-SETUP = """
-import numpy as np
-from types import SimpleNamespace
-from ftd_lib.course import figures
-from ftd_lib.course.exercises import nb05
-from ftd_lib.envs import mountain_car as mc
-x, v = nb05.STATE
-obs, values = mc.evaluation_states(500, 0)
-left = SimpleNamespace(data=figures.stored("fig3-left"))   # the notebook's figures.compare(...)
-"""
-
-SOLUTIONS = (
-    Solution(
-        key="nb05.ex1", title="Exercise 1, a true value by hand",
-        hint="Loop: `x, v, terminal = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))`, "
-             "count the steps until `terminal`; every step costs −1 on average.",
-        worked=r"""
-            Dynamics and policy are deterministic and the expected reward is −1 a step, so with
-            γ = 1 the true value is minus the number of steps to the goal: simulate and count
-            (the step that reaches the goal counts, nothing after it).
-        """,
-        code="""
-            xs, vs, steps, terminal = x, v, 0, False
-            while not terminal:
-                xs, vs, terminal = mc.mountain_car_step(xs, vs, mc.evaluation_policy(xs, vs))
-                steps += 1
-            answer = -steps
-            nb05.check_true_value(answer)
-        """,
-        setup=SETUP,
-        checks="v(s) = −(steps to the goal) under the evaluation policy, sign and count.",
-        wrong=("+steps: the sign (rewards are −1)", "steps ± 1: the last step left out or "
-               "counted twice"),
-    ),
-    Solution(
-        key="nb05.ex2", title="Exercise 2, a yardstick for the metric",
-        hint="The constant $c$ that minimises $\\sum_s (c - v(s))^2$ is the mean of the true "
-             "values; its RMS error is their standard deviation.",
-        worked=r"""
-            Over the sample, $\mathrm{RMS}(c) = \sqrt{\overline{(c - v)^2}}$ is smallest at
-            $c^* = \bar v$, where it equals the standard deviation $\sigma_v$. $\hat V \equiv 0$
-            has RMS error $\sqrt{\overline{v^2}}$. The ratio $\sigma_v/\sqrt{\overline{v^2}}$
-            is about 0.50 here: a network whose normalised error stays above it has learned
-            the average only, not where the car is.
-        """,
-        code="""
-            rms_best_constant = np.sqrt(np.mean((values - values.mean()) ** 2))
-            rms_zero = np.sqrt(np.mean(values ** 2))
-            answer = rms_best_constant / rms_zero
-            nb05.check_constant_baseline(answer)
-        """,
-        setup=SETUP,
-        checks="the normalised error of the best constant predictor: σ / RMS of the true values.",
-        wrong=("the best constant itself (the mean value, about −51)",
-               "1: V ≡ 0 compared with itself"),
-    ),
-    Solution(
-        key="nb05.ex3", title="Exercise 3, reading the data",
-        hint="`s = left.data.summary()[\"td_lambda\"]`; treat `inf` (a diverged run) as the "
-             "worst; take the α at the smallest mean error.",
-        worked=r"""
-            A point is infinite as soon as one of its runs diverged, so the best α is the
-            argmin of the finite means. In the stored paper-scale data TD(λ) is best at a small
-            α, far below forward TD(λ)'s: its traces make the effective step much larger
-            than α (notebook 03).
-        """,
-        code="""
-            s = left.data.summary()["td_lambda"]
-            y = np.where(np.isfinite(s["y"]), s["y"], np.inf)
-            answer = float(s["x"][np.argmin(y)])
-            print("best alpha of TD(lambda):", answer)
-            nb05.check_best_alpha(answer, left.data, method="td_lambda")
-        """,
-        setup=SETUP,
-        checks="the argmin over α of TD(λ)'s mean error in the data shown (stored when there "
-               "is some), diverged points excluded.",
-        wrong=("the α of a point drawn off the chart (a diverged run: infinite error)",
-               "forward TD(λ)'s best α"),
-    ),
-)
+        return verdict(False, "", "K_etas must be three whole numbers, one per η.")
+    if len(a) != len(Ks):
+        return verdict(False, "", f"K_etas must hold {len(Ks)} numbers, one per η in {ETAS}.")
+    floor = [math.floor(math.log(eta) / math.log(LAM_EXPERIMENT)) for eta in ETAS]
+    if a == [float(k) for k in Ks]:
+        ok_k = verdict(True, f"Correct: K = {', '.join(map(str, Ks))} for η = "
+                       f"{', '.join(map(str, ETAS))}: a larger η, a shorter delay.", "")
+    elif a == [float(k) for k in floor]:
+        ok_k = verdict(False, "", "Not yet: rounded down; K is the smallest whole number with "
+                       "(γλ)^K ≤ η, so round up.")
+    else:
+        ok_k = verdict(False, "", "Not yet: K = ceil(log η / log γλ) for each η.")
+    if prediction not in PREDICTIONS:
+        return verdict(False, "", f"prediction must be one of {PREDICTIONS}.") and False
+    measured = _fig3_right_at(res)
+    ok_e = check_close(errors, measured, name="the errors at λ = 0.9", rtol=1e-6,
+                       hint="Read res.summary()[label]['y'] where ['x'] is 0.9, for the labels "
+                       "'η = 0.01', 'η = 0.1', 'η = 0.3'.")
+    if ok_e:
+        trend = ("rises" if measured[-1] > measured[0] * 1.05 else
+                 "falls" if measured[-1] < measured[0] / 1.05 else "stays")
+        print(f"Your prediction: the error {prediction}; the data: it {trend} "
+              f"({measured[0]:.3f} → {measured[-1]:.3f}, a 5 % threshold). "
+              + ("You predicted it." if prediction == trend else "Not what you predicted: "
+                 "see the worked solution for why."))
+    return ok_k and ok_e

@@ -1,0 +1,160 @@
+"""The hints of the course's exercises: one folded box each, shown by
+:func:`ftd_lib.course.exercises.hint`. A release for students keeps them unless it is made
+with ``--no-hints`` (``python -m ftd_lib release``), which writes this table empty."""
+
+#: exercise key -> (title, hint in Markdown with $math$)
+HINTS = {
+    'nb01.ex1': (
+        'Exercise 1, a discounted return',
+        r"""
+        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \gamma^3 R_4 + \gamma^4 R_5$:
+        the first reward is not discounted. Five terms of a geometric series.
+        """),
+    'nb01.ex2': (
+        'Exercise 2, one row of the Bellman equation',
+        r"""
+        From state 1 the walk earns reward 1, then ends (probability 0.7, value 0) or
+        moves to state 2 (probability 0.3, value $v(2)$).
+        """),
+    'nb01.ex3': (
+        'Exercise 3, one TD(0) update by hand',
+        r"""
+        Eq. (1) with a one-hot feature: $V(4) \leftarrow V(4) + \alpha\,(R + \gamma V(3) -
+        V(4))$.
+        """),
+    'nb02.ex1': (
+        'Exercise 1, an n-step return',
+        r"""
+        $G_0^{(2)} = R_1 + \gamma R_2 + \gamma^2 \hat V_2$: two rewards, then the value of
+        the state reached after two steps, $S_2$ (`values[2]`).
+        """),
+    'nb02.ex2': (
+        'Exercise 2, an interim λ-return',
+        r"""
+        With $h - t = 3$, eq. (2) has weights $(1-\lambda)$, $(1-\lambda)\lambda$ on
+        $G_0^{(1)}, G_0^{(2)}$ and $\lambda^2$ on the longest, $G_0^{(3)}$. They sum to 1.
+        """),
+    'nb02.ex3': (
+        'Exercise 3, build TD(λ) and reproduce a point of Figure 1',
+        r"""
+        Three lines per step: the TD error with the current weights (the terminal's value
+        is 0), the trace e ← γλ e + ∇V̂(S_t), the update θ ← θ + α δ e. The trace starts
+        at 0 in each episode. For the point: prepend θ_0 = 0 as row 0 before
+        `normalised_rms`.
+        """),
+    'nb03.ex1': (
+        'Exercise 1, β of TD(λ) for λ < 1',
+        r"""
+        Which TD errors are non-zero in an episode? Only the last. What is the trace at
+        the last step when the state was visited T times and the trace decays by λ between
+        visits? A geometric sum of T terms.
+        """),
+    'nb03.ex2': (
+        'Exercise 2, the edge of divergence at λ = 0.9',
+        r"""
+        The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your β of
+        exercise 1 for α.
+        """),
+    'nb03.ex3': (
+        'Exercise 3, V₀ = 1 and β = 2',
+        r"""
+        Write the pseudo-update as $1 - \hat V_T = (1-\beta)(1-\hat V_0)$ and put in $\hat
+        V_0 = 1$, then $\beta = 2$.
+        """),
+    'nb03.ex4': (
+        'Exercise 4, β with replacing traces',
+        r"""
+        The one state is active at every step, so a replacing trace is reset to 1 at every
+        step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.
+        """),
+    'nb04.ex1': (
+        'Exercise 1, Algorithm 1',
+        r"""
+        Translate the listing line by line; keep V_current from the previous pass (it is
+        V̂(S_t|θ_{t−1}), 0 at t = 0). The update is w + α (U − V̂(S_p|w)) ∇V̂(S_p|w). Then
+        the end of the episode: U ← U_sync if the queue never filled, and the ρ-step only
+        between the remaining updates.
+        """),
+    'nb04.ex2': (
+        'Exercise 2, the next K-bounded return',
+        r"""
+        First one step later in time, $U \leftarrow (U - \rho_t)/\gamma\lambda$ (eq. 7),
+        which gives $G_{t+1}^{\lambda|t+K}$; then one step more horizon with weight
+        $(\gamma\lambda)^{K-1}$ (eq. 6, $h - (t+1) = K - 1$).
+        """),
+    'nb04.ex3': (
+        'Exercise 3, the first update',
+        r"""
+        $K = \lceil \log 0.1/\log 0.5 \rceil = 4$. The update of $S_0$ needs the horizon
+        $0 + K$: the pass that observes $S_K$ is the pass at time step $t = K-1$.
+        """),
+    'nb04.ex4': (
+        'Exercise 4, the horizon-extension identity',
+        r"""
+        Write $G_t^{\lambda|h+1}$ by eq. (2), split off the last two terms, and use that
+        $G_t^{(h+1-t)}$ and $G_t^{(h-t)}$ share their first $h-t$ rewards.
+        """),
+    'nb04.ex5': (
+        'Exercise 5, K = 1 is TD(0)',
+        r"""
+        Put $h = t+1$ in eq. (2): the sum is empty and the last weight is $\lambda^0$.
+        Which return is left, and when is it available?
+        """),
+    'nb04.ex6': (
+        'Exercise 6, the ρ-recursion',
+        r"""
+        Write G_t^{λ|h} by eq. (2) and use G_t^{(n)} = R_{t+1} + γ G_{t+1}^{(n−1)} for n ≥
+        2: what is left over that does not belong to γλ G_{t+1}^{λ|h}? The one-step return
+        carries weight (1 − λ).
+        """),
+    'nb05.ex1': (
+        'Exercise 1, a true value by hand',
+        r"""
+        Loop: `x, v, terminal = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))`,
+        count the steps until `terminal`; every step costs −1 on average.
+        """),
+    'nb05.ex2': (
+        'Exercise 2, a yardstick for the metric',
+        r"""
+        The constant $c$ that minimises $\sum_s (c - v(s))^2$ is the mean of the true
+        values; its RMS error is their standard deviation.
+        """),
+    'nb05.ex3': (
+        'Exercise 3, an experiment',
+        r"""
+        K = ceil(log η / log γλ). For the prediction, think of what a shorter K drops from
+        the λ-return at λ = 0.9, and what it gains (a shorter delay). To measure: `s =
+        figures.stored("fig3-right").summary()`, then for each label the `y` where `x` is
+        0.9.
+        """),
+    'nb06.ex1': (
+        'Exercise 1, simulate a policy',
+        r"""
+        `a = 2 if v >= 0 else 0`, then `x, v, terminal = mc.mountain_car_step(x, v, a)`;
+        count the steps until `terminal`.
+        """),
+    'nb06.ex2': (
+        "Exercise 2, forward Sarsa(λ)'s delay on cart-pole",
+        r"""
+        $K = \lceil \log\eta / \log(\gamma\lambda) \rceil$ with $\gamma\lambda = 0.99
+        \cdot 0.6$.
+        """),
+    'nb06.ex3': (
+        'Exercise 3, how greedy is ε-greedy?',
+        r"""
+        The greedy action is taken with probability $1-\varepsilon$ plus its share of the
+        random draws, $\varepsilon/|\mathcal A|$.
+        """),
+    'nb06.ex4': (
+        'Exercise 4, what the learner aims at on cart-pole',
+        r"""
+        $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$.
+        """),
+    'nb07.ex1': (
+        'Exercise 1, GAE from the recursion',
+        r"""
+        Loop $t = T-1, \dots, 0$ with a running $A$ (0 before the loop). With $m = 1 -
+        d_t$: $\delta_t = R_{t+1} + \gamma m \hat V(S_{t+1}) - \hat V(S_t)$ and $A
+        \leftarrow \delta_t + \gamma\lambda m A$.
+        """),
+}

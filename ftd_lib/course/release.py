@@ -1,0 +1,191 @@
+"""``python -m ftd_lib release --for students|instructors --out DIR``: one source, two releases.
+
+The worked solutions live in the notebooks as nbgrader solution cells (cell metadata
+``nbgrader: {solution: true, grade_id: ..., schema_version: 3}``; code between
+``### BEGIN SOLUTION`` and ``### END SOLUTION``; a worked explanation in Markdown is a whole
+solution cell, nbgrader's convention for written answers). In the repository they are folded:
+JupyterLab's ``jupyter.source_hidden``/``outputs_hidden`` for code, an HTML ``<details>`` box for
+Markdown (it folds in every renderer, GitHub and nbconvert included).
+
+- ``--for students`` writes a self-contained copy of the course (the notebooks, the library,
+  README, requirements, pyproject, binder/, the stored results) in which no worked solution
+  exists: every solution cell is dropped with its outputs; the library holds only checks and
+  hints; no compiled file, no MyST source (``notebooks/src`` holds the solutions), no tests.
+  ``--no-hints`` drops the hint cells too and writes the hint table empty.
+- ``--for instructors`` writes the same with the solutions, plus INSTRUCTORS.md and an
+  ``nbgrader_config.py`` whose stubs keep the student notebooks runnable (INSTRUCTORS.md says
+  how to import the release into nbgrader or otter-grader).
+
+The release is written to a temporary folder beside ``--out`` and moved into place only when
+complete; an existing non-empty ``--out`` is refused unless ``force``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: the audiences a release is written for
+CHOICES = ("students", "instructors")
+
+#: what every release holds (paths relative to the repository root)
+COMMON = ("README.md", "requirements.txt", "pyproject.toml", "binder", "ftd_lib", "results")
+
+#: only in the instructors' release
+INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+
+#: nbgrader's stubs for a student version that runs top to bottom: an unanswered exercise then
+#: says "not answered yet" instead of raising NotImplementedError (nbgrader's default stub)
+NBGRADER_CONFIG = '''\
+# nbgrader configuration for this course (see INSTRUCTORS.md, "Grading with nbgrader").
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = "."
+# keep the student version runnable top to bottom: the exercise cell above each solution
+# already holds `answer = None`, and its check then prints "No answer yet"
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE (or in the exercise cell above)"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+'''
+
+#: what --no-hints writes in place of the hint table
+NO_HINTS = '''"""No hints in this copy of the course (released with ``--no-hints``)."""
+
+HINTS: dict = {}
+'''
+
+END = "### END SOLUTION"
+
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints",
+                                 ".pytest_cache", "*.egg-info")
+
+
+def is_solution(cell) -> bool:
+    """Is ``cell`` an nbgrader solution cell (a worked solution or a model answer)?"""
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+
+
+def is_hint(cell) -> bool:
+    """Is ``cell`` a hint cell (tag ``hint``)?"""
+    return "hint" in cell.get("metadata", {}).get("tags", [])
+
+
+def student_notebook(nb, *, hints: bool = True):
+    """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
+    its hint cells)."""
+    nb = nbformat.from_dict(nb)
+    nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
+    return nb
+
+
+def with_autograder_tests(nb):
+    """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
+    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point).
+    The checks return True/False, so nbgrader's autograde scores them."""
+    nb = nbformat.from_dict(nb)
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type != "code" or not is_solution(cell) or END not in cell.source:
+            continue
+        check = cell.source.split(END, 1)[1].strip().rstrip(";")
+        grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
+        test = nbformat.v4.new_code_cell(f"assert {check}")
+        test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
+                                         schema_version=3, solution=False, task=False)
+        cells.append(test)
+    nb.cells = cells
+    return nb
+
+
+def _check_out(out: Path, force: bool) -> Path:
+    out = Path(out).expanduser().resolve()
+    if out == REPO or out in REPO.parents:
+        raise ValueError(f"--out must not be the course's own folder or one above it: {out}")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a folder")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise ValueError(f"--out {out} exists and is not empty; choose another folder or "
+                         "pass --force to replace it")
+    return out
+
+
+def _copy(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, ignore=_IGNORE)
+    else:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+
+
+def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = False) -> None:
+    for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
+        _copy(root / name, tmp / name)
+    (tmp / "notebooks").mkdir()
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        if audience == "students":
+            nb = student_notebook(nb, hints=hints)
+        elif not hints:
+            nb.cells = [c for c in nb.cells if not is_hint(c)]
+        if tests:
+            nb = with_autograder_tests(nb)
+        nbformat.write(nb, tmp / "notebooks" / path.name)
+    if not hints:
+        (tmp / "ftd_lib" / "course" / "exercises" / "hints.py").write_text(NO_HINTS)
+    if audience == "instructors":
+        (tmp / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
+
+
+def release(audience: str, out, *, hints: bool = True, force: bool = False,
+            nbgrader_tests: bool = False, root: Path = REPO) -> Path:
+    """Write the release for ``audience`` (``"students"`` or ``"instructors"``) to ``out``;
+    return its path. ``nbgrader_tests`` (instructors only) adds an autograder-test cell after
+    every worked solution (:func:`with_autograder_tests`). Nothing is left half-written: the copy
+    is made in a temporary folder beside ``out`` and moved into place at the end."""
+    if audience not in CHOICES:
+        raise ValueError(f"--for must be one of {', '.join(CHOICES)}, got {audience!r}")
+    if nbgrader_tests and audience != "instructors":
+        raise ValueError("--nbgrader-tests is for --for instructors (the tests hold the checks' "
+                         "calls, which a student release has in its exercise cells anyway)")
+    out = _check_out(out, force)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        _write(tmp, audience, hints, Path(root), nbgrader_tests)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def main(argv=None) -> int:
+    """Command line: ``python -m ftd_lib release --for students --out DIR [--no-hints]``."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m ftd_lib release", description=__doc__.split(
+        "\n\n")[0])
+    p.add_argument("--for", dest="audience", required=True, metavar="{students,instructors}",
+                   help="students: no worked solution anywhere; instructors: with them and "
+                   "INSTRUCTORS.md")
+    p.add_argument("--out", required=True, help="the folder to write (must not exist or be "
+                   "empty, unless --force)")
+    p.add_argument("--no-hints", action="store_true", help="leave the hints out too")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    p.add_argument("--nbgrader-tests", action="store_true", help="instructors: add an nbgrader "
+                   "autograder-test cell (assert the check) after every worked solution")
+    a = p.parse_args(argv)
+    try:
+        path = release(a.audience, a.out, hints=not a.no_hints, force=a.force,
+                       nbgrader_tests=a.nbgrader_tests)
+    except ValueError as e:
+        p.error(str(e))
+    print(f"wrote the {a.audience}' release to {path}")
+    return 0

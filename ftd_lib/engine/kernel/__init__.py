@@ -1,0 +1,181 @@
+r"""The compiled per-run control engine: Sarsa(:math:`\lambda`) and forward
+Sarsa(:math:`\lambda`) on the tasks flagged ``kernel`` in :data:`ftd_lib.envs.tasks.TASKS`,
+one run after another, in float64 on the CPU (``run_control``'s default there).
+
+A run alone needs none of a batch's overhead (full-width passes, sub-batches, per-iteration
+numpy work on the whole batch): its step is a handful of small loops over the hidden units,
+compiled with numba (speed: ``python -m ftd_lib bench``, ``control:`` lines). It follows the
+per-run references :func:`ftd_lib.algorithms.sarsa_lambda` and
+:func:`ftd_lib.algorithms.forward_sarsa_lambda` and, on torch's vectorised CPU paths, gives
+the batched engine's numbers bit for bit (:mod:`.numerics`).
+
+Modules: :mod:`.numerics` (the network's arithmetic), :mod:`.env` (the tasks), :mod:`.runs`
+(one run of each method, :class:`.runs.RunParams`); here the driver. numba caches each
+compiled function by its own file only, so :func:`_drop_stale_cache` first drops the cache
+when any source the kernel compiles has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ...envs import cartpole as _cartpole
+from ...envs import mountain_car as _mountain_car
+from ...envs.tasks import TASKS
+
+
+def _drop_stale_cache() -> None:
+    """Delete numba's cache of the kernel and of the envs' dynamics when any of their source
+    files changed since it was written (numba would not notice a change in another file)."""
+    here = Path(__file__).parent
+    sources = sorted(here.glob("*.py")) + [Path(_cartpole.__file__),
+                                           Path(_mountain_car.__file__)]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+    caches = {p.parent / "__pycache__" for p in sources}
+    stamp = here / "__pycache__" / "sources.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        for cache in caches:
+            for f in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+                f.unlink(missing_ok=True)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba then compiles in memory
+        pass
+
+
+_drop_stale_cache()
+
+from .env import ENVS, INPUTS, STARTS, env_obs, env_reset, env_step  # noqa: E402
+from .numerics import HIDDEN, choose, fma, sigmoid, sleef_exp, tanh, update, value  # noqa: E402
+from .runs import RunParams, forward_sarsa_run, sarsa_run  # noqa: E402
+
+#: the kernel's implementation of each control method (a lookup: an unknown method raises)
+RUNS = {"sarsa_lambda": sarsa_run, "forward_sarsa_lambda": forward_sarsa_run}
+
+__all__ = ["ENVS", "HIDDEN", "INPUTS", "RUNS", "STARTS", "RunParams", "choose", "env_obs",
+           "env_reset", "env_step", "fma", "forward_sarsa_run", "run_tasks", "sarsa_run",
+           "sigmoid", "sleef_exp", "tanh", "update", "value", "warm"]
+
+
+def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
+              n_hidden=50, div_bound=1e6, progress=False, truncation="bootstrap",
+              max_steps=None, flush_pops=4, hidden="tanh", inputs="symmetric",
+              start="bottom"):
+    r"""Every task (one run: settings row ``i``, run id ``run_ids[i]``) through the compiled
+    per-run loop of ``method`` (:data:`RUNS`), one after another; a
+    :class:`..results.ControlResult` with the numbers of :class:`..control.ControlBatch` on
+    the same tasks.
+
+    ``env``: ``"cartpole"`` or ``"mountain_car"``; ``init(tasks)``: the initial weights
+    ``(m, A, P)`` (reference layout) of tasks. The batch's statistics are those of a batch
+    of width 1 that is never idle (``utilisation`` 1).
+
+    Set-up variants beyond the batch's (the claim-5 study, :mod:`ftd_lib.repro.study`; the
+    defaults are the paper's set-up as the batch runs it): ``hidden`` ``"tanh"`` or
+    ``"sigmoid"`` (:data:`HIDDEN`); mountain car only: ``inputs`` ``"symmetric"`` ([-1, 1])
+    or ``"unit"`` ([0, 1]) (:data:`INPUTS`), ``start`` ``"bottom"`` or ``"anywhere"``
+    (:data:`STARTS`).
+    """
+    from ... import validate as V
+    from ...envs.batch import START_STREAM
+    from ...rng import AGENT_STREAM, run_generator
+    from .._net import BatchedMLP
+    from ..control import RESCALE
+    from ..results import per_run_result
+    from ..schedule import algorithm1_constants
+
+    run = RUNS.get(method)
+    if run is None:
+        raise ValueError(f"the kernel runs the methods {tuple(RUNS)}, got {method!r}")
+    if env not in ENVS:
+        raise ValueError(f"the kernel runs the tasks {tuple(ENVS)}, got env={env!r}")
+    env_id, task = ENVS[env], TASKS[env]
+    V.check_choice("hidden", hidden, tuple(HIDDEN))
+    V.check_choice("inputs", inputs, tuple(INPUTS))
+    V.check_choice("start", start, tuple(STARTS))
+    if env != "mountain_car" and (inputs, start) != ("symmetric", "bottom"):
+        raise ValueError(f"inputs and start have variants for mountain_car only, got "
+                         f"inputs={inputs!r}, start={start!r} for env={env!r}")
+    var = (HIDDEN[hidden], INPUTS[inputs], STARTS[start])
+    n_in, A = task.n_in, task.n_actions
+    cap = task.max_steps if max_steps is None else int(max_steps)
+    run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
+    N, n_ep = len(run_ids), int(n_episodes)
+    perm = BatchedMLP(n_in, n_hidden).perm
+    inv_perm = np.argsort(perm)
+    P = len(perm)
+    K, c_final, gl_div, ring = algorithm1_constants(settings, cap, np.float64)
+    gam, lam = settings.gamma, settings.lam
+    alpha = settings.alpha.astype(np.float64)
+    gl = (gam * lam).astype(np.float64)
+    g1l = (gam * (1 - lam)).astype(np.float64)
+    gamma = gam.astype(np.float64)
+    bootstrap = truncation == "bootstrap"
+
+    returns = np.full((N, n_ep), np.nan)
+    lengths = np.full((N, n_ep), -1, dtype=np.int64)
+    diverged_at = np.full(N, -1, dtype=np.int64)
+    final_w = np.zeros((N, A, P))
+    n_steps = np.zeros(N, dtype=np.int64)
+    pbar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        pbar = tqdm(total=N * n_ep, desc=method, unit="ep")
+    t0 = time.perf_counter()
+    block = 256
+    try:
+        for lo in range(0, N, block):
+            tasks = np.arange(lo, min(lo + block, N))
+            w0 = np.asarray(init(tasks), dtype=np.float64).reshape(len(tasks), A, P)
+            for b, i in enumerate(tasks):
+                th = np.ascontiguousarray(w0[b][:, perm])
+                rid = int(run_ids[i])
+                sgen = run_generator(seed, rid, START_STREAM)
+                agen = run_generator(seed, rid, AGENT_STREAM)
+                if n_ep == 0:
+                    dv, st = -1, 0
+                else:
+                    p = RunParams(
+                        env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i], gl[i],
+                        g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
+                        float(div_bound), int(flush_pops), RESCALE[np.float64], *var)
+                    dv, st = run(th, p, sgen, agen, returns[i], lengths[i])
+                diverged_at[i], n_steps[i] = dv, st
+                final_w[i] = th[:, inv_perm]
+                if pbar is not None:
+                    pbar.update(n_ep)
+    finally:
+        if pbar is not None:
+            pbar.close()
+    return per_run_result(method, settings, truncation, "kernel", returns, lengths,
+                          diverged_at, final_w, n_steps, time.perf_counter() - t0)
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) both methods' kernels for both tasks, a one-step
+    run of each, and the batched envs' compiled steps. The first compile is cached in the
+    ``__pycache__`` folders; ``binder/postBuild`` calls this so that the image ships the
+    cache."""
+    from ..settings import Settings
+
+    s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
+    for method in RUNS:
+        for env in ENVS:
+            task = TASKS[env]
+            n_params = 50 * (len(task.state_names) + 2) + 1  # 50 hidden units, one output
+
+            def init(tasks, task=task, n_params=n_params):
+                return np.zeros((len(tasks), len(task.action_names), n_params))
+
+            run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
+                      max_steps=1)
+    for env in ENVS:
+        TASKS[env].batch_cls(0, [0]).reset()
+        TASKS[env].step_arrays(np.zeros((1, len(TASKS[env].state_names))), np.zeros(1, int))

@@ -1,0 +1,93 @@
+"""What the engines return: one dataclass per kind of run, each with its learning curves in
+the field ``curves`` (one row per run, one column per episode)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .settings import Settings
+
+
+@dataclass
+class PredictionResult:
+    """A prediction batch's result (B rows).
+
+    ``curves``: ``(B, n_episodes)`` RMS error at the end of every episode divided by the
+    row's initial error (``inf`` from the episode a row diverged in), or ``None`` without
+    evaluation states (also as ``errors``); ``initial_error`` ``(B,)`` or ``None``;
+    ``diverged`` ``(B,)``; ``diverged_at`` ``(B,)`` (-1: never); ``weights``: per row
+    ``(sum T, P)``, :math:`\\theta` after every step (reference layout; ``nan`` after a
+    divergence) or ``None``; ``final_weights`` ``(B, P)`` (zeros if diverged); ``n_steps``
+    ``(B,)``; ``iterations``: batch iterations.
+    """
+
+    curves: np.ndarray | None
+    initial_error: np.ndarray | None
+    diverged: np.ndarray
+    diverged_at: np.ndarray
+    weights: list | None
+    final_weights: np.ndarray
+    n_steps: np.ndarray
+    iterations: int
+    method: str
+    settings: Settings
+
+    @property
+    def errors(self) -> np.ndarray | None:
+        """The curves by their meaning: normalised RMS errors."""
+        return self.curves
+
+
+@dataclass
+class ControlResult:
+    """A control run's result (N runs, in the order of the tasks).
+
+    ``curves``: ``(N, n_episodes)`` return (sum of rewards) of every episode, ``nan`` from
+    the episode a run diverged in (also as ``returns``); ``lengths``: steps of every episode
+    (-1 where not run); ``diverged``, ``diverged_at`` (-1: never); ``final_weights``
+    ``(N, A, P)`` (reference layout); ``n_steps``: environment steps per run.
+    Batch statistics: ``iterations``, ``width`` (rows), ``repacks``, ``utilisation`` =
+    run-steps / (iterations x rows), and the same before the final tail
+    (``utilisation_before_tail``, ``steps_before_tail``, ``seconds_before_tail``); the kernel
+    and the reference count as one row that is never idle. ``engine``: ``"batch"``,
+    ``"kernel"`` or ``"reference"``.
+    """
+
+    curves: np.ndarray
+    lengths: np.ndarray
+    diverged: np.ndarray
+    diverged_at: np.ndarray
+    final_weights: np.ndarray
+    n_steps: np.ndarray
+    iterations: int
+    width: int
+    repacks: int
+    utilisation: float
+    utilisation_before_tail: float
+    steps_before_tail: int
+    seconds_before_tail: float
+    method: str
+    settings: Settings
+    truncation: str
+    engine: str
+
+    @property
+    def returns(self) -> np.ndarray:
+        """The curves by their meaning: the return of every episode."""
+        return self.curves
+
+
+def per_run_result(method, settings, truncation, engine, returns, lengths, diverged_at,
+                   final_weights, n_steps, seconds) -> ControlResult:
+    """A :class:`ControlResult` of runs made one after another (kernel, reference): one row
+    that is never idle."""
+    total = int(np.sum(n_steps))
+    diverged_at = np.asarray(diverged_at, dtype=np.int64)
+    return ControlResult(curves=returns, lengths=lengths, diverged=diverged_at >= 0,
+                         diverged_at=diverged_at, final_weights=final_weights,
+                         n_steps=np.asarray(n_steps, dtype=np.int64), iterations=total,
+                         width=1, repacks=0, utilisation=1.0, utilisation_before_tail=1.0,
+                         steps_before_tail=total, seconds_before_tail=seconds, method=method,
+                         settings=settings, truncation=truncation, engine=engine)

@@ -1,0 +1,111 @@
+r"""A figure as cells: :class:`Cell` (one setting: method, :math:`\alpha`, :math:`\lambda`,
+:math:`\gamma`, :math:`\eta`, :math:`K_{max}`) and :class:`Figure` (its cells, runs, episodes,
+task and how it is cut into chunks), with the constants every definition shares (:data:`ETA`,
+:data:`EPSILON`, the geometric grids of :func:`_geom`). The figures themselves are defined in
+:mod:`ftd_lib.repro.definitions` (the paper's) and :mod:`ftd_lib.repro.study` (the claim-5
+study).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+#: epsilon-greedy exploration of both control tasks (Sec. 6).
+EPSILON = 0.05
+#: eta of every forward method unless a curve says otherwise (Sec. 6).
+ETA = 0.01
+
+# gamma and the episode caps of the two tasks: the task registry, ftd_lib.envs.tasks
+
+
+def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
+    """centre * ratio**k for k = lo..hi, rounded to 6 significant digits (so ids are stable)."""
+    return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
+
+
+# ----------------------------------------------------------------------------- definitions
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One setting of a figure: computed for every run id ``0 .. runs-1``.
+
+    ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
+    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
+    """
+
+    method: str
+    alpha: float
+    lam: float
+    gamma: float
+    eta: float = ETA
+    k_max: int | None = None
+    curve: str = ""
+    variant: str = ""
+
+    def row(self) -> list[float]:
+        """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
+        return [self.alpha, self.lam, self.gamma, self.eta, float(self.k_max or 0)]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A paper figure at one scale: what to compute, and how to cut it into chunks."""
+
+    name: str
+    scale: str
+    title: str
+    task: str  # "prediction" | "control"
+    env: str  # "mountain_car" | "cartpole"
+    x: str  # "alpha" | "lam": the figure's x axis
+    cells: tuple[Cell, ...]
+    runs: int
+    episodes: int
+    paper_runs: int
+    paper_episodes: int
+    ylabel: str
+    runs_per_chunk: int
+    cells_per_chunk: int
+    epsilon: float = float("nan")
+    optimise: str = ""  # "alpha" when each point is the best cell over alpha
+    max_steps: int | None = None  # control: episode cap (None: the environment's default)
+    # control: what the cap means: "bootstrap" (a time limit: bootstrap from Q(S', A'),
+    # Pardo et al. 2018) or "terminal" (value 0 after the last state)
+    truncation: str | None = None
+    chunk_rows: int | None = None  # set when figure(..., chunk_rows=) overrode the chunking
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the grid changes asked for (``--set``): ``((key, values), ...)``, sorted by key
+    overrides: tuple[tuple[str, tuple], ...] = ()
+    # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
+    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
+    variants: dict = field(default_factory=dict)
+    # cell counts at which cells were appended (a widening of the step-size grid,
+    # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
+    appended_at: tuple[int, ...] = ()
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.task == "prediction"
+
+    @property
+    def at_paper_scale(self) -> bool:
+        return self.runs >= self.paper_runs and self.episodes >= self.paper_episodes
+
+    @property
+    def curves(self) -> list[str]:
+        return list(dict.fromkeys(c.curve for c in self.cells))
+
+    @property
+    def methods(self) -> list[str]:
+        return list(dict.fromkeys(c.method for c in self.cells))
+
+    def describe(self) -> dict:
+        """JSON-able summary of the definition (stored in the metadata)."""
+        d = asdict(self)
+        d["cells"] = [asdict(c) for c in self.cells]
+        d["n_cells"] = len(self.cells)
+        d["at_paper_scale"] = self.at_paper_scale
+        d["epsilon"] = None if math.isnan(self.epsilon) else self.epsilon
+        d["overrides"] = {k: list(v) for k, v in self.overrides}
+        return d

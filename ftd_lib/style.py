@@ -1,0 +1,142 @@
+"""One look for every figure, in the course and in ``results/``: readable when projected, the
+same everywhere.
+
+- :data:`OKABE_ITO`: the palette (Okabe & Ito 2008), distinguishable under the common
+  colour-vision deficiencies; each method's colour and line style is in :mod:`ftd_lib.methods`
+  (``methods.style(id)``), each curve of Fig. 3 right's in :data:`CURVE_STYLE`.
+- :data:`RC`: fonts, sizes, dpi (:func:`use_style` applies them); :data:`WIDGET_DPI` for the
+  PNGs of the live widgets.
+- :func:`plot_off_chart`: diverged values drawn "off the chart", clipped to just above the
+  top of the axes with a marker, never left out silently and never an error.
+- :func:`log_alpha_axis`: a step-size axis on a log scale with plain tick labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np  # matplotlib only inside the functions: ftd_lib.methods imports the palette
+
+#: the Okabe-Ito palette (plus a neutral grey for "nothing"): every colour of the course
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#999999",
+}
+
+#: curves of a figure that are not methods: Fig. 3 right (one line per eta), the block study
+CURVE_STYLE = {
+    "η = 0.01": dict(color=OKABE_ITO["blue"], ls="-"),
+    "η = 0.1": dict(color=OKABE_ITO["orange"], ls="-"),
+    "η = 0.3": dict(color=OKABE_ITO["bluish_green"], ls="-"),
+    "η = 0.01, K_max = 50": dict(color=OKABE_ITO["vermillion"], ls="--"),
+    # the block lambda-return study: one line per block length B
+    "block, B = 4": dict(color=OKABE_ITO["sky_blue"], ls="--"),
+    "block, B = 16": dict(color=OKABE_ITO["orange"], ls="--"),
+    "block, B = 44": dict(color=OKABE_ITO["reddish_purple"], ls="--"),
+    "block, B = 128": dict(color=OKABE_ITO["bluish_green"], ls="--"),
+}
+
+#: matplotlib settings of every figure (:func:`use_style`; the report's PNGs use them as
+#: well). Sized for a large lecture hall: a single 7-inch panel is shown about 950 px wide (at
+#: 100 dpi it was 700 px, about 620 px of it the axes) and every text at least 12 pt, so labels
+#: and legends stay readable from the back of the room (tests: test_style.py)
+RC = {
+    "figure.figsize": (7.0, 4.2),
+    "figure.dpi": 135,
+    "savefig.dpi": 135,
+    "font.size": 13,
+    "axes.titlesize": 14,
+    "axes.labelsize": 13,
+    "legend.fontsize": 12,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 2.0,
+}
+
+#: dpi of the PNGs the live widgets send: they are drawn 9-12 inches wide, 810-1080 px, a
+#: slide wide
+WIDGET_DPI = 90
+
+
+def use_style() -> None:
+    """Apply the course style to matplotlib (call once at the top of a notebook)."""
+    import matplotlib as mpl
+
+    mpl.rcParams.update(RC)
+
+
+def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):
+    """Plot ``y`` against ``x``; values beyond the chart are drawn "off the chart".
+
+    Values above ``ymax`` (and ``+inf``/``nan``: a diverged run) are pinned just above the top
+    edge with an upward triangle; with ``ymin`` given, values below it (and ``-inf``) are pinned
+    just under the bottom edge with a downward one (values that blow up with alternating sign).
+    Without ``ymin`` the top margin is relative to ``ymax`` (errors, returns >= 0). Returns the
+    line.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if ymin is None:
+        top, bottom, lim_top = ymax * 1.04, None, ymax * 1.08
+    else:
+        span = ymax - ymin
+        top, bottom, lim_top = ymax + 0.04 * span, ymin - 0.04 * span, ymax + 0.08 * span
+    up = ~np.isfinite(y) | (y > ymax) if ymin is None else np.isnan(y) | (y > ymax)
+    down = np.zeros_like(up) if ymin is None else (y < ymin)
+    y_clip = np.where(up, top, np.where(down, bottom if bottom is not None else 0.0, y))
+    (line,) = ax.plot(x, y_clip, **kw)
+    for mask, marker, yy in ((up, "^", top), (down, "v", bottom)):
+        if mask.any():
+            ax.plot(x[mask], np.full(mask.sum(), yy), ls="none", marker=marker, ms=8,
+                    color=line.get_color(), clip_on=False)
+    if ymin is None:
+        ax.set_ylim(top=lim_top)
+    else:
+        ax.set_ylim(ymin - 0.08 * span, lim_top)
+    return line
+
+
+def off_chart_handle(label: str = "off the chart: diverged (or beyond the axis)",
+                     marker: str = "^"):
+    """A legend entry for the markers :func:`plot_off_chart` pins to the edge of the axes."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], ls="none", marker=marker, ms=8, color="0.3", label=label)
+
+
+def sequential_colours(n: int) -> list:
+    """``n`` colours from a sequential colour map (viridis, its ends cut off): for lines that
+    are one family ordered by a number (α, λ, episodes), not different methods."""
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps["viridis"]
+    return [cmap(x) for x in np.linspace(0.2, 0.85, max(int(n), 1))][: int(n)]
+
+
+def log_alpha_axis(ax) -> None:
+    """The x axis on a log scale, ticks at 1, 2, 5 x 10^k labelled as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", figsize=None):
+    """A fresh figure and axes in the course style."""
+    import matplotlib.pyplot as plt
+
+    use_style()
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    return fig, ax

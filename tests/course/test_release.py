@@ -1,0 +1,237 @@
+"""``python -m ftd_lib release``: the students' copy holds no worked solution anywhere, runs top
+to bottom, and its checks accept the instructors' solutions and reject wrong answers; bad input
+is refused and nothing is left half-written."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from ftd_lib.course import release as rel
+from ftd_lib.course.release import is_hint, is_solution, release
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+def solution_lines(min_len: int = 16) -> set[str]:
+    """Every line of a worked solution (code between the markers, and the worked explanations)
+    that appears nowhere outside the solutions: not in the other cells, not in the library."""
+    sol, rest = set(), []
+    for path in NOTEBOOKS:
+        for c in nbformat.read(path, as_version=4).cells:
+            if not is_solution(c):
+                rest.append(c.source)
+                continue
+            src = c.source
+            if c.cell_type == "code":
+                src = src[src.index(BEGIN) + len(BEGIN):src.index(END)]
+            sol.update(s.strip() for s in src.splitlines())
+    rest += [p.read_text() for p in (REPO / "ftd_lib").rglob("*.py")]
+    rest_text = "\n".join(rest)
+    return {s for s in sol if len(s) >= min_len and s not in rest_text
+            and s not in ("<details><summary>", "</details>")}
+
+
+def _strings(obj):
+    """Every string inside a JSON document (a notebook: sources, outputs, metadata)."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def files_text(root: Path) -> str:
+    """The text of every file under ``root``; a notebook's also as its decoded strings."""
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            raw = p.read_bytes().decode("utf-8", errors="replace")
+            out.append(raw)
+            if p.suffix == ".ipynb":
+                out.append("\n".join(_strings(json.loads(raw))))
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    base = tmp_path_factory.mktemp("releases")
+    return dict(students=release("students", base / "students"),
+                instructors=release("instructors", base / "instructors"),
+                no_hints=release("students", base / "no-hints", hints=False))
+
+
+def test_the_students_release_holds_no_worked_solution(releases):
+    lines = solution_lines()
+    assert len(lines) > 50  # the search has something to find
+    inst = files_text(releases["instructors"])
+    assert all(s in inst for s in lines)  # ... and finds it where it is
+    found = [s for s in lines if s in files_text(releases["students"])]
+    assert not found, found[:5]
+    stud = releases["students"]
+    assert not list(stud.rglob("*.pyc")) and not list(stud.rglob("__pycache__"))
+    assert not (stud / "notebooks" / "src").exists() and not (stud / "tests").exists()
+    assert not (stud / "INSTRUCTORS.md").exists()
+    for path in (stud / "notebooks").glob("*.ipynb"):
+        text = path.read_text()
+        assert "BEGIN SOLUTION" not in text and '"solution": true' not in text, path.name
+        nb = nbformat.read(path, as_version=4)
+        assert any(is_hint(c) for c in nb.cells) or path.stem[:2] == "00", path.name
+
+
+def test_the_instructors_release(releases):
+    inst = releases["instructors"]
+    assert (inst / "INSTRUCTORS.md").is_file() and (inst / "nbgrader_config.py").is_file()
+    assert "ClearSolutions.code_stub" in (inst / "nbgrader_config.py").read_text()
+    for path in NOTEBOOKS:
+        ours = nbformat.read(path, as_version=4)
+        theirs = nbformat.read(inst / "notebooks" / path.name, as_version=4)
+        assert [c.source for c in theirs.cells] == [c.source for c in ours.cells]
+
+
+def test_nbgrader_tests_and_metadata(tmp_path):
+    """With --nbgrader-tests every worked solution is followed by a locked autograder-test cell
+    that asserts its check; every nbgrader cell follows nbgrader's schema-3 rules."""
+    with pytest.raises(ValueError, match="instructors"):
+        release("students", tmp_path / "s", nbgrader_tests=True)
+    inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
+    for path in NOTEBOOKS:
+        cells = nbformat.read(inst / "notebooks" / path.name, as_version=4).cells
+        ids = []
+        for i, c in enumerate(cells):
+            meta = c.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            assert meta["schema_version"] == 3 and meta["grade_id"]
+            ids.append(meta["grade_id"])
+            if meta["grade"]:
+                assert "points" in meta
+            if c.cell_type == "markdown":  # nbgrader: a Markdown answer is solution and grade
+                assert meta["grade"] and meta["solution"]
+            if c.cell_type == "code" and meta["solution"]:
+                test = cells[i + 1]
+                assert test.source.startswith("assert nb") and ".check_" in test.source
+                assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
+        assert len(ids) == len(set(ids)), path.name
+
+
+def test_no_hints(releases):
+    nh = releases["no_hints"]
+    for path in (nh / "notebooks").glob("*.ipynb"):
+        assert not any(is_hint(c) for c in nbformat.read(path, as_version=4).cells)
+    out = subprocess.run([sys.executable, "-c", "from ftd_lib.course.exercises import "
+                          "hint_markdown; print(hint_markdown('nb01.ex1'))"], cwd=nh,
+                         env=dict(os.environ, PYTHONPATH=str(nh)), capture_output=True,
+                         text=True, check=True).stdout
+    assert "No hints" in out
+
+
+def test_bad_input_is_refused(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="students, instructors"):
+        release("teachers", tmp_path / "x")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="--force"):
+        release("students", full)
+    assert (full / "keep.txt").read_text() == "mine"
+    with pytest.raises(ValueError, match="--out"):
+        release("students", REPO)
+    # a failure half-way leaves nothing behind: no --out, no temporary folder
+    def boom(tmp, *a):
+        (tmp / "half").write_text("x")
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(rel, "_write", boom)
+    with pytest.raises(RuntimeError):
+        release("students", tmp_path / "new")
+    with pytest.raises(RuntimeError):
+        release("students", full, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+    assert (full / "keep.txt").read_text() == "mine"  # --force replaces only on success
+
+
+def test_the_command_line(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ftd_lib", "release", *args], cwd=REPO,
+                              capture_output=True, text=True)
+    r = run("--for", "teachers", "--out", str(tmp_path / "a"))
+    assert r.returncode == 2 and "students, instructors" in r.stderr
+    r = run("--for", "students", "--out", str(tmp_path / "a"), "--no-hints")
+    assert r.returncode == 0 and (tmp_path / "a" / "notebooks").is_dir(), r.stderr
+    r = run("--for", "students", "--out", str(tmp_path / "a"))
+    assert r.returncode == 2 and "--force" in r.stderr
+    assert run("--for", "instructors", "--out", str(tmp_path / "a"), "--force").returncode == 0
+    assert (tmp_path / "a" / "INSTRUCTORS.md").is_file()
+
+
+#: one usual wrong answer per exercise, run in the students' release after its notebook: the
+#: check must say ❌ (and, where given, name the mistake)
+WRONG = {
+    "01": ["nb01.check_return(0.9 * 4.0951)", "nb01.check_return(5)"],
+    "04": ["nb04.check_next_target(2.4)"],
+    "06": ["nb06.check_discounted_return(100)"],
+}
+
+
+def _execute(nb, cwd: Path, pythonpath: Path):
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(pythonpath)
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(cwd)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = old
+    return nb
+
+
+def _out(cell) -> str:
+    errors = [o for o in cell.outputs if o.output_type == "error"]
+    assert not errors, errors[0].get("evalue")
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_students_checks_accept_the_instructors_solutions(path, releases):
+    """The instructors' notebook (its solution cells in place) run against the students'
+    library: every solution gets ✅; then each usual wrong answer gets ❌."""
+    stud = releases["students"]
+    nb = nbformat.read(releases["instructors"] / "notebooks" / path.name, as_version=4)
+    wrong = WRONG.get(path.stem[:2], [])
+    nb.cells += [nbformat.v4.new_code_cell(w) for w in wrong]
+    nb = _execute(nb, stud / "notebooks", stud)
+    sol = [c for c in nb.cells if is_solution(c) and c.cell_type == "code"]
+    assert sol
+    for c in sol:
+        out = _out(c)
+        assert "✅" in out and "❌" not in out, (c.metadata["nbgrader"]["grade_id"], out)
+    for c in nb.cells[len(nb.cells) - len(wrong):]:
+        assert _out(c).startswith("❌"), c.source
+
+
+def test_the_students_notebooks_pass_nbval_lax(releases):
+    """The students' notebooks run top to bottom (every exercise unanswered) under nbval-lax,
+    with the students' copy of the library."""
+    stud = releases["students"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "--nbval-lax", "--nbval-current-env", "notebooks"], cwd=stud,
+                       env=dict(os.environ, PYTHONPATH=str(stud)), capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert re.search(r"\b(\d+) passed", r.stdout)
+    assert "No answer yet" in "".join(
+        p.read_text() for p in (stud / "notebooks").glob("*.ipynb"))

@@ -1,0 +1,163 @@
+"""The claim-5 sensitivity study (ftd_lib.repro.study): its chunks, its runner, its reading."""
+
+import numpy as np
+import pytest
+
+from ftd_lib.engine import Settings, run_control
+from ftd_lib.repro import chunks, study, study_report
+from ftd_lib.repro.claims import AGREES, DISAGREES
+from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.runs import run_figure
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper"])
+def test_every_chunk_holds_one_variant_and_method_and_names_the_variant(scale):
+    fig = figure(study.STUDY, scale)
+    cut = chunks.cut_chunks(fig)
+    assert len(cut) == len(study.VARIANTS) * 2 * len({c.lam for c in fig.cells})
+    seen = set()
+    for t in cut:
+        cells = {(fig.cells[i].variant, fig.cells[i].method) for i in t.cell_index}
+        assert len(cells) == 1
+        (name, method), = cells
+        v = study.variant(name)
+        assert t.method == method and t.variant["name"] == name
+        assert (t.variant["hidden"], t.variant["init"], t.variant["inputs"],
+                t.variant["start"]) == (v.hidden, v.init, v.inputs, v.start)
+        assert t.truncation == v.truncation and t.epsilon == v.epsilon
+        assert t.max_steps == (v.max_steps if scale == "paper" else min(v.max_steps, 200))
+        assert set(t.settings[:, 2]) == {v.gamma}
+        ident = t.identity("engine", "cpu")
+        assert ident["variant"]["name"] == name
+        seen.add(str(ident))
+    assert len(seen) == len(cut)
+    fig4 = {str(t.identity("engine", "cpu")) for t in chunks.cut_chunks(figure("fig4-left", scale))}
+    assert not seen & fig4
+
+
+def test_the_default_variant_is_fig4s_setup():
+    """A chunk of the default variant gives run_control's numbers (the Fig. 4 path) exactly;
+    a chunk of another variant does not."""
+    fig = figure(study.STUDY, "quick")
+    cut = [t for t in chunks.cut_chunks(fig) if t.method == "sarsa_lambda"]
+    default = next(t for t in cut if t.variant["name"] == study.DEFAULT)
+    out = chunks.engine_runner(default)
+    s = default.settings
+    ref = run_control("sarsa_lambda", Settings.make(alpha=s[:, 0], lam=s[:, 1], gamma=s[:, 2]),
+                      default.seed, default.run_ids, default.n_episodes, env="mountain_car",
+                      epsilon=default.epsilon, max_steps=default.max_steps, engine="batch")
+    np.testing.assert_array_equal(out["values"], ref.returns)
+    other = next(t for t in cut if t.variant["name"] == "start anywhere"
+                 and np.array_equal(t.settings, default.settings))
+    assert not np.array_equal(chunks.engine_runner(other)["values"], out["values"])
+
+
+def test_initial_weights_of_each_init():
+    base = study.initial_weights_of({"init": "uniform"}, 1, [0, 3], 2, 3)
+    zero = study.initial_weights_of({"init": "zero-output"}, 1, [0, 3], 2, 3)
+    small = study.initial_weights_of({"init": "small"}, 1, [0, 3], 2, 3)
+    H, n = 50, 2
+    assert base.shape == (2, 3, H * (n + 2) + 1)
+    np.testing.assert_array_equal(zero[..., :H * (n + 1)], base[..., :H * (n + 1)])
+    assert not zero[..., H * (n + 1):].any() and base[..., H * (n + 1):].all()
+    np.testing.assert_array_equal(small, base * 0.1)
+    with pytest.raises(ValueError, match="init"):
+        study.initial_weights_of({"init": "xavier"}, 1, [0], 2, 3)
+
+
+def _fake_runner(task, *, device, progress):
+    """Returns -3000 (no learning) except under 'zero output layer', where both methods
+    learn with alpha, forward Sarsa(lambda > 0) more: claim 5 holds there only."""
+    a, lam = task.settings[:, 0], task.settings[:, 1]
+    y = np.full(task.rows, -3000.0) + 5.0 * (task.run_ids % 2)
+    if task.variant["name"] == "zero output layer":
+        y = y + 1e5 * a * (1 + (task.method == "forward_sarsa_lambda") * lam)
+    return {"values": np.repeat(y[:, None], task.n_episodes, axis=1),
+            "diverged": np.zeros(task.rows, bool)}
+
+
+_fake_runner.name = "fake-v1"
+
+
+def test_the_reading_names_the_variant_that_decides(tmp_path):
+    res = run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner,
+                     progress=False, plot=False)
+    rows = study_report.study_rows(res)
+    by = {(r["variant"], r["lam"]): r for r in rows}
+    z = by[("zero output layer", 0.8)]
+    assert z["claim5"] == AGREES and z["sarsa_lambda"]["learns"]
+    assert z["forward_sarsa_lambda"]["y"] > z["sarsa_lambda"]["y"]
+    # the same runs, at their best alphas (0.015): the difference is forward's extra lam
+    assert z["diff"] == pytest.approx(1e5 * 0.015 * 0.8) and z["diff_se"] == 0
+    assert z["clear"] == study_report.HOLDS
+    d0 = by[(study.DEFAULT, 0.8)]
+    assert d0["claim5"] == DISAGREES and d0["clear"] == study_report.TIE
+    assert not d0["sarsa_lambda"]["learns"] and d0["diff"] == 0
+    d = study_report.decisive(rows)
+    assert d["agrees"] == d["holds"] == ["zero output layer"] and d["fails"] == []
+    text = "\n".join(study_report.report_section(res, ["- provenance"]))
+    assert text.startswith(study_report.HEADING)
+    assert ("claim 5 is a *tie within noise* here. The choices that change that, one at a "
+            "time: *zero output layer* (holds clearly)") in text
+
+
+def test_a_variant_where_sarsa_wins_fails_clearly():
+    rows = [{"lam": 0.4, "diff": -10.0, "diff_se": 4.0}, {"lam": 0.8, "diff": 50.0,
+                                                          "diff_se": 1.0}]
+    assert study_report._clearly(rows) == study_report.FAILS
+    rows[0]["diff"] = -7.0  # within two standard errors: a tie
+    assert study_report._clearly(rows) == study_report.TIE
+    rows[0]["diff"] = 9.0
+    assert study_report._clearly(rows) == study_report.HOLDS
+    rows[1]["diff"] = float("nan")  # a diverged run: no verdict
+    assert study_report._clearly(rows) == study_report.TIE
+
+
+def test_the_report_has_the_study_section(tmp_path):
+    from ftd_lib.repro.report import render
+
+    assert study_report.HEADING not in render(tmp_path)
+    run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner, progress=False,
+               plot=False)
+    assert study_report.HEADING in render(tmp_path)
+
+
+@pytest.mark.skipif(study_report.load_fig4_pilot() is None, reason="no committed Fig. 4 pilot")
+def test_fig4s_pilot_reread_with_the_grid_cut():
+    """The whole grid is the pilot's own verdict; a cut grid never holds a smaller step."""
+    from ftd_lib.repro.claims import claims
+
+    pilot = study_report.load_fig4_pilot()
+    rows = study_report.grid_edge_rows(pilot)
+    assert rows[0]["edge"] is None
+    whole = [v for v in claims({"fig4-left": pilot}) if v.number == 5][0]
+    assert (rows[0]["claim5"], rows[0]["evidence"]) == (whole.status, whole.evidence)
+    for r in rows[1:]:
+        assert r["smallest"] >= r["edge"] * (1 - 1e-9)
+
+
+def test_fig4_left_under_a_variant_has_chunks_of_its_own(tmp_path):
+    """``reproduce fig4-left --variant NAME``: every cell and chunk names the variant, through
+    both stages of the protocol, and none is one of Fig. 4 left's own."""
+    from ftd_lib.repro import protocol
+
+    own = {str(t.identity("e", "cpu")) for t in chunks.cut_chunks(figure("fig4-left", "paper"))}
+    fig = figure("fig4-left", "paper", variant="γ = 0.99")
+    assert {c.variant for c in fig.cells} == {"γ = 0.99"} and {c.gamma for c in fig.cells} == {0.99}
+    cut = chunks.cut_chunks(fig)
+    assert {t.variant["name"] for t in cut} == {"γ = 0.99"}
+    assert not {str(t.identity("e", "cpu")) for t in cut} & own
+    seen = []
+
+    def runner(task, *, device, progress):
+        seen.append(task.variant["name"])
+        return _fake_runner(task, device=device, progress=progress)
+
+    runner.name = "fake-v1"
+    protocol.run_protocol("fig4-left", tmp_path, runs=2, variant="γ = 0.99", runner=runner,
+                          progress=False, plot=False)
+    assert seen and set(seen) == {"γ = 0.99"}
+    with pytest.raises(ValueError, match="variant"):
+        figure("fig3-left", "paper", variant="γ = 0.99")
+    with pytest.raises(ValueError, match="variant"):
+        figure("fig4-left", "paper", variant="relu units")
