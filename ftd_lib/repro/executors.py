@@ -42,7 +42,7 @@ from .. import validate
 #: the executors ``reproduce --executor`` knows
 EXECUTORS = ("local", "dask")
 #: how long to try to reach a scheduler before giving up (seconds)
-CONNECT_TIMEOUT_S = 10.0
+CONNECT_TIMEOUT_S = 5.0
 _PINS = "pip install dask==2026.8.0 distributed==2026.8.0 (see requirements.txt)"
 
 
