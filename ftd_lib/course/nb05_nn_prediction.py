@@ -325,11 +325,14 @@ def choices() -> list[dict]:
     ]
 
 
-def choices_markdown() -> str:
-    """:func:`choices` as a Markdown table."""
-    out = ["| item | the paper | this reproduction | set in |", "|---|---|---|---|"]
+def choices_markdown(where: bool = True) -> str:
+    """:func:`choices` as a Markdown table (``where``: with the column saying where in
+    ``ftd_lib`` each choice is set; the appendix notebook shows it, notebook 05 need not)."""
+    out = ["| item | the paper | this reproduction |" + (" set in |" if where else ""),
+           "|---|---|---|" + ("---|" if where else "")]
     for c in choices():
-        out.append(f"| {c['item']} | {c['paper']} | {c['ours']} | `{c['where']}` |")
+        out.append(f"| {c['item']} | {c['paper']} | {c['ours']} |"
+                   + (f" `{c['where']}` |" if where else ""))
     return "\n".join(out)
 
 

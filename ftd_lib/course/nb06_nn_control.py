@@ -18,7 +18,8 @@ beside a live run, with the paper's claims: :mod:`ftd_lib.course.live`.
 - What the networks learned: :func:`q_values`, :func:`greedy_rollouts` runs the learned
   networks greedily (no exploration, no learning) with the tasks' own dynamics;
   :func:`rollout_trajectory`, :func:`greedy_summary`.
-- Figure 4's numbers: :func:`forward_minus_sarsa`.
+- Cart-pole from scratch: :func:`fresh_greedy_report`, :func:`random_policy_steps`,
+  :func:`block_means`, :func:`start_value`. Figure 4 itself: :mod:`ftd_lib.course.nb06_figure4`.
 
 The engine's weight layout
 --------------------------
@@ -36,8 +37,6 @@ its episode cap is the same.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -117,13 +116,16 @@ def choices() -> list[dict]:
     ]
 
 
-def choices_markdown(rows: list[dict] | None = None) -> str:
-    """:func:`choices` as a Markdown table."""
+def choices_markdown(rows: list[dict] | None = None, where: bool = True) -> str:
+    """:func:`choices` as a Markdown table (``where``: with the column saying where in
+    ``ftd_lib`` each choice is set)."""
     rows = choices() if rows is None else rows
-    out = ["| choice | the paper | this course | set in |", "|---|---|---|---|"]
+    head = "| choice | the paper | this course |" + (" set in |" if where else "")
+    out = [head, "|---|---|---|" + ("---|" if where else "")]
     for r in rows:
         cells = [str(r[k]).replace("|", "\\|") for k in ("item", "paper", "ours")]
-        out.append(f"| {cells[0]} | {cells[1]} | {cells[2]} | `{r['where']}` |")
+        out.append(f"| {cells[0]} | {cells[1]} | {cells[2]} |" + (f" `{r['where']}` |" if where
+                                                                   else ""))
     return "\n".join(out)
 
 
@@ -402,34 +404,6 @@ def greedy_summary(rollouts: dict, task: str) -> dict:
         ok = ~rollouts["terminal"] & (steps >= rollouts["max_steps"])
     return dict(n=len(steps), mean_steps=float(steps.mean()), n_success=int(ok.sum()),
                 min_steps=int(steps.min()), max_steps=int(steps.max()))
-
-
-# --------------------------------------------------------------------------------------------
-# Figure 4: reading the numbers
-# --------------------------------------------------------------------------------------------
-
-
-def forward_minus_sarsa(res) -> dict:
-    """Per λ of a Figure 4 (:class:`ftd_lib.repro.results.Results`): forward Sarsa(λ)'s
-    best-α return minus Sarsa(λ)'s (``nan`` where Sarsa(λ) diverged at every α, i.e. forward
-    wins outright)."""
-    summ = res.summary()
-    f, s = summ["forward_sarsa_lambda"], summ["sarsa_lambda"]
-    lams = [lam for lam in f["x"] if lam in set(s["x"].tolist())]
-    out = {}
-    for lam in lams:
-        yf = f["y"][f["x"] == lam][0]
-        ys = s["y"][s["x"] == lam][0]
-        out[float(lam)] = float(yf - ys) if np.isfinite(ys) and np.isfinite(yf) else math.nan
-    return out
-
-
-def format_forward_minus_sarsa(res) -> str:
-    """:func:`forward_minus_sarsa` in one line: ``λ = 0: +12.3,  λ = 0.5: ...`` ("Sarsa(λ)
-    diverged" where every α of Sarsa(λ) did)."""
-    return ",  ".join(f"λ = {lam:g}: " + (f"{d:+.1f}" if np.isfinite(d) else "Sarsa(λ) diverged")
-                      for lam, d in forward_minus_sarsa(res).items())
-
 
 
 # --------------------------------------------------------------------------------------------

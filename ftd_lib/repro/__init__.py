@@ -11,6 +11,7 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
   and the commands that make it (:func:`reproduce_command`)
 - :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
   assembled in a fixed order) and :func:`reproduce`
+- :mod:`~ftd_lib.repro.executors` ``--executor dask``: the chunks on a Dask cluster, stored here
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
 - :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
 - :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance

@@ -4,7 +4,8 @@
 
     python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
         --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] \\
-        [--workers N] [--force] [--set KEY=V1,V2,...]
+        [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force] \
+        [--set KEY=V1,V2,...]
     python -m ftd_lib reproduce fig4-right --scale paper --set alphas=0.001,0.002 --set lams=0,0.5
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
@@ -13,7 +14,9 @@
 processes), storing each finished chunk at once, so an interrupted run (Ctrl-C, kill)
 continues where it stopped when the same command is given again. It writes
 ``DIR/<figure>.npz`` (data and metadata), ``DIR/<figure>.json`` (metadata),
-``DIR/<figure>.png`` and refreshes ``DIR/REPORT.md``.
+``DIR/<figure>.png`` and refreshes ``DIR/REPORT.md``. ``--executor dask`` computes the chunks on
+a Dask cluster instead (:mod:`ftd_lib.repro.executors`): a local one of ``--workers`` processes,
+or the one at ``--scheduler``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import sys
 
 from . import store
 from .definitions import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure, parse_sets
+from .executors import EXECUTORS, DaskExecutor
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
 from .runs import ScaleConflict, run_figure
@@ -82,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--threads", type=_positive_int, default=1,
                    help="torch CPU threads per worker (default 1: on a shared or busy machine "
                         "more threads than free cores slow torch down many times)")
+    r.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="where the chunks are computed: local (this machine, --workers "
+                        "processes; default) or dask (a Dask cluster: a local one of --workers "
+                        "processes, or the one at --scheduler); the numbers are the same")
+    r.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="with --executor dask: the address of a running Dask scheduler (dask "
+                        "scheduler; dask worker tcp://HOST:PORT --nthreads 1 on each machine)")
     r.add_argument("--chunk-rows", type=_positive_int, default=None,
                    help="most rows (settings x runs) per chunk (default: the figure's, sized "
                         "for a CPU; on a GPU try 20000)")
@@ -133,6 +144,10 @@ def _resume_command(args, name: str, command: str) -> str:
         command = command.replace(f" reproduce {name} ", " reproduce all ", 1)
     if getattr(args, "workers", None) is not None:
         command += f" --workers {args.workers}"
+    if getattr(args, "executor", "local") != "local":
+        command += f" --executor {args.executor}"
+    if getattr(args, "scheduler", None):
+        command += f" --scheduler {args.scheduler}"
     if args.force:
         command += " --force"
     return command
@@ -161,6 +176,12 @@ def _reproduce(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", getattr(args, "workers", None))
+    if args.scheduler is not None and args.executor != "dask":
+        return _fail(parser, "reproduce", f"argument --scheduler: only with --executor dask "
+                     f"(--executor {args.executor} given; choose from {', '.join(EXECUTORS)})")
+    if args.scheduler is not None and args.workers is not None:
+        return _fail(parser, "reproduce", "argument --workers: the cluster at --scheduler has "
+                     "its own workers (dask worker ... --nworkers N)")
     names = FIGURES if args.figure == "all" else (args.figure,)
     if args.set and args.figure == "all":
         return _fail(parser, "reproduce", "argument --set: changes one figure's definition; "
@@ -180,6 +201,23 @@ def _reproduce(parser, args) -> int:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(args.threads)
     workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
+    executor = None
+    if args.executor == "dask":  # a scheduler is reached now, before any work
+        try:
+            executor = DaskExecutor(args.scheduler, threads=args.threads, name="--scheduler",
+                                    workers=None if args.scheduler else workers)
+            if args.scheduler:
+                executor.start()
+        except ValueError as e:
+            return _fail(parser, "reproduce", f"argument {e}")
+    try:
+        return _reproduce_figures(parser, args, names, figs, grid, workers, executor)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> int:
     for name in names:
         fig = figs[name]
         command = reproduce_command(name, args.scale, args.out, runs=args.runs,
@@ -191,7 +229,7 @@ def _reproduce(parser, args) -> int:
         if args.variant is not None:
             command += f" --variant '{args.variant}'"
         kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
-                  force=args.force, workers=workers, threads=args.threads)
+                  force=args.force, workers=workers, threads=args.threads, executor=executor)
         try:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
                 # control at paper scale: pilot over the full grid, then 200 runs around

@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from .. import __version__, validate
-from . import chunks, store
+from . import chunks, executors, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
-from .provenance import chunk_provenance, figure_provenance
+from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -36,7 +36,7 @@ class ScaleConflict(RuntimeError):
 def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                runner: Runner | None = None, device: str = "cpu", progress: bool = True,
                plot: bool = True, force: bool = False, command: str | None = None,
-               workers: int = 1, threads: int = 1) -> Results:
+               workers: int = 1, threads: int = 1, executor=None) -> Results:
     """Compute (or resume) a figure, store its data, metadata and PNG under ``out``.
 
     Finished chunks found in ``out/chunks/<figure>/`` are loaded, the others computed and
@@ -45,8 +45,11 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     atomically). The figure is then assembled from the stored chunks in their fixed order, so
     the numbers never depend on ``workers`` nor on which chunks were loaded (tested).
     Interrupting (Ctrl-C, kill -9) loses at most the chunks in progress; calling again with
-    the same arguments resumes. Writes ``out/<figure>.npz`` (arrays + metadata),
-    ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
+    the same arguments resumes. ``executor="dask"`` computes the chunks on a Dask
+    ``LocalCluster`` of ``workers`` processes instead, and a started
+    :class:`ftd_lib.repro.executors.DaskExecutor` on its cluster; either way only this
+    process writes the store (:mod:`ftd_lib.repro.executors`). Writes ``out/<figure>.npz``
+    (arrays + metadata), ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
@@ -54,6 +57,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     seed = validate.check_int("seed", seed, 0)
     workers = validate.check_int("workers", workers, 1)
     threads = validate.check_int("threads", threads, 1)
+    executors.check_executor(executor)
     if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
         from ..engine.checks import check_device  # (torch only when the engine runs)
 
@@ -101,7 +105,13 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
     jobs = [(cstore.root, tasks[i], idents[i], runner, device, here) for i in todo]
     try:
-        if int(workers) == 1 or len(todo) <= 1:
+        if executor not in (None, "local"):  # e.g. a Dask cluster: workers compute, we store
+            def save(k, data, cmeta):
+                _store_chunk(jobs[k], data, cmeta)
+                finished(k)
+
+            executors.compute_with(executor, jobs, workers=workers, threads=threads, save=save)
+        elif int(workers) == 1 or len(todo) <= 1:
             # per-episode bars from the engine only at paper scale (quick chunks take
             # seconds; their bars would only clutter the output)
             inner = progress and fig.scale == "paper"
@@ -177,16 +187,11 @@ def _check_overwrite(fig: Figure, path, old) -> None:
 
 def _compute_chunk(job, progress: bool = False) -> None:
     """Compute one chunk with its runner and store it atomically (in a worker or in place)."""
-    root, task, ident, runner, device, here = job
-    tc = time.time()
-    raw = runner(task, device=device, progress=progress)
-    data = chunks.reduce_chunk(task, raw)
-    cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
-             "machine": here,
-             "provenance": chunk_provenance(raw.get("engine") or chunks.runner_name(runner))}
-    if "engine_stats" in raw:
-        cmeta["engine"] = raw["engine_stats"]
-    store.ChunkStore(root).save(ident, data, cmeta)
+    _store_chunk(job, *chunks.chunk_result(job, progress))
+
+
+def _store_chunk(job, data: dict, cmeta: dict) -> None:
+    store.ChunkStore(job[0]).save(job[2], data, cmeta)
 
 
 def _init_worker(threads: int) -> None:
@@ -262,11 +267,11 @@ def _tqdm(**kw):
 def reproduce(names, scale: str = "quick", *, runs: int | None = None, seed: int = DEFAULT_SEED,
               out=DEFAULT_RESULTS, device: str = "cpu", runner: Runner | None = None,
               progress: bool = True, force: bool = False, plot: bool = True,
-              workers: int = 1, threads: int = 1) -> dict[str, Results]:
+              workers: int = 1, threads: int = 1, executor=None) -> dict[str, Results]:
     """Run several figures (``"all"`` or a list of names) one after another."""
     if isinstance(names, str):
         names = FIGURES if names == "all" else (names,)
     return {n: run_figure(figure(n, scale, runs=runs), out, seed=seed, runner=runner,
                           device=device, progress=progress, force=force, plot=plot,
-                          workers=workers, threads=threads)
+                          workers=workers, threads=threads, executor=executor)
             for n in names}

@@ -1,19 +1,66 @@
-"""INSTRUCTORS.md covers every notebook and every exercise, and the README links it."""
+"""INSTRUCTORS.md covers every notebook and every exercise, its lecture plan fits the lectures,
+its run times fit the 60-second budget, and the README links it and quotes the same run times."""
 
+import re
 from pathlib import Path
 
 from ftd_lib.course.exercises.hints import HINTS
 
 REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+BUDGET_S = 60.0
+
+
+def _text():
+    return (REPO / "INSTRUCTORS.md").read_text()
+
+
+def _run_times(text: str) -> dict[str, list[float]]:
+    """``{notebook stem: [seconds, ...]}`` from the table rows that start with a notebook."""
+    out = {}
+    for nb in NOTEBOOKS:
+        row = next((ln for ln in text.splitlines() if ln.startswith(f"| `{nb.stem}`")), None)
+        assert row is not None, f"no table row for {nb.stem}"
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        times = next((c for c in cells if re.fullmatch(r"[\d.]+ s( \([\d.]+ s [^)]*\))?", c)),
+                     None)
+        assert times is not None, f"no run time in the row of {nb.stem}: {row}"
+        out[nb.stem] = [float(x) for x in re.findall(r"([\d.]+) s", times)]
+    return out
 
 
 def test_instructors_page():
-    text = (REPO / "INSTRUCTORS.md").read_text()
-    for nb in sorted((REPO / "notebooks").glob("0*.ipynb")):
+    text = _text()
+    for nb in NOTEBOOKS:
         assert f"`{nb.stem}`" in text, f"INSTRUCTORS.md has no row for {nb.stem}"
     for key in HINTS:
         assert f"`{key}`" in text, f"INSTRUCTORS.md does not describe exercise {key}"
-    for topic in ("two-lecture plan", "Replacing traces", "DQN", "forward Sarsa(1)", "η result",
-                  "Binder", "Offline", "python -m ftd_lib reproduce", "jupyterlab-rise"):
+    for topic in ("three-lecture plan", "two-lecture variant", "Replacing traces", "DQN",
+                  "forward Sarsa(1)", "η result", "Binder", "Offline",
+                  "python -m ftd_lib reproduce", "jupyterlab-rise", "Explore further"):
         assert topic.lower() in text.lower(), topic
     assert "](INSTRUCTORS.md)" in (REPO / "README.md").read_text()
+
+
+def test_every_lecture_fills_its_time_and_no_more():
+    text = _text()
+    lectures = re.findall(r"\*\*Lecture (\d) \((\d+) min\)[^\n]*\*\*\n\n((?:\|[^\n]*\n)+)", text)
+    assert [n for n, _, _ in lectures] == ["1", "2", "3"]
+    for n, length, table in lectures:
+        spans = [tuple(map(int, m)) for m in re.findall(r"^\| (\d+)–(\d+) \|", table, re.M)]
+        assert spans, f"lecture {n} has no timetable"
+        assert spans[0][0] == 0 and spans[-1][1] == int(length), f"lecture {n}: {spans}"
+        for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+            assert start == end, f"lecture {n}: a gap or an overlap at minute {end}"
+    # notebook 04 gets its own 45 minutes; 04, 05 and 06 no longer share one lecture
+    l2, l3 = lectures[1][2], lectures[2][2]
+    assert "| 0–45 | 04:" in l2 and "06" not in l2 and "06 §" in l3
+
+
+def test_run_times_fit_the_budget_and_match_the_readme():
+    ours = _run_times(_text())
+    readme = _run_times((REPO / "README.md").read_text())
+    for stem, times in ours.items():
+        assert all(0 < t <= BUDGET_S for t in times), f"{stem}: {times} s"
+        assert readme[stem] == times, f"{stem}: README says {readme[stem]}, INSTRUCTORS {times}"
+    assert len(ours["06_nn_control"]) == 2  # cached kernel, and the first (compiling) run

@@ -253,6 +253,8 @@ def test_choices_cover_the_open_items_with_library_values():
     assert f"standard deviation {mc.REWARD_STD:g}" in rows["reward noise"]["ours"]
     assert f"{len(ALPHAS_FIG3)} values" in rows["step-size grid"]["ours"]
     assert prediction.choices_markdown().count("\n") == len(rows) + 1
+    short = prediction.choices_markdown(where=False)
+    assert short.count("\n") == len(rows) + 1 and "ftd_lib" not in short
 
 
 # ------------------------------------------------------------------------------------------

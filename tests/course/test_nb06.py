@@ -12,6 +12,7 @@ import pytest
 
 from ftd_lib.approx import MLP
 from ftd_lib.course import live as figures
+from ftd_lib.course import nb06_figure4 as fig4
 from ftd_lib.course import nb06_nn_control as control
 from ftd_lib.course import quick, task_pictures
 from ftd_lib.course.exercises import nb06
@@ -289,6 +290,9 @@ def test_choices_point_at_real_places():
     md = control.choices_markdown(rows)
     assert md.count("\n") == len(rows) + 1
     assert f"{mc.DEFAULT_MAX_STEPS} steps" in md and f"{cp.DEFAULT_MAX_STEPS} steps" in md
+    short = control.choices_markdown(rows, where=False)  # the notebook's table, without places
+    assert short.count("\n") == len(rows) + 1 and "ftd_lib" not in short
+    assert all(line.replace("\\|", "").count("|") == 4 for line in short.splitlines())
 
 
 # ------------------------------------------------------------------------------ drawing
@@ -373,10 +377,10 @@ def test_best_points_and_claims_from_data(tmp_path):
     assert figures.best_points(res)["forward_sarsa_lambda"]["x"] == lams.max()
     sarsa = summ["sarsa_lambda"]
     assert np.isnan(sarsa["y"][lams >= 0.9]).all() and np.isfinite(sarsa["y"][lams < 0.9]).all()
-    diff = control.forward_minus_sarsa(res)
+    diff = fig4.forward_minus_sarsa(res)
     assert all(diff[lam] == pytest.approx(5.0) for lam in lams if lam < 0.9)
     assert all(math.isnan(diff[lam]) for lam in lams if lam >= 0.9)
-    line = control.format_forward_minus_sarsa(res)
+    line = fig4.format_forward_minus_sarsa(res)
     assert "λ = 0: +5.0" in line and "λ = 0.9: Sarsa(λ) diverged" in line
     text = figures.format_best(res)
     assert "a run diverged at every α" in text and f"at α = {best_alpha:<7g}" in text
