@@ -15,12 +15,14 @@ into what a chunk stores, :func:`chunk_problem` checks a stored chunk against it
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from .definitions import DEFAULT_SEED, Figure
+from .provenance import chunk_provenance
 
 STORE_VERSION = 1  # bump when the meaning of a stored chunk changes
 
@@ -242,3 +244,17 @@ def engine_runner_name(method: str) -> str:
     from ..engine import numerics_version
 
     return f"engine-{numerics_version(method)}"
+
+
+def chunk_result(job, progress: bool = False) -> tuple[dict, dict]:
+    """Compute one chunk with its runner: ``(arrays, metadata)`` to store (not stored)."""
+    _root, task, _ident, runner, device, here = job
+    tc = time.time()
+    raw = runner(task, device=device, progress=progress)
+    data = reduce_chunk(task, raw)
+    cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
+             "machine": here,
+             "provenance": chunk_provenance(raw.get("engine") or runner_name(runner))}
+    if "engine_stats" in raw:
+        cmeta["engine"] = raw["engine_stats"]
+    return data, cmeta

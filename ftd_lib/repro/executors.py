@@ -202,7 +202,6 @@ def _remote_chunk(job, engine: bool, threads: int):
     """On a worker: compute the chunk (never store it), return ``(arrays, meta)``, the meta
     naming this worker, its machine and the runner it used."""
     from . import chunks
-    from .runs import chunk_result
 
     if engine:  # (the engine imports torch anyway; another runner may not need it)
         import torch
@@ -210,7 +209,7 @@ def _remote_chunk(job, engine: bool, threads: int):
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
     root, task, ident, runner, device, _ = job
-    data, meta = chunk_result((root, task, ident, runner, device, _worker_machine(device)))
+    data, meta = chunks.chunk_result((root, task, ident, runner, device, _worker_machine(device)))
     meta["runner"] = (chunks.engine_runner_name(task.method) if engine
                       else chunks.runner_name(runner))
     with contextlib.suppress(Exception):

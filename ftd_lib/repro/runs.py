@@ -18,7 +18,7 @@ from .. import __version__, validate
 from . import chunks, executors, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
-from .provenance import chunk_provenance, figure_provenance
+from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
     Results,
@@ -187,25 +187,11 @@ def _check_overwrite(fig: Figure, path, old) -> None:
 
 def _compute_chunk(job, progress: bool = False) -> None:
     """Compute one chunk with its runner and store it atomically (in a worker or in place)."""
-    _store_chunk(job, *chunk_result(job, progress))
+    _store_chunk(job, *chunks.chunk_result(job, progress))
 
 
 def _store_chunk(job, data: dict, cmeta: dict) -> None:
     store.ChunkStore(job[0]).save(job[2], data, cmeta)
-
-
-def chunk_result(job, progress: bool = False) -> tuple[dict, dict]:
-    """Compute one chunk with its runner: ``(arrays, metadata)`` to store (not stored)."""
-    _root, task, _ident, runner, device, here = job
-    tc = time.time()
-    raw = runner(task, device=device, progress=progress)
-    data = chunks.reduce_chunk(task, raw)
-    cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
-             "machine": here,
-             "provenance": chunk_provenance(raw.get("engine") or chunks.runner_name(runner))}
-    if "engine_stats" in raw:
-        cmeta["engine"] = raw["engine_stats"]
-    return data, cmeta
 
 
 def _init_worker(threads: int) -> None:
