@@ -94,6 +94,48 @@ def run_student(fn, *args, **kwargs):
         return None, f"Your function raised {type(e).__name__}: {e}"
 
 
+def _as_weights(got) -> np.ndarray:
+    """A student's returned weights as a float array (an empty one when not numbers)."""
+    try:
+        return np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return np.zeros(0)
+
+
+def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
+                           as_array=_as_weights) -> bool | None:
+    """The loop of a build-an-algorithm exercise: for each case ``(what, ..., usual)`` of
+    ``cases``, ``make(i, case)`` gives ``(episodes, w0, kwargs, expected)``, the student's
+    ``fn(episodes, w0.copy(), **kwargs)`` runs (:func:`run_student`), and its weights after every
+    step must match ``expected`` to 1e-10. One verdict per case: an error, the wrong shape
+    (``rows`` is inserted after "the weights after every step"), the first step that differs
+    (``differs(step, episodes, expected, usual)`` says what), or ``same``. Returns whether all
+    cases passed, or ``None`` (after printing :data:`MISSING`) while ``fn`` is the skeleton."""
+    ok_all = True
+    for i, case in enumerate(cases):
+        what, usual = case[0], case[-1]
+        episodes, w0, kw, expected = make(i, case)
+        got, err = run_student(fn, episodes, w0.copy(), **kw)
+        if err == MISSING:
+            verdict(False, "", MISSING)
+            return None
+        if err is not None:
+            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
+            continue
+        got = as_array(got)
+        if got.shape != expected.shape:
+            ok_all = verdict(False, "", f"{what}: return the weights after every step{rows} "
+                             f"(shape {expected.shape}), got {got.shape}.") and ok_all
+            continue
+        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        if bad.size:
+            why = differs(int(bad[0]) + 1, episodes, expected, usual)
+            ok_all = verdict(False, "", f"{what}: {why}") and ok_all
+        else:
+            verdict(True, f"{what}: {same}", "")
+    return ok_all
+
+
 # ------------------------------------------------------------------------------------ hints
 
 

@@ -13,7 +13,7 @@ from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
 from ..nb02_lambda_return import figure1_data
-from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
+from . import borrows, check_close, check_weights_per_step, missing, not_written, verdict
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -72,32 +72,25 @@ def check_td_lambda(fn, fig1_point) -> bool:
         return verdict(False, "", "That calls the library's own td_lambda: write the "
                        "algorithm yourself (the check compares it with the library's).")
     lin = Linear(N_STATES)
-    ok_all = True
-    for i, (what, lam, gamma, usual) in enumerate(TD_LAMBDA_CASES):
+
+    def make(i, case):
+        _, lam, gamma, _ = case
         episodes = random_walk_episodes(3, run_generator(2, i))
         w0 = np.linspace(0.5, 5.0, N_STATES)
         kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=gamma)
-        expected = td_lambda(episodes, w0, **kw)
-        got, err = run_student(fn, episodes, w0.copy(), **kw)
-        if err == MISSING:
-            return verdict(False, "", MISSING)
-        if err is not None:
-            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
-            continue
-        got = np.asarray(got, dtype=float) if got is not None else np.zeros(0)
-        if got.shape != expected.shape:
-            ok_all = verdict(False, "", f"{what}: return the weights after every step (shape "
-                             f"{expected.shape}), got {got.shape}.") and ok_all
-            continue
-        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
-        first_end = len(episodes[0][1])
-        if bad.size and bad[0] >= first_end:
+        return episodes, w0, kw, td_lambda(episodes, w0, **kw)
+
+    def differs(step, episodes, expected, usual):
+        if step > len(episodes[0][1]):  # first wrong in a later episode
             usual = "the trace must start at 0 in every episode"
-        if bad.size:
-            ok_all = verdict(False, "", f"{what}: your weights leave TD(λ)'s at step "
-                             f"{bad[0] + 1}. Usual cause: {usual}.") and ok_all
-        else:
-            verdict(True, f"{what}: the same weights as algorithms.td_lambda.", "")
+        return f"your weights leave TD(λ)'s at step {step}. Usual cause: {usual}."
+
+    ok_all = check_weights_per_step(
+        fn, TD_LAMBDA_CASES, make, rows="", same="the same weights as algorithms.td_lambda.",
+        differs=differs,
+        as_array=lambda got: np.asarray(got, dtype=float) if got is not None else np.zeros(0))
+    if ok_all is None:
+        return False
     data = figure1_data()
     expected = float(data["curves"]["td_lambda"][data["episode_ends"][0]])
     return check_close(fig1_point, expected, name="Figure 1's TD(λ) error at the end of "

@@ -12,7 +12,15 @@ from ...approx import Linear
 from ...envs.random_walk import random_walk_episodes
 from ...returns import advance_time, extend_horizon, interim_lambda_return, k_bound
 from ...rng import run_generator
-from . import MISSING, borrows, check_close, missing, not_written, run_student, verdict
+from . import (
+    borrows,
+    check_close,
+    check_weights_per_step,
+    missing,
+    not_written,
+    run_student,
+    verdict,
+)
 
 #: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
 #: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
@@ -41,33 +49,21 @@ def check_algorithm1(fn) -> bool:
         return verdict(False, "", "That calls the library's own forward_td_lambda: write the "
                        "algorithm yourself (the check compares it with the library's).")
     approx = Linear(10)
-    ok_all = True
-    for i, (what, lam, gamma, eta, k_max, usual) in enumerate(ALGORITHM1_CASES):
+
+    def make(i, case):
+        _, lam, gamma, eta, k_max, _ = case
         episodes = random_walk_episodes(4, run_generator(18, i))
         kw = dict(approx=approx, alpha=0.1, lam=lam, gamma=gamma, eta=eta, k_max=k_max)
         w0 = np.linspace(0.5, 5.0, 10)  # a rough first guess, so that delta' moves from step 1
-        expected = forward_td_lambda_by_definition(episodes, w0, **kw)
-        got, err = run_student(fn, episodes, w0.copy(), **kw)
-        if err == MISSING:
-            return verdict(False, "", MISSING)
-        if err is not None:
-            ok_all = verdict(False, "", f"{what}: {err}") and ok_all
-            continue
-        try:
-            got = np.asarray(got, dtype=float)
-        except (TypeError, ValueError):
-            got = np.zeros(0)
-        if got.shape != expected.shape:
-            ok_all = verdict(False, "", f"{what}: return the weights after every step, one row "
-                             f"per step (shape {expected.shape}), got {got.shape}.") and ok_all
-            continue
-        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
-        if bad.size:
-            ok_all = verdict(False, "", f"{what}: your weights leave the definition's at step "
-                             f"{bad[0] + 1} of {len(expected)}. Usual cause: {usual}.") and ok_all
-        else:
-            verdict(True, f"{what}: the same weights as Sec. 5's definition.", "")
-    return ok_all
+        return episodes, w0, kw, forward_td_lambda_by_definition(episodes, w0, **kw)
+
+    def differs(step, episodes, expected, usual):
+        return (f"your weights leave the definition's at step {step} of {len(expected)}. "
+                f"Usual cause: {usual}.")
+
+    return bool(check_weights_per_step(
+        fn, ALGORITHM1_CASES, make, rows=", one row per step",
+        same="the same weights as Sec. 5's definition.", differs=differs))
 
 
 def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: float = 0.5,
