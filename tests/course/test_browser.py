@@ -302,11 +302,12 @@ def _menu(page, menu, item):
 
 
 PROMPTS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt"
-ALL_CLEARED = (
-    "sel => [...document.querySelectorAll(sel)].every(e => e.textContent.trim() === '[ ]:')"
-)
-ALL_RUN = """sel => { const p = [...document.querySelectorAll(sel)];
-    return p.length > 0 && p.every(e => /^\\[\\d+\\]:$/.test(e.textContent.trim())); }"""
+# the prompts JupyterLab draws: a folded cell (a worked solution, `jupyter.source_hidden`) shows
+# no input, and its prompt stays empty whether it ran or not
+VISIBLE = "[...document.querySelectorAll(sel)].filter(e => e.textContent.trim() !== '')"
+ALL_CLEARED = f"sel => {VISIBLE}.every(e => e.textContent.trim() === '[ ]:')"
+ALL_RUN = f"""sel => {{ const p = {VISIBLE};
+    return p.length > 0 && p.every(e => /^\\[\\d+\\]:$/.test(e.textContent.trim())); }}"""
 # error outputs (JupyterLab shows them as stderr); Run All stops at the first one
 ERRORS = (
     ".jp-NotebookPanel:not(.lm-mod-hidden) "
