@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -252,7 +253,9 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
         lines += _figure_section(n, res, rel, [v for v in verdicts if v.figure == n])
         lines += _pilot_section(n, results_dir, report_dir)
     lines += _studies(results_dir, report_dir)
-    lines += variant_sections(results_dir, report_dir, results["fig4-left"])
+    parts = SimpleNamespace(figure_section=_figure_section, pilot_section=_pilot_section,
+                            below_warning=_below_warning)
+    lines += variant_sections(results_dir, report_dir, results["fig4-left"], parts)
     return "\n".join(lines).rstrip() + "\n"
 
 

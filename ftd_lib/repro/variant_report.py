@@ -162,12 +162,16 @@ def reading(name: str, res, rows: list[dict], default_res, default: list[dict] |
     return text
 
 
-def variant_section(res, stage1: bool, default_res, report_dir: Path) -> list[str]:
+def variant_section(res, stage1: bool, default_res, report_dir: Path, parts) -> list[str]:
     """REPORT.md's section on Fig. 4 left under a set-up variant (``res``: its figure, or
     its pilot where ``stage1``), beside ``default_res`` (this project's Fig. 4
-    left, or ``None``)."""
-    from .report import _below_warning, _figure_section, _pilot_section
+    left, or ``None``). ``parts``: the report's own section builders (``figure_section``,
+    ``pilot_section``, ``below_warning`` of :mod:`.report`, which calls this module: passed
+    in, so that the two modules do not import each other)."""
     from .study import variant
+
+    _figure_section, _pilot_section = parts.figure_section, parts.pilot_section
+    _below_warning = parts.below_warning
 
     name = variant_name(res)
     png = results_paths(FIGURE, res.path.parent)["png"]
@@ -201,10 +205,10 @@ def variant_section(res, stage1: bool, default_res, report_dir: Path) -> list[st
     return out
 
 
-def variant_sections(results_dir, report_dir, default_res) -> list[str]:
+def variant_sections(results_dir, report_dir, default_res, parts) -> list[str]:
     """Every stored variant's :func:`variant_section` (none when ``<results>/variants/``
-    holds no Fig. 4 left under a variant)."""
+    holds no Fig. 4 left under a variant); ``parts`` as there."""
     out = []
     for _, res, stage1 in stored_variants(results_dir):
-        out += variant_section(res, stage1, default_res, Path(report_dir))
+        out += variant_section(res, stage1, default_res, Path(report_dir), parts)
     return out
