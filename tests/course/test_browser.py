@@ -364,6 +364,19 @@ def _wait_until(what, fn, now, timeout_s=WIDGET_S):
         time.sleep(0.25)
 
 
+def _redrawn_without_error(page, box, image, src0, what):
+    """The explorer's picture changed from ``src0``, the explorer shows no error, and the page
+    made no failed or refused request."""
+    _wait_until(
+        f"{what} should be redrawn",
+        lambda: image.get_attribute("src") not in ("", src0),
+        lambda: image.get_attribute("src"),
+    )
+    assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
+    box.evaluate("e => e.scrollIntoView({block: 'start'})")
+    assert page.failures == [], "\n".join(page.failures)
+
+
 BETA = re.compile(r"β_TD = (-?[\d.]+), β_λ = (-?[\d.]+)")
 
 
@@ -409,14 +422,7 @@ def test_nb03_alpha_slider_moves_beta_and_plot(jupyter_server, page, untouched_n
     _wait_kernel_idle(page, jupyter_server, NB03, WIDGET_S)
     assert _betas(readout) == pytest.approx(want, abs=1e-3)
     assert want[0] > 2 and "diverges" in _text(readout), _text(readout)
-    _wait_until(
-        "the plot should be redrawn",
-        lambda: image.get_attribute("src") not in ("", src0),
-        lambda: image.get_attribute("src"),
-    )
-    assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
-    box.evaluate("e => e.scrollIntoView({block: 'start'})")
-    assert page.failures == [], "\n".join(page.failures)
+    _redrawn_without_error(page, box, image, src0, "the plot")
 
 
 def test_nb04_step_forward_advances_algorithm1(jupyter_server, page, untouched_notebooks):
@@ -447,14 +453,7 @@ def test_nb04_step_forward_advances_algorithm1(jupyter_server, page, untouched_n
     _wait_kernel_idle(page, jupyter_server, NB04, WIDGET_S)
     assert frame.get_attribute("data-frame") == "2"
     assert _text(box.locator(".ftd-step-slider .widget-readout")) == "2"
-    _wait_until(
-        "the timeline should be redrawn",
-        lambda: image.get_attribute("src") not in ("", src0),
-        lambda: image.get_attribute("src"),
-    )
-    assert _text(box.locator(".ftd-error")) == "", _text(box.locator(".ftd-error"))
-    box.evaluate("e => e.scrollIntoView({block: 'start'})")
-    assert page.failures == [], "\n".join(page.failures)
+    _redrawn_without_error(page, box, image, src0, "the timeline")
 
 
 RAW_TEX = re.compile(r"\$[^$\s]|\\(?:alpha|beta|lambda|gamma|frac|hat|theta)\b")
