@@ -37,9 +37,15 @@ GLOSSARY = (
 )
 
 
-def glossary_markdown() -> str:
-    """The glossary as a Markdown table."""
-    rows = ["| the paper (van Seijen 2016) | Sutton & Barto (2nd ed.) | book | notebook |",
-            "| --- | --- | --- | --- |"]
-    rows += [f"| {p} | {b} | {sec} | {nb} |" for p, b, sec, nb in GLOSSARY]
-    return "\n".join(rows)
+def glossary_markdown(rows=None) -> str:
+    """The glossary as a Markdown table: all of it, or the rows of :data:`GLOSSARY` whose
+    indices ``rows`` lists (a range or a list, in order), so that a slide can show a part."""
+    if rows is None:
+        rows = range(len(GLOSSARY))
+    rows = list(rows)
+    if not rows or any(not isinstance(i, int) or not 0 <= i < len(GLOSSARY) for i in rows):
+        raise ValueError(f"rows must be indices 0..{len(GLOSSARY) - 1} of GLOSSARY, got {rows!r}")
+    out = ["| the paper (van Seijen 2016) | Sutton & Barto (2nd ed.) | book | notebook |",
+           "| --- | --- | --- | --- |"]
+    out += ["| {} | {} | {} | {} |".format(*GLOSSARY[i]) for i in rows]
+    return "\n".join(out)

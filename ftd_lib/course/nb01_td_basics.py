@@ -13,6 +13,10 @@ many runs), so the same call always gives the same numbers.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+
 import numpy as np
 
 from ..envs.random_walk import N_STATES, random_walk_states, rms_error, true_values
@@ -119,3 +123,17 @@ def plot_rms_vs_episodes(curves: dict, ax=None, title: str = "Tabular TD(0) on t
     ax.set_ylim(bottom=0)
     ax.legend()
     return ax
+
+
+def source_without_docstring(func) -> str:
+    """The source of ``func`` (a function), its docstring left out and its comments kept: the
+    code alone, short enough for a slide (``inspect.getsource`` gives it with the docstring)."""
+    if not inspect.isfunction(func):
+        raise ValueError(f"func must be a Python function, got {type(func).__name__}")
+    src = textwrap.dedent(inspect.getsource(func))
+    body = ast.parse(src).body[0].body
+    if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return src
+    lines = src.splitlines(keepends=True)
+    return "".join(lines[:body[0].lineno - 1] + lines[body[0].end_lineno:])

@@ -116,6 +116,25 @@ def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1
     return fig
 
 
+def same_bias_n(values, lam: float, ns=range(1, 101), state: int = 10) -> dict:
+    r"""The λ-return :math:`G^\lambda` against the n-step return of (nearly) the same bias: of
+    the ``ns``, the n whose :math:`G^{(n)}` has the bias closest to that of :math:`G^\lambda`,
+    both bootstrapping from the fixed estimate ``values`` (states 1..10 of the random walk),
+    as targets for :math:`v_\pi(\text{state})`. Exact, from
+    :mod:`ftd_lib.course.bias_variance`. Returns ``{"lam", "n", "bias_lam", "var_lam",
+    "bias_n", "var_n"}``: at equal bias, the variances say which way of looking ahead is the
+    better target (notebook 02, "why the best λ trails the best n early")."""
+    from .bias_variance import lambda_return_bias_variance, n_step_bias_variance
+
+    lam = check_unit("lam", lam)
+    g_lam = lambda_return_bias_variance(values, [lam], state)
+    g_n = n_step_bias_variance(values, list(ns), state)
+    i = int(np.argmin(np.abs(g_n["bias"] - g_lam["bias"][0])))
+    return {"lam": lam, "n": int(g_n["n"][i]), "bias_lam": float(g_lam["bias"][0]),
+            "var_lam": float(g_lam["variance"][0]), "bias_n": float(g_n["bias"][i]),
+            "var_n": float(g_n["variance"][i])}
+
+
 def plot_lambda_weights(lam: float, n: int, ax=None):
     """Bar chart of :func:`lambda_return_weights`: how eq. 2 mixes the n-step returns."""
     if ax is None:

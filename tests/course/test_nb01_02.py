@@ -2,6 +2,8 @@
 against slow obvious forms and hand numbers."""
 
 import functools
+import inspect
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -55,6 +57,26 @@ def test_monte_carlo_values_one_episode_by_hand():
         returns = [T - t for t in range(T) if s[t] == state]  # one per visit
         assert v[state - 1] == pytest.approx(np.mean(returns))
     assert v[0] != 1.0  # this walk left state 1 to the right once: two visits
+
+
+def test_source_without_docstring_keeps_the_code_and_its_comments():
+    full = inspect.getsource(algorithms.td0)
+    short = nb01_td_basics.source_without_docstring(algorithms.td0)
+    doc = algorithms.td0.__doc__
+    assert doc.splitlines()[0] in full and doc.splitlines()[0] not in short
+    # every line of the code is kept, in order: the full source less the docstring's lines
+    code = [ln for ln in full.splitlines() if ln not in short.splitlines()]
+    assert len(code) == len(doc.splitlines()) and '"""' in code[0] and '"""' in code[-1]
+    assert "# terminal: value 0" in short and short.startswith("def td0(")
+    compile(short, "<td0>", "exec")  # still a valid function
+
+    def no_doc(x):
+        return x  # a comment
+
+    assert nb01_td_basics.source_without_docstring(no_doc) == textwrap.dedent(
+        inspect.getsource(no_doc))
+    with pytest.raises(ValueError, match="func"):
+        nb01_td_basics.source_without_docstring(len)
 
 
 def test_td0_tabular_rejects_bad_alpha():
@@ -377,3 +399,47 @@ def test_exercise_data_matches_the_library():
         1.81)
     assert interim_lambda_return(e["rewards"], e["values"], 0, 3, e["gamma"], 0.5) == (
         pytest.approx(1.8325))
+
+
+def test_same_bias_n_is_the_closest_bias_and_explains_the_early_gap():
+    """Notebook 02's answer to "why does the best λ do worse than the best n early?": the n is
+    the one whose bias is closest (checked against every n), and the variances it prints say
+    that at equal bias the λ-return is the noisier target while V̂ is poor (5 episodes) and the
+    less noisy one once V̂ is good (100 episodes)."""
+    from ftd_lib.course.bias_variance import (
+        lambda_return_bias_variance,
+        n_step_bias_variance,
+        td0_estimate,
+    )
+
+    for k, lam in ((5, 0.98), (100, 0.95)):
+        v = td0_estimate(k)
+        r = nb02_lambda_return.same_bias_n(v, lam)
+        lr = lambda_return_bias_variance(v, [lam])
+        gaps = [abs(n_step_bias_variance(v, [n])["bias"][0] - lr["bias"][0])
+                for n in range(1, 101)]
+        assert r["n"] == 1 + int(np.argmin(gaps))
+        assert r["var_lam"] == pytest.approx(lr["variance"][0])
+        assert r["var_n"] == pytest.approx(n_step_bias_variance(v, [r["n"]])["variance"][0])
+        assert abs(r["bias_n"] - r["bias_lam"]) < 0.1
+        if k == 5:
+            assert r["var_lam"] > 2.5 * r["var_n"]
+        else:
+            assert r["var_lam"] < r["var_n"]
+    with pytest.raises(ValueError, match="lam"):
+        nb02_lambda_return.same_bias_n(np.zeros(10), 1.5)
+
+
+def test_lambda_return_with_zero_values_is_a_geometric_sum_of_the_length():
+    """The notebook's reason: with V̂ = 0 and γ = 1 the λ-return of an episode of length T is
+    sum_{k<T} λ^k = (1 - λ^T)/(1 - λ), and the n-step return is min(n, T)."""
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        states = random_walk_states(rng)
+        T = len(states) - 1
+        rewards, values = np.ones(T), np.zeros(T + 1)
+        for lam in (0.5, 0.9, 0.98):
+            g = interim_lambda_return(rewards, values, 0, T, 1.0, lam)
+            assert g == pytest.approx((1 - lam**T) / (1 - lam))
+        for n in (1, 5, 20, 100):
+            assert n_step_return(rewards, values, 0, n, 1.0) == pytest.approx(min(n, T))
