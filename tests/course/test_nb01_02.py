@@ -428,6 +428,15 @@ def test_same_bias_n_is_the_closest_bias_and_explains_the_early_gap():
             assert r["var_lam"] < r["var_n"]
     with pytest.raises(ValueError, match="lam"):
         nb02_lambda_return.same_bias_n(np.zeros(10), 1.5)
+    # the notes' numbers: after 5 episodes V lies in [0.5, 1.8], so bootstrapping adds almost
+    # nothing: with V = 0 exactly (TD(0) after 0 episodes) the best n and λ are as far apart
+    from ftd_lib.course.bias_variance import best_targets
+
+    v5 = td0_estimate(5)
+    assert 0.4 < v5.min() and v5.max() < 1.8
+    zero, five = best_targets(episodes=(0, 5))
+    assert round(zero["mse_best_n"], 1) == 31.0 and round(zero["mse_best_lam"], 1) == 56.8
+    assert round(five["mse_best_n"], 1) == 31.1 and round(five["mse_best_lam"], 1) == 54.7
 
 
 def test_lambda_return_with_zero_values_is_a_geometric_sum_of_the_length():
