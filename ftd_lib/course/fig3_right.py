@@ -97,12 +97,18 @@ def lambda_profile(res, lams=(0.0, 0.1, 0.3, 0.5, 0.9), eta: float = 0.01, k_max
     return rows
 
 
-def format_lambda_profile(rows: list[dict]) -> str:
-    """:func:`lambda_profile` as a table for people."""
-    eps = list(rows[0]["after"])
+def format_lambda_profile(rows: list[dict], episodes=None) -> str:
+    """:func:`lambda_profile` as a table for people (``episodes``: only these columns of the
+    learning curve, e.g. ``(1, 5, 20, 50)`` for a slide; default all of them)."""
+    eps = list(rows[0]["after"]) if episodes is None else [int(e) for e in episodes]
+    missing = [e for e in eps if e not in rows[0]["after"]]
+    if missing:
+        raise ValueError(f"episodes {missing} are not in the profile (it has "
+                         f"{list(rows[0]['after'])})")
     lines = ["   λ    score ± SE       error after episode " + " ".join(f"{e:>5d}" for e in eps)]
     for r in rows:
-        after = " ".join(f"{v:5.2f}" if math.isfinite(v) else "    ∞" for v in r["after"].values())
+        after = " ".join(f"{r['after'][e]:5.2f}" if math.isfinite(r["after"][e]) else "    ∞"
+                         for e in eps)
         lines.append(f"{r['lam']:4g}   {r['score']:.3f} ± {r['se']:.3f}"
                      f"                      {after}")
     return "\n".join(lines)

@@ -273,3 +273,31 @@ def memory_table(n_features: int, n_params: int, lams=(0.5, 0.9, 0.99, 0.999, 1.
         queue = math.inf if math.isinf(K) else int(K) * (int(n_features) + 1)
         rows.append(dict(lam=float(lam), K=K, queue_numbers=queue, trace_numbers=int(n_params)))
     return rows
+
+
+def format_memory(n_features: int, n_params: int, lams=(0.5, 0.9, 0.99, 0.999, 1.0), *,
+                  gamma: float = 1.0, eta: float = 0.01, k_max: int = 50) -> str:
+    r""":func:`memory_table` without and with the cap ``k_max``, side by side, as one table for
+    people: per :math:`\lambda` the horizon K and the numbers the queue holds (K(n+1)), and the
+    size of TD(:math:`\lambda`)'s trace (one number per weight) for comparison."""
+    free = memory_table(n_features, n_params, lams, gamma=gamma, eta=eta)
+    capped = memory_table(n_features, n_params, lams, gamma=gamma, eta=eta, k_max=k_max)
+
+    def q(row):
+        return "episode" if math.isinf(row["queue_numbers"]) else str(row["queue_numbers"])
+
+    lines = [f"η = {eta:g}; TD(λ)'s trace: {int(n_params)} numbers",
+             f"   λ      K    queue    K (K_max = {k_max})   queue"]
+    for a, b in zip(free, capped, strict=True):
+        lines.append(f"{a['lam']:<6g} {a['K']!s:>4} {q(a):>8} {b['K']!s:>9} {q(b):>15}")
+    return "\n".join(lines)
+
+
+def format_cost(data: dict, digits: int = 2) -> str:
+    """:func:`cost_per_step`'s ratios to TD(0) as a table for people: one row per method, one
+    column per episode length."""
+    lengths = [int(T) for T in data["lengths"]]
+    lines = ["cost per step / TD(0)'s   " + "".join(f"T = {T:<5d}" for T in lengths)]
+    for method, ratio in data["ratio"].items():
+        lines.append(f"{method:25s} " + "".join(f"{q:<9.{digits}f}" for q in ratio))
+    return "\n".join(line.rstrip() for line in lines)

@@ -336,6 +336,59 @@ def choices_markdown(where: bool = True) -> str:
     return "\n".join(out)
 
 
+def choices_left_open() -> str:
+    """:func:`choices` in three lines for a slide (Markdown): what the paper gives, what it
+    only names (a quoted phrase), and what it does not give at all."""
+    given, named, missing = [], [], []
+    for c in choices():
+        (missing if c["paper"].startswith("not given") else
+         named if c["paper"].startswith("“") else given).append(c["item"])
+    return (f"**The paper gives:** {', '.join(given)}.\n\n"
+            f"**It only names:** {', '.join(named)}.\n\n"
+            f"**It does not give:** {', '.join(missing)}.")
+
+
+def best_side_by_side(comparison) -> str:
+    """A prediction figure's best point per curve (:func:`ftd_lib.course.live.best_points`) in
+    the live run and in the stored data, one row per curve, for a slide: the best x (α or λ),
+    its error, and at how many x some run diverged. A curve missing from one of them shows
+    ``–``; with no stored data only the live columns are filled."""
+    from .live import best_points
+
+    live = best_points(comparison.live)
+    stored = best_points(comparison.stored) if comparison.stored is not None else {}
+    x = "α" if comparison.live.meta["definition"]["x"] == "alpha" else "λ"
+
+    def cell(b):
+        if b is None:
+            return f"{'–':^30s}"
+        y = f"{b['y']:.3f}" if math.isfinite(b["y"]) else "∞"
+        return f"{b['x']:<11g} {y:>5s}   {b['n_x_diverged']:>2d} of {b['n_x']:<3d}"
+
+    def scale(res):
+        if res is None:
+            return "no data"
+        return f"{res.meta['runs']} runs × {res.meta['episodes']} episodes"
+
+    head = f"best {x:<6s} error   diverged "
+    lines = [f"{'':21s} {'live, ' + scale(comparison.live):30s}  "
+             f"{'stored, ' + scale(comparison.stored)}",
+             f"{'':21s} {head:30s}  {head}"]
+    for curve in dict.fromkeys([*stored, *live]):
+        lines.append(f"{label(curve):21s} {cell(live.get(curve))}  {cell(stored.get(curve))}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def claims_brief_markdown(rows: list[dict]) -> str:
+    """The claims of :func:`ftd_lib.course.live.claims_side_by_side` for a slide: number,
+    the claim in the course's words, the verdict (the paper's words, the evidence and the
+    scale: :func:`ftd_lib.course.live.claims_markdown`)."""
+    out = ["| # | the claim | verdict |", "|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['number']} | {r['claim']} | **{r['verdict']}** |")
+    return "\n".join(out)
+
+
 def learning_curve_profile(res, method: str = "online_lambda_return",
                            alphas=(0.00094, 0.0053, 0.0075, 0.015, 0.03, 0.06, 0.085),
                            episodes=(1, 3, 6, 11, 26, 50)) -> list[dict]:
@@ -361,16 +414,22 @@ def learning_curve_profile(res, method: str = "online_lambda_return",
     return rows
 
 
-def format_profile(rows: list[dict]) -> str:
-    """:func:`learning_curve_profile` as a table for people."""
-    eps = list(rows[0]["after"])
+def format_profile(rows: list[dict], episodes=None) -> str:
+    """:func:`learning_curve_profile` as a table for people (``episodes``: only these columns
+    of the learning curve, e.g. ``(1, 6, 50)`` for a slide; default all of them)."""
+    eps = list(rows[0]["after"]) if episodes is None else [int(e) for e in episodes]
+    missing = [e for e in eps if e not in rows[0]["after"]]
+    if missing:
+        raise ValueError(f"episodes {missing} are not in the profile (it has "
+                         f"{list(rows[0]['after'])})")
     head = ("     α      score ± SE     diverged   error after episode "
             + " ".join(f"{e:>5d}" for e in eps))
     lines = [head]
     for r in rows:
         score = (f"{r['score']:.3f} ± {r['se']:.3f}" if math.isfinite(r["score"])
                  else "     ∞       ")
-        after = " ".join(f"{v:5.2f}" if math.isfinite(v) else "    ∞" for v in r["after"].values())
+        after = " ".join(f"{r['after'][e]:5.2f}" if math.isfinite(r["after"][e]) else "    ∞"
+                         for e in eps)
         lines.append(f"{r['alpha']:8.5f}   {score:14s}  {r['n_diverged']:3d} of {r['runs']:<3d}"
                      f"                     {after}")
     return "\n".join(lines)

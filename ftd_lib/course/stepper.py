@@ -60,10 +60,41 @@ ALGORITHM1 = (
 )
 
 
-def algorithm1_markdown() -> str:
-    """Algorithm 1 as a numbered listing (Markdown), the line numbers the stepper cites."""
-    body = "\n".join(f"{i:2d}  {line}" for i, line in enumerate(ALGORITHM1, start=1))
-    return "**Algorithm 1: forward TD(λ)** (van Seijen 2016)\n\n```text\n" + body + "\n```\n"
+def algorithm1_markdown(first: int = 1, last: int | None = None) -> str:
+    """Algorithm 1 as a numbered listing (Markdown), the line numbers the stepper cites:
+    lines ``first`` to ``last`` (1-based, inclusive; default all 33), so that a slide can show
+    one part of it with the paper's numbering."""
+    n = len(ALGORITHM1)
+    last = n if last is None else last
+    if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= n:
+        raise ValueError(f"first must be a line number 1..{n}, got {first!r}")
+    if isinstance(last, bool) or not isinstance(last, int) or not first <= last <= n:
+        raise ValueError(f"last must be a line number {first}..{n}, got {last!r}")
+    body = "\n".join(f"{i:2d}  {ALGORITHM1[i - 1]}" for i in range(first, last + 1))
+    part = "" if (first, last) == (1, n) else f", lines {first}–{last}"
+    return (f"**Algorithm 1: forward TD(λ)** (van Seijen 2016){part}\n\n```text\n" + body
+            + "\n```\n")
+
+
+def stepper_table(frames: list[dict]) -> str:
+    """The updates of :func:`stepper_frames` as a table for people: per time step, the state
+    (by its time step) it updates, the horizon, Algorithm 1's target and the definition's
+    (eq. 2); the steps that only fill the queue on one line; the states flushed at the end."""
+    lines, filling = [], [f["t"] for f in frames if not f["end"] and f["updated"] is None]
+    if filling:
+        lines.append(f"t = {filling[0]}..{filling[-1]}: the queue fills, no update"
+                     if len(filling) > 1 else f"t = {filling[0]}: the queue fills, no update")
+    lines.append(" t  updates   horizon h   target G^(λ|h)   definition")
+    for f in frames:
+        if not f["end"] and f["updated"] is not None:
+            lines.append(f"{f['t']:2d}  {'S_(t=' + str(f['updated']) + ')':9s} {f['horizon']:6d}"
+                         f" {f['target']:17.4f} {f['definition']:12.4f}")
+        elif f["end"] and f["flushed"]:
+            flushed = ", ".join(f"S_(t={s}) {g:.4f} ({d:.4f})" for s, g, d in
+                                zip(f["flushed"], f["flush_targets"], f["definitions"],
+                                    strict=True))
+            lines.append(f"end, h = {f['T']}: {flushed}")
+    return "\n".join(lines)
 
 
 def stepper_episode(seed: int = 3):

@@ -24,8 +24,10 @@ def test_one_minus_lambda():
     x = one_minus_lambda([0.0, 0.9, 0.99, 1.0])
     assert np.allclose(x, [1.0, 0.1, 0.01, ONE_AT])
     # equal ratios of horizons are equal distances on the log axis
-    d = np.diff(np.log(one_minus_lambda([0.9, 0.95, 0.975])))
-    assert d[0] == pytest.approx(d[1])
+    d = -np.diff(np.log(one_minus_lambda([0.9, 0.95, 0.975, 0.99])))
+    assert d[0] == pytest.approx(d[1]) == pytest.approx(np.log(2))
+    # ... but 0.99 is not on that spacing (notebook 05 §5 says so): 1 - λ shrinks by 2.5
+    assert d[2] == pytest.approx(np.log(2.5)) and d[2] > 1.3 * d[1]
     with pytest.raises(ValueError, match="lams"):
         one_minus_lambda([1.2])
 
@@ -53,6 +55,12 @@ def test_lambda_profile_reads_the_right_cells():
     assert "0.3   0.900 ± 0.010" in text and text.splitlines()[0].endswith("1     3")
     with pytest.raises(ValueError, match="lam=0.5"):
         lambda_profile(res, lams=(0.5,))
+    some = format_lambda_profile(rows, episodes=(3,)).splitlines()
+    assert some[0].endswith("episode     3") and some[2].split()[-1] == "0.90"
+    assert some[1].split()[-1] == "0.25"
+    assert len(some[1].split()) == len(text.splitlines()[1].split()) - 1
+    with pytest.raises(ValueError, match="episodes"):
+        format_lambda_profile(rows, episodes=(2,))
 
 
 def test_on_the_stored_figure():

@@ -302,3 +302,67 @@ def test_rounding_errors_at_high_lambda_is_fast_and_exact():
     d = nb04_forward_td_lambda.rounding_errors(T=2000, lam=0.99)
     assert time.perf_counter() - t0 < 20  # generous on a busy machine; about 0.1 s idle
     assert d["K"] == 459 and d["err_algorithm1"].max() < 1e-8
+
+
+# ------------------------------------------------------------------------------------------
+# notebook 04 on slides: the listing in parts, the stepper's table, memory and cost tables
+
+
+def test_algorithm1_listing_in_parts_is_the_whole_listing():
+    from ftd_lib.course.stepper import ALGORITHM1, algorithm1_markdown
+
+    def body(md):
+        return md.split("```text\n")[1].split("\n```")[0].splitlines()
+
+    parts = [algorithm1_markdown(1, 9), algorithm1_markdown(10, 22), algorithm1_markdown(23, 33)]
+    assert sum((body(p) for p in parts), []) == body(algorithm1_markdown())
+    assert body(parts[1])[0] == f"10  {ALGORITHM1[9]}" and "lines 10–22" in parts[1]
+    assert "lines" not in algorithm1_markdown().splitlines()[0]
+    for bad, name in ((dict(first=0), "first"), (dict(first=34), "first"),
+                      (dict(first=5, last=4), "last"), (dict(last=34), "last"),
+                      (dict(first=1.0), "first")):
+        with pytest.raises(ValueError, match=name):
+            algorithm1_markdown(**bad)
+
+
+def test_stepper_table_rows_are_the_frames_updates():
+    """Notebook 04 §3: with V(s) = s, λ = 0.5, η = 0.1 (K = 4) the first update comes at
+    t = 3, for S_0, with target 10 + 0.5² · 2 = 10.5 (δ′ = 10 at t = 0, 2 at the right step
+    t = 2, 0 otherwise); every row's target equals the definition's."""
+    from ftd_lib.course.stepper import algorithm1_stepper, stepper_table
+
+    frames = algorithm1_stepper().frames
+    lines = stepper_table(frames).splitlines()
+    assert lines[0] == "t = 0..2: the queue fills, no update"
+    rows = [line.split() for line in lines[2:-1]]
+    updates = [f for f in frames if not f["end"] and f["updated"] is not None]
+    assert len(rows) == len(updates)
+    assert rows[0] == ["3", "S_(t=0)", "4", "10.5000", "10.5000"]
+    for row, f in zip(rows, updates, strict=True):
+        assert int(row[0]) == f["t"] and int(row[2]) == f["horizon"]
+        assert float(row[3]) == pytest.approx(f["target"], abs=5e-5)
+        assert float(row[4]) == pytest.approx(f["definition"], abs=5e-5)
+    end = frames[-1]
+    assert lines[-1].startswith(f"end, h = {end['T']}:")
+    assert lines[-1].count("S_(t=") == len(end["flushed"]) == 3
+
+
+def test_format_memory_puts_the_capped_table_beside_the_free_one():
+    from ftd_lib.course.nb04_forward_td_lambda import format_memory
+
+    lines = format_memory(2, 201, k_max=50).splitlines()
+    assert "201 numbers" in lines[0]
+    rows = {float(line.split()[0]): line.split()[1:] for line in lines[2:]}
+    assert rows[0.9] == ["44", "132", "44", "132"]          # K = ceil(log .01 / log .9) = 44
+    assert rows[0.99] == ["459", "1377", "50", "150"]       # 459 * 3 numbers; capped: 50 * 3
+    assert rows[1.0] == ["inf", "episode", "50", "150"]
+
+
+def test_format_cost_one_row_per_method():
+    from ftd_lib.course.nb04_forward_td_lambda import format_cost
+
+    data = dict(lengths=np.array([10, 20]),
+                ratio={"td0": np.array([1.0, 1.0]), "online_lambda_return": np.array([1.5, 2.25])})
+    lines = format_cost(data).splitlines()
+    assert lines[0].split()[-6:] == ["T", "=", "10", "T", "=", "20"]
+    assert lines[2].split() == ["online_lambda_return", "1.50", "2.25"]

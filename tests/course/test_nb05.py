@@ -191,6 +191,65 @@ def test_best_points_and_format_best_skip_diverged_points():
     assert "α with diverged runs: 1 of 3" in text
 
 
+def test_best_side_by_side_puts_live_and_stored_best_points_in_one_row():
+    """The slide's table (notebook 05 §3, §5): per curve the best x, its error and the number
+    of x with diverged runs, live beside stored, equal to best_points of each; a curve the
+    live run lacks shows a dash."""
+    stored = _fake_left({"td_lambda": [0.6, 0.4, 0.3], "forward_td_lambda": [0.7, 0.5, 0.45],
+                         "online_lambda_return": [0.9, 0.35, 0.8]},
+                        diverged={"td_lambda": [0.1]})
+    live = _fake_left({"td_lambda": [0.5, 0.7, 0.8], "forward_td_lambda": [0.9, 0.6, 0.2]})
+    text = prediction.best_side_by_side(figures.Comparison("fig3-left", stored, live))
+    head, cols, *rows = text.splitlines()
+    assert "live, 2 runs × 2 episodes" in head and "stored, 2 runs × 2 episodes" in head
+    assert cols.split() == ["best", "α", "error", "diverged"] * 2
+    by = {r[:21].strip(): r[21:].split() for r in rows}
+    assert by["TD(λ)"] == ["0.001", "0.500", "0", "of", "3", "0.01", "0.400", "1", "of", "3"]
+    assert by["forward TD(λ)"] == ["0.1", "0.200", "0", "of", "3", "0.1", "0.450", "0", "of", "3"]
+    assert by["online λ-return"] == ["–", "0.01", "0.350", "0", "of", "3"]
+    no_store = prediction.best_side_by_side(figures.Comparison("fig3-left", None, live))
+    assert "stored, no data" in no_store and "0.500" in no_store
+
+
+def test_claims_brief_markdown_keeps_number_claim_and_verdict():
+    res = _fake_left({"td_lambda": [0.6, 0.5, 0.9], "forward_td_lambda": [0.7, 0.4, 0.45],
+                      "online_lambda_return": [0.65, 0.45, 0.5]})
+    rows = figures.claims_side_by_side({"fig3-left": res, "fig3-right": None})
+    md = prediction.claims_brief_markdown(rows)
+    lines = md.splitlines()
+    assert len(lines) == 2 + len(rows)
+    for r, line in zip(rows, lines[2:], strict=True):
+        assert line == f"| {r['number']} | {r['claim']} | **{r['verdict']}** |"
+    assert "no data" in lines[-1]  # claim 4 needs Fig. 3 right
+
+
+def test_choices_left_open_sorts_every_item_by_what_the_paper_says():
+    text = prediction.choices_left_open()
+    groups = [line.split(":**")[1].strip(" .").split(", ") for line in text.split("\n\n")]
+    given, named, missing = groups
+    rows = {c["item"]: c["paper"] for c in prediction.choices()}
+    assert sorted(given + named + missing) == sorted(rows)
+    assert all(rows[i].startswith("not given") for i in missing)
+    assert all(rows[i].startswith("“") for i in named)
+    assert {"initialisation", "discount", "step-size grid"} <= set(missing)
+    assert "evaluation policy" in named and "network" in given
+
+
+def test_format_profile_picks_episode_columns():
+    rows = [dict(alpha=0.001, score=0.5, se=0.01, n_diverged=0, runs=50,
+                 after={1: 0.9, 6: 1.25, 50: 0.3}),
+            dict(alpha=0.085, score=math.inf, se=math.nan, n_diverged=34, runs=50,
+                 after={1: math.inf, 6: math.inf, 50: math.inf})]
+    full = prediction.format_profile(rows).splitlines()
+    some = prediction.format_profile(rows, episodes=(1, 50)).splitlines()
+    assert full[0].split()[-3:] == ["1", "6", "50"] and some[0].split()[-2:] == ["1", "50"]
+    assert some[1].split()[-2:] == ["0.90", "0.30"] and full[1].split()[-3:] == [
+        "0.90", "1.25", "0.30"]
+    assert some[2].split()[-2:] == ["∞", "∞"] and "34 of 50" in some[2]
+    with pytest.raises(ValueError, match="episodes"):
+        prediction.format_profile(rows, episodes=(2,))
+
+
 def test_claims_side_by_side():
     rows = figures.claims_side_by_side({"fig3-left": None, "fig3-right": None})
     assert [r["number"] for r in rows] == [1, 2, 3, 4]
