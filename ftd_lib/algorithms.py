@@ -295,8 +295,9 @@ def forward_td_lambda_by_definition(episodes, w0, *, approx, alpha, lam, gamma, 
 
 
 def block_lambda_return(episodes, w0, *, approx, alpha, lam, gamma, block):
-    r"""The block :math:`\lambda`-return method: PPO's value update (GAE targets, Schulman et
-    al. 2016) in the paper's setting, one state after another.
+    r"""The block :math:`\lambda`-return method: GAE targets (Schulman et al. 2016) with one SGD
+    pass in time order (not PPO's epochs of shuffled minibatches), in the paper's setting, one
+    state after another.
 
     Each episode is cut into blocks of ``block`` (B) steps, the last one shorter if the
     episode ends inside it (the block closes at the episode's end: bootstrap value 0). During

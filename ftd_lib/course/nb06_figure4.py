@@ -7,10 +7,12 @@ cart-pole 1000) against λ, each point at its best α. The stored figures
 (:class:`ftd_lib.repro.results.Results`) hold per cell the mean over runs of every episode's
 return (``curve_mean``), so every point's learning curve can be drawn without recomputing.
 
-- Who learns: :func:`no_learning_level` (the return of a learner whose step size is too small
-  to learn: the mean of the cells at the smallest α of the figure, λ < 1), :func:`learners`
-  (the λs whose best return beats it by more than :data:`LEARN_MARGIN`), :func:`reading_left`.
-- Drawing: :func:`plot_figure4` (the stored panels, the no-learning level as a line),
+- Who learns: :func:`no_learning_level` (the level at the smallest α: the mean return of the
+  cells run at the smallest α of the figure, λ < 1; a learner there still improves a little,
+  :func:`level_curve`), :func:`learners` (the λs whose best return beats it by more than
+  :data:`LEARN_MARGIN`), :func:`reading_left`, :func:`format_best_compact` (the plotted numbers
+  in one short line per λ, for a slide).
+- Drawing: :func:`plot_figure4` (the stored panels, the level at the smallest α as a line),
   :func:`plot_stored_curves` (best-α learning curves against the episode),
   :func:`block_band` and :func:`plot_block_curves` (live runs as block means with a ±1 SE band,
   single episodes faded).
@@ -18,7 +20,8 @@ return (``curve_mean``), so every point's learning curve can be drawn without re
   ``r`` of the stored cell).
 - The numbers behind sentences: :func:`forward_minus_sarsa`, :func:`lambda_zero_gap`,
   :func:`peak_note` (claim 7 and its threshold), :func:`scratch_reading` and
-  :func:`cap_reading` (section 5), :func:`frozen_note` (why Sarsa(λ) sits near the level).
+  :func:`frozen_note` (why Sarsa(λ) sits near the level); section 5's time limits are
+  :mod:`ftd_lib.course.nb06_time_limits`.
 """
 
 from __future__ import annotations
@@ -65,10 +68,11 @@ def best_alpha(res, method: str, lam: float) -> float:
 
 
 def no_learning_level(res) -> dict:
-    r"""The return of a learner whose step size is too small to learn anything in the
-    figure's episodes: the mean return of every cell run at the **smallest α** of the figure
-    with λ < 1 (at λ = 1 the traces of long episodes make even that α act). Returns ``level``,
-    ``alpha``, and ``cells``: ``(method, λ, mean return)`` of the cells averaged."""
+    r"""The level at the smallest α: the mean return of every cell run at the **smallest α**
+    of the figure with λ < 1 (at λ = 1 the traces of long episodes make even that α act). The
+    bar a point must clear to count as learning (:func:`learners`); a learner at that α still
+    improves a little over the episodes (:func:`level_curve`). Returns ``level``, ``alpha``,
+    and ``cells``: ``(method, λ, mean return)`` of the cells averaged."""
     a = res.arrays
     mean = res.cell_stats()["mean"]
     alpha = float(a["alpha"].min())
@@ -78,6 +82,16 @@ def no_learning_level(res) -> dict:
         raise ValueError("no finite cell at the smallest α with λ < 1")
     return dict(level=float(np.mean(mean[idx])), alpha=alpha,
                 cells=[(str(a["method"][i]), float(a["lam"][i]), float(mean[i])) for i in idx])
+
+
+def level_curve(res) -> dict:
+    """How the cells of :func:`no_learning_level` do over the episodes: ``first``, the mean
+    return of their first episode, and ``after_fifth``, of every episode after the fifth
+    (the mean over runs of each episode, ``curve_mean``)."""
+    a = res.arrays
+    alpha = no_learning_level(res)["alpha"]
+    cm = a["curve_mean"][[i for i in np.flatnonzero(a["alpha"] == alpha) if a["lam"][i] < 1]]
+    return dict(first=float(cm[:, 0].mean()), after_fifth=float(cm[:, 5:].mean()))
 
 
 def learners(res, level: float, margin: float = LEARN_MARGIN) -> dict:
@@ -97,10 +111,12 @@ def _lams(pairs) -> str:
     return "λ = " + ", ".join(f"{lam:g}" for lam in lams)
 
 
-def reading_left(res) -> str:
-    """The reading of Figure 4 left, as Markdown, every number from ``res``."""
+def reading_left(res, brief: bool = False) -> str:
+    """The reading of Figure 4 left, as Markdown, every number from ``res`` (``brief``: the
+    headline and one line per method, for the slide)."""
     nl = no_learning_level(res)
     who = learners(res, nl["level"])
+    lc = level_curve(res)
     s = res.summary()
     f, sa = s["forward_sarsa_lambda"], s["sarsa_lambda"]
     fwd_best = int(np.nanargmax(f["y"]))
@@ -112,19 +128,31 @@ def reading_left(res) -> str:
     one = f["y"][np.isclose(f["x"], 1.0)]
     cap = res.meta.get("definition", {}).get("max_steps")
     learn_f = ", ".join(f"{y:.0f}" for _, y in who["forward_sarsa_lambda"])
-    learn_s = "; ".join(f"λ = {lam:g}: {y:.0f}" for lam, y in who["sarsa_lambda"])
+    learn_s = "; ".join(f"λ = {lam:g}: {y:.0f} ({(y - nl['level']) / abs(nl['level']):.0%} "
+                        "above the line)" for lam, y in who["sarsa_lambda"])
+    s_lams = _lams(who["sarsa_lambda"])
+    head = ("**Reading Figure 4 left: in " + (f"{res.meta['episodes']} " if "episodes" in
+                                               res.meta else "")
+            + f"episodes forward Sarsa(λ) learns at {_lams(who['forward_sarsa_lambda'])}, "
+            + (f"Sarsa(λ) at {s_lams} only" if who["sarsa_lambda"] else "Sarsa(λ) at no λ")
+            + (f"; at λ ≤ {max(quiet):g} neither does.**" if quiet else ".**"))
+    bar = (f"The dashed line, {nl['level']:.0f}, is the level at the smallest α tried "
+           f"(α = {nl['alpha']:.3g}); a point learns when it beats it by more than "
+           f"{LEARN_MARGIN:.0%} (our threshold).")
+    if brief:
+        return "\n".join([head, "", bar])
     lines = [
-        "**Reading Figure 4 left: mostly nobody learns; where one does, it is forward "
-        f"Sarsa(λ) at high λ.** The dashed line, {nl['level']:.0f}, is the return of a learner "
-        f"whose step size is too small to learn: the mean of the {len(nl['cells'])} cells run "
-        f"at the smallest α tried (α = {nl['alpha']:.3g}, λ < 1). A point counts as learning "
-        f"here when it beats that line by more than {LEARN_MARGIN:.0%} (our threshold).",
+        head, "",
+        bar + f" The line is the mean of the {len(nl['cells'])} cells run at that α "
+        f"(λ < 1); even they improve a little, from {lc['first']:.0f} in the first episode to "
+        f"{lc['after_fifth']:.0f} after the fifth (the folded note below).",
         "",
         f"* **Forward Sarsa(λ)** learns at {_lams(who['forward_sarsa_lambda'])} "
         f"({learn_f}), best at λ = {f['x'][fwd_best]:g}.",
-        f"* **Sarsa(λ)** stays within {spread:.0%} of the line at every other λ < 1"
-        + (f" and beats it only at {learn_s}." if who["sarsa_lambda"] else
-           " and never beats it.")
+        "* **Sarsa(λ)** "
+        + (f"clears the bar at {learn_s}, and stays within {spread:.0%} of the line at every "
+           "other λ < 1." if who["sarsa_lambda"] else
+           f"never clears the bar: it stays within {spread:.0%} of the line at every λ < 1.")
         + " Its best α is mostly the smallest tried: any step that changes its networks "
         "makes it worse within 50 episodes (the folded note below).",
     ]
@@ -142,18 +170,40 @@ def reading_left(res) -> str:
     return "\n".join(lines)
 
 
+def format_best_compact(res) -> str:
+    """The plotted points of a stored Figure 4 for a slide: one line per λ with each method's
+    best mean return over α (``diverged`` where a run diverged at every α), ``*`` where that α
+    is the smallest or largest of the grid (:func:`ftd_lib.course.live.format_best` has the α
+    and the diverged runs of every point)."""
+    summ = res.summary()
+    methods = [m for m in ("sarsa_lambda", "forward_sarsa_lambda") if m in summ]
+    digits = 0 if _env(res) == "mountain_car" else 1
+    lines = ["  λ   " + "".join(f"{label(m):>18s}" for m in methods)]
+    for k, lam in enumerate(summ[methods[0]]["x"]):
+        row = f"{lam:4g}  "
+        for m in methods:
+            s = summ[m]
+            y = s["y"][k]
+            edge = "*" if s.get("alpha_edge", [""] * len(s["x"]))[k] else " "
+            row += f"{(f'{y:.{digits}f}' if np.isfinite(y) else 'diverged') + edge:>18s}"
+        lines.append(row)
+    lines.append("(* best α at the grid's edge)")
+    return "\n".join(lines)
+
+
 def frozen_note(res, frozen: dict) -> str:
-    """A folded Markdown note: why Sarsa(λ) sits near the no-learning level, and why that level
-    is far above the 5000-step cap. ``frozen``: a :func:`ftd_lib.course.nb06_nn_control.train`
-    result at a step size so small that the networks do not move."""
+    """A folded Markdown note: why Sarsa(λ) sits near the level at the smallest α, and why
+    that level is far above the 5000-step cap. ``frozen``: a
+    :func:`ftd_lib.course.nb06_nn_control.train` result at a step size so small that the
+    networks do not move."""
     nl = no_learning_level(res)
     a, m = res.arrays, res.cell_stats()["mean"]
     sarsa = sorted(np.flatnonzero((a["method"] == "sarsa_lambda") & np.isclose(a["lam"], 0.6)),
                    key=lambda i: a["alpha"][i])
     sarsa = [sarsa[k] for k in sorted({0, len(sarsa) // 2, len(sarsa) - 1})]
     trend = ", ".join(f"{m[i]:.0f} at α = {a['alpha'][i]:.2g}" for i in sarsa)
-    cm = a["curve_mean"][[i for i in np.flatnonzero(a["alpha"] == nl["alpha"]) if a["lam"][i] < 1]]
-    first, rest = float(cm[:, 0].mean()), float(cm[:, 5:].mean())
+    lc = level_curve(res)
+    first, rest = lc["first"], lc["after_fifth"]
     ret = frozen["returns"]
     capped = float(np.mean(frozen["lengths"] >= frozen["max_steps"]))
     return (
@@ -175,8 +225,8 @@ def frozen_note(res, frozen: dict) -> str:
 
 
 def plot_figure4(left, right, axes=None):
-    """The stored Figure 4, both panels, with the no-learning level of the left one as a
-    dashed line. Returns the axes."""
+    """The stored Figure 4, both panels, with the level at the smallest α of the left one
+    (:func:`no_learning_level`) as a dashed line. Returns the axes."""
     if axes is None:
         import matplotlib.pyplot as plt
 
@@ -186,7 +236,7 @@ def plot_figure4(left, right, axes=None):
     plot_results(left, ax=axes[0])
     nl = no_learning_level(left)
     axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
-    axes[0].annotate(f"no learning ({nl['level']:.0f})", (0.02, nl["level"]),
+    axes[0].annotate(f"level at the smallest α ({nl['level']:.0f})", (0.02, nl["level"]),
                      xycoords=("axes fraction", "data"), xytext=(0, 6),
                      textcoords="offset points", color="0.25", fontsize=11)
     plot_results(right, ax=axes[1])
@@ -215,12 +265,30 @@ def plot_stored_curves(res, lams, ax=None, block: int = 1, level: float | None =
             ax.plot(x, y, color=c, ls=ls, lw=2.2 if ls == "-" else 1.6,
                     label=f"{label(method)}, λ = {lam:g}")
     if level is not None:
-        ax.axhline(level, color="0.3", ls=":", lw=1.5, label=f"no learning ({level:.0f})")
+        ax.axhline(level, color="0.3", ls=":", lw=1.5,
+                   label=f"level at the smallest α ({level:.0f})")
     ax.set(xlabel="episode", title=title or f"{res.figure}: learning curves at the best α",
            ylabel="return (−steps to the goal)" if _env(res) == "mountain_car"
            else "return (steps balanced)")
     ax.legend(fontsize=9, ncol=2)
     return ax
+
+
+def curves_reading(res, lams=(0.6, 0.9), first: int = 10) -> str:
+    """The stored learning curves of :func:`plot_stored_curves` in numbers, as Markdown: per
+    method and λ in ``lams``, the mean return (over runs) of the first ``first`` episodes and
+    of the last ``first``, and whether it got better or worse."""
+    parts = []
+    for method in ("forward_sarsa_lambda", "sarsa_lambda"):
+        for lam in sorted(lams, reverse=True):
+            c = res.arrays["curve_mean"][best_cell(res, method, lam)]
+            a, b = float(c[:first].mean()), float(c[-first:].mean())
+            trend = "better" if b > a else "worse"
+            name = label(method).replace("(λ)", "")
+            parts.append(f"{name}({lam:g}) {a:.0f} → {b:.0f} ({trend})")
+    n = res.arrays["curve_mean"].shape[1]
+    return (f"**Mean return, episodes 1–{first} → {n - first + 1}–{n}:** " + "; ".join(parts)
+            + ".")
 
 
 def block_band(returns, block: int) -> dict:
@@ -296,11 +364,32 @@ def forward_minus_sarsa(res) -> dict:
     return out
 
 
-def format_forward_minus_sarsa(res) -> str:
+def format_forward_minus_sarsa(res, digits: int = 1) -> str:
     """:func:`forward_minus_sarsa` in one line: ``λ = 0: +12.3,  λ = 0.5: ...`` ("Sarsa(λ)
-    diverged" where every α of Sarsa(λ) did)."""
-    return ",  ".join(f"λ = {lam:g}: " + (f"{d:+.1f}" if np.isfinite(d) else "Sarsa(λ) diverged")
+    diverged" where every α of Sarsa(λ) did; ``digits`` after the point)."""
+    return ",  ".join(f"λ = {lam:g}: " + (f"{d:+.{digits}f}" if np.isfinite(d) else
+                                          "Sarsa(λ) diverged")
                       for lam, d in forward_minus_sarsa(res).items())
+
+
+def claims_compact(rows) -> str:
+    """The claims table (:func:`ftd_lib.course.live.claims_side_by_side` rows) for a slide: the
+    paper's words, the verdict and the rule of the verdict, where it has one (the evidence is
+    in :func:`ftd_lib.course.live.claims_markdown`)."""
+    import re
+
+    out = ["| # | the paper says | verdict | rule |", "|---|---|---|---|"]
+    for r in rows:
+        rule = re.search(r"\(rule: ([^)]*)\)", r["evidence"])
+        text = "—"
+        if rule:
+            text = rule.group(1)
+            if text[:1] in "<>≤≥":  # "ρ = -0.97 (rule: ≤ -0.5)": name what is compared
+                text = r["evidence"][:rule.start()].rsplit(";", 1)[-1].split("=")[0].strip() \
+                    + " " + text
+        out.append(f"| {r['number']} | {r['paper']} | **{r['verdict']}** | "
+                   + text.replace("|", "\\|") + " |")
+    return "\n".join(out)
 
 
 def lambda_zero_gap(res) -> dict:
@@ -333,10 +422,18 @@ def peak_note(res) -> str:
             "narrower one could flip the verdict. Read the numbers and decide.")
 
 
-def scratch_reading(scratch: dict, block: int, fresh_steps: float, random_steps: float) -> str:
+def scratch_reading(scratch: dict, block: int, fresh_steps: float, random_steps: float,
+                    brief: bool = False) -> str:
     """The reading of the cart-pole-from-scratch runs, as Markdown, every number from the
     runs: where each method's first and last blocks are against the fresh greedy network and
-    the random policy."""
+    the random policy (``brief``: first and last block only, for the slide)."""
+    if brief:
+        ends = "; ".join(f"**{name}** {b[0]:.1f} → {b[-1]:.1f}" for name, b in
+                         ((n, block_band(r["returns"], block)["mean"]) for n, r in
+                          scratch.items()))
+        return (f"**Reading.** Mean steps, first → last {block} episodes: {ends}. Both start "
+                f"near the fresh network ({fresh_steps:.1f}), below the random policy "
+                f"({random_steps:.1f}), and climb out slowly.")
     parts = []
     for name, run in scratch.items():
         b = block_band(run["returns"], block)["mean"]
@@ -350,16 +447,3 @@ def scratch_reading(scratch: dict, block: int, fresh_steps: float, random_steps:
             f"{fresh_steps:.1f} steps, a random policy {random_steps:.1f}: the learners start in "
             "the collapse and climb out slowly, with setbacks. (A few runs at one α: which "
             "method is ahead here is not evidence; Figure 4 right averages 200 runs.)")
-
-
-def cap_reading(greedy: dict, bound: float) -> str:
-    """The reading of the time-limit experiment, every number from ``greedy``: ``{"bootstrap":
-    [steps per run], "terminal": [...]}`` of the frozen greedy networks without the cap."""
-    b, t = (np.asarray(greedy[k]) for k in ("bootstrap", "terminal"))
-    return (f"Frozen and uncapped, the bootstrapped learners balance {b.tolist()} steps "
-            f"({int(np.sum(b > 30))} of {len(b)} beyond the 30 steps they trained on), the "
-            f"terminal ones {t.tolist()} ({int(np.sum(t > 30))} of {len(t)}). With "
-            f"bootstrapping the values may grow past the bound {bound:.1f} of a 30-step "
-            "episode; treating the cap as the end keeps them under it, and near the cap the "
-            "targets say \"the pole falls now\" from states that look like any other. (Four "
-            "runs: a tendency, not a measurement.)")

@@ -116,10 +116,17 @@ def choices() -> list[dict]:
     ]
 
 
-def choices_markdown(rows: list[dict] | None = None, where: bool = True) -> str:
+def choices_markdown(rows: list[dict] | None = None, where: bool = True,
+                     items: tuple | None = None) -> str:
     """:func:`choices` as a Markdown table (``where``: with the column saying where in
-    ``ftd_lib`` each choice is set)."""
+    ``ftd_lib`` each choice is set; ``items``: only the rows of these choices, in the table's
+    order)."""
     rows = choices() if rows is None else rows
+    if items is not None:
+        unknown = set(items) - {r["item"] for r in rows}
+        if unknown:
+            raise ValueError(f"items must name choices of the table, got {sorted(unknown)}")
+        rows = [r for r in rows if r["item"] in items]
     head = "| choice | the paper | this course |" + (" set in |" if where else "")
     out = [head, "|---|---|---|" + ("---|" if where else "")]
     for r in rows:

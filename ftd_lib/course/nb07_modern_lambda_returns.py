@@ -1,12 +1,14 @@
 r"""Notebook 07: from forward TD(:math:`\lambda`) to the :math:`\lambda`-returns of modern deep RL.
 
-GAE (Schulman et al. 2016), the advantage estimate of PPO and A2C, is the paper's interim
+GAE (Schulman et al. 2016), PPO's advantage estimate (A2C's usual one is its λ = 1 case, the
+n-step return to the rollout's end), is the paper's interim
 :math:`\lambda`-return (eq. 2) with the horizon fixed at the end of a rollout of B steps and the
 values frozen during it (:func:`ftd_lib.returns.gae`); forward TD(:math:`\lambda`) uses the same
 return with the horizon sliding K steps ahead (Sec. 5). This module holds what the notebook
 computes: GAE checked on mountain car data, the weight each target puts on bootstrapping at its
-horizon, a PPO setting in the paper's terms, the block-:math:`\lambda`-return experiment (live and
-stored) and the delayed-update picture beside a DQN-style target network.
+horizon, a PPO setting in the paper's terms, the block-:math:`\lambda`-return experiment (GAE
+targets, one SGD pass; live and stored, and how the two relate) and the delayed-update picture
+beside a DQN-style target network.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from ..algorithms import forward_td_lambda
 from ..approx import MLP
 from ..envs.mountain_car import record_episodes
+from ..methods import label
 from ..returns import gae, k_bound, rollout_returns_by_definition
 from ..rng import run_generator
 
@@ -167,9 +170,10 @@ def ppo_markdown(rows) -> str:
 # ------------------------------------------------------- 3. the block experiment
 
 
-def stored_reading(results=None) -> str:
+def stored_reading(results=None, table_only: bool = False) -> str:
     """The stored ``block-lambda`` study's computed reading (Markdown, from
-    :func:`ftd_lib.repro.block_study.reading`), or the command that makes it."""
+    :func:`ftd_lib.repro.block_study.reading`), or the command that makes it (``table_only``:
+    its table alone, for the slide)."""
     from ..repro.block_study import reading
     from ..repro.results import missing_message, scale_label
     from .live import stored
@@ -177,7 +181,62 @@ def stored_reading(results=None) -> str:
     res = stored("block-lambda", results)
     if res is None:
         return missing_message("block-lambda")
-    return f"*Stored: {scale_label(res)}.*\n\n" + "\n".join(reading(res))
+    lines = reading(res)
+    if table_only:
+        return "\n".join(line for line in lines if line.startswith("|"))
+    return f"*Stored: {scale_label(res)}.*\n\n" + "\n".join(lines)
+
+
+def live_against_stored(comparison) -> dict:
+    r"""The live block-:math:`\lambda` run beside the stored one, measured alike: per curve the
+    lowest mean error over the live run's step sizes, live (``live``, its few runs and
+    episodes) and stored over the same first episodes (``stored_first``, from the stored
+    per-episode means ``curve_mean``), and the stored verdict's number (``stored``, the mean
+    over all stored episodes at the best α of the whole grid). ``comparison``: the
+    :func:`ftd_lib.course.live.compare` result. Returns ``episodes`` (live, stored) and
+    ``rows``."""
+    live, res = comparison.live, comparison.stored
+    if res is None:
+        raise ValueError("comparison has no stored data to set the live run against")
+    e = int(live.meta["episodes"])
+    la, sa = live.arrays, res.arrays
+    first = sa["curve_mean"][:, :e].mean(axis=1)
+    live_mean = live.cell_stats()["mean"]
+    rows = []
+    for curve, s in res.summary().items():
+        li = [i for i in np.flatnonzero(la["curve"] == curve) if np.isfinite(live_mean[i])]
+        si = [i for i in np.flatnonzero(sa["curve"] == curve)
+              if np.isclose(sa["alpha"][i], la["alpha"][li]).any()] if li else []
+        rows.append(dict(curve=curve,
+                         live=float(np.min(live_mean[li])) if li else math.nan,
+                         stored_first=float(np.nanmin(first[si])) if si else math.nan,
+                         stored=float(np.nanmin(s["y"]))))
+    return dict(episodes=(e, int(res.meta["episodes"])), rows=rows)
+
+
+def live_against_stored_markdown(table: dict) -> str:
+    """:func:`live_against_stored` as a Markdown table and the sentence that relates the live
+    run to the stored verdict (which curve each column ranks first)."""
+    e, n = table["episodes"]
+    rows = table["rows"]
+    out = [f"| curve | live, {e} episodes | stored, first {e} | stored, all {n}: verdict |",
+           "| --- | --- | --- | --- |"]
+    for r in rows:
+        out.append(f"| {label(r['curve'])} | {r['live']:.3f} | {r['stored_first']:.3f} | "
+                   f"{r['stored']:.3f} |")
+
+    def top(key):
+        return label(min(rows, key=lambda r: (r[key] if np.isfinite(r[key]) else math.inf))
+                     ["curve"])
+
+    out += ["", f"Lowest: live {top('live')}; stored, first {e}: {top('stored_first')}; "
+            f"stored, all {n}: **{top('stored')}**. "
+            + (f"Live agrees with the stored runs over its {e} episodes"
+               if top("live") == top("stored_first") else
+               f"Live and stored differ even over the first {e} episodes (few runs)")
+            + f"; the verdict is about all {n}, where the ranking "
+            + ("is the same." if top("stored_first") == top("stored") else "changes.")]
+    return "\n".join(out)
 
 
 # ------------------------------------------------------- 4. target networks
@@ -191,9 +250,10 @@ def target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16) -> dict:
       :math:`S_t` bootstraps from :math:`\hat V(S_j|\theta_{j-1})`, j = t+1 .. t+K, each
       computed when :math:`S_j` was reached: ages 0 .. K-1 in *every* target (a band);
     - a DQN-style target network copied every C updates: age u mod C (a saw-tooth);
-    - block (PPO's value update): B updates in a burst at the block's end, all with values of
-      the weights from the block's start: the k-th has age k, 0 .. B-1 (a saw-tooth too: in
-      update counts, a block is a target network refreshed every B updates).
+    - block :math:`\lambda`-return (GAE targets, one SGD pass): B updates in a burst at the
+      block's end, all with values of the weights from the block's start: the k-th has age
+      k, 0 .. B-1 (a saw-tooth too: in update counts, a block is a target network refreshed
+      every B updates).
 
     Returns ``u`` and, per method, the smallest and largest age of each update."""
     u = np.arange(int(n))
@@ -216,7 +276,7 @@ def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16):
     ax.step(a["u"], a["target_net"][0], where="post", color=OKABE_ITO["vermillion"],
             label=f"DQN target network, copied every C = {C} updates")
     ax.step(a["u"], a["block"][0], where="post", color=OKABE_ITO["orange"], ls="--",
-            label=f"block / PPO value update, B = {B}")
+            label=f"block λ-return (GAE targets), B = {B}")
     ax.set_ylim(-2, max(K, C, B) * 1.6)
     ax.legend(loc="upper left", fontsize=10)
     fig.tight_layout()

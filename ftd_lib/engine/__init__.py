@@ -65,7 +65,7 @@ layout; control ``(B, A, P)``), ``n_steps`` (environment steps per row) and ``it
 
 Methods: prediction ``"td0"``, ``"td_lambda"`` (accumulating traces), ``"forward_td_lambda"``
 (Algorithm 1), ``"online_lambda_return"``, ``"offline_lambda_return"``,
-``"block_lambda_return"`` (PPO's value update: GAE targets over blocks of B = ``k_max`` steps,
+``"block_lambda_return"`` (GAE targets over blocks of B = ``k_max`` steps, one SGD pass,
 :mod:`ftd_lib.engine.block`); control
 ``"sarsa_lambda"`` (accumulating traces, every action's trace decays every step),
 ``"forward_sarsa_lambda"`` (Algorithm 1 with :math:`\hat Q(S', A')` of the epsilon-greedily chosen

@@ -1,6 +1,6 @@
-r"""The block :math:`\lambda`-return method in the batched prediction engine: PPO's value update
-(values frozen over a block of B steps, then one pass of semi-gradient steps toward the block's
-GAE targets) for many runs and settings at once.
+r"""The block :math:`\lambda`-return method in the batched prediction engine: GAE targets,
+one SGD pass (values frozen over a block of B steps, then one pass of semi-gradient steps
+toward the block's GAE targets) for many runs and settings at once.
 
 The per-run reference is :func:`ftd_lib.algorithms.block_lambda_return`; this loop reproduces
 it row by row to rounding (tested to 1e-10 in float64), bit for bit the same in any batch.

@@ -290,7 +290,7 @@ class PredictionBatch(ForwardTDLoop, LambdaReturnLoop, HostDeviceMixin):
                     e[:, self._cols(ii)] = 0.0
 
     def _loop_block(self):
-        r"""The block :math:`\lambda`-return method, PPO's value update (:mod:`.block`)."""
+        r"""The block :math:`\lambda`-return method, GAE targets, one SGD pass (:mod:`.block`)."""
         from .block import loop_block
 
         loop_block(self)

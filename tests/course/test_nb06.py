@@ -293,6 +293,12 @@ def test_choices_point_at_real_places():
     short = control.choices_markdown(rows, where=False)  # the notebook's table, without places
     assert short.count("\n") == len(rows) + 1 and "ftd_lib" not in short
     assert all(line.replace("\\|", "").count("|") == 4 for line in short.splitlines())
+    two = control.choices_markdown(rows, where=False, items=("γ", "truncation"))
+    assert two.splitlines()[2:] == [line for line in short.splitlines()[2:]
+                                    if line.startswith(("| truncation |", "| γ |"))]
+    assert len(two.splitlines()) == 4
+    with pytest.raises(ValueError, match="items"):
+        control.choices_markdown(rows, items=("no such choice",))
 
 
 # ------------------------------------------------------------------------------ drawing

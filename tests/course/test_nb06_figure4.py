@@ -8,6 +8,7 @@ import pytest
 
 from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_figure4 as fig4
+from ftd_lib.course import nb06_time_limits as time_limits
 from ftd_lib.course.nb06_nn_control import train
 from ftd_lib.repro.claims import PEAK_RANGE
 from ftd_lib.repro.results import Results
@@ -65,9 +66,73 @@ def test_learners_and_reading_left():
     assert fig4.learners(res, level, margin=10.0) == {S: [], F: []}
     text = fig4.reading_left(res)
     assert f"{level:.0f}" in text and "λ = 0.5, 0.9 (-1000, -300)" in text
-    assert "beats it only at λ = 0.9: -2000" in text
+    # Sarsa(λ) at λ = 0.9 clears the bar too (-2000 is 34 % above -3025), and the headline says so
+    assert "clears the bar at λ = 0.9: -2000 (34% above the line)" in text
+    assert ("forward Sarsa(λ) learns at λ = 0.5, 0.9, Sarsa(λ) at λ = 0.9 only; at λ ≤ 0 "
+            "neither does") in text
+    assert "level at the smallest α" in text and "too small to learn" not in text
     assert "(-4900) is the worst point" in text and "5000 steps" in text
     assert "at λ ≤ 0 nobody learns" in text
+    brief = fig4.reading_left(res, brief=True)
+    assert brief.startswith(text.split("\n")[0]) and len(brief) < len(text) / 2
+    # the level's own cells: a constant curve per cell, so first episode = after the fifth
+    lc = fig4.level_curve(res)
+    assert lc["first"] == pytest.approx(level) and lc["after_fifth"] == pytest.approx(level)
+
+
+def test_level_curve_by_hand():
+    res = _fake(CELLS, episodes=8)
+    cm = res.arrays["curve_mean"]
+    small = [i for i, (m, la, a, v) in enumerate(CELLS) if a == SMALL and la < 1]
+    cm[small] = np.arange(8.0) * 10 - 100  # episodes 1..8: -100, -90, ..., -30
+    lc = fig4.level_curve(res)
+    assert lc["first"] == pytest.approx(-100) and lc["after_fifth"] == pytest.approx(-40)
+
+
+def test_compact_table_carries_the_plotted_points():
+    res = _fake(CELLS)
+    lines = fig4.format_best_compact(res).splitlines()
+    s = res.summary()
+    assert len(lines) == len(s[S]["x"]) + 2
+    for k, line in enumerate(lines[1:-1]):
+        cols = line.split()
+        assert float(cols[0]) == s[S]["x"][k]
+        for col, m in zip(cols[1:], (S, F), strict=True):
+            assert float(col.rstrip("*")) == round(s[m]["y"][k])
+            # starred exactly where the best α is at an edge of the grid tried
+            assert col.endswith("*") == bool(s[m]["alpha_edge"][k])
+    assert lines[-1] == "(* best α at the grid's edge)"
+
+
+def test_curves_reading_by_hand():
+    res = _fake(CELLS, episodes=20)
+    cm = res.arrays["curve_mean"]
+    i = fig4.best_cell(res, F, 0.9)
+    cm[i] = np.r_[np.full(10, -500.0), np.full(10, -200.0)]
+    j = fig4.best_cell(res, S, 0.5)
+    cm[j] = np.r_[np.full(10, -2000.0), np.full(10, -2600.0)]
+    text = fig4.curves_reading(res, lams=(0.5, 0.9), first=10)
+    assert "episodes 1–10 → 11–20" in text
+    assert "forward Sarsa(0.9) -500 → -200 (better)" in text
+    assert "Sarsa(0.5) -2000 → -2600 (worse)" in text
+
+
+def test_claims_compact_keeps_the_words_the_verdict_and_the_rule():
+    rows = [dict(number=6, paper="“higher λ hurts”", verdict="✅ agrees",
+                 evidence="returns ...; Spearman ρ(λ, return) = -0.97 (rule: ≤ -0.5)"),
+            dict(number=8, paper="“substantially higher”", verdict="✅ agrees",
+                 evidence="424 vs 390 (rule: higher by more than two standard errors)"),
+            dict(number=5, paper="“all λ”", verdict="❌ disagrees", evidence="no rule here")]
+    lines = fig4.claims_compact(rows).splitlines()
+    assert lines[2] == "| 6 | “higher λ hurts” | **✅ agrees** | Spearman ρ(λ, return) ≤ -0.5 |"
+    assert lines[3].endswith("| higher by more than two standard errors |")
+    assert lines[4].endswith("| **❌ disagrees** | — |")
+
+
+def test_forward_minus_sarsa_digits():
+    res = _fake(CELLS)
+    assert "λ = 0.5: +2100," in fig4.format_forward_minus_sarsa(res, digits=0)
+    assert "λ = 0.5: +2100.0" in fig4.format_forward_minus_sarsa(res)
 
 
 def test_best_cell_alpha_and_bad_input():
@@ -141,8 +206,35 @@ def test_readings_of_section_5_carry_the_numbers():
     assert "starts at 5.0 steps" in text and "first 2 episodes" in text
     assert "below the random policy's line for the first 2 episodes" in text
     assert "ends at 30.0" in text and "9.3" in text and "22.8" in text
-    text = fig4.cap_reading({"bootstrap": [12, 123], "terminal": [17, 11]}, 26.0)
+    text = time_limits.cap_reading({"bootstrap": [12, 123], "terminal": [17, 11]}, 26.0)
     assert "[12, 123] steps (1 of 2 beyond" in text and "[17, 11] (0 of 2)" in text
+    text = time_limits.cap_reading({"bootstrap": [12, 123], "terminal": [17, 11]}, 26.0,
+                                   brief=True, cap=10)
+    assert "Beyond the 10 steps trained on: 2 of 2 bootstrapped learners, 2 of 2 terminal" in text
+    text = fig4.scratch_reading(runs, 2, 9.3, 22.8, brief=True)
+    assert "**a** 5.0 → 30.0" in text and "(9.3)" in text and "(22.8)" in text
+
+
+def test_time_limit_study_against_the_loop_it_replaces():
+    """The helper against the notebook's former cell, written out (small sizes)."""
+    from ftd_lib.course.nb06_nn_control import greedy_rollouts, start_states, start_value
+
+    cap = dict(alpha=0.03, lam=0.6, runs=2, episodes=6, max_steps=12)
+    study = time_limits.time_limit_study("cartpole", "forward_sarsa_lambda", n_starts=3,
+                                         greedy_steps=200, **cap)
+    assert study["bound"] == pytest.approx(sum(0.99 ** k for k in range(12)))
+    starts = start_states("cartpole", 3)
+    for how in ("bootstrap", "terminal"):
+        run = train("cartpole", "forward_sarsa_lambda", truncation=how, record=False, **cap)
+        greedy = [greedy_rollouts(run["final_weights"][r], "cartpole", starts,
+                                  max_steps=200)["steps"].mean() for r in range(2)]
+        assert study[how]["greedy"].tolist() == np.round(greedy).astype(int).tolist()
+        assert study[how]["last50"] == pytest.approx(run["returns"][:, -50:].mean())
+        assert study[how]["start_value"] == pytest.approx(start_value(run))
+    text = time_limits.format_time_limit(study)
+    assert f"{study['bound']:.1f}" in text and str(study["terminal"]["greedy"].tolist()) in text
+    with pytest.raises(ValueError, match="max_steps"):
+        time_limits.time_limit_study("cartpole", alpha=0.03, lam=0.6)
 
 
 def test_live_at_best_repeats_the_stored_runs():

@@ -102,3 +102,52 @@ def test_the_notebook_quotes_the_dqn_sentences():
     flat = " ".join(re.sub(r"^> ?", "", src, flags=re.M).split())
     for s in nb07.PAPER_ON_DQN:
         assert s in flat
+
+
+def _stored_block():
+    from ftd_lib.course import live
+
+    res = live.stored("block-lambda")
+    if res is None:
+        pytest.skip("no stored block-lambda")
+    return res
+
+
+def test_live_against_stored_measures_both_alike():
+    """A 'live' run made of the stored runs' first 3 episodes at 3 step sizes: its errors must
+    equal the stored first-3-episode column exactly; the verdict column is the stored best."""
+    from types import SimpleNamespace
+
+    from ftd_lib.repro.results import Results
+
+    res = _stored_block()
+    a = res.arrays
+    alphas = np.unique(a["alpha"])[[4, 8, 12]]
+    keep = np.flatnonzero(np.isin(a["alpha"], alphas))
+    first3 = a["curve_mean"][keep, :3].mean(axis=1)
+    arrays = {k: v[keep] for k, v in a.items()}
+    arrays["metric"] = np.repeat(first3[:, None], 2, axis=1)
+    arrays["diverged"] = np.zeros(arrays["metric"].shape, bool)
+    live = Results(res.figure, arrays, dict(res.meta, episodes=3))
+    table = nb07.live_against_stored(SimpleNamespace(live=live, stored=res))
+    assert table["episodes"] == (3, res.meta["episodes"])
+    summ = res.summary()
+    assert [r["curve"] for r in table["rows"]] == list(summ)
+    for r in table["rows"]:
+        mine = keep[arrays["curve"] == r["curve"]]
+        assert r["live"] == pytest.approx(a["curve_mean"][mine, :3].mean(axis=1).min())
+        assert r["stored_first"] == pytest.approx(r["live"])
+        assert r["stored"] == pytest.approx(np.nanmin(summ[r["curve"]]["y"]))
+    md = nb07.live_against_stored_markdown(table)
+    assert md.count("\n| ") == len(table["rows"]) + 1 and "Live agrees with the stored runs" in md
+    assert "stored, all 50: **forward TD(λ)**" in md
+    with pytest.raises(ValueError, match="stored"):
+        nb07.live_against_stored(SimpleNamespace(live=live, stored=None))
+
+
+def test_stored_reading_table_only_is_the_table_of_the_full_reading():
+    _stored_block()
+    full, table = nb07.stored_reading(), nb07.stored_reading(table_only=True)
+    assert table.splitlines()[0].startswith("| curve | best α |")
+    assert all(line in full for line in table.splitlines())
+    assert "Reading (computed)" in full and "Reading" not in table

@@ -1,4 +1,4 @@
-"""The block lambda-return method (PPO's value update): the per-run reference against its
+"""The block lambda-return method (GAE targets, one SGD pass): the per-run reference against its
 definition and its two limits (B = 1 is TD(0), one block per episode is the offline
 lambda-return algorithm), and the batched engine against the reference (1e-10, float64)."""
 
