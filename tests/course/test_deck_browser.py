@@ -220,3 +220,39 @@ def test_notebook_deck_readable(browser, notebook_decks, path):
         assert page.failures == [], "\n".join(page.failures)
     finally:
         ctx.close()
+
+
+def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path):
+    """The measure the notebook test uses, on a deck of three slides: a short one fits, one of
+    40 paragraphs runs off the bottom, one with a small-font paragraph is too small to read."""
+    import nbformat
+
+    def md(src, t):
+        c = nbformat.v4.new_markdown_cell(src)
+        c.metadata["slideshow"] = {"slide_type": t}
+        return c
+
+    nb = nbformat.v4.new_notebook(cells=[
+        md("# Short\n\nOne idea, a few words.", "slide"),
+        md("## Long\n\n" + "\n\n".join(f"Paragraph {k} of a long slide." for k in range(40)),
+           "slide"),
+        md("## Small\n\n<p style='font-size: 12px'>small print</p>", "slide")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    path = tmp_path / "fit.html"
+    deck.copy_assets(tmp_path)
+    path.write_text(deck.render(nb))
+    ctx, page = _open(browser, path)
+    try:
+        got = []
+        for hv in page.evaluate(SLIDES):
+            page.evaluate(SHOW, hv)
+            got.append(page.evaluate(LAYOUT))
+        assert len(got) == 3
+        assert got[0]["bottom"] <= deck.HEIGHT and got[0]["minText"] >= MIN_TEXT_PX
+        assert got[0]["minText"] == pytest.approx(26, abs=0.5)  # notebooks/rise.css
+        assert got[1]["bottom"] > 2 * deck.HEIGHT
+        assert got[2]["minText"] == pytest.approx(12, abs=0.5)
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        ctx.close()
