@@ -141,8 +141,11 @@ def lecture_notebook(lecture: L.Lecture):
     from .lecture_plan import lecture_table
 
     parts = [L.read(seg.notebook) for seg in lecture.segments]
-    segs = " · ".join(f"{s.label()}: {s.what.split(';')[0]}" for s in lecture.segments)
-    title = _title_cell(f"# Lecture {lecture.number}: {lecture.title}\n\n{segs}\n\n"
+    segs = "\n".join(
+        f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
+        + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
+        for s, nb in zip(lecture.segments, parts, strict=True))
+    title = _title_cell(f"# Lecture {lecture.number}\n\n{segs}\n\n"
                         f"*van Seijen (2016): forward TD(λ)*")
     notes = nbformat.v4.new_markdown_cell(lecture_table(lecture)[0])
     notes.metadata["slideshow"] = {"slide_type": "notes"}
