@@ -155,8 +155,19 @@ def problems(nb) -> list[str]:
 
 
 def main(paths) -> int:
+    """``python -m ftd_lib.course.slides [--settings-only] NB.ipynb ...``: give cells without a
+    slide type one and write the RISE settings; with ``--settings-only`` write only
+    ``metadata.rise`` (no cell changes, so the MyST pairs stay in sync)."""
+    settings_only = "--settings-only" in paths
+    paths = [p for p in paths if p != "--settings-only"]
     for path in paths:
         nb = nbformat.read(path, as_version=4)
+        if settings_only:
+            changed = nb.metadata.get("rise") != RISE
+            nb.metadata["rise"] = dict(RISE)
+            nbformat.write(nb, path)
+            print(f"{path}: RISE settings {'written' if changed else 'already current'}")
+            continue
         n = apply(nb)
         nbformat.write(nb, path)
         own = css_paths(path)[1]
