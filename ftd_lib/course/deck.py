@@ -96,7 +96,7 @@ def mathjax_dir() -> Path:
 def copy_assets(out: Path) -> Path:
     """Copy what the decks load into ``out/_deck/``: reveal.js (its ``dist/reveal.js`` and
     ``reveal.css``, the white theme and its font, the notes plugin, the licence) and MathJax 2.7
-    (its localisations but English left out)."""
+    (without its other languages and its SVG output, which the decks do not use)."""
     dest = Path(out) / ASSETS
     src = reveal_dir()
     for rel in ("dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
@@ -106,8 +106,10 @@ def copy_assets(out: Path) -> Path:
     shutil.copytree(src / "dist/theme/fonts/source-sans-pro",
                     dest / "reveal.js/dist/theme/fonts/source-sans-pro", dirs_exist_ok=True)
 
-    def skip(folder, names):
-        return [n for n in names if Path(folder).name == "localization" and n != "en"]
+    def skip(folder, names):  # other languages; the SVG output (the decks use HTML-CSS)
+        folder = Path(folder)
+        return [n for n in names if (folder.name == "localization" and n != "en")
+                or (folder.name == "output" and folder.parent.name == "jax" and n == "SVG")]
 
     shutil.copytree(mathjax_dir(), dest / "mathjax", ignore=skip, dirs_exist_ok=True)
     return dest
