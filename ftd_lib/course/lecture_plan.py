@@ -27,45 +27,13 @@ def _exercise(key: str) -> str:
     return f"{nb[2:]}.{ex}"
 
 
-def _heading(nb, i) -> str:
-    src = L.slide_words._src(nb["cells"][i]).strip().splitlines()[0]
-    return re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip()).replace("|", "\\|")
-
-
-def section_rows(seg: L.Segment) -> list:
-    """``[(label, heading, Timing)]``: one row per numbered section the segment takes (the
-    intro and unnumbered sections go with the section before; the intro with the first)."""
-    nb = L.read(seg.notebook)
-    numbers = L.section_numbers(nb)
-    take = L.segment_cells(nb, seg)
-    groups, order = {}, []
-    for i in take:
-        n = numbers[i]
-        key = n if n is not None else "intro"
-        if key not in groups:
-            groups[key], _ = [], order.append(key)
-        groups[key].append(i)
-    if "intro" in groups and len(order) > 1:  # the title goes with the first section
-        first = order[1]
-        groups[first] = groups.pop("intro") + groups[first]
-        order.remove("intro")
-    rows = []
-    for key in order:
-        idx = groups[key]
-        head = next((j for j in idx if nb["cells"][j]["cell_type"] == "markdown"
-                     and L.slide_words._src(nb["cells"][j]).lstrip().startswith("## ")), idx[0])
-        label = f"{seg.notebook[:2]} §{key}" if key != "intro" else seg.notebook[:2]
-        rows.append((label, _heading(nb, head), L.timing(nb, idx)))
-    return rows
-
-
 def lecture_table(lec: L.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
     lines = ["| min | what | slides | words | run | optional |",
              "| --- | --- | --- | --- | --- | --- |"]
     t0 = 0
     for seg in lec.segments:
-        for label, head, t in section_rows(seg):
+        for label, head, t in L.section_rows(seg):
             t1 = t0 + math.ceil(t.core)
             lines.append(f"| {t0}–{t1} | {label}: {head} | {t.slides} | {t.words} | "
                          f"{t.run_s:.1f} s | {math.ceil(t.optional) if t.optional else '—'} |")
@@ -123,7 +91,7 @@ def notebook_column(stem: str) -> str:
     for lec in L.LECTURES:
         for s in lec.segments:
             if s.notebook == stem:
-                m = math.ceil(sum(math.ceil(t.core) for _, _, t in section_rows(s)))
+                m = sum(math.ceil(t.core) for _, _, t in L.section_rows(s))
                 where = "" if s.label() == stem[:2] else f" {s.label()[3:]}"
                 out.append(f"lecture {lec.number}{where}: {m} min")
     return "; ".join(out) or "—"

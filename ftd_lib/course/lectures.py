@@ -68,7 +68,7 @@ class Segment:
         if self.first is None and self.last is None:
             return nb
         a = "" if self.first is None else str(self.first)
-        b = "" if self.last is None else str(self.last)
+        b = "end" if self.last is None else str(self.last)
         return f"{nb} §{a}–{b}" if a != b else f"{nb} §{a}"
 
 
@@ -91,7 +91,9 @@ PRE_READING = (
 
 LECTURES = (
     Lecture(1, "notebooks 02 and 03 — why TD(λ) breaks",
-            (Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
+            (Segment("01_td_basics", 4, 4, what="recap of the pre-reading: the general TD "
+                     "update (eq. 1), the thread of the course"),
+             Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
                      "interim λ-returns; the online/offline λ-return algorithms; TD(λ) and "
                      "traces; Figure 1; Theorem 1"),
              Segment("03_one_state_divergence", what="the one-state example: β = αT against "
@@ -224,12 +226,48 @@ def segment_timing(seg: Segment) -> Timing:
     return timing(nb, segment_cells(nb, seg))
 
 
+def _heading(nb, i) -> str:
+    src = slide_words._src(nb["cells"][i]).strip().splitlines()[0]
+    return re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip()).replace("|", "\\|")
+
+
+def section_rows(seg: Segment) -> list:
+    """``[(label, heading, Timing)]``: one row per numbered section the segment takes (an
+    unnumbered section goes with the one before it; the title and intro with the first)."""
+    nb = read(seg.notebook)
+    numbers = section_numbers(nb)
+    groups, order = {}, []
+    for i in segment_cells(nb, seg):
+        key = numbers[i] if numbers[i] is not None else "intro"
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(i)
+    if "intro" in groups and len(order) > 1:  # the title goes with the first section
+        groups[order[1]] = groups.pop("intro") + groups[order[1]]
+        order.remove("intro")
+    rows = []
+    for key in order:
+        idx = groups[key]
+        head = next((j for j in idx if nb["cells"][j]["cell_type"] == "markdown"
+                     and slide_words._src(nb["cells"][j]).lstrip().startswith("## ")), idx[0])
+        label = f"{seg.notebook[:2]} §{key}" if key != "intro" else seg.notebook[:2]
+        rows.append((label, _heading(nb, head), timing(nb, idx)))
+    return rows
+
+
 def lecture_minutes(lecture: Lecture) -> dict:
-    """Whole minutes per segment (rounded up), the lecture's core and optional minutes, and
-    the discussion it gets: the rest of :data:`LENGTH` after the core slides."""
-    rows = [(seg, segment_timing(seg)) for seg in lecture.segments]
-    core = sum(math.ceil(t.core) for _, t in rows)
-    optional = sum(math.ceil(t.optional) for _, t in rows)
+    """The lecture's minutes as its timetable gives them: each section's minutes rounded up,
+    summed (``core``: without the optional cells; ``optional``: those), per segment
+    (``rows``: ``[(segment, core minutes, Timing of the segment)]``), and the discussion it
+    gets: the rest of :data:`LENGTH` after the core slides."""
+    rows, core, optional = [], 0, 0
+    for seg in lecture.segments:
+        sections = section_rows(seg)
+        c = sum(math.ceil(t.core) for _, _, t in sections)
+        rows.append((seg, c, segment_timing(seg)))
+        core += c
+        optional += sum(math.ceil(t.optional) for _, _, t in sections)
     return {"rows": rows, "core": core, "optional": optional,
             "discussion": LENGTH - core, "fits": LENGTH - core >= lecture.discussion_min}
 
