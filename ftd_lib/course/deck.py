@@ -20,7 +20,7 @@ deck in two frames from the same folder, so it works offline too
 (``tests/course/test_deck_browser.py`` opens it).
 
 The slides are 1280 × 720 (a projector's), the course's slide style is ``notebooks/rise.css``
-(the same sheet RISE loads), inlined: body text 26 px, code 22 px, figures at most 560 px high.
+(the same sheet RISE loads), inlined: body text 26 px, code 22 px, figures at most 440 px high.
 ``--notebooks`` writes one deck per notebook instead (what the fit test checks).
 """
 
@@ -131,6 +131,15 @@ def deck_notebook(nb):
     return nb
 
 
+def label_cells(nb, stem: str):
+    """Mark every cell of ``nb`` with where it comes from (``data-ftd-cell="03 c12"`` on the
+    slide it opens), so a test can name the cells of a slide that does not fit."""
+    for i, cell in enumerate(nb.cells):
+        cell.metadata.setdefault("slideshow", {}).setdefault("data", {})["ftd_cell"] = \
+            f"{stem[:2]} c{i}"
+    return nb
+
+
 def _title_cell(text: str):
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata["slideshow"] = {"slide_type": "slide"}
@@ -142,7 +151,7 @@ def lecture_notebook(lecture: L.Lecture):
     timetable in its speaker notes), then each segment's cells in order."""
     from .lecture_plan import lecture_table
 
-    parts = [L.read(seg.notebook) for seg in lecture.segments]
+    parts = [label_cells(L.read(seg.notebook), seg.notebook) for seg in lecture.segments]
     segs = "\n".join(
         f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
         + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
@@ -198,8 +207,8 @@ def write_decks(out, *, notebooks=None, force: bool = False) -> list[Path]:
         missing = [str(p) for p in notebooks if not Path(p).is_file()]
         if missing:
             raise ValueError(f"--notebooks: no such notebook {missing[0]}")
-        jobs = [(Path(p).stem, deck_notebook(nbformat.read(p, as_version=4)))
-                for p in notebooks]
+        jobs = [(Path(p).stem, deck_notebook(label_cells(nbformat.read(p, as_version=4),
+                                                          Path(p).stem))) for p in notebooks]
     else:
         jobs = [(f"lecture{lec.number}", lecture_notebook(lec)) for lec in L.LECTURES]
     out.mkdir(parents=True, exist_ok=True)

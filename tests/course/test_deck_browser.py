@@ -86,8 +86,11 @@ LAYOUT = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
             && e.textContent.trim())
             small.push(parseFloat(st.fontSize) * k);
     }
+    const first = s.querySelector('[data-ftd-cell]');
     return {right, bottom, scrolls, minText: small.length ? Math.min(...small) : null,
-            width: box.width / k, height: box.height / k}; }"""
+            width: box.width / k, height: box.height / k,
+            where: (s.dataset.ftdCell || (first && first.dataset.ftdCell) || '?') + ' '
+                + JSON.stringify((s.textContent || '').trim().slice(0, 40))}; }"""
 
 
 @pytest.fixture(scope="module")
@@ -209,12 +212,12 @@ def test_notebook_deck_readable(browser, notebook_decks, path):
             if lay["minText"] is not None:
                 smallest = min(smallest, lay["minText"])
                 if lay["minText"] < MIN_TEXT_PX:
-                    bad.append(f"slide {hv}: body text {lay['minText']:.1f} px")
+                    bad.append(f"slide {hv} ({lay['where']}): body text {lay['minText']:.1f} px")
             if lay["bottom"] > deck.HEIGHT + 1 or lay["right"] > deck.WIDTH + 1:
-                bad.append(f"slide {hv}: content {lay['right']:.0f} x {lay['bottom']:.0f} px "
-                           f"on a {deck.WIDTH} x {deck.HEIGHT} slide")
+                bad.append(f"slide {hv} ({lay['where']}): content {lay['right']:.0f} x "
+                           f"{lay['bottom']:.0f} px on a {deck.WIDTH} x {deck.HEIGHT} slide")
             if lay["scrolls"]:
-                bad.append(f"slide {hv}: scrolls ({lay['scrolls'][:3]})")
+                bad.append(f"slide {hv} ({lay['where']}): scrolls ({lay['scrolls'][:3]})")
         assert smallest >= MIN_TEXT_PX, f"{path.stem}: smallest body text {smallest} px"
         assert bad == [], f"{path.stem}: {len(bad)} slides not readable:\n" + "\n".join(bad)
         assert page.failures == [], "\n".join(page.failures)
