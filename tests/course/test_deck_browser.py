@@ -180,6 +180,10 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
+        lecture = next(lec for lec in deck.L.LECTURES if lec.number == number)
+        want = sum(c.metadata.get("slideshow", {}).get("slide_type") == "notes"
+                   and c.source.strip() != "" for c in deck.lecture_notebook(lecture).cells)
+        assert len(notes) == want, f"{len(notes)} speaker notes in the deck, {want} notes cells"
         # the speaker view: a pop-up the notes plugin writes, showing the current slide's notes
         page.evaluate("() => Reveal.slide(0, 0)")
         with ctx.expect_page(timeout=LOAD_S * 1000) as popup:
