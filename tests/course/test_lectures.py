@@ -135,5 +135,5 @@ def test_one_time_per_notebook():
         for seg in lec.segments:
             row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{seg.notebook}`"))
             assert f"lecture {lec.number}" in row, row
-    minutes = re.findall(r"lecture (\d)(?: §[\d–]+)?: (\d+) min", text)
+    minutes = re.findall(r"lecture (\d)(?: §[\w–]+)?: (\d+) min", text)
     assert len(minutes) == sum(len(lec.segments) for lec in L.LECTURES)
