@@ -1,5 +1,6 @@
-"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release`` and ``handouts`` are the
-course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`)."""
+"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts`` and ``slides``
+are the course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`,
+:mod:`ftd_lib.course.deck`)."""
 
 import sys
 
@@ -9,6 +10,10 @@ def _main(argv) -> int:
         from .course.release import main as release
 
         return release(argv[1:])
+    if argv[:1] == ["slides"]:
+        from .course.deck import main as slides
+
+        return slides(argv[1:])
     if argv[:1] == ["handouts"]:
         from .course.handouts import main as handouts
 

@@ -31,13 +31,16 @@ import nbformat
 
 TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 
-#: RISE settings of every notebook: long slides scroll, a plain theme, a slide number, and the
+#: RISE settings of every notebook: a slide never scrolls (a hall cannot read a scrolling
+#: slide: a slide holds what fits on a projector's 1280 x 720 at 26 px, notebooks/rise.css;
+#: tests/course/test_browser.py and test_deck_browser.py measure it), content starts at the top
+#: of the slide, a plain theme, a slide number, and the
 #: slideshow starts at the first slide (not at the selected cell). The theme is reveal.js's
 #: "white": its font (Source Sans Pro, SIL Open Font License) ships inside jupyterlab-rise and
 #: is served by the notebook server; "simple" and most other themes @import Google Fonts, which
 #: a lecture hall without network cannot load (tests/course/test_browser.py refuses the network)
-RISE = {"scroll": True, "theme": "white", "transition": "none", "slideNumber": True,
-        "start_slideshow_at": "beginning", "enable_chalkboard": False,
+RISE = {"scroll": False, "center": False, "theme": "white", "transition": "none",
+        "slideNumber": True, "start_slideshow_at": "beginning", "enable_chalkboard": False,
         "header": "<span style='font-size: 70%'>van Seijen (2016): forward TD(λ)</span>"}
 
 PLOTS = ("plot_", "plt.show", "figures.compare(", "plot_mountain_car_trajectory",
@@ -152,8 +155,19 @@ def problems(nb) -> list[str]:
 
 
 def main(paths) -> int:
+    """``python -m ftd_lib.course.slides [--settings-only] NB.ipynb ...``: give cells without a
+    slide type one and write the RISE settings; with ``--settings-only`` write only
+    ``metadata.rise`` (no cell changes, so the MyST pairs stay in sync)."""
+    settings_only = "--settings-only" in paths
+    paths = [p for p in paths if p != "--settings-only"]
     for path in paths:
         nb = nbformat.read(path, as_version=4)
+        if settings_only:
+            changed = nb.metadata.get("rise") != RISE
+            nb.metadata["rise"] = dict(RISE)
+            nbformat.write(nb, path)
+            print(f"{path}: RISE settings {'written' if changed else 'already current'}")
+            continue
         n = apply(nb)
         nbformat.write(nb, path)
         own = css_paths(path)[1]

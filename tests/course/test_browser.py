@@ -563,3 +563,95 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
             slides.screenshot(path=str(OUT / "slideshow_nb03.png"))
         finally:
             slides.close()
+
+
+# --------------------------------------------------------------------------- readable slides
+
+MIN_TEXT_PX = 24  # body text at a projector's 1280 x 720 (notebooks/rise.css sets 26 px)
+PROJECTOR = {"width": 1280, "height": 720}
+READABLE_NOTEBOOKS = ["01_td_basics", "02_lambda_return"]
+# the slide on screen (the innermost present section): its content against the screen, the
+# elements that scroll, the smallest body text; marks the slide as seen
+LIVE_LAYOUT = """() => {
+    const all = [...document.querySelectorAll('.reveal .slides section')]
+        .filter(s => !s.querySelector('section'));
+    const s = all.find(x => x.classList.contains('present'));
+    if (!s) return null;
+    s.dataset.ftdSeen = '1';
+    const slides = document.querySelector('.reveal .slides');
+    const k = slides.getBoundingClientRect().width / (slides.offsetWidth || 1);
+    let right = 0, bottom = 0, scrolls = [], small = [];
+    for (const e of s.querySelectorAll('*')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width || !r.height || getComputedStyle(e).display === 'none') continue;
+        right = Math.max(right, r.right); bottom = Math.max(bottom, r.bottom);
+        const st = getComputedStyle(e);
+        if (/(auto|scroll)/.test(st.overflowY) && e.scrollHeight > e.clientHeight + 2)
+            scrolls.push(e.className || e.tagName);
+        if (/^(P|LI|TD|TH)$/.test(e.tagName) && e.closest('.jp-RenderedMarkdown')
+            && e.textContent.trim()) small.push(parseFloat(st.fontSize) * k);
+    }
+    return {index: all.indexOf(s), total: all.length,
+            seen: all.filter(x => x.dataset.ftdSeen).length, right, bottom, scrolls,
+            minText: small.length ? Math.min(...small) : null,
+            title: (s.textContent || '').trim().slice(0, 40)}; }"""
+
+
+@pytest.mark.parametrize("stem", READABLE_NOTEBOOKS)
+def test_live_slideshow_readable_from_the_back(jupyter_server, page, stem):
+    """A notebook (a copy, with the course's RISE settings, slides.RISE) as a live RISE
+    slideshow at a projector's 1280 × 720: on every slide (Space through all of them) the body
+    text renders at >= 24 px and the slide's content fits on the screen without scrolling.
+    Fails on a notebook whose slides still hold more than a screen."""
+    import nbformat
+
+    from ftd_lib.course.slides import RISE
+
+    nb_path = f"test-output/slides/{stem}.ipynb"
+    copy = REPO / nb_path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
+    nb.metadata["rise"] = dict(RISE)
+    nbformat.write(nb, copy)
+    for css, to in zip(css_paths(REPO / "notebooks" / f"{stem}.ipynb"), css_paths(copy),
+                       strict=True):
+        shutil.copyfile(css, to)
+    open_and_run_all(page, jupyter_server, nb_path, f"readable{stem[:2]}")
+    page.keyboard.press("Control+Shift+C")
+    page.locator(".lm-CommandPalette-input").fill("Open as Reveal Slideshow")
+    item = page.locator(".lm-CommandPalette-item", has_text="Open as Reveal Slideshow").first
+    with page.context.expect_page(timeout=WIDGET_S * 1000) as opened:
+        item.click()
+    slides = opened.value
+    slides.set_viewport_size(PROJECTOR)
+    slides.set_default_timeout(WIDGET_S * 1000)
+    try:
+        slides.locator(".reveal .slides section.present").first.wait_for(
+            timeout=KERNEL_START_S * 1000)
+        slides.wait_for_function(
+            "() => document.querySelectorAll('.jp-RenderedMarkdown mjx-container').length > 0",
+            timeout=KERNEL_START_S * 1000)
+        time.sleep(1.0)
+        bad, smallest, lay = [], 1e9, None
+        for _ in range(6 * MAX_SLIDES):
+            lay = slides.evaluate(LIVE_LAYOUT)
+            assert lay is not None, "no slide on screen"
+            if lay["minText"] is not None:
+                smallest = min(smallest, lay["minText"])
+            if lay["bottom"] > PROJECTOR["height"] + 1 or lay["right"] > PROJECTOR["width"] + 1:
+                bad.append(f"slide {lay['index']} ({lay['title']!r}): content to "
+                           f"{lay['right']:.0f} x {lay['bottom']:.0f} px")
+            if lay["scrolls"]:
+                bad.append(f"slide {lay['index']}: scrolls ({lay['scrolls'][:3]})")
+            if lay["seen"] == lay["total"] and lay["index"] == lay["total"] - 1:
+                break
+            slides.keyboard.press("Space")
+            time.sleep(0.3)
+        assert lay["seen"] == lay["total"], f"saw {lay['seen']} of {lay['total']} slides"
+        slides.screenshot(path=str(OUT / f"slideshow_{stem[:2]}_last.png"))
+        assert smallest >= MIN_TEXT_PX, f"{stem}: smallest body text {smallest:.1f} px"
+        bad = list(dict.fromkeys(bad))
+        assert bad == [], f"{stem}: {len(bad)} slides do not fit:\n" + "\n".join(bad)
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        slides.close()

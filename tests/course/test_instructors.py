@@ -52,9 +52,10 @@ def test_every_lecture_fills_its_time_and_no_more():
         assert spans[0][0] == 0 and spans[-1][1] == int(length), f"lecture {n}: {spans}"
         for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
             assert start == end, f"lecture {n}: a gap or an overlap at minute {end}"
-    # notebook 04 gets its own 45 minutes; 04, 05 and 06 no longer share one lecture
+    # 04 and 05 make lecture 2; 06 from §3 (§1–2 are pre-reading) and 07 lecture 3
     l2, l3 = lectures[1][2], lectures[2][2]
-    assert "| 0–45 | 04:" in l2 and "06" not in l2 and "06 §" in l3
+    assert re.search(r"^\| 0–\d+ \| 04 §1:", l2, re.M) and "| 06" not in l2
+    assert re.search(r"^\| 0–\d+ \| 06 §3:", l3, re.M) and "| 07 §1:" in l3
 
 
 def test_run_times_fit_the_budget_and_match_the_readme():

@@ -108,3 +108,14 @@ def test_simple_theme_would_need_the_network():
 def test_css_paths():
     assert slides.css_paths("notebooks/03_x.ipynb") == [
         Path("notebooks/rise.css"), Path("notebooks/03_x.css")]
+
+
+def test_rise_settings_never_scroll():
+    """A scrolling slide cannot be read from the back of a hall: RISE shows each slide whole
+    (what fits is measured in tests/course/test_browser.py and test_deck_browser.py)."""
+    assert slides.RISE["scroll"] is False and slides.RISE["center"] is False
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T")])
+    nb.metadata["rise"] = {"scroll": True}
+    slides.apply(nb)
+    assert nb.metadata["rise"] == slides.RISE and slides.problems(nb) == [
+        "no fragment: let at least one figure build up"]

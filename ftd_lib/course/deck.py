@@ -1,0 +1,249 @@
+"""The lecture decks: ``python -m ftd_lib slides --out DIR`` writes one reveal.js deck per lecture
+of the plan (:data:`ftd_lib.course.lectures.LECTURES`), the lecturer's fallback when the live
+slideshow (RISE, with a kernel) cannot run.
+
+Each deck ``DIR/lecture<N>.html`` is the notebooks' cells the lecture takes, cut into slides by
+their slide types, through nbconvert's slides exporter with a template of our own
+(:data:`TEMPLATE`): the stored outputs and figures (embedded in the HTML as ``data:`` images);
+a widget shows the picture saved with it (the course's widgets store a PNG drawn by their own
+callback at the values they were made with, beside the widget view; :func:`deck_notebook` keeps
+the PNG and drops the view, which needs a kernel); math typeset by MathJax; ``notes`` cells as
+``<aside class="notes">``, which reveal.js's notes plugin shows in its speaker view (press
+``S``). It opens from disk (``file://``) with no server, no kernel and no network: reveal.js
+5.2.0 and MathJax 2.7 are copied from installed, pinned packages into ``DIR/_deck/``
+(:func:`copy_assets`): reveal.js from ``sphinx-revealjs`` (PyPI; it ships reveal.js's built
+``dist/``, the "white" theme with its Source Sans Pro font files and the notes plugin), MathJax
+from ``jupyter-server-mathjax`` (as the handouts). Nothing is fetched from a CDN: the template
+loads no jQuery, require.js, mermaid or widget manager. reveal.js 5's speaker view is written
+by the notes plugin into an ``about:blank`` pop-up (no ``notes.html`` to load) that shows the
+deck in two frames from the same folder, so it works offline too
+(``tests/course/test_deck_browser.py`` opens it).
+
+The slides are 1280 × 720 (a projector's), the course's slide style is ``notebooks/rise.css``
+(the same sheet RISE loads), inlined: body text 26 px, code 22 px, figures at most 440 px high.
+``--notebooks`` writes one deck per notebook instead (what the fit test checks).
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+from . import lectures as L
+from .slides import RISE_CSS
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+ASSETS = "_deck"
+WIDTH, HEIGHT = 1280, 720
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
+
+TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{% block jupyter_widgets %}{% endblock jupyter_widgets %}
+{%- block html_head_js_mathjax -%}
+<script type="text/x-mathjax-config">MathJax.Hub.Config({
+  menuSettings: {assistiveMML: false}, "HTML-CSS": {availableFonts: [],
+  preferredFont: null, webFont: "STIX-Web", imageFont: null,
+  styles: {"@font-face": {"font-family": "MathJax_Blank", src: "local('MathJax_Blank')"}}}});
+</script>
+{{ mathjax(resources.mathjax_url) }}
+{%- endblock html_head_js_mathjax -%}
+{%- block html_head_css -%}
+<style type="text/css">
+{{ resources.ftd_css }}
+</style>
+{%- endblock html_head_css -%}
+{% block footer_js %}
+<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
+<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
+<script>
+Reveal.initialize({
+  controls: true, progress: true, hash: true, transition: "none", slideNumber: "c/t",
+  width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, margin: 0,
+  center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
+});
+Reveal.on("slidechanged", function (event) {
+  if (window.MathJax && MathJax.Hub) { MathJax.Hub.Rerender(event.currentSlide); }
+});
+</script>
+{% endblock footer_js %}
+"""
+
+
+def reveal_dir() -> Path:
+    """reveal.js's built files as ``sphinx-revealjs`` (pinned in requirements.txt) ships them."""
+    import sphinx_revealjs
+
+    path = Path(sphinx_revealjs.__file__).parent / "_static" / "revealjs"
+    if not (path / "dist" / "reveal.js").is_file():
+        raise RuntimeError(f"no reveal.js at {path}: pip install sphinx-revealjs")
+    return path
+
+
+def mathjax_dir() -> Path:
+    import jupyter_server_mathjax
+
+    path = Path(jupyter_server_mathjax.__file__).parent / "static"
+    if not (path / "MathJax.js").is_file():
+        raise RuntimeError(f"no MathJax at {path}: pip install jupyter-server-mathjax")
+    return path
+
+
+def copy_assets(out: Path) -> Path:
+    """Copy what the decks load into ``out/_deck/``: reveal.js (its ``dist/reveal.js`` and
+    ``reveal.css``, the white theme and its font, the notes plugin, the licence) and MathJax 2.7
+    (without its other languages and its SVG output, which the decks do not use)."""
+    dest = Path(out) / ASSETS
+    src = reveal_dir()
+    for rel in ("dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
+                "plugin/notes/notes.js", "LICENSE"):
+        (dest / "reveal.js" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / rel, dest / "reveal.js" / rel)
+    shutil.copytree(src / "dist/theme/fonts/source-sans-pro",
+                    dest / "reveal.js/dist/theme/fonts/source-sans-pro", dirs_exist_ok=True)
+
+    def skip(folder, names):  # other languages; the SVG output (the decks use HTML-CSS)
+        folder = Path(folder)
+        return [n for n in names if (folder.name == "localization" and n != "en")
+                or (folder.name == "output" and folder.parent.name == "jax" and n == "SVG")]
+
+    shutil.copytree(mathjax_dir(), dest / "mathjax", ignore=skip, dirs_exist_ok=True)
+    return dest
+
+
+def deck_notebook(nb):
+    """A copy of ``nb`` for a static deck: a widget output keeps only the PNG saved with it
+    (the view needs a kernel), and the notebook's widget state is dropped (nothing loads a
+    widget manager)."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET in data:
+                del data[WIDGET]
+                if "image/png" in data:
+                    data.pop("text/plain", None)
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def label_cells(nb, stem: str):
+    """Mark every cell of ``nb`` with where it comes from (``data-ftd-cell="03 c12"`` on the
+    slide it opens), so a test can name the cells of a slide that does not fit."""
+    for i, cell in enumerate(nb.cells):
+        cell.metadata.setdefault("slideshow", {}).setdefault("data", {})["ftd_cell"] = \
+            f"{stem[:2]} c{i}"
+    return nb
+
+
+def _title_cell(text: str):
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["slideshow"] = {"slide_type": "slide"}
+    return cell
+
+
+def lecture_notebook(lecture: L.Lecture):
+    """One notebook of the cells lecture ``lecture`` shows: a title slide (the plan, and the
+    timetable in its speaker notes), then each segment's cells in order."""
+    from .lecture_plan import lecture_table
+
+    parts = [label_cells(L.read(seg.notebook), seg.notebook) for seg in lecture.segments]
+    segs = "\n".join(
+        f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
+        + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
+        for s, nb in zip(lecture.segments, parts, strict=True))
+    title = _title_cell(f"# Lecture {lecture.number}\n\n{segs}\n\n"
+                        f"*van Seijen (2016): forward TD(λ)*")
+    notes = nbformat.v4.new_markdown_cell(lecture_table(lecture)[0])
+    notes.metadata["slideshow"] = {"slide_type": "notes"}
+    cells = [title, notes]
+    for seg, nb in zip(lecture.segments, parts, strict=True):
+        for i in L.segment_cells(nb, seg):
+            cell = copy.deepcopy(nb.cells[i])
+            if i == 0:  # each notebook's title opens a slide
+                cell.metadata.setdefault("slideshow", {})["slide_type"] = "slide"
+            cells.append(cell)
+    out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(parts[0].metadata))
+    out.metadata["title"] = f"Lecture {lecture.number}"
+    return deck_notebook(out)
+
+
+def exporter():
+    """nbconvert's slides exporter with the course's template: local reveal.js and MathJax
+    (paths relative to the deck), 1280 × 720, no prompts."""
+    import jinja2
+    from nbconvert.exporters import SlidesExporter
+
+    return SlidesExporter(
+        extra_loaders=[jinja2.DictLoader({"ftd_deck.html.j2": TEMPLATE})],
+        template_file="ftd_deck.html.j2",
+        reveal_url_prefix=f"{ASSETS}/reveal.js",
+        reveal_theme="white", reveal_width=str(WIDTH), reveal_height=str(HEIGHT),
+        mathjax_url=f"{ASSETS}/mathjax/MathJax.js?config={MATHJAX_CONFIG}",
+        exclude_input_prompt=True, exclude_output_prompt=True)
+
+
+def render(nb, ex=None) -> str:
+    """The deck's HTML for ``nb`` (slide types as set in its cells)."""
+    ex = ex or exporter()
+    resources = {"ftd_css": (L.NOTEBOOKS / RISE_CSS).read_text()}
+    html, _ = ex.from_notebook_node(nb, resources=resources)
+    return html
+
+
+def write_decks(out, *, notebooks=None, force: bool = False) -> list[Path]:
+    """Write one deck per lecture (or, with ``notebooks``, a list of paths, one per notebook)
+    and the assets into ``out``; return the decks' paths."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise ValueError(f"--out {out} exists and is not empty; pass --force to write into it")
+    if notebooks is not None:
+        missing = [str(p) for p in notebooks if not Path(p).is_file()]
+        if missing:
+            raise ValueError(f"--notebooks: no such notebook {missing[0]}")
+        jobs = [(Path(p).stem, deck_notebook(label_cells(nbformat.read(p, as_version=4),
+                                                          Path(p).stem))) for p in notebooks]
+    else:
+        jobs = [(f"lecture{lec.number}", lecture_notebook(lec)) for lec in L.LECTURES]
+    out.mkdir(parents=True, exist_ok=True)
+    copy_assets(out)
+    ex, written = exporter(), []
+    for name, nb in jobs:
+        path = out / f"{name}.html"
+        path.write_text(render(nb, ex), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m ftd_lib slides",
+        description="Write one self-contained reveal.js deck per lecture (offline: no server, "
+                    "no kernel, no network); open DIR/lecture1.html in a browser, S: speaker view")
+    ap.add_argument("--out", required=True, type=Path, help="folder for the decks")
+    ap.add_argument("--force", action="store_true", help="write into a non-empty --out")
+    ap.add_argument("--notebooks", nargs="+", metavar="NB",
+                    help="one deck per notebook given, instead of one per lecture")
+    args = ap.parse_args(argv)
+    try:
+        paths = write_decks(args.out, notebooks=args.notebooks, force=args.force)
+    except ValueError as e:
+        print(f"python -m ftd_lib slides: {e}", file=sys.stderr)
+        return 2
+    for p in paths:
+        print(f"{p} ({p.stat().st_size / 1e6:.1f} MB)")
+    print(f"assets: {args.out / ASSETS} (reveal.js 5.2.0, MathJax 2.7); open a deck from disk, "
+          "press S for the speaker notes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,139 @@
+"""INSTRUCTORS.md's lecture plan, written from :mod:`ftd_lib.course.lectures` (the plan as data,
+the minutes by its timing rule, computed from the notebooks).
+
+``python -m ftd_lib.course.lecture_plan --write`` rewrites, in INSTRUCTORS.md, the part between
+:data:`BEGIN` and :data:`END` (the plan, a timetable per lecture with one row per notebook
+section, the cells a lecturer may skip, the homework) and the "lecture" column of the notebook
+table; ``--check`` exits 1 when the page differs from what it would write (run it after the
+notebooks change). ``tests/course/test_lectures.py`` runs the check.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+from . import lectures as L
+
+INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
+BEGIN = "<!-- lecture plan: begin (python -m ftd_lib.course.lecture_plan --write) -->"
+END = "<!-- lecture plan: end -->"
+
+
+def _exercise(key: str) -> str:
+    nb, ex = key.split(".ex")
+    return f"{nb[2:]}.{ex}"
+
+
+def lecture_table(lec: L.Lecture) -> tuple:
+    """The timetable of one lecture (markdown) and its numbers."""
+    lines = ["| min | what | slides | words | run | optional |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    t0 = 0
+    for seg in lec.segments:
+        for label, head, t in L.section_rows(seg):
+            t1 = t0 + math.ceil(t.core)
+            lines.append(f"| {t0}–{t1} | {label}: {head} | {t.slides} | {t.words} | "
+                         f"{t.run_s:.1f} s | {math.ceil(t.optional) if t.optional else '—'} |")
+            t0 = t1
+    rest = L.LENGTH - t0
+    end = max(t0, L.LENGTH)
+    lines.append(f"| {t0}–{end} | discussion: {lec.discussion} "
+                 f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}) | | | | |")
+    return "\n".join(lines), t0, rest
+
+
+def _optional_list() -> str:
+    out = []
+    for stem in sorted({s.notebook for lec in L.LECTURES for s in lec.segments}):
+        cells = L.optional_cells(stem)
+        if cells:
+            out.append(f"- `{stem}`: " + "; ".join(f"c{i} ({head!r})" for i, head in cells))
+    return "\n".join(out) or "- none yet (no cell carries the tag)"
+
+
+def plan_markdown() -> str:
+    """The generated part of INSTRUCTORS.md, from :data:`BEGIN` to :data:`END`."""
+    pre = "; ".join(f"**{s.label()}** ({s.what})" for s in L.PRE_READING)
+    parts = [BEGIN, "",
+             f"Lectures of {L.LENGTH} minutes. The minutes come from the slides themselves, "
+             "by one rule (`ftd_lib/course/lectures.py`): per projected slide "
+             f"{L.SLIDE_MIN} min + its words / {L.WORDS_PER_MIN} a minute (markdown words, "
+             "code lines and printed words, as `ftd_lib/course/slide_words.py` counts them) + "
+             "the measured run time of every code cell shown (the execution timestamps of "
+             f"the saved fresh run) + {L.WIDGET_MIN} min for each live widget; each "
+             "section's minutes are rounded up. Cells tagged `lecture-optional` are counted "
+             "apart (column *optional*): a lecturer may skip them live. The discussion gets "
+             "the rest of the 90 minutes; `tests/course/test_lectures.py` checks that it is "
+             "at least what the lecture promises.", "",
+             f"**Before lecture 1 and lecture 3 (pre-reading, not lectured):** {pre}.", ""]
+    for lec in L.LECTURES:
+        table, core, rest = lecture_table(lec)
+        segs = " + ".join(s.label() for s in lec.segments)
+        parts += [f"**Lecture {lec.number} ({L.LENGTH} min): {lec.title}.**", "", table, "",
+                  f"Slides {segs}: {core} min by the rule; the discussion gets "
+                  f"{max(rest, 0)} min" + ("." if rest >= lec.discussion_min else
+                                           f" — **over by {lec.discussion_min - rest} min**."),
+                  "Homework: " + ", ".join(_exercise(k) for k in lec.homework) + ".", ""]
+    parts += ["**Cells a lecturer may skip live** (tagged `lecture-optional`):", "",
+              _optional_list(), "", END]
+    return "\n".join(parts)
+
+
+def notebook_column(stem: str) -> str:
+    """The "lecture" cell of a notebook's row: where the plan puts it, with its minutes."""
+    out = []
+    for s in L.PRE_READING:
+        if s.notebook == stem:
+            out.append("pre-reading" + ("" if s.label() == stem[:2] else f" {s.label()[3:]}"))
+    for lec in L.LECTURES:
+        for s in lec.segments:
+            if s.notebook == stem:
+                m = sum(math.ceil(t.core) for _, _, t in L.section_rows(s))
+                where = "" if s.label() == stem[:2] else f" {s.label()[3:]}"
+                out.append(f"lecture {lec.number}{where}: {m} min")
+    return "; ".join(out) or "—"
+
+
+def render(text: str) -> str:
+    """INSTRUCTORS.md's text with the plan and the lecture column rewritten."""
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"INSTRUCTORS.md has no {BEGIN!r} … {END!r} block")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    text = head + plan_markdown() + tail
+    for nb in sorted(L.NOTEBOOKS.glob("*.ipynb")):
+        text = re.sub(rf"^(\| `{re.escape(nb.stem)}` \|(?:[^|\n]*\|){{2}} )[^|\n]*( \|)$",
+                      lambda m, s=nb.stem: m.group(1) + notebook_column(s) + m.group(2),
+                      text, flags=re.M)
+    return text
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m ftd_lib.course.lecture_plan",
+                                 description=__doc__.split("\n\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help="rewrite INSTRUCTORS.md's plan")
+    g.add_argument("--check", action="store_true", help="exit 1 if INSTRUCTORS.md is stale")
+    ap.add_argument("--file", type=Path, default=INSTRUCTORS)
+    args = ap.parse_args(argv)
+    old = args.file.read_text()
+    new = render(old)
+    if args.write:
+        args.file.write_text(new)
+        print(f"{args.file}: lecture plan written")
+        return 0
+    if new != old:
+        print(f"{args.file}: the lecture plan is stale; run python -m "
+              "ftd_lib.course.lecture_plan --write")
+        return 1
+    print(f"{args.file}: the lecture plan is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,266 @@
+"""Browser test of the static decks (``python -m ftd_lib slides``): headless Chromium opens each
+deck from ``file://`` with every non-local request refused, as a lecturer's laptop in a hall
+without network, and moves through every slide (``Reveal.slide(h, v)``, every fragment shown).
+
+- ``test_lecture_deck_offline[lectureN]``: on every slide, MathJax has typeset the math and no
+  raw TeX (``$\\alpha``, ``\\frac`` …) is left in the visible text; every image (the figures,
+  a widget's saved picture) has loaded (``naturalWidth > 0``); the deck has speaker notes and
+  reveal.js's speaker view (key ``S``) opens and shows them; no request failed or went to the
+  network. Screenshot of lecture 1's first figure slide: ``test-output/deck_lecture1.png``.
+- ``test_notebook_deck_readable[NN]`` (every notebook 01–07, one deck per notebook): at a
+  projector's 1280 × 720, the body text of every slide renders at >= 24 px and every slide's
+  content fits on the screen (nothing below or right of the slide, nothing that scrolls).
+  It fails on a notebook whose slides are still too long: the words a slide holds decide.
+
+Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
+"""
+
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from ftd_lib.course import deck
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "test-output"
+NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+CHROMIUM = os.environ.get("FTD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+MIN_TEXT_PX = 24
+LOAD_S = 120
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM) and not UNDER_CI,
+    reason=f"Chromium not installed ({CHROMIUM}); the deck test runs under CI=true")
+
+RAW_TEX = re.compile(r"\$[^$\s]|\\(?:alpha|beta|lambda|gamma|frac|hat|theta|delta|eta)\b")
+
+# every slide as [h, v] (a horizontal slide without sub-slides is [h, 0])
+SLIDES = """() => Reveal.getHorizontalSlides().flatMap((s, h) => {
+    const v = s.querySelectorAll(':scope > section').length;
+    return v ? [...Array(v).keys()].map(k => [h, k]) : [[h, 0]]; })"""
+SHOW = """([h, v]) => { Reveal.slide(h, v, 1e6);
+    Reveal.getCurrentSlide().querySelectorAll('.fragment').forEach(f => f.classList.add('visible'));
+    const idle = () => !MathJax.Hub.queue.pending && !MathJax.Hub.queue.running;
+    return new Promise(r => { const poll = () => idle() ? MathJax.Hub.Queue(() => r(true))
+                                                         : setTimeout(poll, 50);
+                              setTimeout(poll, 100); }); }"""
+# the visible text of the current slide, without code, notes and typeset math
+VISIBLE_TEXT = """() => { const c = Reveal.getCurrentSlide().cloneNode(true);
+    c.querySelectorAll('aside.notes, pre, code, script, .MathJax, .MathJax_Display,'
+        + ' .MathJax_Preview, .jp-InputArea, .jp-OutputArea').forEach(e => e.remove());
+    c.querySelectorAll('section').forEach(e => e.remove());
+    return c.textContent; }"""
+MATH = """() => { const s = Reveal.getCurrentSlide();
+    const own = e => e.closest('section') === s && !e.closest('aside.notes');
+    return {tex: [...s.querySelectorAll('script[type^="math/tex"]')].filter(own).length,
+            typeset: [...s.querySelectorAll('.MathJax, .MathJax_Display')].filter(own).length,
+            errors: [...s.querySelectorAll('.MathJax_Error, merror')].filter(own).length}; }"""
+IMAGES = """() => [...Reveal.getCurrentSlide().querySelectorAll('img')]
+    .filter(i => !i.closest('aside.notes'))
+    .map(i => [i.complete && i.naturalWidth > 0, (i.getAttribute('src') || '').slice(0, 40)])"""
+# the slide's content box against the 1280 x 720 slide, in slide pixels; elements that scroll;
+# the smallest rendered size of the body text (paragraphs, list items, table cells)
+LAYOUT = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
+    const box = document.querySelector('.reveal .slides').getBoundingClientRect();
+    let right = 0, bottom = 0, scrolls = [], small = [];
+    for (const e of s.querySelectorAll('*')) {
+        if (e.closest('aside.notes') || (e.closest('section') !== s && e.tagName !== 'SECTION'))
+            continue;
+        const r = e.getBoundingClientRect();
+        if (!r.width || !r.height) continue;
+        right = Math.max(right, (r.right - box.left) / k);
+        bottom = Math.max(bottom, (r.bottom - box.top) / k);
+        const st = getComputedStyle(e);
+        if (/(auto|scroll)/.test(st.overflow + st.overflowX + st.overflowY)
+            && (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2))
+            scrolls.push(e.className || e.tagName);
+        if (/^(P|LI|TD|TH)$/.test(e.tagName) && e.closest('.jp-RenderedMarkdown')
+            && e.textContent.trim())
+            small.push(parseFloat(st.fontSize) * k);
+    }
+    const first = s.querySelector('[data-ftd-cell]');
+    return {right, bottom, scrolls, minText: small.length ? Math.min(...small) : null,
+            width: box.width / k, height: box.height / k,
+            where: (s.dataset.ftdCell || (first && first.dataset.ftdCell) || '?') + ' '
+                + JSON.stringify((s.textContent || '').trim().slice(0, 40))}; }"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"CI=true but Chromium is missing at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+    finally:
+        pw.stop()
+
+
+@pytest.fixture(scope="module")
+def lecture_decks(tmp_path_factory):
+    out = OUT / "decks"
+    shutil.rmtree(out, ignore_errors=True)
+    return deck.write_decks(out)
+
+
+@pytest.fixture(scope="module")
+def notebook_decks(tmp_path_factory):
+    out = tmp_path_factory.mktemp("notebook_decks")
+    return {p.stem: p for p in deck.write_decks(out, notebooks=NOTEBOOKS, force=True)}
+
+
+def _open(browser, path):
+    """A page at 1280 x 720 with the deck at ``path`` loaded from disk; every request that is
+    not a local file (or data:) is refused and recorded in ``page.failures``, as is every
+    request that failed."""
+    ctx = browser.new_context(viewport={"width": deck.WIDTH, "height": deck.HEIGHT})
+    failures = []
+
+    def refuse(route):
+        if route.request.url.split(":", 1)[0] in ("file", "data", "about", "blob"):
+            route.continue_()
+        else:
+            failures.append(f"non-local request refused: {route.request.url}")
+            route.abort("internetdisconnected")
+
+    ctx.route("**/*", refuse)
+    ctx.on("requestfailed", lambda r: failures.append(f"request failed: {r.url} ({r.failure})"))
+    page = ctx.new_page()
+    page.failures = failures
+    page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
+    page.set_default_timeout(LOAD_S * 1000)
+    page.goto(path.as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax "
+                           "&& MathJax.Hub && !MathJax.Hub.queue.pending "
+                           "&& !MathJax.Hub.queue.running", timeout=LOAD_S * 1000)
+    return ctx, page
+
+
+@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+                         ids=lambda n: f"lecture{n}")
+def test_lecture_deck_offline(browser, lecture_decks, number):
+    path = next(p for p in lecture_decks if p.stem == f"lecture{number}")
+    ctx, page = _open(browser, path)
+    try:
+        slides = page.evaluate(SLIDES)
+        assert len(slides) >= 5, f"{path.name}: {len(slides)} slides"
+        typeset = images = 0
+        shot = None
+        for hv in slides:
+            page.evaluate(SHOW, hv)
+            raw = RAW_TEX.findall(page.evaluate(VISIBLE_TEXT))
+            assert raw == [], f"{path.name} slide {hv}: raw TeX on the slide: {raw[:5]}"
+            math = page.evaluate(MATH)
+            assert math["errors"] == 0, f"{path.name} slide {hv}: MathJax error {math}"
+            assert math["typeset"] >= math["tex"], f"{path.name} slide {hv}: untypeset {math}"
+            typeset += math["typeset"]
+            imgs = page.evaluate(IMAGES)
+            bad = [src for ok, src in imgs if not ok]
+            assert bad == [], f"{path.name} slide {hv}: images not loaded: {bad}"
+            images += len(imgs)
+            # the screenshot: lecture 1's first slide with a figure and math that fits
+            if (shot is None and number == 1 and imgs and math["typeset"]
+                    and page.evaluate(LAYOUT)["bottom"] <= deck.HEIGHT):
+                shot = hv
+                page.screenshot(path=str(OUT / "deck_lecture1.png"))
+        assert typeset >= 20 and images >= 2, (typeset, images)
+        notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
+                              ".map(a => a.textContent.trim()).filter(t => t)")
+        assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
+        lecture = next(lec for lec in deck.L.LECTURES if lec.number == number)
+        want = sum(c.metadata.get("slideshow", {}).get("slide_type") == "notes"
+                   and c.source.strip() != "" for c in deck.lecture_notebook(lecture).cells)
+        assert len(notes) == want, f"{len(notes)} speaker notes in the deck, {want} notes cells"
+        # the speaker view: a pop-up the notes plugin writes, showing the current slide's notes
+        page.evaluate("() => Reveal.slide(0, 0)")
+        with ctx.expect_page(timeout=LOAD_S * 1000) as popup:
+            page.keyboard.press("s")
+        view = popup.value
+        view.wait_for_function("() => { const n = document.querySelector("
+                               "'.speaker-controls-notes .value'); "
+                               "return n && n.textContent.trim().length > 20; }",
+                               timeout=LOAD_S * 1000)
+        shown = view.evaluate("() => document.querySelector('.speaker-controls-notes .value')"
+                              ".textContent")
+        assert notes[0].split()[0] in shown, shown[:200]
+        time.sleep(1.0)  # the speaker view's frames load the deck from disk too
+        view.close()
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_notebook_deck_readable(browser, notebook_decks, path):
+    ctx, page = _open(browser, notebook_decks[path.stem])
+    try:
+        bad = []
+        smallest = 1e9
+        for hv in page.evaluate(SLIDES):
+            page.evaluate(SHOW, hv)
+            lay = page.evaluate(LAYOUT)
+            assert lay["width"] == pytest.approx(deck.WIDTH, abs=1), lay
+            if lay["minText"] is not None:
+                smallest = min(smallest, lay["minText"])
+                if lay["minText"] < MIN_TEXT_PX:
+                    bad.append(f"slide {hv} ({lay['where']}): body text {lay['minText']:.1f} px")
+            if lay["bottom"] > deck.HEIGHT + 1 or lay["right"] > deck.WIDTH + 1:
+                bad.append(f"slide {hv} ({lay['where']}): content {lay['right']:.0f} x "
+                           f"{lay['bottom']:.0f} px on a {deck.WIDTH} x {deck.HEIGHT} slide")
+            if lay["scrolls"]:
+                bad.append(f"slide {hv} ({lay['where']}): scrolls ({lay['scrolls'][:3]})")
+        assert smallest >= MIN_TEXT_PX, f"{path.stem}: smallest body text {smallest} px"
+        assert bad == [], f"{path.stem}: {len(bad)} slides not readable:\n" + "\n".join(bad)
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        ctx.close()
+
+
+def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path):
+    """The measure the notebook test uses, on a deck of three slides: a short one fits, one of
+    40 paragraphs runs off the bottom, one with a small-font paragraph is too small to read."""
+    import nbformat
+
+    def md(src, t):
+        c = nbformat.v4.new_markdown_cell(src)
+        c.metadata["slideshow"] = {"slide_type": t}
+        return c
+
+    nb = nbformat.v4.new_notebook(cells=[
+        md("# Short\n\nOne idea, a few words.", "slide"),
+        md("## Long\n\n" + "\n\n".join(f"Paragraph {k} of a long slide." for k in range(40)),
+           "slide"),
+        md("## Small\n\n<p style='font-size: 12px'>small print</p>", "slide")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    path = tmp_path / "fit.html"
+    deck.copy_assets(tmp_path)
+    path.write_text(deck.render(nb))
+    ctx, page = _open(browser, path)
+    try:
+        got = []
+        for hv in page.evaluate(SLIDES):
+            page.evaluate(SHOW, hv)
+            got.append(page.evaluate(LAYOUT))
+        assert len(got) == 3
+        assert got[0]["bottom"] <= deck.HEIGHT and got[0]["minText"] >= MIN_TEXT_PX
+        assert got[0]["minText"] == pytest.approx(26, abs=0.5)  # notebooks/rise.css
+        assert got[1]["bottom"] > 2 * deck.HEIGHT
+        assert got[2]["minText"] == pytest.approx(12, abs=0.5)
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        ctx.close()

@@ -1,0 +1,139 @@
+"""The three-lecture plan (ftd_lib/course/lectures.py): its timing rule on hand-worked numbers,
+every lecture fits 90 minutes with the discussion it promises, and INSTRUCTORS.md's plan is the
+one the plan and the notebooks give (python -m ftd_lib.course.lecture_plan --write)."""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ftd_lib.course import lecture_plan
+from ftd_lib.course import lectures as L
+from ftd_lib.course.exercises.hints import HINTS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cell(kind, src, slide="-", tags=(), run_s=None, outputs=()):
+    c = (nbformat.v4.new_markdown_cell(src) if kind == "md"
+         else nbformat.v4.new_code_cell(src, outputs=list(outputs)))
+    c.metadata["slideshow"] = {"slide_type": slide}
+    if tags:
+        c.metadata["tags"] = list(tags)
+    if run_s is not None:
+        c.metadata["execution"] = {"iopub.execute_input": "2026-11-26T18:10:04.000000Z",
+                                   "shell.execute_reply": f"2026-11-26T18:10:{4 + run_s:02d}"
+                                                          ".000000Z"}
+    return c
+
+
+def _words(n):
+    return " ".join(["word"] * n)
+
+
+def test_rule_on_a_small_notebook():
+    out = nbformat.v4.new_output("stream", text="a b c\n")
+    cells = [
+        _cell("md", "# Title " + _words(29), "slide"),  # 30 words
+        _cell("code", "import x", "skip", run_s=1),  # not shown
+        _cell("code", "f()\ng()\nh()", "-", run_s=12, outputs=[out]),  # 3 lines + 3 words, 12 s
+        _cell("md", "## 1. A\n\n" + _words(58), "slide"),  # 60 words
+        _cell("md", _words(120), "notes"),  # not shown
+        _cell("md", "### Side\n\n" + _words(29), "subslide", tags=[L.OPTIONAL]),  # optional
+        _cell("code", "one_state_explorer()", "-", run_s=2),  # optional too (its slide is)
+        _cell("md", _words(30), "fragment", tags=[L.OPTIONAL]),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    t = L.timing(nb)
+    slide1 = L.SLIDE_MIN + 30 / L.WORDS_PER_MIN + 6 / L.WORDS_PER_MIN + 12 / 60
+    slide2 = L.SLIDE_MIN + 60 / L.WORDS_PER_MIN
+    slide3 = (L.SLIDE_MIN + 30 / L.WORDS_PER_MIN + 1 / L.WORDS_PER_MIN + 2 / 60 + L.WIDGET_MIN
+              + 30 / L.WORDS_PER_MIN)
+    assert t.slides == 3 and t.words == 36 + 60 + 61 and t.widgets == 1
+    assert t.run_s == pytest.approx(14.0)
+    assert t.core == pytest.approx(slide1 + slide2)
+    assert t.optional == pytest.approx(slide3)
+    # an optional cell on an ordinary slide is optional alone
+    cells[7].metadata["tags"] = []
+    cells[5].metadata["tags"] = []
+    cells[3].metadata["tags"] = [L.OPTIONAL]
+    t2 = L.timing(nb)
+    assert t2.optional == pytest.approx(slide2)
+
+
+def test_run_seconds_needs_the_timestamps():
+    assert L.run_seconds(_cell("code", "x", run_s=7)) == pytest.approx(7.0)
+    assert L.run_seconds(_cell("md", "text")) == 0.0
+    with pytest.raises(ValueError, match="execution timestamps"):
+        L.run_seconds(_cell("code", "x"))
+
+
+def test_sections_and_segments():
+    cells = [_cell("md", "# T", "slide"), _cell("md", "intro"), _cell("md", "## 1. A", "slide"),
+             _cell("md", "a"), _cell("md", "## 2. B", "slide"), _cell("md", "## 3. C", "slide"),
+             _cell("md", "## Summary", "slide")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert L.section_numbers(nb) == [None, None, 1, 1, 2, 3, 3]
+    assert L.segment_cells(nb, L.Segment("x", 2, None)) == [0, 1, 4, 5, 6]
+    assert L.segment_cells(nb, L.Segment("x", 1, 2)) == [0, 1, 2, 3, 4]
+    assert L.Segment("06_x", 1, 2).label() == "06 §1–2" and L.Segment("07_x").label() == "07"
+
+
+def test_the_plan():
+    """06 §1–2 are pre-reading, 01 too; 07 has a slot of its own; every notebook 01–07 is in
+    the plan; the homework includes the new builds 02.3, 04.1 and 04.6 and names real
+    exercises."""
+    pre = {(s.notebook, s.first, s.last) for s in L.PRE_READING}
+    assert ("01_td_basics", None, None) in pre and ("06_nn_control", 1, 2) in pre
+    l3 = L.LECTURES[2]
+    assert [(s.notebook, s.first) for s in l3.segments] == [
+        ("06_nn_control", 3), ("07_modern_lambda_returns", None)]
+    planned = {s.notebook for s in L.PRE_READING} | {
+        s.notebook for lec in L.LECTURES for s in lec.segments}
+    assert planned == {p.stem for p in (REPO / "notebooks").glob("0*.ipynb")}
+    homework = {k for lec in L.LECTURES for k in lec.homework}
+    assert {"nb02.ex3", "nb04.ex1", "nb04.ex6"} <= homework <= set(HINTS)
+
+
+@pytest.mark.parametrize("lecture", L.LECTURES, ids=lambda lec: f"lecture{lec.number}")
+def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
+    """The slides by the rule (optional cells left out) plus the discussion the lecture promises
+    take at most 90 minutes, and leave at most MAX_SPARE more (a lecture is not half empty).
+    Fails on notebooks whose slides still hold more than a lecture can show."""
+    m = L.lecture_minutes(lecture)
+    assert m["core"] + m["discussion"] == L.LENGTH
+    assert m["discussion"] >= lecture.discussion_min, (
+        f"lecture {lecture.number}: slides take {m['core']} min, leaving {m['discussion']} "
+        f"for a discussion promised {lecture.discussion_min}")
+    assert m["discussion"] <= lecture.discussion_min + L.MAX_SPARE, m["discussion"]
+    if lecture.number == 3:  # 07 gets its own ~25 minutes
+        seven = next(c for s, c, _ in m["rows"] if s.notebook.startswith("07"))
+        assert 15 <= seven <= 35, seven
+
+
+def test_instructors_plan_is_generated():
+    """INSTRUCTORS.md's plan, timetables and lecture column are what the plan and the
+    notebooks give now (after the notebooks change: python -m ftd_lib.course.lecture_plan
+    --write)."""
+    text = (REPO / "INSTRUCTORS.md").read_text()
+    assert lecture_plan.render(text) == text, (
+        "INSTRUCTORS.md's lecture plan is stale: python -m ftd_lib.course.lecture_plan --write")
+    assert lecture_plan.main(["--check"]) == 0
+
+
+def test_one_time_per_notebook():
+    """No two places give a notebook different minutes: no "alone" column, no minutes for
+    pre-reading, README and INSTRUCTORS name the notebooks alike."""
+    text = (REPO / "INSTRUCTORS.md").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert "| alone |" not in text and "~45 min" not in text
+    assert "Six Jupyter notebooks" not in readme
+    n = len(list((REPO / "notebooks").glob("0*.ipynb")))
+    assert f"{['', '', '', '', '', '', 'Six', 'Seven', 'Eight'][n]} Jupyter notebooks" in readme
+    for lec in L.LECTURES:
+        for seg in lec.segments:
+            row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{seg.notebook}`"))
+            assert f"lecture {lec.number}" in row, row
+    minutes = re.findall(r"lecture (\d)(?: §[\w–]+)?: (\d+) min", text)
+    assert len(minutes) == sum(len(lec.segments) for lec in L.LECTURES)
