@@ -13,7 +13,7 @@ import numpy as np
 from ...envs.tasks import task
 from ...returns import k_bound
 from .. import nb06_nn_control as nb06
-from . import as_numbers, check_close, missing, not_written, run_student, verdict
+from . import MISSING, as_numbers, check_close, missing, not_written, run_student, verdict
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student's simulation
 #: reports, and the other starts ``(x0, v0)`` it is checked at
@@ -78,6 +78,8 @@ def check_k(fn) -> bool:
         return False
     for g, lam, eta in K_POINTS:
         got, err = run_student(fn, g, lam, eta, refuse=(k_bound,))
+        if err is not None and (err == MISSING or err.startswith("Your function runs")):
+            return verdict(False, "", err)
         if err is not None:
             return verdict(False, "", f"At γ, λ, η = {g}, {lam}, {eta}: {err}" + (
                 " (γλ = 0 here: λ = 0 is TD(0), so K = 1.)" if g * lam == 0 else ""))
