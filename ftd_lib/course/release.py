@@ -41,7 +41,8 @@ CHOICES = ("students", "instructors")
 
 #: what every release holds as it is (paths relative to the repository root); README.md,
 #: requirements.txt and start.sh are written (:func:`readme`, :func:`requirements`)
-COMMON = ("pyproject.toml", "binder", "ftd_lib", "results")
+COMMON = ("pyproject.toml", "binder", "ftd_lib", "results",
+          "scripts/time_nb06_helpers.py")  # notebook 06 tells students to run it
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
@@ -58,6 +59,14 @@ STUDENT_SKIP = frozenset({
     "semver", "toml", "nbgrader", "notebook", "sqlalchemy", "alembic", "mako", "rapidfuzz",
     "dask", "distributed", "ruff",
 })
+
+#: the head of the students' requirements.txt
+STUDENT_REQUIREMENTS_HEAD = """\
+# The course's packages, pinned: the course repository's pins less the developers' and
+# instructors' tools. ./start.sh setup installs them into .venv/ (README.md: on Linux without a
+# GPU, the CPU build of torch). jupyterlab_widgets 3.0.10 and widgetsnbextension 4.0.10 keep the
+# widgets live on the slides (jupyterlab-rise bundles JupyterLab 4.3).
+"""
 
 #: what the instructors' README adds to the students'
 INSTRUCTORS_README = """
@@ -78,6 +87,9 @@ c.CourseDirectory.root = "."
 # already holds `answer = None`, and its check then prints "No answer yet"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE (or in the exercise cell above)"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
+# control kernel on its first run)
+c.Execute.timeout = 600
 '''
 
 #: what --no-hints writes in place of the hint table
@@ -137,24 +149,15 @@ def _norm(name: str) -> str:
 
 
 def requirements(text: str, audience: str) -> str:
-    """The release's ``requirements.txt`` from the repository's: the students' leaves out the
-    pins of :data:`STUDENT_SKIP` (with the comment lines right above each); every other line
-    is kept as it is."""
+    """The release's ``requirements.txt`` from the repository's: the students' holds the pins
+    less :data:`STUDENT_SKIP`, under a header of its own (the repository's comments speak of
+    its tests); the instructors' is the repository's."""
     if audience != "students":
         return text
-    out, comments = [], []
-    for line in text.splitlines():
-        bare = line.split("#", 1)[0].strip()
-        if not bare:
-            comments.append(line)
-            continue
-        name = bare.split("==", 1)[0].split("[", 1)[0].strip()
-        if _norm(name) not in STUDENT_SKIP:
-            out += comments + [line]
-        comments = []
-    head = ("# The course's packages, pinned (the repository's pins less the developers' and "
-            "instructors' tools).\n")
-    return head + "\n".join(out) + "\n"
+    pins = [line.strip() for line in text.splitlines()
+            if line.split("#", 1)[0].strip() and _norm(line.split("==", 1)[0].split("[", 1)[0]
+                                                       .strip()) not in STUDENT_SKIP]
+    return STUDENT_REQUIREMENTS_HEAD + "\n".join(pins) + "\n"
 
 
 def readme(root: Path, audience: str, hints: bool) -> str:

@@ -1,17 +1,18 @@
 """Self-check functions for the course's exercises, one module per notebook, and their hints.
 
 Each check compares a student's answer with the library's and prints a short verdict (✅ or
-❌); it returns ``True``/``False`` so a notebook (or a test) can use it too. An exercise cell
-starts with the placeholder ``None`` (``answer = None``); every check first asks
-:func:`missing`, which prints the one message :data:`MISSING` while the placeholder is still
-there.
+❌); it returns ``True``/``False`` so a notebook (or nbgrader's autograder) can use it too. It
+fails closed: an answer nobody wrote (the placeholder ``None``, a skeleton that raises
+``NotImplementedError`` or returns ``None``, a string such as ``'7'``, a boolean, zeros) gets
+``False`` and a ❌ that names what is missing, never an exception. A build exercise may not
+hand in the library's own implementation: :func:`run_student` watches the student's function
+run and refuses it when the library's code runs inside (by identity, alias or wrapper).
 
 Hints: the cell under an exercise calls :func:`hint` with the exercise's key (``"nb03.ex2"``),
-which shows one folded box (:mod:`.hints`). Worked solutions are not in the library: they live
-in the notebooks as nbgrader solution cells (``### BEGIN SOLUTION`` / ``### END SOLUTION``,
-folded), and ``python -m ftd_lib release --for students`` writes a copy of the course without
-them (:mod:`ftd_lib.course.release`). ``tests/course/test_solutions.py`` runs every worked
-solution through its check in its own notebook's namespace.
+which shows one folded box (:mod:`.hints`). The library holds no model answer; the course's
+instructors' release has them (:mod:`ftd_lib.course.release`), ``tests/course/test_solutions.py``
+runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
+nobody wrote.
 """
 
 from __future__ import annotations
