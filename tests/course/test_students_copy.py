@@ -148,21 +148,25 @@ def test_the_copys_own_setup_in_a_fresh_venv_runs_notebook_01(tmp_path):
     assert code and all(c.execution_count for c in code)
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     assert "No answer yet" in "".join(o.get("text", "") for c in code for o in c.outputs)
-    # ./start.sh (no argument) serves JupyterLab with notebook 01
-    port = _free_port()
+    # ./start.sh (no argument) serves JupyterLab from notebooks/ with notebook 01 as its page
+    port, runtime = _free_port(), tmp_path / "runtime"
+    root = ["--allow-root"] if os.geteuid() == 0 else []  # CI runs as root; a student does not
     proc = subprocess.Popen(["./start.sh", "--no-browser", f"--ServerApp.port={port}",
-                             "--ServerApp.token=fresh", "--ServerApp.port_retries=0"], cwd=copy,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--IdentityProvider.token=fresh", "--ServerApp.port_retries=0",
+                             *root], cwd=copy, env=dict(env, JUPYTER_RUNTIME_DIR=str(runtime)),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        url, log = None, []
+        log = []
         deadline = time.time() + 120
-        while time.time() < deadline and url is None:
-            line = proc.stdout.readline()
-            log.append(line)
-            m = re.search(rf"http://(?:127\.0\.0\.1|localhost):{port}/lab\S*", line)
-            url = m.group(0) if m else None
-        assert url and "/lab/tree/notebooks/01_td_basics.ipynb" in url, "".join(log)[-2000:]
-        api = f"http://127.0.0.1:{port}/api/contents/{FIRST}?content=0&token=fresh"
+        while time.time() < deadline and not any("is running at" in ln for ln in log):
+            log.append(proc.stdout.readline())
+            assert log[-1] or proc.poll() is None, "".join(log)[-2000:]
+        text = "".join(log)
+        assert f"Serving notebooks from local directory: {copy / 'notebooks'}" in text, text[-2000:]
+        page = (runtime / f"jpserver-file-to-run-{proc.pid}-open.html").read_text()
+        assert f"127.0.0.1:{port}/lab/tree/01_td_basics.ipynb" in page.replace("localhost",
+                                                                               "127.0.0.1")
+        api = f"http://127.0.0.1:{port}/api/contents/01_td_basics.ipynb?content=0&token=fresh"
         with urllib.request.urlopen(api, timeout=30) as resp:
             assert resp.status == 200 and json.load(resp)["type"] == "notebook"
     finally:
