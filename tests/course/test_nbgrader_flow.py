@@ -66,6 +66,9 @@ def scores(course):
         for who in ("untouched", "solved"):
             sub = gb.find_submission("course", who)
             out[who] = {nb.name + ".ipynb": (nb.score, nb.max_score) for nb in sub.notebooks}
+    print("\nnbgrader autograde, score / max (untouched, solved):", {
+        n[:2]: (f"{out['untouched'][n][0]:g}/{out['untouched'][n][1]:g}",
+                f"{out['solved'][n][0]:g}/{out['solved'][n][1]:g}") for n in sorted(out["solved"])})
     return out
 
 

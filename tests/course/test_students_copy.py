@@ -163,7 +163,12 @@ def test_the_copys_own_setup_in_a_fresh_venv_runs_notebook_01(tmp_path):
             assert log[-1] or proc.poll() is None, "".join(log)[-2000:]
         text = "".join(log)
         assert f"Serving notebooks from local directory: {copy / 'notebooks'}" in text, text[-2000:]
-        page = (runtime / f"jpserver-file-to-run-{proc.pid}-open.html").read_text()
+        pages = []  # the page a browser would be sent to, written beside the server's info
+        while time.time() < deadline and not pages:
+            pages = sorted(runtime.glob("jpserver-file-to-run-*-open.html"))
+            time.sleep(0.5)
+        assert pages, sorted(p.name for p in runtime.glob("*"))
+        page = pages[0].read_text()
         assert f"127.0.0.1:{port}/lab/tree/01_td_basics.ipynb" in page.replace("localhost",
                                                                                "127.0.0.1")
         api = f"http://127.0.0.1:{port}/api/contents/01_td_basics.ipynb?content=0&token=fresh"

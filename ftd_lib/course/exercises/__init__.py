@@ -74,8 +74,10 @@ def as_numbers(answer, name: str = "the answer"):
 
 
 def _rounding_of(a: np.ndarray, e: np.ndarray):
-    """Is ``a`` the expected ``e`` rounded (to some decimals or significant digits)? The
-    rounding's description, or ``None``."""
+    """Is ``a`` the expected ``e`` rounded (to some decimals or significant digits, and within
+    5 % of it: 0 is not 0.2 "rounded")? The rounding's description, or ``None``."""
+    if not np.allclose(a, e, rtol=0.05, atol=0):
+        return None
     for d in range(10):
         if np.allclose(a, np.round(e, d), rtol=0, atol=1e-12):
             return f"to {d} decimals"
