@@ -7,14 +7,19 @@ solution cell, nbgrader's convention for written answers). In the repository the
 JupyterLab's ``jupyter.source_hidden``/``outputs_hidden`` for code, an HTML ``<details>`` box for
 Markdown (it folds in every renderer, GitHub and nbconvert included).
 
-- ``--for students`` writes a self-contained copy of the course (the notebooks, the library,
-  README, requirements, pyproject, binder/, the stored results) in which no worked solution
-  exists: every solution cell is dropped with its outputs; the library holds only checks and
-  hints; no compiled file, no MyST source (``notebooks/src`` holds the solutions), no tests.
-  ``--no-hints`` drops the hint cells too and writes the hint table empty.
-- ``--for instructors`` writes the same with the solutions, plus INSTRUCTORS.md and an
-  ``nbgrader_config.py`` whose stubs keep the student notebooks runnable (INSTRUCTORS.md says
-  how to import the release into nbgrader or otter-grader).
+- ``--for students`` writes a self-contained copy of the course that starts on a fresh machine:
+  the notebooks with their slideshow CSS (``notebooks/rise.css`` and one per notebook), the
+  library (installable: ``pyproject.toml``), ``requirements.txt`` (the repository's pins less
+  the developers' tools, :data:`STUDENT_SKIP`), binder/, the stored results, ``start.sh``
+  (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab on notebook 01) and its
+  own README (``release/README.students.md``: what the course is, the two commands, offline
+  use, where to ask). No worked solution exists in it: every solution cell is dropped with
+  its outputs; the library holds only checks and hints; no compiled file, no MyST source
+  (``notebooks/src`` holds the solutions), no tests. ``--no-hints`` drops the hint cells too
+  and writes the hint table empty.
+- ``--for instructors`` writes the same with the solutions and all the pins, plus
+  INSTRUCTORS.md and an ``nbgrader_config.py`` whose stubs keep the student notebooks
+  runnable (INSTRUCTORS.md says how to import the release into nbgrader or otter-grader).
 
 The release is written to a temporary folder beside ``--out`` and moved into place only when
 complete; an existing non-empty ``--out`` is refused unless ``force``.
@@ -34,11 +39,43 @@ REPO = Path(__file__).resolve().parents[2]
 #: the audiences a release is written for
 CHOICES = ("students", "instructors")
 
-#: what every release holds (paths relative to the repository root)
-COMMON = ("README.md", "requirements.txt", "pyproject.toml", "binder", "ftd_lib", "results")
+#: what every release holds as it is (paths relative to the repository root); README.md,
+#: requirements.txt and start.sh are written (:func:`readme`, :func:`requirements`)
+COMMON = ("pyproject.toml", "binder", "ftd_lib", "results",
+          "scripts/time_nb06_helpers.py")  # notebook 06 tells students to run it
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+
+#: the copy's README template and start script (in the repository, not in a release)
+README_TEMPLATE = Path("release") / "README.students.md"
+START = Path("release") / "start.sh"
+
+#: pins the students' requirements leave out: the developers' and instructors' tools (browser
+#: test, Binder check, handouts, nbgrader, the Dask executor, the linter) and what only they pull
+STUDENT_SKIP = frozenset({
+    "playwright", "greenlet", "jupyter-server-mathjax", "pypdf", "pypdfium2",
+    "jupyter-repo2docker", "docker", "entrypoints", "escapism", "iso8601", "ruamel-yaml",
+    "semver", "toml", "nbgrader", "notebook", "sqlalchemy", "alembic", "mako", "rapidfuzz",
+    "dask", "distributed", "ruff",
+})
+
+#: the head of the students' requirements.txt
+STUDENT_REQUIREMENTS_HEAD = """\
+# The course's packages, pinned: the course repository's pins less the developers' and
+# instructors' tools. ./start.sh setup installs them into .venv/ (README.md: on Linux without a
+# GPU, the CPU build of torch). jupyterlab_widgets 3.0.10 and widgetsnbextension 4.0.10 keep the
+# widgets live on the slides (jupyterlab-rise bundles JupyterLab 4.3).
+"""
+
+#: what the instructors' README adds to the students'
+INSTRUCTORS_README = """
+## For instructors
+
+This is the instructors' copy: the notebooks hold the worked solutions (folded nbgrader
+solution cells). `INSTRUCTORS.md` has the lecture plan, what every exercise checks, and how to
+grade with nbgrader (`nbgrader_config.py`) or otter-grader.
+"""
 
 #: nbgrader's stubs for a student version that runs top to bottom: an unanswered exercise then
 #: says "not answered yet" instead of raising NotImplementedError (nbgrader's default stub)
@@ -50,6 +87,9 @@ c.CourseDirectory.root = "."
 # already holds `answer = None`, and its check then prints "No answer yet"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE (or in the exercise cell above)"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
+# control kernel on its first run)
+c.Execute.timeout = 600
 '''
 
 #: what --no-hints writes in place of the hint table
@@ -102,6 +142,39 @@ def with_autograder_tests(nb):
     return nb
 
 
+def _norm(name: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def requirements(text: str, audience: str) -> str:
+    """The release's ``requirements.txt`` from the repository's: the students' holds the pins
+    less :data:`STUDENT_SKIP`, under a header of its own (the repository's comments speak of
+    its tests); the instructors' is the repository's."""
+    if audience != "students":
+        return text
+    pins = [line.strip() for line in text.splitlines()
+            if line.split("#", 1)[0].strip() and _norm(line.split("==", 1)[0].split("[", 1)[0]
+                                                       .strip()) not in STUDENT_SKIP]
+    return STUDENT_REQUIREMENTS_HEAD + "\n".join(pins) + "\n"
+
+
+def readme(root: Path, audience: str, hints: bool) -> str:
+    """The release's README: the students' template with the list of notebooks (and, for the
+    instructors, a paragraph on INSTRUCTORS.md)."""
+    rows = []
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        title = next((c.source.splitlines()[0].lstrip("# ").strip() for c in nb.cells
+                      if c.cell_type == "markdown" and c.source.startswith("#")), path.stem)
+        rows.append(f"- `notebooks/{path.name}`: {title}")
+    text = (root / README_TEMPLATE).read_text()
+    text = text.replace("{notebooks}", "\n".join(rows)).replace(
+        "{hint_sentence}", "; a folded 💡 hint sits under each one" if hints else "")
+    return text + (INSTRUCTORS_README if audience == "instructors" else "")
+
+
 def _check_out(out: Path, force: bool) -> Path:
     out = Path(out).expanduser().resolve()
     if out == REPO or out in REPO.parents:
@@ -125,7 +198,14 @@ def _copy(src: Path, dst: Path) -> None:
 def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = False) -> None:
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
+    (tmp / "README.md").write_text(readme(root, audience, hints))
+    (tmp / "requirements.txt").write_text(requirements((root / "requirements.txt").read_text(),
+                                                       audience))
+    shutil.copy2(root / START, tmp / "start.sh")
+    os.chmod(tmp / "start.sh", 0o755)
     (tmp / "notebooks").mkdir()
+    for css in sorted((root / "notebooks").glob("*.css")):  # the slideshow's styles
+        shutil.copy2(css, tmp / "notebooks" / css.name)
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         if audience == "students":

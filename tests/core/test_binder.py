@@ -33,6 +33,13 @@ TEST_ONLY = {
     "jupyter-server-mathjax",
     "pypdf",
     "pypdfium2",
+    # grading: nbgrader and what it adds (tests/course/test_nbgrader_flow.py)
+    "nbgrader",
+    "notebook",
+    "sqlalchemy",
+    "alembic",
+    "mako",
+    "rapidfuzz",
     # Binder check (this file) and its dependencies
     "jupyter-repo2docker",
     "docker",

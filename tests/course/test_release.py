@@ -236,3 +236,23 @@ def test_the_students_notebooks_pass_nbval_lax(releases):
     assert re.search(r"\b(\d+) passed", r.stdout)
     assert "No answer yet" in "".join(
         p.read_text() for p in (stud / "notebooks").glob("*.ipynb"))
+
+
+def test_the_students_requirements_are_the_pins_less_the_tools():
+    """Every pin of requirements.txt is in the students' file, exactly, unless it is one of the
+    developers' or instructors' tools (STUDENT_SKIP, each of which requirements.txt pins)."""
+    text = (REPO / "requirements.txt").read_text()
+    pins = {rel._norm(ln.split("==")[0]): ln.strip() for ln in text.splitlines()
+            if ln.split("#", 1)[0].strip()}
+    assert rel.STUDENT_SKIP <= set(pins), rel.STUDENT_SKIP - set(pins)
+    stud = rel.requirements(text, "students").splitlines()
+    kept = [ln for ln in stud if ln and not ln.startswith("#")]
+    assert kept == [p for n, p in pins.items() if n not in rel.STUDENT_SKIP]
+    assert "torch==" in "\n".join(kept) and rel.requirements(text, "instructors") == text
+
+
+def test_the_readme_follows_the_hints(releases):
+    with_hints = (releases["students"] / "README.md").read_text()
+    without = (releases["no_hints"] / "README.md").read_text()
+    assert "hint sits under each one" in with_hints and "hint" not in without.lower()
+    assert "{" not in with_hints.replace("{notebooks}", "")  # every placeholder filled

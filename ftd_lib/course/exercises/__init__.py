@@ -1,17 +1,18 @@
 """Self-check functions for the course's exercises, one module per notebook, and their hints.
 
 Each check compares a student's answer with the library's and prints a short verdict (✅ or
-❌); it returns ``True``/``False`` so a notebook (or a test) can use it too. An exercise cell
-starts with the placeholder ``None`` (``answer = None``); every check first asks
-:func:`missing`, which prints the one message :data:`MISSING` while the placeholder is still
-there.
+❌); it returns ``True``/``False`` so a notebook (or nbgrader's autograder) can use it too. It
+fails closed: an answer nobody wrote (the placeholder ``None``, a skeleton that raises
+``NotImplementedError`` or returns ``None``, a string such as ``'7'``, a boolean, zeros) gets
+``False`` and a ❌ that names what is missing, never an exception. A build exercise may not
+hand in the library's own implementation: :func:`run_student` watches the student's function
+run and refuses it when the library's code runs inside (by identity, alias or wrapper).
 
 Hints: the cell under an exercise calls :func:`hint` with the exercise's key (``"nb03.ex2"``),
-which shows one folded box (:mod:`.hints`). Worked solutions are not in the library: they live
-in the notebooks as nbgrader solution cells (``### BEGIN SOLUTION`` / ``### END SOLUTION``,
-folded), and ``python -m ftd_lib release --for students`` writes a copy of the course without
-them (:mod:`ftd_lib.course.release`). ``tests/course/test_solutions.py`` runs every worked
-solution through its check in its own notebook's namespace.
+which shows one folded box (:mod:`.hints`). The library holds no model answer; the course's
+instructors' release has them (:mod:`ftd_lib.course.release`), ``tests/course/test_solutions.py``
+runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
+nobody wrote.
 """
 
 from __future__ import annotations
@@ -32,104 +33,182 @@ MISSING = ("No answer yet: put your answer in place of None (or fill in the skel
            "the cell again.")
 
 
-def missing(answer) -> bool:
-    """Is the exercise still unanswered (the placeholder ``None``)? If so, say so."""
+def missing(answer, name: str = "") -> bool:
+    """Is the exercise still unanswered (the placeholder ``None``)? If so, say so (naming the
+    answer ``name`` when given)."""
     if answer is None:
-        verdict(False, "", MISSING)
+        verdict(False, "", MISSING if not name else
+                f"No answer yet for {name}: put your answer in place of None and run the cell "
+                "again.")
         return True
     return False
 
 
-def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
-                atol: float = 1e-9, hint: str = "") -> bool:
-    """Is ``answer`` numerically equal to ``expected`` (same shape, within tolerance)?"""
+def as_numbers(answer, name: str = "the answer"):
+    """``answer`` as a float array, or ``None`` after saying why it is not numbers: a string
+    (``'7'``), a boolean, a function, ``None`` or anything else that is not a real number."""
+    import numbers
+
+    if callable(answer):
+        verdict(False, "", f"{name} must be a number, not a function: call it, or put its "
+                "result here.")
+        return None
     try:
-        a = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return verdict(False, "", f"{name} must be a number or an array of numbers. {hint}")
+        a = np.asarray(answer)
+    except Exception:  # noqa: BLE001 -- a ragged list, an odd object: not numbers
+        a = np.asarray(None)
+    if a.dtype.kind == "O":
+        flat = list(a.ravel()) if a.ndim else [a.item()]
+        if flat and all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in flat):
+            a = a.astype(float)
+    if a.dtype.kind in "US":
+        verdict(False, "", f"{name} must be a number, not a string ({answer!r}): drop the "
+                "quotes.")
+        return None
+    if a.dtype.kind not in "iuf":
+        what = ("True/False" if a.dtype.kind == "b" else "None inside" if a.dtype.kind == "O"
+                and any(x is None for x in a.ravel()) else type(answer).__name__)
+        verdict(False, "", f"{name} must be a number or a list of numbers, got {what}.")
+        return None
+    return a.astype(float)
+
+
+def _rounding_of(a: np.ndarray, e: np.ndarray):
+    """Is ``a`` the expected ``e`` rounded (to some decimals or significant digits, and within
+    5 % of it: 0 is not 0.2 "rounded")? The rounding's description, or ``None``."""
+    if not np.allclose(a, e, rtol=0.05, atol=0):
+        return None
+    for d in range(10):
+        if np.allclose(a, np.round(e, d), rtol=0, atol=1e-12):
+            return f"to {d} decimals"
+    for s in range(1, 10):
+        sig = np.vectorize(lambda x, s=s: float(f"{x:.{s}g}"))(e) if e.size else e
+        if np.allclose(a, sig, rtol=1e-12, atol=0):
+            return f"to {s} significant digits"
+    return None
+
+
+def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
+                atol: float = 1e-9, hint: str = "", decimals: int | None = None) -> bool:
+    """Is ``answer`` numerically equal to ``expected`` (same shape, within tolerance)? With
+    ``decimals``, an answer given to that many decimals (or more) is right too. A string, a
+    boolean or a function is not a number (❌); an answer that is the right one rounded is
+    called rounded."""
+    a = as_numbers(answer, name)
+    if a is None:
+        return False
     e = np.asarray(expected, dtype=float)
     if a.shape != e.shape:
         return verdict(False, "", f"{name} has shape {a.shape}, expected {e.shape}. {hint}")
     ok = bool(np.allclose(a, e, rtol=rtol, atol=atol))
-    if not ok and np.allclose(a, e, rtol=5e-3, atol=atol):
-        return verdict(False, "", f"Close, but {name} is rounded: don't round, give the full "
-                       "number (keep the digits Python gives you).")
+    if not ok and decimals is not None:
+        ok = bool(np.all(np.abs(a - e) <= 0.5 * 10.0 ** -decimals + 1e-12))
+    if not ok and not np.array_equal(a, e):
+        how = _rounding_of(a, e)
+        if how is not None:
+            return verdict(False, "", f"Close, but {name} is rounded ({how}): don't round, give "
+                           "the full number (keep the digits Python gives you).")
     return verdict(ok, f"Correct: {name} is right.", f"Not yet: {name} is off. {hint}".strip())
 
 
-def not_written(fn) -> bool:
-    """Is the function a student was asked to write still the placeholder (``None``) or still
-    raising ``NotImplementedError`` (the skeleton)? If so, say "not answered yet"."""
+def not_written(fn, name: str = "your function") -> bool:
+    """Is the function a student was asked to write still the placeholder ``None``, or not a
+    function at all? If so, say so (and return ``True``)."""
     if fn is None:
-        return missing(None)
+        return missing(None, name)
     if not callable(fn):
-        return not verdict(False, "", "Hand the check your function itself (its name, no "
-                           "brackets).")
+        return not verdict(False, "", f"Hand the check {name} itself (its name, no brackets), "
+                           f"not {type(fn).__name__} {fn!r:.40}.")
     return False
 
 
+#: the message when a student's function runs the library's own answer
+BORROWED = ("{what} runs the library's own {name} (called directly, under another name or inside "
+            "a wrapper): write it yourself. The check compares yours with the library's, so "
+            "handing it the library's proves nothing.")
+
+
 def borrows(fn, library_fn) -> bool:
-    """Is the student's ``fn`` the library's ``library_fn``, or does its source call it? (A build
-    exercise asks for the student's own code; the library's reference is visible to them.)"""
-    import inspect
-
-    if fn is library_fn:
-        return True
-    try:
-        src = inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
-    body = src.split(":", 1)[-1]  # not the name in the def line
-    return f"{library_fn.__name__}(" in body
+    """Is the student's ``fn`` the library's ``library_fn`` itself (or a bound alias of it)?
+    (:func:`run_student` with ``refuse`` also catches a wrapper or an alias called inside.)"""
+    return fn is library_fn or getattr(fn, "__code__", None) is getattr(library_fn, "__code__",
+                                                                        0)
 
 
-def run_student(fn, *args, **kwargs):
+class Borrowed(Exception):
+    """A student's function ran a library function it was asked to write itself."""
+
+
+def run_student(fn, *args, refuse=(), **kwargs):
     """Call a student's function; return ``(result, None)``, or ``(None, message)`` when it
-    raises (``NotImplementedError`` means the skeleton is not filled in yet)."""
+    raises (``NotImplementedError`` means the skeleton is not filled in yet: :data:`MISSING`).
+
+    ``refuse``: library functions the student was asked to write. While ``fn`` runs, a profile
+    hook watches every Python call; if the code of one of them runs (``fn`` is it, an alias of
+    it, a wrapper or ``functools.partial`` around it, or calls it deep down), the result is
+    thrown away and the message is :data:`BORROWED`. What it cannot see: a copy of the
+    library's source pasted in as the student's own."""
+    import sys
+
+    codes = {f.__code__: f.__name__ for f in refuse}
+    hit: list[str] = []
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code in codes and not hit:
+            hit.append(codes[frame.f_code])
+
+    old = sys.getprofile()
+    if codes:
+        sys.setprofile(watch)
     try:
-        return fn(*args, **kwargs), None
+        result = fn(*args, **kwargs)
     except NotImplementedError:
         return None, MISSING
     except Exception as e:  # noqa: BLE001 -- a student's code may raise anything
-        return None, f"Your function raised {type(e).__name__}: {e}"
-
-
-def _as_weights(got) -> np.ndarray:
-    """A student's returned weights as a float array (an empty one when not numbers)."""
-    try:
-        return np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return np.zeros(0)
+        result, err = None, f"Your function raised {type(e).__name__}: {e}"
+        if not hit:
+            return result, err
+    finally:
+        if codes:
+            sys.setprofile(old)
+    if hit:
+        return None, BORROWED.format(what="Your function", name=hit[0])
+    return result, None
 
 
 def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
-                           as_array=_as_weights) -> bool | None:
+                           refuse=()) -> bool:
     """The loop of a build-an-algorithm exercise: for each case ``(what, ..., usual)`` of
     ``cases``, ``make(i, case)`` gives ``(episodes, w0, kwargs, expected)``, the student's
-    ``fn(episodes, w0.copy(), **kwargs)`` runs (:func:`run_student`), and its weights after every
-    step must match ``expected`` to 1e-10. One verdict per case: an error, the wrong shape
-    (``rows`` is inserted after "the weights after every step"), the first step that differs
-    (``differs(step, episodes, expected, usual)`` says what), or ``same``. Returns whether all
-    cases passed, or ``None`` (after printing :data:`MISSING`) while ``fn`` is the skeleton."""
+    ``fn(episodes, w0.copy(), **kwargs)`` runs (:func:`run_student`, refusing the library
+    functions ``refuse``), and its weights after every step must match ``expected`` to 1e-10.
+    One verdict per case: an error, the wrong shape (``rows`` is inserted after "the weights
+    after every step"), the first step that differs (``differs(step, episodes, expected,
+    usual, case)`` says what), or ``same``. Returns whether all cases passed; ``False`` at once
+    (after one message) while ``fn`` is the skeleton, returns ``None`` or borrows."""
     ok_all = True
     for i, case in enumerate(cases):
         what, usual = case[0], case[-1]
         episodes, w0, kw, expected = make(i, case)
-        got, err = run_student(fn, episodes, w0.copy(), **kw)
-        if err == MISSING:
-            verdict(False, "", MISSING)
-            return None
+        got, err = run_student(fn, episodes, w0.copy(), refuse=refuse, **kw)
+        if err is not None and (err == MISSING or err.startswith("Your function runs")):
+            return verdict(False, "", err)
         if err is not None:
             ok_all = verdict(False, "", f"{what}: {err}") and ok_all
             continue
-        got = as_array(got)
+        if got is None:
+            return verdict(False, "", "Your function returns None: return the weights after "
+                           f"every step{rows} (an array of shape {expected.shape} here).")
+        got = as_numbers(got, "what your function returns")
+        if got is None:
+            return False
         if got.shape != expected.shape:
             ok_all = verdict(False, "", f"{what}: return the weights after every step{rows} "
                              f"(shape {expected.shape}), got {got.shape}.") and ok_all
             continue
-        bad = np.flatnonzero(np.any(np.abs(got - expected) > 1e-10, axis=1))
+        bad = np.flatnonzero(np.any(~(np.abs(got - expected) <= 1e-10), axis=1))
         if bad.size:
-            why = differs(int(bad[0]) + 1, episodes, expected, usual)
+            why = differs(int(bad[0]) + 1, episodes, expected, usual, case)
             ok_all = verdict(False, "", f"{what}: {why}") and ok_all
         else:
             verdict(True, f"{what}: {same}", "")

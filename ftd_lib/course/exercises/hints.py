@@ -130,25 +130,29 @@ HINTS = {
     'nb06.ex1': (
         'Exercise 1, simulate a policy',
         r"""
-        `a = 2 if v >= 0 else 0`, then `x, v, terminal = mc.mountain_car_step(x, v, a)`;
-        count the steps until `terminal`.
+        Loop at most 10,000 times: `a = 2 if v >= 0 else 0`, then `x, v, terminal =
+        mc.mountain_car_step(x, v, a)`; return the number of calls when `terminal` is True
+        (the call that reaches the goal counts).
         """),
     'nb06.ex2': (
-        "Exercise 2, forward Sarsa(λ)'s delay on cart-pole",
+        "Exercise 2, forward Sarsa(λ)'s delay",
         r"""
-        $K = \lceil \log\eta / \log(\gamma\lambda) \rceil$ with $\gamma\lambda = 0.99
-        \cdot 0.6$.
+        Take logs of $(\gamma\lambda)^K \le \eta$: $\log(\gamma\lambda) < 0$, so $K \ge
+        \log\eta / \log(\gamma\lambda)$; round up. When $\gamma\lambda \le \eta$ one step
+        is enough, and $\log 0$ does not exist.
         """),
     'nb06.ex3': (
         'Exercise 3, how greedy is ε-greedy?',
         r"""
-        The greedy action is taken with probability $1-\varepsilon$ plus its share of the
-        random draws, $\varepsilon/|\mathcal A|$.
+        Predict: the greedy action is taken with probability $1-\varepsilon$ plus its share of
+        the random draws, $\varepsilon/|\mathcal A|$. Measure: `[epsilon_greedy(q, 0.05, rng)
+        for _ in range(100_000)]`.
         """),
     'nb06.ex4': (
         'Exercise 4, what the learner aims at on cart-pole',
         r"""
-        $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$.
+        $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$: a geometric series, not
+        quite $1/(1-\gamma)$.
         """),
     'nb07.ex1': (
         'Exercise 1, GAE from the recursion',

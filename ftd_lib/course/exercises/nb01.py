@@ -10,7 +10,7 @@ from ...algorithms import td_update
 from ...approx import Linear
 from ...envs.random_walk import N_STATES, true_values
 from ..nb01_td_basics import discounted_return
-from . import check_close, missing, verdict
+from . import as_numbers, check_close, missing, verdict
 
 #: Exercise 1: an episode of five steps, every reward 1, discounted with gamma.
 RETURN_EXERCISE = dict(rewards=[1.0, 1.0, 1.0, 1.0, 1.0], gamma=0.9)
@@ -21,7 +21,7 @@ TD0_EXERCISE = dict(s=4, reward=1.0, s_next=3, V_s=8.0, V_s_next=5.0, alpha=0.5,
 
 def check_return(answer) -> bool:
     """Exercise 1: the discounted return G_0 of ``RETURN_EXERCISE``."""
-    if missing(answer):
+    if missing(answer, "G_0"):
         return False
     ex = RETURN_EXERCISE
     g, n = ex["gamma"], len(ex["rewards"])
@@ -34,10 +34,10 @@ def check_return(answer) -> bool:
         (discounted_return([1.0] * (n - 1), g), "four terms: the powers run γ^0 .. γ^4"),
         (g ** (n - 1), "only the last reward's weight: add all five discounted rewards"),
     )
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        a = None
+    arr = as_numbers(answer, "G_0")
+    if arr is None:
+        return False
+    a = float(arr) if arr.shape == () else None
     for value, why in usual:
         if a is not None and abs(a - value) < 1e-9 * max(1.0, abs(value)):
             return verdict(False, "", f"Not yet: {why}.")
@@ -48,7 +48,7 @@ def check_return(answer) -> bool:
 
 def check_value_state1(answer) -> bool:
     """Exercise 2: v(1) from the Bellman equation v(1) = 1 + 0.7 * 0 + 0.3 * v(2)."""
-    if missing(answer):
+    if missing(answer, "v(1)"):
         return False
     return check_close(answer, true_values()[0], name="v(1)", rtol=1e-4, atol=1e-6,
                        hint="From state 1: reward 1, then 70 % terminal (value 0), 30 % state 2.")
@@ -56,7 +56,7 @@ def check_value_state1(answer) -> bool:
 
 def check_td0_update(answer) -> bool:
     """Exercise 3: the new value of state ``s`` after one TD(0) update, eq. (1)."""
-    if missing(answer):
+    if missing(answer, f"the new V({TD0_EXERCISE['s']})"):
         return False
     ex = TD0_EXERCISE
     lin = Linear(N_STATES)

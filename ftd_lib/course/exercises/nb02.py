@@ -13,7 +13,7 @@ from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
 from ..nb02_lambda_return import figure1_data
-from . import borrows, check_close, check_weights_per_step, missing, not_written, verdict
+from . import check_close, check_weights_per_step, missing, not_written
 
 #: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
 #: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
@@ -31,7 +31,7 @@ T_ONLINE = 20
 
 def check_n_step_return(answer) -> bool:
     """Exercise 1: G_0^{(2)} of ``EPISODE``."""
-    if missing(answer):
+    if missing(answer, f"G_0^({N_STEP})"):
         return False
     e = EPISODE
     return check_close(answer, n_step_return(e["rewards"], e["values"], 0, N_STEP, e["gamma"]),
@@ -41,7 +41,7 @@ def check_n_step_return(answer) -> bool:
 
 def check_interim_lambda_return(answer) -> bool:
     """Exercise 2: G_0^{lambda|3} of ``EPISODE`` with lambda = 0.5 (eq. 2)."""
-    if missing(answer):
+    if missing(answer, f"G_0^(lambda|{HORIZON})"):
         return False
     e = EPISODE
     expected = interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], LAM)
@@ -66,11 +66,8 @@ def check_td_lambda(fn, fig1_point) -> bool:
     episodes per case (a trace left over from the last episode shows from the second); and
     ``fig1_point``, the normalised RMS error of *your* TD(λ) at the end of Figure 1's first
     episode (:func:`ftd_lib.course.nb02_lambda_return.figure1_data`)."""
-    if not_written(fn) or missing(fig1_point):
+    if not_written(fn, "your TD(λ) function (my_td_lambda)"):
         return False
-    if borrows(fn, td_lambda):
-        return verdict(False, "", "That calls the library's own td_lambda: write the "
-                       "algorithm yourself (the check compares it with the library's).")
     lin = Linear(N_STATES)
 
     def make(i, case):
@@ -80,16 +77,17 @@ def check_td_lambda(fn, fig1_point) -> bool:
         kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=gamma)
         return episodes, w0, kw, td_lambda(episodes, w0, **kw)
 
-    def differs(step, episodes, expected, usual):
+    def differs(step, episodes, expected, usual, case):
         if step > len(episodes[0][1]):  # first wrong in a later episode
             usual = "the trace must start at 0 in every episode"
         return f"your weights leave TD(λ)'s at step {step}. Usual cause: {usual}."
 
     ok_all = check_weights_per_step(
         fn, TD_LAMBDA_CASES, make, rows="", same="the same weights as algorithms.td_lambda.",
-        differs=differs,
-        as_array=lambda got: np.asarray(got, dtype=float) if got is not None else np.zeros(0))
-    if ok_all is None:
+        differs=differs, refuse=(td_lambda,))
+    if not ok_all:
+        return False
+    if missing(fig1_point, "fig1_point (the error of your TD(λ) at the end of episode 1)"):
         return False
     data = figure1_data()
     expected = float(data["curves"]["td_lambda"][data["episode_ends"][0]])

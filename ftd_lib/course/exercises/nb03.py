@@ -11,7 +11,7 @@ from ...algorithms import td_lambda
 from ...approx import Linear
 from ...envs.one_state import one_state_episodes
 from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import check_close, missing, not_written, run_student, verdict
+from . import as_numbers, check_close, missing, not_written, run_student, verdict
 
 #: Exercise 3(b): a step size and length with beta_TD = alpha T = 2 exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
@@ -22,7 +22,7 @@ def check_think(error_answer, values_answer) -> bool:
     (any :math:`\alpha`, T); (b) the values at the ends of episodes 1..4 at exactly
     :math:`\beta = 2` (``BETA_TWO``: TD(:math:`\lambda`=1), :math:`\alpha = 0.2`, T = 10,
     :math:`\hat V_0 = 0`)."""
-    if missing(error_answer) or missing(values_answer):
+    if missing(error_answer, "error_answer (a)") or missing(values_answer, "values_answer (b)"):
         return False
     ok_a = check_close(error_answer, 0.0, name="the error after one episode from V₀ = 1",
                        rtol=0, atol=1e-9, hint="The pseudo-update multiplies the error 1 − V₀ "
@@ -44,7 +44,7 @@ def check_beta_replacing(answer, *, alpha: float = REPLACING["alpha"],
     r"""Exercise 4: :math:`\beta` of one episode of TD(:math:`\lambda`=1) with replacing traces,
     at step size ``alpha`` and length ``T``, checked against a run of
     :func:`ftd_lib.course.nb03_one_state_divergence.td_lambda_replacing`."""
-    if missing(answer):
+    if missing(answer, "β with replacing traces"):
         return False
     return check_close(answer, beta_measured("td_lambda_replacing", alpha, T), name="β with "
                        "replacing traces", rtol=1e-6, atol=1e-9, hint="What is the trace e at "
@@ -69,17 +69,20 @@ def check_beta_lambda(fn) -> bool:
     r"""Exercise 1: a student's closed form ``fn(alpha, lam, T)`` for :math:`\beta` of TD(λ)
     with λ < 1 on the one-state example, evaluated at ``BETA_POINTS`` against runs of
     ``algorithms.td_lambda`` (:func:`beta_run`). The usual wrong forms get their own message."""
-    if not_written(fn):
+    if not_written(fn, "your closed form (beta_lambda = my_beta)"):
         return False
     got, expected = [], []
     for a, lam, T in BETA_POINTS:
-        value, err = run_student(fn, a, lam, T)
+        value, err = run_student(fn, a, lam, T, refuse=(beta_run, beta_measured, td_lambda))
         if err is not None:
             return verdict(False, "", err)
-        try:
-            got.append(float(value))
-        except (TypeError, ValueError):
-            return verdict(False, "", "Your function must return a number.")
+        if value is None:
+            return verdict(False, "", "Your function returns None: return your formula for β "
+                           "(a number) from alpha, lam and T.")
+        v = as_numbers(value, "the β your function returns")
+        if v is None or v.shape != ():
+            return verdict(False, "", "Your function must return one number, β.")
+        got.append(float(v))
         expected.append(beta_run(a, lam, T))
     got, expected = np.array(got), np.array(expected)
     if np.allclose(got, expected, rtol=1e-9, atol=1e-12):
@@ -106,13 +109,15 @@ def check_beta_lambda(fn) -> bool:
 def check_max_alpha_lambda(answer, *, lam: float = 0.9, T: int = 25) -> bool:
     r"""Exercise 2: the largest step size for which TD(λ) (λ < 1) does not diverge on episodes
     of length T: β = 2, measured (β is linear in α, so α_max = 2α/β(α) from one run)."""
-    if missing(answer):
+    if missing(answer, "max_alpha_answer"):
         return False
     expected = 2 * 0.01 / beta_run(0.01, lam, T)
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "The answer must be a number (a step size).")
+    arr = as_numbers(answer, "the largest stable α")
+    if arr is None:
+        return False
+    if arr.shape != ():
+        return verdict(False, "", "The answer must be one number (a step size).")
+    a = float(arr)
     if math.isclose(a, 2 / T, rel_tol=1e-6):
         return verdict(False, "", "Not yet: 2/T is λ = 1's edge; with λ < 1 the trace is "
                        "shorter, so a larger α is stable.")

@@ -7,13 +7,20 @@ import math
 
 import numpy as np
 
-from ...algorithms import forward_td_lambda, forward_td_lambda_by_definition
+from ...algorithms import forward_td_lambda, forward_td_lambda_by_definition, td0
 from ...approx import Linear
 from ...envs.random_walk import random_walk_episodes
-from ...returns import advance_time, extend_horizon, interim_lambda_return, k_bound
+from ...returns import (
+    Algorithm1Return,
+    advance_time,
+    extend_horizon,
+    interim_lambda_return,
+    k_bound,
+)
+from ...returns import rho as library_rho
 from ...rng import run_generator
 from . import (
-    borrows,
+    as_numbers,
     check_close,
     check_weights_per_step,
     missing,
@@ -24,30 +31,63 @@ from . import (
 
 #: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
 #: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
-#: (what it tests, lam, gamma, eta, k_max, what a failure there usually means)
+#: (what it tests, lam, gamma, eta, k_max, what is special in it)
 ALGORITHM1_CASES = (
-    ("K = 4, episodes longer than K", 0.5, 1.0, 0.1, None,
-     "the steady state: U += c_final δ', pop, update, then the ρ-step U ← (U − ρ)/γλ"),
+    ("K = 4, episodes longer than K", 0.5, 1.0, 0.1, None, ""),
     ("γ < 1 (γλ = 0.72, K = 15)", 0.8, 0.9, 0.01, None,
-     "γ enters ρ = R + γ(1−λ)V_next and δ' = R + γV_next − V_current"),
-    ("K = 44, most episodes shorter than K", 0.9, 1.0, 0.01, None,
-     "an episode that ends before the queue is full: U ← U_sync before the final loop"),
-    ("K = 1 (λ = η)", 0.01, 1.0, 0.01, None,
-     "with K = 1 there is no ρ-step (If K ≠ 1) and every step updates at once"),
+     "This is the only case with γ < 1: if the others pass, look at γ in ρ = R + γ(1−λ)V_next, "
+     "δ' = R + γV_next − V_current and c ← γλc."),
+    ("K = 44, most episodes shorter than K", 0.9, 1.0, 0.01, None, ""),
+    ("K = 1 (λ = η)", 0.01, 1.0, 0.01, None, ""),
     ("γλ = 1 with k_max = 5", 1.0, 1.0, 0.01, 5,
-     "K = min(K_max, K): with γλ = 1 the formula gives K = ∞"),
+     "K = min(K_max, K): with γλ = 1 the formula gives K = ∞."),
 )
+
+#: library code that computes Algorithm 1's weights or targets, refused inside a student's answer
+ALGORITHM1_LIBRARY = (forward_td_lambda, forward_td_lambda_by_definition,
+                      Algorithm1Return.observe)
+
+
+def where_algorithm1_differs(step: int, episodes, K: int) -> str:
+    """What happens in Algorithm 1 at ``step`` (1-based, counted over all ``episodes``) with
+    horizon ``K``: the place a first difference points to (not a guess at the bug)."""
+    before = 0
+    for j, (_, r) in enumerate(episodes):
+        T = len(r)
+        if step <= before + T:
+            t = step - before  # the pass at time step t - 1 ends here; t counts from 1
+            if T < K:
+                return (f"episode {j + 1} has {T} steps, fewer than K = {K}: the queue F never "
+                        "fills, nothing is updated during the episode, and at its end "
+                        "U ← U_sync (line 29) before the states in F are updated (lines 30-33)")
+            if t == T:
+                return (f"the end of episode {j + 1}: the {min(K, T)} states left in F are "
+                        "updated in order (lines 30-33), each followed by the ρ-step except "
+                        "the last")
+            if t < K:
+                return (f"step {t} of episode {j + 1}, before the queue holds K = {K} states: "
+                        "no update yet (the weights must not move)")
+            if t == K:
+                c_final = "(γλ)^(K−1)" + (" = 1 with K = 1" if K == 1 else "")
+                rho_step = ("with K = 1 there is no ρ-step (If K ≠ 1)" if K == 1 else
+                            "then U ← (U − ρ)/γλ")
+                return (f"the first update of episode {j + 1} (step K = {K}): U = U_sync + "
+                        f"c_final δ' with c_final = {c_final} (lines 5, 17-19, 24); "
+                        f"{rho_step}")
+            return (f"step {t} of episode {j + 1}, after the first update: each update uses "
+                    "U + c_final δ', then the ρ-step U ← (U − ρ)/γλ (line 27); every K steps "
+                    "U ← U_sync and U_sync restarts from V_current (lines 17-22)")
+        before += T
+    return "after the last step"
 
 
 def check_algorithm1(fn) -> bool:
     r"""Exercise 1: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
     (Algorithm 1) against Sec. 5's definition in every case of ``ALGORITHM1_CASES``; the weights
-    after every step must agree to 1e-10."""
-    if not_written(fn):
+    after every step must agree to 1e-10. A function that runs the library's Algorithm 1
+    (:data:`ALGORITHM1_LIBRARY`, under any name) is refused."""
+    if not_written(fn, "your Algorithm 1 (my_forward_td_lambda)"):
         return False
-    if borrows(fn, forward_td_lambda):
-        return verdict(False, "", "That calls the library's own forward_td_lambda: write the "
-                       "algorithm yourself (the check compares it with the library's).")
     approx = Linear(10)
 
     def make(i, case):
@@ -57,13 +97,16 @@ def check_algorithm1(fn) -> bool:
         w0 = np.linspace(0.5, 5.0, 10)  # a rough first guess, so that delta' moves from step 1
         return episodes, w0, kw, forward_td_lambda_by_definition(episodes, w0, **kw)
 
-    def differs(step, episodes, expected, usual):
-        return (f"your weights leave the definition's at step {step} of {len(expected)}. "
-                f"Usual cause: {usual}.")
+    def differs(step, episodes, expected, special, case):
+        _, lam, gamma, eta, k_max, _ = case
+        K = k_bound(gamma, lam, eta, k_max)
+        return (f"your weights first leave the definition's at step {step} of {len(expected)}, "
+                f"{where_algorithm1_differs(step, episodes, K)}. {special}").strip()
 
     return bool(check_weights_per_step(
         fn, ALGORITHM1_CASES, make, rows=", one row per step",
-        same="the same weights as Sec. 5's definition.", differs=differs))
+        same="the same weights as Sec. 5's definition.", differs=differs,
+        refuse=ALGORITHM1_LIBRARY))
 
 
 def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: float = 0.5,
@@ -71,7 +114,10 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
     r"""Exercise 2: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
     :math:`\delta'_{t+K}`, the next K-bounded return :math:`G_{t+1}^{\lambda|t+1+K}`
     (App. B: one step later in time, then one step more horizon)."""
-    if missing(answer):
+    if missing(answer, "next_target_answer"):
+        return False
+    arr = as_numbers(answer, "G_{t+1}^{λ|t+1+K}")
+    if arr is None:
         return False
     t = 0
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
@@ -87,10 +133,7 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
         (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: it divides "
                                                     "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
     }
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        a = None
+    a = float(arr) if arr.shape == () else None
     for value, why in usual.items():
         if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
                                                                                rel_tol=1e-6):
@@ -105,7 +148,7 @@ def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: flo
     :math:`R_{t+1}` and :math:`S_{t+1}`; t counts from 0) is the first update made, for this
     :math:`\lambda, \gamma, \eta`, in an episode longer than K? With ``theta_index`` also: which
     weight vector :math:`\theta_j` of Sec. 5's definition does that update produce?"""
-    if missing(answer):
+    if missing(answer, "first_update_answer (t of the pass)"):
         return False
     K = k_bound(gamma, lam, eta)
     if math.isinf(K):
@@ -117,20 +160,22 @@ def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: flo
     forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
                       gamma=gamma, eta=eta, trace=trace)
     first = next(s["t"] for s in trace if s["updated"] is not None)
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "The answer must be a time step (a whole number).")
+    arr = as_numbers(answer, "first_update_answer (a time step)")
+    if arr is None or arr.shape != ():
+        return verdict(False, "", "first_update_answer must be one time step (a whole "
+                       "number).") if arr is not None else False
+    a = float(arr)
     ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
                  "when the queue holds K states.",
                  "Not yet: in which pass is the queue F full for the first time? (t counts "
                  "from 0; the pass at t observes S_{t+1}.)")
     if theta_index is None:
         return ok
-    try:
-        j = float(theta_index)
-    except (TypeError, ValueError):
-        return verdict(False, "", "theta_index must be a whole number j (of θ_j).") and ok
+    arr = as_numbers(theta_index, "theta_index (j of θ_j)")
+    if arr is None or arr.shape != ():
+        return False if arr is None else verdict(False, "", "theta_index must be one whole "
+                                                 "number j (of θ_j).")
+    j = float(arr)
     ok_j = verdict(j == first + 1, f"Correct: it produces θ_{first + 1} = θ_K; before it, "
                    "θ_t = θ_0 for t < K.", "Not yet: Sec. 5 numbers the weights after the "
                    "update that uses the horizon t + K; the pass at time step t ends with "
@@ -148,7 +193,7 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     r"""Exercise 4: on ``HORIZON``, :math:`G_t^{\lambda|h}` by eq. (2), :math:`\delta'_h`, and
     :math:`G_t^{\lambda|h+1}` by the horizon-extension identity; the last is compared with
     eq. (2) at horizon h + 1."""
-    if missing(g_h) or missing(delta_p) or missing(g_h1):
+    if missing(g_h, "g_h") or missing(delta_p, "delta_p") or missing(g_h1, "g_h1"):
         return False
     e = HORIZON
     r, v, g, lam, t, h = e["rewards"], e["values"], e["gamma"], e["lam"], e["t"], e["h"]
@@ -164,28 +209,54 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     return ok1 and ok2 and ok3
 
 
+#: Exercise 5: the run both learners make: three seeded random-walk episodes
+#: (``random_walk_episodes(3, run_generator(0, 0))``), tabular, from w0 = 0
+K1_RUN = dict(seed=0, n_episodes=3, alpha=0.1)
+
+
+def k1_reference(lam: float, *, eta: float, gamma: float):
+    """The weights of ``algorithms.forward_td_lambda`` (with ``lam``) and of
+    ``algorithms.td0`` on the run of :data:`K1_RUN`, after every step."""
+    episodes = random_walk_episodes(K1_RUN["n_episodes"], run_generator(K1_RUN["seed"], 0))
+    common = dict(approx=Linear(10), alpha=K1_RUN["alpha"], gamma=gamma)
+    return (forward_td_lambda(episodes, np.zeros(10), lam=lam, eta=eta, **common),
+            td0(episodes, np.zeros(10), **common))
+
+
 def check_k1_is_td0(lam_max, W_forward, W_td0, *, eta: float = 0.01,
                     gamma: float = 1.0) -> bool:
     r"""Exercise 5: the largest :math:`\lambda` with K = 1 (for ``eta`` and ``gamma``), and the
-    weights of forward TD(:math:`\lambda`) with K = 1 against TD(0)'s on the same episodes
-    (equal to rounding, and not all equal to the start)."""
-    if missing(lam_max) or missing(W_forward) or missing(W_td0):
+    weights of forward TD(:math:`\lambda`) with that λ and of TD(0) on the run of
+    :data:`K1_RUN`; each history is recomputed here and compared (to 1e-12), so two copies of
+    one history, or a slice of it, do not pass."""
+    if missing(lam_max, "lam_max") or missing(W_forward, "W_forward") or missing(W_td0, "W_td0"):
         return False
     ok1 = check_close(lam_max, eta / gamma, name="the largest λ with K = 1", rtol=1e-9,
                       hint="K = 1 when (γλ)^1 ≤ η already.")
-    try:
-        a, b = np.asarray(W_forward, dtype=float), np.asarray(W_td0, dtype=float)
-    except (TypeError, ValueError):
-        return verdict(False, "", "W_forward and W_td0 must be arrays of weights.") and ok1
-    if a.shape != b.shape or a.ndim != 2 or len(a) < 2:
-        return verdict(False, "", f"W_forward {a.shape} and W_td0 {b.shape} must be the weights "
-                       "after every step (2-d, the same shape).") and ok1
-    if np.allclose(a, a[0]):
-        return verdict(False, "", "These weights never change: give the learners some "
-                       "episodes with non-zero errors.") and ok1
-    ok2 = verdict(bool(np.allclose(a, b, rtol=0, atol=1e-12)), "Correct: with K = 1 forward "
-                  "TD(λ) makes TD(0)'s updates, step for step.", "Not yet: the weights differ "
-                  f"(largest difference {np.max(np.abs(a - b)):.3g}); is K = 1?")
+    ref_forward, ref_td0 = k1_reference(eta / gamma, eta=eta, gamma=gamma)
+    run = ("on random_walk_episodes(3, run_generator(0, 0)), tabular (Linear(10)), α = 0.1, "
+           f"γ = {gamma:g}, from w0 = 0")
+    oks = []
+    for got, ref, name, what in ((W_forward, ref_forward, "W_forward",
+                                  f"algorithms.forward_td_lambda with λ = {eta / gamma:g}, "
+                                  f"η = {eta:g}"),
+                                 (W_td0, ref_td0, "W_td0", "algorithms.td0")):
+        a = as_numbers(got, name)
+        if a is None:
+            oks.append(False)
+            continue
+        if a.shape != ref.shape:
+            oks.append(verdict(False, "", f"{name} has shape {a.shape}: the weights after every "
+                               f"step of {what} {run} have shape {ref.shape}."))
+            continue
+        oks.append(verdict(bool(np.all(np.abs(a - ref) <= 1e-12)),
+                           f"{name}: the weights of {what}, step for step.",
+                           f"Not yet: {name} is not the weights of {what} {run}."))
+    if not all(oks):
+        return False
+    ok2 = verdict(bool(np.all(np.abs(ref_forward - ref_td0) <= 1e-12)), "Correct: with K = 1 "
+                  "forward TD(λ) makes TD(0)'s updates, step for step.", "Not yet: the weights "
+                  "differ; is K = 1?")
     return ok1 and ok2
 
 
@@ -199,7 +270,7 @@ def check_rho(fn) -> bool:
     numbers through the identity it must satisfy (App. B, eq. 7):
     :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda` for every
     :math:`t < h - 1` on ``RHO_EPISODE``, at three (γ, λ)."""
-    if not_written(fn):
+    if not_written(fn, "your ρ (rho_answer = my_rho)"):
         return False
     e = RHO_EPISODE
     r, v = e["rewards"], e["values"]
@@ -208,13 +279,16 @@ def check_rho(fn) -> bool:
     for gamma, lam in ((1.0, 0.5), (0.9, 0.8), (0.95, 0.3)):
         for h in range(2, T + 1):
             for t in range(h - 1):
-                rho_t, err = run_student(fn, r[t], v[t + 1], gamma, lam)
+                rho_t, err = run_student(fn, r[t], v[t + 1], gamma, lam, refuse=(library_rho,))
                 if err is not None:
                     return verdict(False, "", err)
-                try:
-                    rho_t = float(rho_t)
-                except (TypeError, ValueError):
-                    return verdict(False, "", "Your rho must return a number.")
+                if rho_t is None:
+                    return verdict(False, "", "Your function returns None: return your formula "
+                                   "for ρ_t (a number) from reward, v_next, gamma and lam.")
+                a = as_numbers(rho_t, "the ρ your function returns")
+                if a is None or a.shape != ():
+                    return verdict(False, "", "Your function must return one number, ρ_t.")
+                rho_t = float(a)
                 g_t = interim_lambda_return(r, v, t, h, gamma, lam)
                 g_next = interim_lambda_return(r, v, t + 1, h, gamma, lam)
                 gap = abs((g_t - rho_t) / (gamma * lam) - g_next)
@@ -231,8 +305,15 @@ def check_rho(fn) -> bool:
         (lambda R, V, g, lm: R, "the reward alone: the one-step return's bootstrap term "
          "(1 − λ)γV̂(S_{t+1}) is part of ρ"),
     )
+    def value(R, V, g, lm):
+        got = run_student(fn, R, V, g, lm)[0]
+        try:
+            return float(got)
+        except (TypeError, ValueError):
+            return math.nan
+
     for wrong, why in usual:
-        if all(abs(float(fn(R, V, g, lm)) - wrong(R, V, g, lm)) < 1e-12
+        if all(abs(value(R, V, g, lm) - wrong(R, V, g, lm)) < 1e-12
                for R, V, g, lm in ((1.0, 0.4, 1.0, 0.5), (2.0, -0.3, 0.9, 0.8))):
             return verdict(False, "", f"Not yet: {why}.")
     return verdict(False, "", f"Not yet: at γ = {gamma}, λ = {lam}, t = {t}, h = {h} the "

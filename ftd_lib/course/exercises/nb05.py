@@ -11,7 +11,7 @@ import numpy as np
 from ...envs import mountain_car as mc
 from ...returns import k_bound
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
-from . import check_close, missing, verdict
+from . import as_numbers, check_close, missing, verdict
 
 #: Exercise 1: the state whose true value the student computes (raw position, velocity).
 STATE = (-0.9, 0.02)
@@ -20,13 +20,15 @@ STATE = (-0.9, 0.02)
 def check_true_value(answer, state=STATE) -> bool:
     r"""Exercise 1: :math:`v(s)` of ``state`` under the evaluation policy (γ = 1, expected
     reward −1 a step, so :math:`v(s) = -(\text{steps to the goal})`)."""
-    if missing(answer):
+    if missing(answer, "v(s)"):
         return False
     expected = mc.true_value(*state)
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        return verdict(False, "", "The value must be a number.")
+    arr = as_numbers(answer, "v(s)")
+    if arr is None:
+        return False
+    if arr.shape != ():
+        return verdict(False, "", "v(s) must be one number.")
+    a = float(arr)
     if a == -expected:
         return verdict(False, "", "Not yet: mind the sign — every step costs −1 on average.")
     if abs(a - expected) == 1:
@@ -50,15 +52,15 @@ def constant_baselines(n: int = N_EVAL, seed: int = EVAL_SEED) -> dict:
 def check_constant_baseline(answer) -> bool:
     r"""Exercise 2: the normalised error of the best constant predictor, i.e. its RMS error over
     the evaluation sample divided by that of :math:`\hat V \equiv 0`."""
-    if missing(answer):
+    if missing(answer, "the normalised error of the best constant"):
+        return False
+    arr = as_numbers(answer, "the normalised error of the best constant")
+    if arr is None:
         return False
     b = constant_baselines()
     _, values = mc.evaluation_states(N_EVAL, EVAL_SEED)
     median = float(np.sqrt(np.mean((values - np.median(values)) ** 2))) / b["rms_zero"]
-    try:
-        a = float(answer)
-    except (TypeError, ValueError):
-        a = None
+    a = float(arr) if arr.shape == () else None
     if a is not None and math.isclose(a, median, rel_tol=1e-6):
         return verdict(False, "", "Not yet: that is the median's error. The median is the best "
                        "constant for the absolute error; the RMS error is a squared error, "
@@ -92,15 +94,18 @@ def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
     made before measuring, of how the error at λ = 0.9 moves as η grows (one of
     ``PREDICTIONS``), not graded but compared with (c) the errors at λ = 0.9 read from the
     Figure 3 right results ``res`` (stored paper-scale data when there are some)."""
-    if missing(K_etas) or missing(prediction) or missing(errors):
+    if missing(K_etas, "K_etas") or missing(prediction, "prediction") or missing(errors, "errors"):
         return False
     if res is None:
         return verdict(False, "", "No results to read: run the cells of section 6 first.")
     Ks = [k_bound(1.0, LAM_EXPERIMENT, eta) for eta in ETAS]
-    try:
-        a = [float(k) for k in K_etas]
-    except (TypeError, ValueError):
-        return verdict(False, "", "K_etas must be three whole numbers, one per η.")
+    arr = as_numbers(K_etas, "K_etas")
+    if arr is None:
+        return False
+    if arr.ndim != 1:
+        return verdict(False, "", f"K_etas must be a list of {len(Ks)} whole numbers, one per "
+                       f"η in {ETAS}.")
+    a = [float(k) for k in arr]
     if len(a) != len(Ks):
         return verdict(False, "", f"K_etas must hold {len(Ks)} numbers, one per η in {ETAS}.")
     floor = [math.floor(math.log(eta) / math.log(LAM_EXPERIMENT)) for eta in ETAS]
@@ -112,7 +117,7 @@ def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
                        "(γλ)^K ≤ η, so round up.")
     else:
         ok_k = verdict(False, "", "Not yet: K = ceil(log η / log γλ) for each η.")
-    if prediction not in PREDICTIONS:
+    if not isinstance(prediction, str) or prediction not in PREDICTIONS:
         return verdict(False, "", f"prediction must be one of {PREDICTIONS}.") and False
     measured = _fig3_right_at(res)
     ok_e = check_close(errors, measured, name="the errors at λ = 0.9", rtol=1e-6,
@@ -124,5 +129,8 @@ def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
         print(f"Your prediction: the error {prediction}; the data: it {trend} "
               f"({measured[0]:.3f} → {measured[-1]:.3f}, a 5 % threshold). "
               + ("You predicted it." if prediction == trend else "Not what you predicted: "
-                 "see the worked solution for why."))
+                 "a larger η gives a shorter K, so the target cuts the λ-return sooner and puts "
+                 "the weight (γλ)^(K−1) on its last n-step return (0.9¹¹ ≈ 0.31 at η = 0.3): "
+                 "at λ = 0.9 forward TD(λ) then acts like a method with a smaller λ. The shorter "
+                 "delay helps too; the data say which effect wins."))
     return ok_k and ok_e
