@@ -257,7 +257,12 @@ def load_experiment(path, scale: str = "paper", sets=None) -> tuple[Figure, dict
     if scale not in SCALES:
         raise ExperimentError(f"{path}: scale must be one of {', '.join(SCALES)}, got "
                               f"{scale!r}")
-    raw = apply_sets(raw, sets) if sets else raw
+    if scale == "quick":  # the scale first: --set changes what the scale gives
+        quick = raw.get("quick", {})
+        if not isinstance(quick, dict):
+            raise ExperimentError(f"{path}: quick: must be a table")
+        raw = merge({k: v for k, v in raw.items() if k != "quick"}, quick)
+    raw = apply_sets(raw, sets, f"{path}: --set") if sets else raw
     return build(raw, scale, str(path), overrides=sets)
 
 
