@@ -97,6 +97,10 @@ class Figure:
     xlabel: str = ""
     #: the network's hidden units (the engine's and the kernel's default: 50)
     hidden_units: int = 50
+    #: what the experiment asks of its report (its file's ``[report]``) and its set-ups'
+    #: words (name -> ``{"choice", "change"}``)
+    report: dict = field(default_factory=dict)
+    setup_notes: dict = field(default_factory=dict)
 
     @property
     def lower_is_better(self) -> bool:

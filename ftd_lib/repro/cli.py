@@ -318,11 +318,13 @@ def _executor(parser, args, command: str):
 
 def _run(parser, args) -> int:
     """``run FILE``: an experiment file through :func:`ftd_lib.repro.launch.run_experiment`."""
+    from .claims import check_claims
     from .experiment import load_experiment
     from .launch import out_dir, run_command, run_experiment
 
     try:  # before any work: the file, the changes, the output folder, memory
         fig, run = load_experiment(args.file, args.scale, args.set)
+        check_claims(fig)
         out = out_dir(run, args.out)
         store.check_writable_dir(out, "--out")
         check_memory(fig)

@@ -38,7 +38,7 @@ KEYS = {
     "chunks": ("runs", "cells", "rows", "device"),
     "protocol": ("kind", "pilot_runs", "final_alphas", "max_widenings"),
     "paper": ("runs", "episodes"),
-    "report": ("compare_with",),
+    "report": ("compare_with", "compare", "reread_from", "reread_setups"),
 }
 #: the set-up of the engines when nothing is said (a set-up that differs goes into the chunks)
 DEFAULT_NETWORK = {"hidden_units": 50, "activation": "tanh", "init": "uniform"}
@@ -347,8 +347,9 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     if protocol["kind"] == "pilot" and not optimise:
         raise r.fail("protocol.kind", "the pilot protocol chooses alpha per lambda: it needs "
                      "x = \"lam\" and several grid.alphas")
-    claims = raw.get("claims", [])
-    if not isinstance(claims, list) or not all(isinstance(c, int) for c in claims):
+    claims = raw.get("claims", [])  # (known numbers: ftd_lib.repro.claims.check_claims)
+    if not isinstance(claims, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in claims):
         raise r.fail("claims", f"must be a list of claim numbers, got {claims!r}")
     notes = raw.get("notes", [])
     if isinstance(notes, str):
@@ -372,7 +373,10 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
         protocol=protocol, claims=tuple(claims), source=source,
         task_title=task.title,
         xlabel=str(raw.get("xlabel", "step size α" if x == "alpha" else "λ")),
-        hidden_units=base_spec.get("n_hidden", 50))
+        hidden_units=base_spec.get("n_hidden", 50), report=r.table(raw, "report"),
+        setup_notes={s["variant"]: {"choice": s["choice"], "change": s["change"]}
+                     for s in setups if s["variant"] and s.get("choice") is not None
+                     and raw.get("setups") is not None})
     validate_figure(fig)
     run = {"seed": r.int(raw, "seed", "seed", lo=0, default=DEFAULT_SEED),
            "device_kind": device, "out": raw.get("out"), "setups": setups,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from .claims import check_claims
 from .experiment import load_experiment
 
 
@@ -43,6 +44,7 @@ def run_experiment(path, scale: str = "paper", sets=(), out=None, *, device=None
     from .runs import run_figure
 
     fig, run = load_experiment(path, scale, sets)
+    check_claims(fig)
     where = out_dir(run, out)
     device = device or run["device_kind"]
     command = command or run_command(path, scale, sets, out, None if device == run[

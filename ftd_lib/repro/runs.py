@@ -149,7 +149,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
-        "provenance": figure_provenance([m for _, m in done]),
+        "provenance": figure_provenance([m for _, m in done], [t.method for t in tasks]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,

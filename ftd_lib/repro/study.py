@@ -19,8 +19,10 @@ collides with another variant's or with Fig. 4's. The runner is the compiled ker
 The scale is reduced but honest: 40 runs (the paper: 200) x the paper's 50 episodes, one
 step-size grid for all, :data:`ALPHAS` (factor 2, :math:`1.5\cdot 10^{-5}` to 0.015: below,
 nothing is learned in 50 episodes; above, Sarsa(:math:`\lambda`) diverges on Fig. 4's grid).
-Its reading (the table, the verdicts, REPORT.md's section) is
-:mod:`ftd_lib.repro.study_report`.
+Its reading (REPORT.md's section: per set-up and lambda both methods' best-alpha returns,
+the paired difference, claim 5 per set-up, and claim 5 again on the default set-up's grid cut
+below 0.015 * 2**k, k = -8, -6, -4) is the generic one of :mod:`ftd_lib.repro.sections`, as
+the file's ``[report]`` asks.
 """
 
 from __future__ import annotations
@@ -37,10 +39,6 @@ LAMBDAS = (0.0, 0.4, 0.8)
 #: 11 step sizes 0.015 * 2**k, k = -10..0
 ALPHAS = _geom(0.015, -10, 0, 2.0)
 RUNS, EPISODES = 40, 50
-#: the alpha-grid's lower edge, the one choice that needs no computation: the best alpha over
-#: the default variant's grid cut below these edges (Fig. 4's grid started at 0.015 * 2**-8)
-GRID_EDGES = (_geom(0.015, -8, -8, 2.0)[0], _geom(0.015, -6, -6, 2.0)[0],
-              _geom(0.015, -4, -4, 2.0)[0])
 
 
 @dataclass(frozen=True)
@@ -90,38 +88,6 @@ def _variants() -> tuple[Variant, ...]:
 DEFAULT = "as in Fig. 4"
 VARIANTS = _variants()
 VARIANT_NAMES = tuple(v.name for v in VARIANTS)
-
-#: every set-up choice of the control experiments: (choice, what the paper says, what this
-#: project chose, how the study tests it)
-CHOICES = (
-    ("hidden activation", "backpropagation \"as Tesauro (1994)\" (who used sigmoids)",
-     "tanh", "variant *sigmoid units*"),
-    ("weight initialisation", "not given",
-     "uniform in ±1/√fan-in (PyTorch's default), output layer included",
-     "variants *zero output layer* and *small weights*"),
-    ("input scaling", "\"scaled to numbers within the range [-1, 1]\" (evaluation task)",
-     "position and velocity mapped linearly onto [-1, 1]", "variant *inputs in [0, 1]*"),
-    ("episode cap", "not given (cart-pole: 1000 steps)", "5000 steps",
-     "variant *cap 1000*"),
-    ("what happens at the cap", "not given",
-     "a time limit: the last target bootstraps from Q(S', A')", "variant *cap is terminal*"),
-    ("γ", "not given for control (evaluation: 1 implied by the true values)", "1",
-     "variant *γ = 0.99*"),
-    ("start states", "\"the standard mountain car task\" (Sutton & Barto: x ~ U[-0.6, -0.4), "
-     "v = 0)", "as Sutton & Barto", "variant *start anywhere*"),
-    ("ε", "0.05", "0.05", "stated by the paper: not varied"),
-    ("η, K_max", "η = 0.01, no K_max", "η = 0.01, no K_max",
-     "stated by the paper; K_max ≥ 21 changes nothing at λ ≤ 0.8 (K = 1, 6, 21); "
-     "η touches forward Sarsa(λ) only: not varied"),
-    ("the α grid's lower edge", "not given (\"we optimized α\")",
-     "0.015·2^k from k = −8, widened downwards while the best sat at the edge",
-     "the default variant's grid cut at 0.015·2^k, k = −8, −6, −4 (no new runs)"),
-    ("one network per action", "stated", "one network per action",
-     "stated by the paper: not varied"),
-    ("traces of Sarsa(λ)", "not given", "accumulating traces over all weights",
-     "not varied (replacing traces have no meaning for a network's gradient)"),
-)
-
 
 def variant(name: str) -> Variant:
     for v in VARIANTS:

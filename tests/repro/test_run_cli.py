@@ -72,6 +72,7 @@ def test_task_settings_reach_the_cells():
     ("curves.0.method=sarsa_lambda", "methods"), ("metric=return", "metric"),
     ("network.activation=relu", "network.activation"), ("x=eta", "x"),
     ("protocol.kind=pilot", "protocol.kind"), ("runs", "KEY=VALUE"), ("runs=", "empty"),
+    ("claims=[9]", "claims"), ("claims=x", "claims"),
 ])
 def test_bad_sets_are_one_line_naming_file_and_key(tmp_path, capsys, item, key):
     rc, captured = _main(capsys, "run", FIG3R, "--scale", "quick", "--out",
