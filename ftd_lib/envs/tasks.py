@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import cartpole, mountain_car
+from . import acrobot, cartpole, mountain_car
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          state_names=("cart position x", "cart velocity", "pole angle θ", "pole velocity"),
          batch_cls=cartpole.CartPoleBatch, _obs=cartpole.scale_obs,
          _step=cartpole.step_arrays, kernel=True),
+    Task("acrobot", "acrobot", gamma=1.0, max_steps=acrobot.DEFAULT_MAX_STEPS, reward=-1.0,
+         action_names=("torque -1", "no torque", "torque +1"),
+         state_names=("angle θ1", "angle θ2", "velocity θ1'", "velocity θ2'"),
+         batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays),
 )}
 
 

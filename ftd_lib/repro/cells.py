@@ -101,6 +101,9 @@ class Figure:
     #: words (name -> ``{"choice", "change"}``)
     report: dict = field(default_factory=dict)
     setup_notes: dict = field(default_factory=dict)
+    #: whether the file names the paper's counts (``[paper]``); else "paper scale" means
+    #: nothing for it and the report says so
+    paper_counts: bool = True
 
     @property
     def lower_is_better(self) -> bool:

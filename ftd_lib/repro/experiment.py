@@ -374,6 +374,7 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
         task_title=task.title,
         xlabel=str(raw.get("xlabel", "step size α" if x == "alpha" else "λ")),
         hidden_units=base_spec.get("n_hidden", 50), report=r.table(raw, "report"),
+        paper_counts="paper" in raw,
         setup_notes={s["variant"]: {"choice": s["choice"], "change": s["change"]}
                      for s in setups if s["variant"] and s.get("choice") is not None
                      and raw.get("setups") is not None})

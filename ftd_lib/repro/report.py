@@ -44,10 +44,12 @@ def _provenance(res) -> list[str]:
     commit = (git.get("commit") or "unknown")[:12] + (" (uncommitted changes)" if git.get("dirty")
                                                       else "")
     ch = m.get("chunks", {})
+    paper = (f"(paper: {m.get('paper_runs')} runs × {m.get('paper_episodes')} episodes)"
+             if m.get("definition", {}).get("paper_counts", True) else
+             "(an experiment beyond the paper: no paper counts to reach)")
     lines = [
         f"- scale: **{m.get('scale')}** — {m.get('runs')} runs × {m.get('episodes')} episodes "
-        f"(paper: {m.get('paper_runs')} runs × {m.get('paper_episodes')} episodes); seed "
-        f"{m.get('seed')}",
+        f"{paper}; seed {m.get('seed')}",
         f"- compute time {_duration(m.get('compute_s'))} over {ch.get('total', '?')} chunks "
         f"(last session: {_duration(m.get('elapsed_s'))} wall, {ch.get('computed', '?')} "
         f"chunks computed, {ch.get('loaded', '?')} loaded); finished {m.get('finished', '?')}",

@@ -188,8 +188,11 @@ def scale_label(res: Results) -> str:
     200 × 50), cap 400 steps``. "Paper scale" means the paper's run and episode counts, not
     the ``--scale`` a run was started with."""
     m = res.meta
-    s = (f"{'paper scale' if res.at_paper_scale else 'below paper scale'}: "
-         f"{m.get('runs')} runs × {m.get('episodes')} episodes")
+    if not m.get("definition", {}).get("paper_counts", True):  # beyond the paper
+        s = f"{m.get('runs')} runs × {m.get('episodes')} episodes"
+    else:
+        s = (f"{'paper scale' if res.at_paper_scale else 'below paper scale'}: "
+             f"{m.get('runs')} runs × {m.get('episodes')} episodes")
     if not res.at_paper_scale:
         s += f" (paper: {m.get('paper_runs')} × {m.get('paper_episodes')})"
     cap = m.get("definition", {}).get("max_steps")
