@@ -124,7 +124,8 @@ def parse_sets(items) -> dict[str, tuple]:
         key = key.strip()
         if not eq or key not in GRID_KEYS:
             raise ValueError(f"--set {item}: expected KEY=V1,V2,... with KEY one of "
-                             f"{', '.join(GRID_KEYS)}")
+                             f"{', '.join(GRID_KEYS)} (any key of the figure's file: python "
+                             f"-m ftd_lib run experiments/<figure>.toml --set KEY=VALUE)")
         if key in out:
             raise ValueError(f"--set {item}: {key} is set twice")
         values = [v.strip() for v in text.split(",")]
