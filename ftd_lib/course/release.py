@@ -8,9 +8,10 @@ JupyterLab's ``jupyter.source_hidden``/``outputs_hidden`` for code, an HTML ``<d
 Markdown (it folds in every renderer, GitHub and nbconvert included).
 
 - ``--for students`` writes a self-contained copy of the course (the notebooks, the library,
-  README, requirements, pyproject, binder/, the stored results) in which no worked solution
-  exists: every solution cell is dropped with its outputs; the library holds only checks and
-  hints; no compiled file, no MyST source (``notebooks/src`` holds the solutions), no tests.
+  README, requirements, pyproject, binder/, the experiment files, the stored results) in which
+  no worked solution exists: every solution cell is dropped with its outputs; the library
+  holds only checks and hints; no compiled file, no MyST source (``notebooks/src`` holds the
+  solutions), no tests.
   ``--no-hints`` drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions, plus INSTRUCTORS.md and an
   ``nbgrader_config.py`` whose stubs keep the student notebooks runnable (INSTRUCTORS.md says
@@ -35,7 +36,8 @@ REPO = Path(__file__).resolve().parents[2]
 CHOICES = ("students", "instructors")
 
 #: what every release holds (paths relative to the repository root)
-COMMON = ("README.md", "requirements.txt", "pyproject.toml", "binder", "ftd_lib", "results")
+COMMON = ("README.md", "requirements.txt", "pyproject.toml", "binder", "ftd_lib", "experiments",
+          "results")
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
