@@ -17,13 +17,14 @@ Fig. 3 left   mountain car evaluation: error vs α     figure_3()    definitions
 Fig. 3 right  forward TD(λ): error vs λ for η, K_max  figure_3()    definitions, runs            05
 Fig. 4 left   mountain car control: return vs λ       figure_4()    definitions, protocol, runs  06
 Fig. 4 right  cart-pole control: return vs λ          figure_4()    definitions, protocol, runs  06
-study         claim 5 under set-up variants (Fig. 4)  --            study, study_report          --
+study         claim 5 under set-up variants (Fig. 4)  --            study, sections              --
 study         block λ-return (PPO) vs forward TD(λ)   --            definitions, block_study     07
 ============  ======================================  ============  ===========================  ==
 
 ``nb``: the notebook that shows it. The studies go beyond the paper (``python -m ftd_lib
 reproduce claim5-study | block-lambda``; their sections in ``results/REPORT.md``). Figures 3
-and 4 are defined (grids, methods, tasks, runs) in ``repro.definitions.figure(name, scale)``,
+and 4 are defined (grids, methods, tasks, runs) in experiment files, ``experiments/<name>.toml``
+(``repro.definitions.figure(name, scale)`` reads them),
 computed chunk by chunk by ``repro.runs.run_figure`` (Fig. 4 at paper scale through the two
 stages of ``repro.protocol.run_protocol``) and drawn by ``repro.plots.plot_results``; the
 paper's claims about them are checked by ``repro.claims`` (``results/REPORT.md``).
@@ -54,7 +55,7 @@ TABLE = (
      "definitions, protocol, runs", "06"),
     ("Fig. 4 right", "cart-pole control: return vs λ", "figure_4()",
      "definitions, protocol, runs", "06"),
-    ("study", "claim 5 under set-up variants (Fig. 4)", "", "study, study_report", ""),
+    ("study", "claim 5 under set-up variants (Fig. 4)", "", "study, sections", ""),
     ("study", "block λ-return (PPO) vs forward TD(λ)", "", "definitions, block_study", "07"),
 )
 

@@ -17,12 +17,20 @@ id                        label                 kind        numerics  implementa
 ``block_lambda_return``   block λ-return (GAE)  prediction  1         reference, batch
 ``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
+``watkins_q_lambda``      Watkins's Q(λ)        control     1         reference
 ========================  ====================  ==========  ========  =========================
 
-A new method: one row here and its per-run reference in :mod:`ftd_lib.algorithms` (then
-``run_control(..., engine="reference")`` runs it); a batch or kernel implementation is
-registered where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
-:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here.
+A new method: its per-run reference and one row here. Where the reference goes: a prediction
+method on recorded episodes in :mod:`ftd_lib.algorithms` (the row names the function:
+``"td_lambda"``); a control method, live on an environment, in a file of its own under
+:mod:`ftd_lib.references` (the row names it ``"references.<file>:<function>"``; the paper's
+two are ``"sarsa:sarsa_lambda"``, :mod:`ftd_lib.sarsa`). Then ``run_control(...,
+engine="reference")`` and an experiment file run it, and
+:func:`ftd_lib.engine.method_check.check_method` checks it (a hand-worked two-step episode,
+agreement with every engine that claims it). A batch or kernel implementation is registered
+where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
+:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; ``numerics`` is the version
+its stored results are keyed by (``None``: it joins no experiment).
 
 Colours are the Okabe-Ito palette (Okabe & Ito 2008), which stays distinguishable under the
 common colour-vision deficiencies: the backward view (TD(λ), Sarsa(λ)) is vermillion, the
@@ -41,10 +49,10 @@ from .style import OKABE_ITO
 class Method:
     """One row of the table: ``id`` (the spelling everywhere), ``label`` (for people),
     ``colour`` and ``ls`` (matplotlib line style), ``kind`` (``"prediction"`` or
-    ``"control"``), ``numerics`` (the version stored results of the engines are keyed by;
-    ``None``: no engine runs it), ``reference`` (the name of its per-run function in
-    :mod:`ftd_lib.algorithms`, or ``None``) and ``engines`` (the fast implementations:
-    ``"batch"``, ``"kernel"``)."""
+    ``"control"``), ``numerics`` (the version stored results are keyed by; ``None``: no
+    experiment runs it), ``reference`` (its per-run function: a name in
+    :mod:`ftd_lib.algorithms`, or ``"module:function"`` of :mod:`ftd_lib`, or ``None``) and
+    ``engines`` (the fast implementations: ``"batch"``, ``"kernel"``)."""
 
     id: str
     label: str
@@ -75,10 +83,12 @@ METHODS: dict[str, Method] = {m.id: m for m in (
            None, "true_online_td_lambda", ()),
     Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
            1, "block_lambda_return", _B),
-    Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2, "sarsa_lambda",
-           _BK),
+    Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2,
+           "sarsa:sarsa_lambda", _BK),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,
-           "forward_sarsa_lambda", _BK),
+           "sarsa:forward_sarsa_lambda", _BK),
+    Method("watkins_q_lambda", "Watkins's Q(λ)", _C["bluish_green"], "--", "control", 1,
+           "references.watkins_q_lambda:watkins_q_lambda", ()),
 )}
 
 #: the methods of each kind, in the table's order (the order of every legend)

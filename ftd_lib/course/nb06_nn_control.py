@@ -271,9 +271,14 @@ def train(task: str, method: str, *, alpha: float, lam: float, runs: int = 1,
     return out
 
 
-def train_methods(task: str, methods=CONTROL, **settings) -> dict:
-    """:func:`train` for each method with the same ``settings``: ``{label: result}`` (the
-    labels of :mod:`ftd_lib.methods`, e.g. ``"forward Sarsa(λ)"``), for
+#: the paper's two control methods (Sec. 6): what this notebook trains unless told otherwise
+PAPER_METHODS = ("sarsa_lambda", "forward_sarsa_lambda")
+
+
+def train_methods(task: str, methods=PAPER_METHODS, **settings) -> dict:
+    """:func:`train` for each method (default: the paper's two; any control method of
+    :mod:`ftd_lib.methods` may be listed) with the same ``settings``: ``{label: result}``
+    (the labels of :mod:`ftd_lib.methods`, e.g. ``"forward Sarsa(λ)"``), for
     :func:`plot_learning_curves`."""
     return {label(m): train(task, m, **settings) for m in methods}
 

@@ -10,9 +10,10 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
 - ``--for students`` writes a self-contained copy of the course that starts on a fresh machine:
   the notebooks with their slideshow CSS (``notebooks/rise.css`` and one per notebook), the
   library (installable: ``pyproject.toml``), ``requirements.txt`` (the repository's pins less
-  the developers' tools, :data:`STUDENT_SKIP`), binder/, the stored results, ``start.sh``
-  (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab on notebook 01) and its
-  own README (``release/README.students.md``: what the course is, the two commands, offline
+  the developers' tools, :data:`STUDENT_SKIP`), binder/, the experiment files, the stored
+  results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
+  on notebook 01) and its own README (``release/README.students.md``: what the course is,
+  the two commands, offline
   use, where to ask). No worked solution exists in it: every solution cell is dropped with
   its outputs; the library holds only checks and hints; no compiled file, no MyST source
   (``notebooks/src`` holds the solutions), no tests. ``--no-hints`` drops the hint cells too
@@ -41,7 +42,7 @@ CHOICES = ("students", "instructors")
 
 #: what every release holds as it is (paths relative to the repository root); README.md,
 #: requirements.txt and start.sh are written (:func:`readme`, :func:`requirements`)
-COMMON = ("pyproject.toml", "binder", "ftd_lib", "results",
+COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
           "scripts/time_nb06_helpers.py")  # notebook 06 tells students to run it
 
 #: only in the instructors' release

@@ -5,6 +5,7 @@ kernel and the batch are tested against, and all a new method needs before it is
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import time
 
@@ -18,12 +19,23 @@ from .results import per_run_result
 
 
 def reference_function(method: str):
-    """The per-run reference of ``method`` (its record's ``reference`` in
-    :mod:`ftd_lib.methods`); ``ValueError`` if it has none."""
+    """The per-run reference of ``method``: its record's ``reference`` in
+    :mod:`ftd_lib.methods`, a function of :mod:`ftd_lib.algorithms` or ``"module:function"``
+    of :mod:`ftd_lib` (e.g. ``"references.watkins_q_lambda:watkins_q_lambda"``). A method
+    without one, or whose reference cannot be found, raises ``ValueError`` naming the method
+    and where it was looked for."""
     name = method_record(method).reference
     if name is None:
-        raise ValueError(f"method {method!r} has no per-run reference in ftd_lib.algorithms")
-    return getattr(algorithms, name)
+        raise ValueError(f"method {method!r} has no per-run reference (its row in "
+                         "ftd_lib/methods.py names none)")
+    module, _, fn = name.rpartition(":")
+    where = f"ftd_lib.{module}" if module else "ftd_lib.algorithms"
+    try:
+        home = importlib.import_module(where) if module else algorithms
+        return getattr(home, fn)
+    except (ImportError, AttributeError):
+        raise ValueError(f"method {method!r}: its reference {fn!r} is not in {where} (its row "
+                         f"in ftd_lib/methods.py names {name!r})") from None
 
 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, n_in, make_env, init,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import cartpole, mountain_car
+from . import acrobot, cartpole, mountain_car
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,10 @@ class Task:
     """One control task: ``name`` (the id the engine and the figures use), ``gamma``,
     ``max_steps`` (the episode cap), ``reward`` (per step, undiscounted), ``action_names``,
     ``state_names``, ``batch_cls`` (the batched environment), the task's own functions
-    ``_obs``/``_step`` behind :meth:`obs` and :meth:`step_arrays`, and ``kernel``: the
+    ``_obs``/``_step`` behind :meth:`obs` and :meth:`step_arrays`, ``kernel``: the
     compiled control kernel (:mod:`ftd_lib.engine.kernel`) runs it (else ``run_control``'s
-    ``engine="auto"`` takes the batch)."""
+    ``engine="auto"`` takes the batch), and ``evaluation``: it has an evaluation task with
+    true values, so prediction experiments run on it."""
 
     name: str
     title: str
@@ -55,6 +56,8 @@ class Task:
     _obs: object
     _step: object
     kernel: bool = False
+    #: an evaluation (prediction) task with true values exists (``engine.run_prediction``)
+    evaluation: bool = False
 
     @property
     def n_actions(self) -> int:
@@ -87,12 +90,16 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Task("mountain_car", "mountain car", gamma=1.0, max_steps=mountain_car.DEFAULT_MAX_STEPS,
          reward=-1.0, action_names=("push left", "no push", "push right"),
          state_names=("position x", "velocity v"), batch_cls=mountain_car.MountainCarBatch,
-         _obs=_mc_obs, _step=_mc_step, kernel=True),
+         _obs=_mc_obs, _step=_mc_step, kernel=True, evaluation=True),
     Task("cartpole", "cart-pole", gamma=0.99, max_steps=cartpole.DEFAULT_MAX_STEPS,
          reward=1.0, action_names=("push left", "push right"),
          state_names=("cart position x", "cart velocity", "pole angle θ", "pole velocity"),
          batch_cls=cartpole.CartPoleBatch, _obs=cartpole.scale_obs,
          _step=cartpole.step_arrays, kernel=True),
+    Task("acrobot", "acrobot", gamma=1.0, max_steps=acrobot.DEFAULT_MAX_STEPS, reward=-1.0,
+         action_names=("torque -1", "no torque", "torque +1"),
+         state_names=("angle θ1", "angle θ2", "velocity θ1'", "velocity θ2'"),
+         batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays),
 )}
 
 

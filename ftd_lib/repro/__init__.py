@@ -1,4 +1,5 @@
-r"""The paper's Figures 3 and 4 at scale: definitions, chunks, a resumable runner, the report.
+r"""Experiments at scale -- the paper's Figures 3 and 4, the studies, a researcher's own --
+declared in experiment files (``experiments/``): chunks, a resumable runner, the report.
 
 Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.repro.cli`):
 
@@ -16,7 +17,10 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
 - :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance
 - :mod:`~ftd_lib.repro.study`    the claim-5 sensitivity study (``claim5-study``): set-up
-  variants of Fig. 4 left as a figure; :mod:`~ftd_lib.repro.study_report` reads it
+  variants of Fig. 4 left, run by the compiled kernel
+- :mod:`~ftd_lib.repro.experiment` an experiment file (``experiments/*.toml``) read;
+  :mod:`~ftd_lib.repro.launch` runs one (``python -m ftd_lib run FILE``);
+  :mod:`~ftd_lib.repro.sections` one report section for any experiment
 - :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | report | bench``
 
 van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 #: epsilon-greedy exploration of both control tasks (Sec. 6).
 EPSILON = 0.05
+#: a prediction figure's epsilon (none): one object, so that equal figures compare equal
+NO_EPSILON = float("nan")
 #: eta of every forward method unless a curve says otherwise (Sec. 6).
 ETA = 0.01
 
@@ -67,7 +69,7 @@ class Figure:
     ylabel: str
     runs_per_chunk: int
     cells_per_chunk: int
-    epsilon: float = float("nan")
+    epsilon: float = NO_EPSILON
     optimise: str = ""  # "alpha" when each point is the best cell over alpha
     max_steps: int | None = None  # control: episode cap (None: the environment's default)
     # control: what the cap means: "bootstrap" (a time limit: bootstrap from Q(S', A'),
@@ -83,10 +85,34 @@ class Figure:
     # cell counts at which cells were appended (a widening of the step-size grid,
     # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
     appended_at: tuple[int, ...] = ()
+    #: how the step sizes are chosen (:mod:`ftd_lib.repro.protocol`): ``{"kind": "fixed"}``
+    #: or ``{"kind": "pilot", "pilot_runs": 20, "final_alphas": 5, "max_widenings": 3}``
+    protocol: dict = field(default_factory=lambda: {"kind": "fixed"})
+    #: the claims of :mod:`ftd_lib.repro.claims` the experiment confronts (their numbers)
+    claims: tuple[int, ...] = ()
+    #: the experiment file the definition was read from (:mod:`ftd_lib.repro.experiment`)
+    source: str = ""
+    #: the task's name for people (the task registry's title) and the x axis's label
+    task_title: str = ""
+    xlabel: str = ""
+    #: the network's hidden units (the engine's and the kernel's default: 50)
+    hidden_units: int = 50
+    #: what the experiment asks of its report (its file's ``[report]``) and its set-ups'
+    #: words (name -> ``{"choice", "change"}``)
+    report: dict = field(default_factory=dict)
+    setup_notes: dict = field(default_factory=dict)
+    #: whether the file names the paper's counts (``[paper]``); else "paper scale" means
+    #: nothing for it and the report says so
+    paper_counts: bool = True
 
     @property
     def lower_is_better(self) -> bool:
         return self.task == "prediction"
+
+    @property
+    def two_stage(self) -> bool:
+        """Whether the step sizes go through the pilot -> widen -> final protocol."""
+        return self.protocol.get("kind") == "pilot" and self.optimise == "alpha"
 
     @property
     def at_paper_scale(self) -> bool:

@@ -67,8 +67,9 @@ class ChunkTask(NamedTuple):
         }
 
 
-#: what a variant's spec sets beyond the chunk's own fields (epsilon, max_steps, truncation)
-VARIANT_KEYS = ("hidden", "inputs", "start", "init")
+#: what a variant's spec sets beyond the chunk's own fields (epsilon, max_steps, truncation);
+#: ``n_hidden`` only where it is not the engines' 50 (so older identities stay the same)
+VARIANT_KEYS = ("hidden", "inputs", "start", "init", "n_hidden")
 
 
 def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
@@ -87,7 +88,7 @@ def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
         variants = dict.fromkeys(c.variant for c in fig.cells if c.method == method)
         for variant in variants:
             spec = fig.variants.get(variant, {}) if variant else {}
-            task_variant = ({"name": variant, **{k: spec[k] for k in VARIANT_KEYS}}
+            task_variant = ({"name": variant, **{k: spec[k] for k in VARIANT_KEYS if k in spec}}
                             if variant else None)
             eps = spec.get("epsilon", fig.epsilon)
             cap = spec.get("max_steps", fig.max_steps)

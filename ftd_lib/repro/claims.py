@@ -41,7 +41,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..methods import label
-from .results import reproduce_command, scale_label
 
 AGREES, DISAGREES, NO_DATA = "agrees", "disagrees", "no data"
 ETA_SPREAD = 0.10  # claim 4: relative spread of the best errors over eta
@@ -149,7 +148,20 @@ def claims(results: dict) -> list[Verdict]:
     return out
 
 
+def confront(res, numbers) -> list[Verdict]:
+    """The claims ``numbers`` (the rules below, :data:`RULES`) confronted with one stored
+    experiment ``res``, whatever its name: its curves must be the methods the rule reads."""
+    from dataclasses import replace
+
+    out = []
+    for rule in dict.fromkeys(RULES[n] for n in numbers):
+        out += [replace(v, figure=res.figure) for v in rule(res) if v.number in numbers]
+    return out
+
+
 def _no_data(n, fig, claim, why="") -> Verdict:
+    from .results import reproduce_command  # (results read the definitions: not at import)
+
     return Verdict(n, fig, claim, NO_DATA, why or f"no stored data; run "
                    f"`{reproduce_command(fig, 'paper')}`")
 
@@ -322,6 +334,8 @@ def claims_side_by_side(results: dict, figures, paper_words: dict) -> list[dict]
     Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``, ``evidence``,
     ``scale``.
     """
+    from .results import scale_label
+
     rows = []
     for v in claims({k: results.get(k) for k in figures}):
         if v.figure not in figures:
@@ -342,3 +356,19 @@ def claims_markdown(rows: list[dict]) -> str:
         found = f"**{r['verdict']}** — {r['evidence']}".replace("|", "\\|")
         out.append(f"| {r['number']} | {r['paper']} | {found} | {r['scale']} |")
     return "\n".join(out)
+
+
+#: each claim's rule (a function of one stored experiment, returning the verdicts of the
+#: claims it decides): what an experiment file's ``claims = [...]`` names
+RULES = {1: _claims_fig3_left, 2: _claims_fig3_left, 3: _claims_fig3_left,
+         4: _claims_fig3_right, 5: _claims_fig4_left, 6: _claims_fig4_right,
+         7: _claims_fig4_right, 8: _claims_fig4_right}
+
+
+def check_claims(fig) -> None:
+    """Refuse, naming the file and the key, an experiment that names a claim no rule decides
+    (``fig``: a definition read from an experiment file)."""
+    bad = [n for n in fig.claims if n not in RULES]
+    if bad:
+        raise ValueError(f"{fig.source}: claims: no rule decides claim(s) {bad} (the rules: "
+                         f"{', '.join(map(str, RULES))}, ftd_lib/repro/claims.py)")

@@ -1,7 +1,9 @@
-"""The command line: ``python -m ftd_lib {reproduce,bench,report}`` (``ftd_lib/__main__.py``).
+"""The command line: ``python -m ftd_lib {run,reproduce,bench,report}`` (``ftd_lib/__main__.py``).
 
 ::
 
+    python -m ftd_lib run FILE [--scale quick|paper] [--set KEY=VALUE ...] [--out DIR] \\
+        [--device cpu|cuda] [--workers N] [--executor local|dask] [--force]
     python -m ftd_lib reproduce {fig3-left,fig3-right,fig4-left,fig4-right,all} \\
         --scale {quick,paper} [--runs N] [--seed S] [--out DIR] [--device cpu|cuda] \\
         [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force] \
@@ -26,7 +28,15 @@ import os
 import sys
 
 from . import store
-from .definitions import DEFAULT_SEED, FIGURES, SCALES, STUDIES, figure, parse_sets
+from .definitions import (
+    DEFAULT_SEED,
+    FIGURES,
+    SCALES,
+    STUDIES,
+    check_memory,
+    figure,
+    parse_sets,
+)
 from .executors import EXECUTORS, DaskExecutor
 from .protocol import run_protocol, two_stage
 from .results import DEFAULT_RESULTS, reproduce_command, results_paths
@@ -59,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reproduce van Seijen (2016), Figs. 3-4: forward TD(lambda) with neural "
                     "networks.")
     sub = p.add_subparsers(dest="command", required=True, metavar="command",
-                           title="commands (reproduce, bench, report)")
+                           title="commands (run, reproduce, bench, report)")
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
@@ -106,6 +116,24 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    x = sub.add_parser("run", help="compute an experiment file's data and picture (resumable)",
+                       description="Compute (or resume) the experiment an experiment file "
+                                   "(TOML, experiments/README.md) declares.")
+    x.add_argument("file", help="the experiment file, e.g. experiments/fig4-right.toml")
+    x.add_argument("--scale", choices=SCALES, default="paper",
+                   help="paper: the file's counts (default); quick: what its [quick] changes")
+    x.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="change any key of the file: runs=5, task.gamma=0.99, "
+                        "grid.alphas=0.01,0.02, network.activation=sigmoid, curves.1.eta=0.1 "
+                        "(repeatable)")
+    x.add_argument("--out", default=None,
+                   help=f"results directory (default: the file's out, else {DEFAULT_RESULTS}/)")
+    x.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="torch device (default: the file's chunks.device, else cpu)")
+    for a in r._actions:  # the same execution options as reproduce
+        if a.dest in ("workers", "threads", "executor", "scheduler", "force", "no_progress"):
+            x._add_action(a)
 
     b = sub.add_parser("bench", help="time the engine (steps per second)",
                        description="Print the engine's benchmark lines.")
@@ -167,6 +195,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         return _reproduce(parser, args)
+    if args.command == "run":
+        return _run(parser, args)
     if args.command == "bench":
         return _bench(parser, args)
     return _report(args)
@@ -255,6 +285,80 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
     from .report import write_report
 
     print(f"report: {write_report(args.out)}")
+    return 0
+
+
+def _executor(parser, args, command: str):
+    """``(workers, executor, error)`` from the execution options (a started Dask executor
+    where one was asked for), or an exit status in ``error``."""
+    _check_device(parser, args.device)
+    _check_at_most(parser, "--threads", args.threads)
+    _check_at_most(parser, "--workers", args.workers)
+    if args.scheduler is not None and args.executor != "dask":
+        return None, None, _fail(parser, command, f"argument --scheduler: only with --executor "
+                                 f"dask (--executor {args.executor} given)")
+    if args.scheduler is not None and args.workers is not None:
+        return None, None, _fail(parser, command, "argument --workers: the cluster at "
+                                 "--scheduler has its own workers (dask worker ... --nworkers N)")
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.threads)
+    workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
+    executor = None
+    if args.executor == "dask":
+        try:
+            executor = DaskExecutor(args.scheduler, threads=args.threads, name="--scheduler",
+                                    workers=None if args.scheduler else workers)
+            if args.scheduler:
+                executor.start()
+        except ValueError as e:
+            return None, None, _fail(parser, command, f"argument {e}")
+    return workers, executor, None
+
+
+def _run(parser, args) -> int:
+    """``run FILE``: an experiment file through :func:`ftd_lib.repro.launch.run_experiment`."""
+    from .claims import check_claims
+    from .experiment import load_experiment
+    from .launch import out_dir, run_command, run_experiment
+
+    try:  # before any work: the file, the changes, the output folder, memory
+        fig, run = load_experiment(args.file, args.scale, args.set)
+        check_claims(fig)
+        out = out_dir(run, args.out)
+        store.check_writable_dir(out, "--out")
+        check_memory(fig)
+    except ValueError as e:
+        return _fail(parser, "run", str(e))
+    workers, executor, err = _executor(parser, args, "run")
+    if err is not None:
+        return err
+    command = run_command(args.file, args.scale, args.set, args.out, args.device)
+    try:
+        res = run_experiment(args.file, args.scale, args.set, args.out, device=args.device,
+                             command=command, progress=not args.no_progress,
+                             force=args.force, workers=workers, threads=args.threads,
+                             executor=executor)
+    except ScaleConflict as e:
+        return _fail(parser, "run", str(e))
+    except KeyboardInterrupt:
+        n = len(store.ChunkStore(results_paths(fig.name, out)["chunks"]).keys())
+        print(f"\ninterrupted: {fig.name}: chunks finished and stored: {n}, under "
+              f"{results_paths(fig.name, out)['chunks']}; run\n    {command}"
+              + (f" --workers {args.workers}" if args.workers else "") + "\nto resume.",
+              file=sys.stderr)
+        return 130
+    finally:
+        if executor is not None:
+            executor.close()
+    m = res.meta
+    paths = results_paths(fig.name, out)
+    print(f"{fig.name}: {m['runs']} runs x {m['episodes']} episodes, {m['chunks']['computed']} "
+          f"chunks computed, {m['chunks']['loaded']} loaded, {m['elapsed_s']:.1f} s -> "
+          f"{paths['npz']}, {paths['png']}")
+    from .report import write_report
+
+    print(f"report: {write_report(out)}")
     return 0
 
 

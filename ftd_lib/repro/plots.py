@@ -137,14 +137,42 @@ def save_plot(res: Results, path) -> Path:
     from matplotlib.figure import Figure as MplFigure
 
     with mpl.rc_context(RC):
-        if res.figure == "claim5-study":  # small multiples (ftd_lib.repro.study_report)
-            from .study_report import plot_study
+        from .sections import groups
 
+        if len(groups(res)) > 1:  # several set-ups: one panel each
             fig = MplFigure(figsize=(11, 8), layout="constrained")
-            plot_study(res, fig)
+            plot_setups(res, fig)
         else:
             fig = MplFigure(figsize=RC["figure.figsize"])
             plot_results(res, ax=fig.subplots())
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=RC["savefig.dpi"])
     return store.atomic_write_bytes(path, buf.getvalue())
+
+
+def plot_setups(res: Results, fig) -> None:
+    """Small multiples on the matplotlib figure ``fig`` for an experiment with several
+    set-ups (``[[setups]]``): one panel per set-up, every method's points against the x axis
+    (each at its best alpha where the experiment optimises it), ± 1 SE."""
+    from .sections import groups
+
+    parts = groups(res)
+    d = res.meta["definition"]
+    ncol = 3
+    axes = fig.subplots((len(parts) + ncol - 1) // ncol, ncol, sharex=True, sharey=True,
+                        squeeze=False)
+    for ax, (name, sub) in zip(axes.flat, parts, strict=False):
+        for m, s in sub.summary().items():
+            st = style(m)
+            ax.errorbar(s["x"], s["y"], yerr=s["se"], color=st.get("color"),
+                        ls=st.get("ls", "-"), marker="o", ms=3, capsize=2, label=st["label"])
+        ax.set_title(name, fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(parts):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel(d.get("xlabel") or d["x"])
+    for ax in axes[:, 0]:
+        ax.set_ylabel(d.get("ylabel", ""))
+    axes.flat[0].legend(fontsize=8, loc="lower left")
+    fig.suptitle(f"{res.meta.get('title', res.figure)} ({scale_label(res)})", fontsize=10)

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .definitions import FIGURES, Cell, Figure, figure
+from .definitions import Cell, Figure, figure
 
 PILOT_RUNS = 20  # runs of the pilot stage (>= 20, the issue's floor)
 FINAL_ALPHAS = 5  # step sizes per curve in the final stage
@@ -41,9 +41,9 @@ RUNS_PER_FINAL_CHUNK = 50  # final chunks: every cell of a method x 50 runs
 
 
 def two_stage(fig: Figure) -> bool:
-    """Whether a figure's step sizes go through the two stages: the paper's control figures
-    at paper scale (a study, :mod:`ftd_lib.repro.study`, has one fixed grid)."""
-    return fig.optimise == "alpha" and fig.scale == "paper" and fig.name in FIGURES
+    """Whether a figure's step sizes go through the two stages: its file asks for them
+    (``[protocol] kind = "pilot"``, e.g. the paper's control figures at paper scale)."""
+    return fig.two_stage
 
 
 def curve_keys(fig: Figure) -> list[tuple[str, float]]:
@@ -109,19 +109,30 @@ def widened(fig: Figure, metric: np.ndarray, ratio: float = 2.0) -> Figure | Non
                    appended_at=fig.appended_at + (len(fig.cells),))
 
 
-def pilot_figure(name: str, variant: str | None = None, grid: dict | None = None) -> Figure:
-    """Stage 1: the paper-scale definition (under a set-up ``variant``, with the ``--set``
-    changes ``grid``) with :data:`PILOT_RUNS` runs (the full grid)."""
-    return figure(name, "paper", runs=PILOT_RUNS, variant=variant, grid=grid)
+def _base(name, variant=None, grid=None) -> Figure:
+    """The paper-scale definition: ``name`` a figure's name (under a set-up ``variant``, with
+    the ``--set`` changes ``grid``) or already a :class:`Figure` (an experiment file's)."""
+    if isinstance(name, Figure):
+        return name
+    return figure(name, "paper", variant=variant, grid=grid)
 
 
-def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
+def pilot_figure(name, variant: str | None = None, grid: dict | None = None) -> Figure:
+    """Stage 1: the paper-scale definition (``name``: a figure's name or its definition)
+    with the protocol's ``pilot_runs`` runs (default :data:`PILOT_RUNS`; the full grid)."""
+    base = _base(name, variant, grid)
+    return replace(base, runs=base.protocol.get("pilot_runs", PILOT_RUNS))
+
+
+def final_figure(name, pilot: Figure, pilot_metric: np.ndarray,
                  runs: int | None = None, variant: str | None = None,
                  grid: dict | None = None) -> Figure:
-    """Stage 2: for every curve the :data:`FINAL_ALPHAS` step sizes of the pilot's grid
-    centred on its best, ``runs`` runs (default: the paper's); chunks hold every cell of a
-    method times :data:`RUNS_PER_FINAL_CHUNK` runs (a long queue keeps the batch full)."""
-    base = figure(name, "paper", variant=variant, grid=grid)
+    """Stage 2: for every curve the protocol's ``final_alphas`` step sizes (default
+    :data:`FINAL_ALPHAS`) of the pilot's grid centred on its best, ``runs`` runs (default:
+    the paper's); chunks hold every cell of a method times :data:`RUNS_PER_FINAL_CHUNK` runs
+    (a long queue keeps the batch full)."""
+    base = _base(name, variant, grid)
+    final_alphas = base.protocol.get("final_alphas", FINAL_ALPHAS)
     cells: list[Cell] = []
     for method in base.methods:
         for (m, _lam), info in best_alphas(pilot, pilot_metric).items():
@@ -129,8 +140,8 @@ def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
                 continue
             n = len(info["alphas"])
             b = info["best"] if info["best"] is not None else n // 2
-            lo = min(max(b - FINAL_ALPHAS // 2, 0), max(n - FINAL_ALPHAS, 0))
-            cells += [pilot.cells[i] for i in info["cells"][lo:lo + FINAL_ALPHAS]]
+            lo = min(max(b - final_alphas // 2, 0), max(n - final_alphas, 0))
+            cells += [pilot.cells[i] for i in info["cells"][lo:lo + final_alphas]]
     n_runs = base.paper_runs if runs is None else int(runs)
     per_method = len(cells) // max(len(base.methods), 1)
     return replace(base, cells=tuple(cells), runs=n_runs,
@@ -138,7 +149,7 @@ def final_figure(name: str, pilot: Figure, pilot_metric: np.ndarray,
                    cells_per_chunk=per_method,
                    notes=base.notes + (
                        f"step sizes: two stages (ftd_lib.repro.protocol): a pilot of "
-                       f"{PILOT_RUNS} runs over the full grid, then the {FINAL_ALPHAS} step "
+                       f"{pilot.runs} runs over the full grid, then the {final_alphas} step "
                        "sizes around each curve's pilot best with these runs.",))
 
 
@@ -146,7 +157,7 @@ def _optimised(fig: Figure, out, run, label: str):
     """Run ``fig`` (``run(fig, out)``), widening its grids at the edges until every best is
     inside or :data:`MAX_WIDENINGS` is reached. Returns ``(figure, results)``."""
     res = run(fig, out)
-    for _ in range(MAX_WIDENINGS):
+    for _ in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
         wider = widened(fig, np.asarray(res["metric"]))
         if wider is None:
             break
@@ -158,10 +169,11 @@ def _optimised(fig: Figure, out, run, label: str):
     return fig, res
 
 
-def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
+def run_protocol(name, out, *, runs: int | None = None, pilot_out=None,
                  variant: str | None = None, grid: dict | None = None,
                  command: str | None = None, **kw):
-    """Both stages for a control figure (see the module docstring): the pilot into
+    """Both stages for a control figure (``name``: its name, or its definition at paper
+    scale, e.g. an experiment file's; see the module docstring): the pilot into
     ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
     definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
     ``reproduce`` command with these runs and changes). ``kw`` go to
@@ -173,6 +185,8 @@ def run_protocol(name: str, out, *, runs: int | None = None, pilot_out=None,
     from .runs import run_figure
 
     pilot_out = Path(out) / "pilot" if pilot_out is None else Path(pilot_out)
+    if isinstance(name, Figure) and command is None:
+        raise ValueError("command: give the command that resumes this experiment")
     command = command or reproduce_command(name, "paper", out, runs=runs, grid=grid) + (
         f" --variant '{variant}'" if variant is not None else "")
 

@@ -52,29 +52,41 @@ def chunk_provenance(engine: str) -> dict:
             "aten_cpu_capability": os.environ.get("ATEN_CPU_CAPABILITY")}
 
 
-def figure_provenance(chunk_metas) -> dict:
-    """The records of a figure's chunks (their metadata dicts, in chunk order) summed up.
+def figure_provenance(chunk_metas, methods=None) -> dict:
+    """The records of a figure's chunks (their metadata dicts, in chunk order; ``methods``:
+    each chunk's method) summed up.
 
     Returns ``{"groups": [{"chunks": n, **record}, ...], "unrecorded": n, "mixed": bool}``:
-    one group per distinct record, in order of first appearance; ``unrecorded`` counts the
-    chunks without one; ``mixed`` is true when the recorded chunks differ in engine, a library
-    version or the CPU path.
+    one group per distinct record (and method, where given), in order of first appearance;
+    ``unrecorded`` counts the chunks without one; ``mixed`` is true when the recorded chunks
+    of one method differ in engine, a library version or the CPU path (two methods run by
+    two engines are not mixed: each method's numbers come from one).
     """
     groups: list[dict] = []
     unrecorded = 0
-    for meta in chunk_metas:
+    methods = [None] * len(chunk_metas) if methods is None else list(methods)
+    keys = ("method", *FIELDS)
+    for meta, method in zip(chunk_metas, methods, strict=True):
         rec = (meta or {}).get("provenance")
         if not rec:
             unrecorded += 1
             continue
-        rec = {k: rec.get(k) for k in FIELDS}
+        rec = {"method": method, **{k: rec.get(k) for k in FIELDS}}
         for g in groups:
-            if all(g[k] == rec[k] for k in FIELDS):
+            if all(g.get(k) == rec[k] for k in keys):
                 g["chunks"] += 1
                 break
         else:
             groups.append({"chunks": 1, **rec})
-    return {"groups": groups, "unrecorded": unrecorded, "mixed": len(groups) > 1}
+    per_method = [g.get("method") for g in groups]
+    mixed = len(per_method) != len(set(per_method))
+    return {"groups": groups, "unrecorded": unrecorded, "mixed": mixed}
+
+
+def label(method: str) -> str:
+    from ..methods import label as _label
+
+    return _label(method)
 
 
 def describe(prov: dict | None) -> list[str]:
@@ -90,13 +102,14 @@ def describe(prov: dict | None) -> list[str]:
         path = g.get("cpu_capability") or "?"
         if g.get("aten_cpu_capability"):
             path += f", ATEN_CPU_CAPABILITY={g['aten_cpu_capability']}"
-        lines.append(f"- {g['chunks']} chunk(s) by engine `{g.get('engine')}` ({libs}; CPU path "
-                     f"{path})")
+        who = f"{label(g['method'])}: " if g.get("method") else ""
+        lines.append(f"- {who}{g['chunks']} chunk(s) by engine `{g.get('engine')}` ({libs}; "
+                     f"CPU path {path})")
     if prov.get("unrecorded"):
         lines.append(f"- {prov['unrecorded']} chunk(s) with unrecorded numerics provenance "
                      "(computed before chunks recorded their engine, library versions and CPU "
                      "path)")
     if prov.get("mixed"):
-        lines.append("- ⚠ **mixed numerics**: this figure is assembled from chunks of different "
-                     "engines, library versions or CPU paths (listed above)")
+        lines.append("- ⚠ **mixed numerics**: a method's chunks come from different engines, "
+                     "library versions or CPU paths (listed above)")
     return lines

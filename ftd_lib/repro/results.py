@@ -109,9 +109,7 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
     The metadata is read from inside the ``.npz`` (the ``.json`` next to it is a copy for
     people), so data and metadata always belong together.
     """
-    if figure_name not in FIGURES + STUDIES:
-        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got "
-                         f"{figure_name!r}")
+    check_name(figure_name)
     p = results_paths(figure_name, results_dir)["npz"]
     if not p.is_file():
         return None
@@ -130,6 +128,18 @@ def load_results(figure_name: str, results_dir=DEFAULT_RESULTS, scale: str | Non
     if scale is not None and res.scale != scale:
         return None
     return res
+
+
+def check_name(figure_name) -> str:
+    """A figure's or an experiment's name (its files' stem): a paper figure, a study, or any
+    name an experiment file gives (no path separator, not empty)."""
+    if figure_name in FIGURES + STUDIES:
+        return figure_name
+    if (not isinstance(figure_name, str) or not figure_name or "/" in figure_name
+            or "\\" in figure_name or figure_name.startswith(".")):
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)} or an "
+                         f"experiment's name, got {figure_name!r}")
+    return figure_name
 
 
 RESULT_FIELDS = ("method", "curve", "alpha", "lam", "gamma", "eta", "k_max", "metric",
@@ -178,8 +188,11 @@ def scale_label(res: Results) -> str:
     200 × 50), cap 400 steps``. "Paper scale" means the paper's run and episode counts, not
     the ``--scale`` a run was started with."""
     m = res.meta
-    s = (f"{'paper scale' if res.at_paper_scale else 'below paper scale'}: "
-         f"{m.get('runs')} runs × {m.get('episodes')} episodes")
+    if not m.get("definition", {}).get("paper_counts", True):  # beyond the paper
+        s = f"{m.get('runs')} runs × {m.get('episodes')} episodes"
+    else:
+        s = (f"{'paper scale' if res.at_paper_scale else 'below paper scale'}: "
+             f"{m.get('runs')} runs × {m.get('episodes')} episodes")
     if not res.at_paper_scale:
         s += f" (paper: {m.get('paper_runs')} × {m.get('paper_episodes')})"
     cap = m.get("definition", {}).get("max_steps")

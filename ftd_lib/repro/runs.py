@@ -17,7 +17,7 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, executors, store
 from .chunks import Runner
-from .definitions import DEFAULT_SEED, FIGURES, Figure, figure, format_sets
+from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
 from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -58,10 +58,6 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     workers = validate.check_int("workers", workers, 1)
     threads = validate.check_int("threads", threads, 1)
     executors.check_executor(executor)
-    if runner is None or runner is chunks.engine_runner:  # (another runner reads device its way)
-        from ..engine.checks import check_device  # (torch only when the engine runs)
-
-        check_device(device)  # e.g. cuda without a GPU: before any work, not in a worker
     paths = results_paths(fig.name, out)
     store.check_writable_dir(out, "out")  # before any work: hours may go into the first chunk
     store.check_writable_dir(paths["chunks"], "out")
@@ -103,6 +99,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         bar.update(tasks[todo[k]].rows)
         bar.set_postfix(chunks=f"{n_done}/{len(tasks)}", cached=n_loaded)
 
+    if todo and runner is chunks.engine_runner:  # (another runner reads device its way)
+        from ..engine.checks import check_device  # (torch only when the engine runs)
+
+        # e.g. cuda without a GPU: before any work, not in a worker; a figure whose chunks
+        # are all stored is assembled on any machine (GPU chunks on a CPU-only one)
+        check_device(device)
     jobs = [(cstore.root, tasks[i], idents[i], runner, device, here) for i in todo]
     try:
         if executor not in (None, "local"):  # e.g. a Dask cluster: workers compute, we store
@@ -133,7 +135,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         if m.get("machine") and m["machine"] not in machines:
             machines.append(m["machine"])
     arrays = _assemble(fig, tasks, [d for d, _ in done])
-    default = figure(fig.name, fig.scale)
+    default = figure(fig.name, fig.scale) if fig.name in FIGURES + STUDIES else fig
     meta = {
         "figure": fig.name, "title": fig.title, "scale": fig.scale, "seed": int(seed),
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
@@ -147,7 +149,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
-        "provenance": figure_provenance([m for _, m in done]),
+        "provenance": figure_provenance([m for _, m in done], [t.method for t in tasks]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ftd_lib"
 FLOORS = (
     ("validate", "rng", "approx", "methods", "style"),
     ("returns", "envs"),
-    ("algorithms", "sarsa"),
+    ("algorithms", "sarsa", "references"),
     ("engine",),
     ("repro", "figures"),
     ("course",),

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from ftd_lib import algorithms, methods
+from ftd_lib import methods
 from ftd_lib.engine import NUMERICS_VERSION, Settings, choose_engine, kernel, run_control
 from ftd_lib.engine.control import ITERATIONS, ControlBatch
 from ftd_lib.engine.prediction import LOOPS
+from ftd_lib.engine.reference import reference_function
 from ftd_lib.envs import tasks
 
 S = Settings.make(alpha=0.01, lam=0.5, gamma=0.99)
@@ -23,8 +24,22 @@ def test_every_engine_implements_exactly_what_the_table_says():
     assert set(ITERATIONS) | set(LOOPS) == {m.id for m in table if "batch" in m.engines}
     for m in table:
         if m.reference is not None:
-            assert callable(getattr(algorithms, m.reference))
+            assert callable(reference_function(m.id))
     assert NUMERICS_VERSION == {m.id: m.numerics for m in table if m.numerics is not None}
+
+
+def test_a_reference_that_is_not_there_is_one_line_naming_the_method(monkeypatch):
+    """A row whose reference is missing (a typo, a file not written yet): one ValueError
+    naming the method and where it was looked for, not an AttributeError."""
+    for ref, where in (("no_such_fn", "ftd_lib.algorithms"),
+                       ("references.no_such_file:f", "ftd_lib.references.no_such_file"),
+                       ("sarsa:no_such_fn", "ftd_lib.sarsa")):
+        row = dataclasses.replace(methods.METHODS["sarsa_lambda"], id="typo", reference=ref)
+        monkeypatch.setitem(methods.METHODS, "typo", row)
+        with pytest.raises(ValueError) as e:
+            reference_function("typo")
+        assert "'typo'" in str(e.value) and where in str(e.value)
+        assert "\n" not in str(e.value)
 
 
 def test_an_unknown_method_raises_everywhere():

@@ -75,7 +75,11 @@ def test_reading_follows_the_numbers(tmp_path):
     assert "Runner-up: forward TD(λ)" in text and "a clear difference" in text
     assert "block, B = 16: better than forward TD(λ)" in text
     assert "block, B = 128: worse than forward TD(λ)" in text
-    # the report shows the study's section, with its reading, only when it has data
+    # the report shows the study's section, with the comparison its file asks for
+    # ([report] compare_with), only when it has data
     rendered = report.render(tmp_path)
-    assert "## Beyond the paper: Block λ-return" in rendered and "Reading (computed)" in rendered
-    assert "Beyond the paper" not in report.render(tmp_path / "empty")
+    assert "## Block λ-return" in rendered
+    assert "against forward TD(λ) at its best" in rendered
+    rows = [x for x in rendered.splitlines() if x.startswith("| block, B = 16 | 0.01 |")]
+    assert [r for r in rows if r.endswith("| better |")] == rows[-1:]  # the comparison's row
+    assert "Block λ-return" not in report.render(tmp_path / "empty")

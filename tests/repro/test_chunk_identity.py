@@ -21,7 +21,7 @@ PINS = [
      "971cad3f1c6ae6a8ba4c32dddcdee7383515cd40e98c77a25e9c8c31c4969219"),
     (("fig4-right", "paper", 20000, 1, "engine-sarsa_lambda-v2", "cuda"),
      "fcd3ddbefac826fc649bd3baefde5f3a3d16490ae5fba9405274430b38167c64"),
-    (("fig3-left", "paper", None, 3, "engine-td_lambda-v1", "cpu"),
+    (("fig3-left", "paper", 250, 3, "engine-td_lambda-v1", "cpu"),  # 50 runs x 5 cells: a CPU cut
      "33d7b9d8b007dc700268829476be99dc264b743fe310dd27ccaaf179b0e2546d"),
     (("fig3-left", "quick", None, 0, "engine-td_lambda-v1", "cpu"),
      "87142c2affa29527ece124413071830095e2ac65f0b7b6cff6d256c6c1543c51"),

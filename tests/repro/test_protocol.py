@@ -133,17 +133,24 @@ def test_the_report_shows_the_pilot_and_flags_a_best_at_the_grid_edge(tmp_path):
                 and "α = 0.0009375" in line)
     assert "edge" not in row0
     # the final's cells around 0.0075 hold it in the middle: no grid-edge mark anywhere
-    assert "grid edge" not in text
+    assert ", grid edge]" not in text
 
 
-def test_a_final_best_at_the_edge_of_its_window_is_flagged(tmp_path):
-    from ftd_lib.repro.report import _edge_mark
+def test_a_final_best_at_the_edge_of_its_window_is_flagged():
+    from ftd_lib.repro import sections
+    from ftd_lib.repro.results import Results
 
-    arrays = {"curve": np.array(["a"] * 3 + ["b"] * 3), "lam": np.array([0.5] * 6),
-              "alpha": np.array([0.1, 0.2, 0.4] * 2)}
-    assert _edge_mark(arrays, "a", 0.5, 0.4) == ", grid edge"
-    assert _edge_mark(arrays, "a", 0.5, 0.1) == ", grid edge"
-    assert _edge_mark(arrays, "b", 0.5, 0.2) == ""
+    # curve a is best at its largest alpha, b in the middle of its three
+    metric = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [1.0, 1.0], [5.0, 5.0],
+                       [2.0, 2.0]])
+    arrays = {"curve": np.array(["a"] * 3 + ["b"] * 3), "method": np.array(["a"] * 6),
+              "lam": np.array([0.5] * 6), "alpha": np.array([0.1, 0.2, 0.4] * 2),
+              "metric": metric, "diverged": np.zeros((6, 2), bool),
+              "curve_mean": metric.copy()}
+    res = Results("x", arrays, {"definition": {"x": "lam", "task": "control",
+                                               "optimise": "alpha"}})
+    assert sections._point(res, "a", 0, True).endswith("[α = 0.4, grid edge] (learns)")
+    assert sections._point(res, "b", 0, True).endswith("[α = 0.2] (learns)")
 
 
 def test_a_curve_that_diverges_at_every_step_size_is_widened_downwards():

@@ -53,7 +53,8 @@ def test_figure_summary_groups_counts_and_flags_a_mix():
     c = dict(a, numpy="2.1")
     metas = [{"provenance": a}, {"provenance": a}, {}, {"compute_s": 1.0}]
     s = provenance.figure_provenance(metas)
-    assert s == {"groups": [{"chunks": 2, **a}], "unrecorded": 2, "mixed": False}
+    assert s == {"groups": [{"chunks": 2, "method": None, **a}], "unrecorded": 2,
+                 "mixed": False}
     for other in (b, c):  # another engine, another library version
         s = provenance.figure_provenance([*metas, {"provenance": other}])
         assert s["mixed"] and [g["chunks"] for g in s["groups"]] == [2, 1]
@@ -74,19 +75,36 @@ def test_new_chunks_and_the_figure_carry_the_record(tmp_path):
     assert all(m["provenance"]["numpy"] == np.__version__ for m in metas)
     prov = json.loads(results_paths(fig.name, tmp_path)["json"].read_text())["provenance"]
     assert prov["mixed"] is False and prov["unrecorded"] == 0
-    assert [g["chunks"] for g in prov["groups"]] == [len(metas)]
+    # one group per method (the record is kept per method)
+    assert [g["method"] for g in prov["groups"]] == fig.methods
+    assert sum(g["chunks"] for g in prov["groups"]) == len(metas)
 
 
-def test_a_figure_of_two_engines_says_so_in_json_and_report(tmp_path):
-    # one method's chunks by the kernel, the other's by the batch: one numerics version,
-    # so one figure, but the record shows the mix
+def test_two_methods_on_two_engines_are_not_mixed_one_method_on_two_is(tmp_path):
+    """Provenance per method: each method's numbers from one engine is no mix (the review's
+    false alarm); one method's chunks from two engines is, in the JSON and the report."""
     run = _runner(lambda task: "kernel" if task.method == "forward_sarsa_lambda" else "batch")
     fig = figure("fig4-right", "quick")
-    run_figure(fig, tmp_path, runner=run, progress=False, plot=False)
-    prov = load_results(fig.name, tmp_path).meta["provenance"]
+    run_figure(fig, tmp_path / "a", runner=run, progress=False, plot=False)
+    prov = load_results(fig.name, tmp_path / "a").meta["provenance"]
+    assert prov["mixed"] is False
+    assert {(g["method"], g["engine"]) for g in prov["groups"]} == {
+        ("forward_sarsa_lambda", "kernel"), ("sarsa_lambda", "batch")}
+    text = report.render(tmp_path / "a")
+    assert "mixed numerics" not in text
+    assert "Sarsa(λ): 1 chunk(s) by engine `batch`" in text
+    # one method, its first chunk by the kernel, its second by the batch
+    fig = figure("fig4-right", "quick", chunk_rows=2)
+    seen = []
+
+    def by_order(task):
+        seen.append(task.method)
+        return "kernel" if seen.count(task.method) == 1 else "batch"
+
+    run_figure(fig, tmp_path / "b", runner=_runner(by_order), progress=False, plot=False)
+    prov = load_results(fig.name, tmp_path / "b").meta["provenance"]
     assert prov["mixed"] is True
-    assert sorted(g["engine"] for g in prov["groups"]) == ["batch", "kernel"]
-    text = report.render(tmp_path)
+    text = report.render(tmp_path / "b")
     assert "mixed numerics" in text and "`kernel`" in text and "`batch`" in text
 
 

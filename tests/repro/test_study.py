@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 from ftd_lib.engine import Settings, run_control
-from ftd_lib.repro import chunks, study, study_report
-from ftd_lib.repro.claims import AGREES, DISAGREES
+from ftd_lib.repro import chunks, study
 from ftd_lib.repro.definitions import figure
-from ftd_lib.repro.runs import run_figure
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])
@@ -77,63 +75,6 @@ def _fake_runner(task, *, device, progress):
 
 
 _fake_runner.name = "fake-v1"
-
-
-def test_the_reading_names_the_variant_that_decides(tmp_path):
-    res = run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner,
-                     progress=False, plot=False)
-    rows = study_report.study_rows(res)
-    by = {(r["variant"], r["lam"]): r for r in rows}
-    z = by[("zero output layer", 0.8)]
-    assert z["claim5"] == AGREES and z["sarsa_lambda"]["learns"]
-    assert z["forward_sarsa_lambda"]["y"] > z["sarsa_lambda"]["y"]
-    # the same runs, at their best alphas (0.015): the difference is forward's extra lam
-    assert z["diff"] == pytest.approx(1e5 * 0.015 * 0.8) and z["diff_se"] == 0
-    assert z["clear"] == study_report.HOLDS
-    d0 = by[(study.DEFAULT, 0.8)]
-    assert d0["claim5"] == DISAGREES and d0["clear"] == study_report.TIE
-    assert not d0["sarsa_lambda"]["learns"] and d0["diff"] == 0
-    d = study_report.decisive(rows)
-    assert d["agrees"] == d["holds"] == ["zero output layer"] and d["fails"] == []
-    text = "\n".join(study_report.report_section(res, ["- provenance"]))
-    assert text.startswith(study_report.HEADING)
-    assert ("claim 5 is a *tie within noise* here. The choices that change that, one at a "
-            "time: *zero output layer* (holds clearly)") in text
-
-
-def test_a_variant_where_sarsa_wins_fails_clearly():
-    rows = [{"lam": 0.4, "diff": -10.0, "diff_se": 4.0}, {"lam": 0.8, "diff": 50.0,
-                                                          "diff_se": 1.0}]
-    assert study_report._clearly(rows) == study_report.FAILS
-    rows[0]["diff"] = -7.0  # within two standard errors: a tie
-    assert study_report._clearly(rows) == study_report.TIE
-    rows[0]["diff"] = 9.0
-    assert study_report._clearly(rows) == study_report.HOLDS
-    rows[1]["diff"] = float("nan")  # a diverged run: no verdict
-    assert study_report._clearly(rows) == study_report.TIE
-
-
-def test_the_report_has_the_study_section(tmp_path):
-    from ftd_lib.repro.report import render
-
-    assert study_report.HEADING not in render(tmp_path)
-    run_figure(figure(study.STUDY, "quick"), tmp_path, runner=_fake_runner, progress=False,
-               plot=False)
-    assert study_report.HEADING in render(tmp_path)
-
-
-@pytest.mark.skipif(study_report.load_fig4_pilot() is None, reason="no committed Fig. 4 pilot")
-def test_fig4s_pilot_reread_with_the_grid_cut():
-    """The whole grid is the pilot's own verdict; a cut grid never holds a smaller step."""
-    from ftd_lib.repro.claims import claims
-
-    pilot = study_report.load_fig4_pilot()
-    rows = study_report.grid_edge_rows(pilot)
-    assert rows[0]["edge"] is None
-    whole = [v for v in claims({"fig4-left": pilot}) if v.number == 5][0]
-    assert (rows[0]["claim5"], rows[0]["evidence"]) == (whole.status, whole.evidence)
-    for r in rows[1:]:
-        assert r["smallest"] >= r["edge"] * (1 - 1e-9)
 
 
 def test_fig4_left_under_a_variant_has_chunks_of_its_own(tmp_path):

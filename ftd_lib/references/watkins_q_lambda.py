@@ -1,0 +1,58 @@
+r"""Watkins's Q(:math:`\lambda`) (Watkins 1989; Sutton & Barto 2018, Sec. 12.10), one run live
+on one environment, :math:`\epsilon`-greedy, one network per action, accumulating traces cut
+at every exploratory action: the per-run reference of the method ``watkins_q_lambda``
+(:mod:`ftd_lib.methods`). Beyond the paper (an off-policy relative of its Sarsa(:math:`\lambda`),
+Sec. 6); it shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.sarsa`): the run's own
+streams, the episode cap, divergence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
+
+
+def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsilon=0.05,
+                     truncation="bootstrap", div_bound=1e6) -> ControlRun:
+    r"""Watkins's Q(:math:`\lambda`) with accumulating traces over every network's weights.
+
+    .. math::
+        \delta = R + \gamma\max_a\hat Q(S',a|\theta) - \hat Q(S,A|\theta),\quad
+        e_a \leftarrow \gamma\lambda e_a\ \forall a,\quad
+        e_A \leftarrow e_A + \nabla\hat Q(S,A|\theta_A),\quad
+        \theta \leftarrow \theta + \alpha\delta e,
+
+    then :math:`e \leftarrow 0` when :math:`A'` (chosen :math:`\epsilon`-greedily at
+    :math:`S'`) is not greedy: the trace follows the greedy policy only. At the end of an
+    episode (or a cap with ``truncation="terminal"``) the target is :math:`R`; a cap with
+    ``"bootstrap"`` bootstraps from :math:`\max_a\hat Q(S', a)`. With :math:`\epsilon = 0`
+    every action is greedy and it is Sarsa(:math:`\lambda`) with the greedy target
+    (the same numbers as :func:`ftd_lib.sarsa.sarsa_lambda`). Arguments and the returned
+    :class:`~ftd_lib.sarsa.ControlRun` as there.
+    """
+    w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
+        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
+    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
+    for ep in range(n_episodes):
+        s, a = _start(env, approx, w, epsilon, agent, div_bound)
+        if a is None:
+            return _diverged(returns, lengths, w, ep, steps)
+        e = np.zeros_like(w)
+        ret, T, end = 0.0, 0, False
+        while not end:
+            s2, R, end, a2, q2 = _act(env, a, approx, w, epsilon, agent, truncation)
+            ret, T, steps = ret + R, T + 1, steps + 1
+            v = float(approx.value(w[a], s))
+            delta = R + gamma * (0.0 if a2 is None else max(q2)) - v
+            e = gamma * lam * e
+            e[a] = e[a] + approx.grad(w[a], s)
+            w = w + alpha * delta * e
+            if not _ok([v, *q2], div_bound):
+                return _diverged(returns, lengths, w, ep, steps)
+            if a2 is not None and q2[a2] != max(q2):  # exploratory: the trace is cut
+                e = np.zeros_like(w)
+            s, a = s2, a2
+        returns[ep], lengths[ep] = ret, T
+    return ControlRun(returns, lengths, -1, w, steps)
+

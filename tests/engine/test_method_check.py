@@ -1,0 +1,74 @@
+"""Watkins's Q(λ), a method added in its own file (ftd_lib/references/watkins_q_lambda.py) and
+one row of ftd_lib/methods.py, and ``check_method``, the check a researcher runs on a new
+method: its reference against a two-step episode worked by hand, every engine that claims it
+against the reference. About 15 s (Sarsa(λ)'s engines included)."""
+
+import numpy as np
+import pytest
+
+from ftd_lib.engine import Settings, run_control
+from ftd_lib.engine import method_check as mc
+
+
+def test_the_template_has_a_greedy_and_an_exploratory_second_action():
+    q = {k: [float(w[a] @ mc.X[1]) for a in (0, 1)] for k, w in mc.W0.items()}
+    assert q["greedy"][1] > q["greedy"][0] and q["exploratory"][1] < q["exploratory"][0]
+    # where the second action explores, the two methods differ by hand (the trace is cut)
+    for lam in (0.5, 1.0):
+        assert not np.allclose(mc.hand_watkins(mc.W0["exploratory"], lam),
+                               mc.hand_sarsa(mc.W0["exploratory"], lam))
+
+
+@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda", "watkins_q_lambda"])
+def test_each_reference_matches_its_hand_worked_episode(method):
+    assert mc.check_hand_worked(method).startswith("hand-worked two-step episode")
+
+
+def test_a_reference_without_the_trace_cut_fails_by_hand(monkeypatch):
+    """Watkins's Q(λ) with its cut removed (so: Sarsa(λ)'s traces with a max target) is
+    found by the exploratory case of the template."""
+    def uncut(env, w0, **kw):
+        kw["epsilon"] = kw.get("epsilon", 0.05)
+        return _no_cut(env, w0, **kw)
+
+    monkeypatch.setattr(mc, "reference_function", lambda m: uncut)
+    with pytest.raises(mc.MethodCheckError, match="exploratory"):
+        mc.check_hand_worked("watkins_q_lambda", mc.hand_watkins)
+    with pytest.raises(mc.MethodCheckError, match="none"):
+        mc.check_hand_worked("not_worked", None)
+
+
+def _no_cut(env, w0, **kw):
+    from ftd_lib.sarsa import ControlRun, _act, _start
+
+    approx, alpha, lam, gamma = kw["approx"], kw["alpha"], kw["lam"], kw["gamma"]
+    w = np.array(w0, float)
+    s, a = _start(env, approx, w, kw["epsilon"], kw["agent"], 1e6)
+    e, ret, T, end = np.zeros_like(w), 0.0, 0, False
+    while not end:
+        s2, R, end, a2, q2 = _act(env, a, approx, w, kw["epsilon"], kw["agent"], "bootstrap")
+        delta = R + gamma * (0.0 if a2 is None else max(q2)) - float(approx.value(w[a], s))
+        e = gamma * lam * e
+        e[a] = e[a] + approx.grad(w[a], s)
+        w = w + alpha * delta * e
+        ret, T, s, a = ret + R, T + 1, s2, a2
+    return ControlRun(np.array([ret]), np.array([T]), -1, w, T)
+
+
+def test_check_method_covers_the_engines_a_method_claims():
+    lines = mc.check_method("watkins_q_lambda")
+    assert lines[1] == "engines: none but the reference (nothing to compare)"
+    assert mc.check_engines("sarsa_lambda") == "engines: batch, kernel agree with the reference"
+    with pytest.raises(mc.MethodCheckError, match="control"):
+        mc.check_method("td_lambda")
+
+
+def test_watkins_with_no_exploration_is_sarsa_lambda_bit_for_bit():
+    """ε = 0: every action greedy, no trace ever cut, the max target is Q(S', A'): the same
+    run as Sarsa(λ); with ε = 0.05 they part."""
+    s = Settings.make(alpha=[0.03, 0.01], lam=[0.9, 0.6], gamma=0.99)
+    kw = dict(env="cartpole", max_steps=60, engine="reference")
+    for eps, same in ((0.0, True), (0.3, False)):
+        a = run_control("watkins_q_lambda", s, 3, [0, 1], 8, epsilon=eps, **kw)
+        b = run_control("sarsa_lambda", s, 3, [0, 1], 8, epsilon=eps, **kw)
+        assert np.array_equal(a.final_weights, b.final_weights) == same
