@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from ftd_lib.course import nb07_modern_lambda_returns as nb07
-from ftd_lib.course.exercises import MISSING
 from ftd_lib.course.exercises import nb07 as ex07
 from ftd_lib.returns import gae
 
@@ -74,11 +73,23 @@ def _said(fn) -> str:
     return ("ok " if ok else "no ") + out.getvalue()
 
 
+def _own_gae(r, v, g, lam, d, mask=True):
+    """A student's GAE, the slow obvious way: the backward recursion, terminals masked."""
+    A, acc = np.zeros(len(r)), 0.0
+    for t in reversed(range(len(r))):
+        keep = 1.0 - d[t] if mask else 1.0
+        acc = r[t] + g * v[t + 1] * keep - v[t] + g * lam * keep * acc
+        A[t] = acc
+    return A
+
+
 def test_exercise_check_tells_the_mistakes_apart():
-    assert _said(None) == "no ❌ " + MISSING + "\n"
-    assert MISSING in _said(lambda *a: None)
-    assert _said(lambda r, v, g, lam, d: gae(r, v, g, lam, d)).startswith("ok ✅")
-    said = _said(lambda r, v, g, lam, d: gae(r, v, g, lam))  # terminals ignored
+    assert _said(None).startswith("no ❌ No answer yet")
+    assert "returns None" in _said(lambda *a: None)
+    assert _said(_own_gae).startswith("ok ✅")
+    said = _said(lambda r, v, g, lam, d: gae(r, v, g, lam, d))  # the library's, wrapped
+    assert said.startswith("no ❌") and "library's own gae" in said
+    said = _said(lambda r, v, g, lam, d: _own_gae(r, v, g, lam, d, mask=False))
     assert said.startswith("no ❌") and "terminals" in said
     said = _said(lambda r, v, g, lam, d: np.zeros(3))
     assert said.startswith("no ❌") and "shape" in said
