@@ -1,4 +1,4 @@
-"""The command line: ``python -m ftd_lib {reproduce,bench,report}`` (``ftd_lib/__main__.py``).
+"""The command line: ``python -m ftd_lib {reproduce,plan,bench,report}`` (``ftd_lib/__main__.py``).
 
 ::
 
@@ -7,6 +7,7 @@
         [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force] \
         [--set KEY=V1,V2,...]
     python -m ftd_lib reproduce fig4-right --scale paper --set alphas=0.001,0.002 --set lams=0,0.5
+    python -m ftd_lib plan {FIGURE,all} --scale {quick,paper} [--workers N] [--out DIR]
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
 
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reproduce van Seijen (2016), Figs. 3-4: forward TD(lambda) with neural "
                     "networks.")
     sub = p.add_subparsers(dest="command", required=True, metavar="command",
-                           title="commands (reproduce, bench, report)")
+                           title="commands (reproduce, plan, bench, report)")
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
@@ -106,6 +107,28 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the plan (chunks, predicted seconds, wall time on --workers) "
+                        "and stop: nothing is computed or written")
+
+    pl = sub.add_parser("plan", help="the chunks still to compute, their predicted cost and "
+                                     "the wall time on N workers (nothing is computed)",
+                        description="Print, before any work, the chunks of every stage of a "
+                                    "reproduction, their predicted run-steps and seconds and "
+                                    "the predicted wall time and utilisation on N workers.")
+    pl.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"])
+    pl.add_argument("--scale", choices=SCALES, required=True)
+    pl.add_argument("--workers", type=_positive_int, default=None,
+                    help="workers (default: the number of CPUs)")
+    pl.add_argument("--runs", type=_positive_int, default=None)
+    pl.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
+    pl.add_argument("--out", default=DEFAULT_RESULTS,
+                    help="the results directory the reproduction would use (what is stored "
+                         "there is not computed again)")
+    pl.add_argument("--no-calibrate", action="store_true",
+                    help="seconds from the stored default rates, not measured on this machine")
+    pl.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
 
     b = sub.add_parser("bench", help="time the engine (steps per second)",
                        description="Print the engine's benchmark lines.")
@@ -169,10 +192,14 @@ def main(argv=None) -> int:
         return _reproduce(parser, args)
     if args.command == "bench":
         return _bench(parser, args)
+    if args.command == "plan":
+        return _plan(args, args.workers or os.cpu_count() or 1)
     return _report(args)
 
 
 def _reproduce(parser, args) -> int:
+    if args.dry_run:  # the plan for any number of workers, on this machine or another
+        return _plan(args, args.workers or os.cpu_count() or 1)
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", getattr(args, "workers", None))
@@ -255,6 +282,29 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
     from .report import write_report
 
     print(f"report: {write_report(args.out)}")
+    return 0
+
+
+def _plan(args, workers: int) -> int:
+    """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`."""
+    from .cost import DEFAULT_RATES, Costing, calibrate, history_dirs
+    from .plan import methods_to_calibrate, plan_figure, plan_lines
+
+    names = FIGURES if args.figure == "all" else (args.figure,)
+    if getattr(args, "no_calibrate", False):
+        rates = DEFAULT_RATES
+    else:
+        print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
+              flush=True)
+        pred, ctrl = methods_to_calibrate(names, args.scale)
+        rates = calibrate(pred, ctrl, worker_start=workers > 1)
+    costing = Costing(rates, history_dirs(args.out))
+    plans = [plan_figure(n, args.scale, workers, costing, out=args.out, seed=args.seed,
+                         runs=args.runs) for n in names]
+    print(f"plan: {' '.join(names)} at {args.scale} scale on {workers} workers, --out "
+          f"{args.out}; seconds: {rates.source}")
+    for line in plan_lines(plans, chunks=not getattr(args, "summary", False)):
+        print(line)
     return 0
 
 

@@ -8,11 +8,11 @@ what the figure is assembled from. What is *computed* is cut here, from what is 
    with its runs (:mod:`ftd_lib.repro.reuse`) -- rows already stored are read, never
    recomputed, however the store was cut;
 2. :func:`cut_by_cost`: for ``N > 1`` workers, each remainder split by its cells into pieces
-   of similar predicted cost (:mod:`ftd_lib.repro.cost`), so that there are about
-   :data:`PER_WORKER` chunks per worker where the cells allow, as long as splitting does not
-   add more than :data:`MAX_OVERHEAD` to the predicted work (a prediction chunk is one torch
-   batch: each piece pays the batch's per-iteration overhead again); then largest first
-   (list scheduling's best simple order, :mod:`ftd_lib.repro.schedule`).
+   of similar predicted cost (:mod:`ftd_lib.repro.cost`), about :data:`PER_WORKER` chunks per
+   worker where the cells allow -- unless another count is predicted to end clearly sooner
+   (a prediction chunk is one torch batch: each piece pays the batch's per-iteration
+   overhead again, so splitting it is not free) -- then largest first (list scheduling's
+   best simple order, :mod:`ftd_lib.repro.schedule`).
 
 A piece holds, of every cell, the same block of runs as the definition's chunk, so the
 definition's chunk is read back from the pieces bit for bit
@@ -27,11 +27,15 @@ import numpy as np
 
 from .chunks import ChunkTask
 from .reuse import missing_cells
+from .schedule import largest_first, lpt
 
 #: chunks per worker a cut aims at (more than one: costs are predicted, not known)
 PER_WORKER = 4
-#: splitting stops where the pieces together are predicted to cost this much more than whole
-MAX_OVERHEAD = 0.10
+#: the cuts tried: about this many chunks per worker
+CHUNKS_PER_WORKER = (1, 2, 4, 8, 16)
+#: the cut of :data:`PER_WORKER` chunks a worker is kept when its predicted wall time is
+#: within this share of the best cut's
+TOLERANCE = 0.03
 
 
 def sub_task(task: ChunkTask, cells) -> ChunkTask:
@@ -72,25 +76,42 @@ def split(task: ChunkTask, k: int, cell_cost) -> list[ChunkTask]:
     return [sub_task(task, sorted(b)) for b in bins if b]
 
 
+def cut_for(tasks, costs, target: float, cell_costs) -> list[ChunkTask]:
+    """Each task split into ``ceil(cost / target)`` pieces of similar cost (at most one a
+    cell), largest first."""
+    out = []
+    for task, c, cc in zip(tasks, costs, cell_costs, strict=True):
+        k = math.ceil(c / target) if target > 0 else 1
+        out += split(task, k, cc.__getitem__)
+    return out
+
+
 def cut_by_cost(tasks, workers: int, cost, *, per_worker: int = PER_WORKER,
-                max_overhead: float = MAX_OVERHEAD) -> list[ChunkTask]:
+                tolerance: float = TOLERANCE) -> list[ChunkTask]:
     """The chunks to compute on ``workers`` workers: with one worker ``tasks`` as they are;
-    with more, each split into pieces of about ``total / (per_worker * workers)`` predicted
-    seconds (``cost(task)``) -- fewer where its cells run out or where the pieces would cost
-    more than ``1 + max_overhead`` times the whole -- and all of them largest first."""
+    with more, every task split into pieces of about ``total / (m * workers)`` predicted
+    seconds (``cost(task)``), for ``m`` in :data:`CHUNKS_PER_WORKER`; the cut whose
+    predicted wall time (largest first on the workers) is least wins -- ``per_worker``
+    chunks a worker whenever its wall time is within ``tolerance`` of the least, since the
+    costs are only predicted -- its chunks largest first."""
     tasks = list(tasks)
     if workers <= 1 or not tasks:
         return tasks
     costs = [cost(t) for t in tasks]
-    target = sum(costs) / (per_worker * workers)
-    out = []
-    for task, c in zip(tasks, costs, strict=True):
-        cell_costs = {int(x): cost(sub_task(task, [x])) for x in np.unique(task.cell_index)}
-        k = math.ceil(c / target) if target > 0 else 1
-        while k > 1:
-            pieces = split(task, k, cell_costs.__getitem__)
-            if sum(cost(p) for p in pieces) <= (1 + max_overhead) * c:
-                break
-            k //= 2
-        out += split(task, k, cell_costs.__getitem__) if k > 1 else [task]
-    return sorted(out, key=lambda t: -cost(t))
+    cell_costs = [{int(x): cost(sub_task(t, [x])) for x in np.unique(t.cell_index)}
+                  for t in tasks]
+    total = sum(costs)
+    best = None
+    for m in sorted(set(CHUNKS_PER_WORKER) | {per_worker}):
+        cut = cut_for(tasks, costs, total / (m * workers), cell_costs)
+        pieces = [cost(t) for t in cut]
+        wall = lpt(pieces, workers).makespan
+        if best is None or wall < best[0]:
+            best = (wall, m, cut, pieces)
+        if m == per_worker:
+            preferred = (wall, m, cut, pieces)
+    if preferred[0] <= (1 + tolerance) * best[0]:
+        best = preferred
+    _wall, _m, cut, pieces = best
+    order = largest_first(pieces)
+    return [cut[j] for j in order]
