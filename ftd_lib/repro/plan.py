@@ -31,15 +31,15 @@ from .definitions import DEFAULT_SEED, Figure, figure
 from .progress import format_seconds
 from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
 from .results import DEFAULT_RESULTS, results_paths
-from .reuse import rows_from_stored, stored_index
+from .reuse import missing_cells, rows_from_stored, stored_index
 from .schedule import list_schedule
 
 
 class StagePlan(NamedTuple):
     """One stage: its ``figure`` definition, the ``chunks`` to compute (largest first) with
     their predicted ``steps`` and ``seconds``, how many of the definition's chunks are
-    ``stored`` (of ``total``), the ``schedule`` on the workers and its ``wall_s`` (worker start
-    included), and the ``basis`` of the prediction."""
+    ``stored`` (of ``total``; in any cut), the ``wall_s`` of their schedule on the workers
+    (worker start included), its ``utilisation`` and the ``basis`` of the prediction."""
 
     name: str
     figure: Figure
@@ -99,7 +99,8 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
     sched = list_schedule(seconds, workers, start_at=start)
     wall = sched.makespan if work else 0.0
-    stored = sum(d is not None for d in done)
+    stored = sum(d is not None or not missing_cells(t, i, index)
+                 for t, i, d in zip(tasks, idents, done, strict=True))
     return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
                      utilisation(sum(seconds), wall, workers), basis)
 
