@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--dry-run", action="store_true",
                    help="print the plan (chunks, predicted seconds, wall time on --workers) "
                         "and stop: nothing is computed or written")
+    r.add_argument("--no-calibrate", action="store_true",
+                   help="with --dry-run: seconds from the stored default rates, not measured "
+                        "on this machine")
 
     pl = sub.add_parser("plan", help="the chunks still to compute, their predicted cost and "
                                      "the wall time on N workers (nothing is computed)",
@@ -297,7 +300,7 @@ def _plan(args, workers: int) -> int:
         print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
               flush=True)
         pred, ctrl = methods_to_calibrate(names, args.scale)
-        rates = calibrate(pred, ctrl, worker_start=workers > 1)
+        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers)
     costing = Costing(rates, history_dirs(args.out))
     plans = [plan_figure(n, args.scale, workers, costing, out=args.out, seed=args.seed,
                          runs=args.runs) for n in names]

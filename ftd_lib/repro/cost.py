@@ -215,7 +215,7 @@ def _best_time(fn, repeats: int) -> tuple[float, object]:
     return best, out
 
 
-def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 3) -> tuple:
+def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
     """``(a, b, ipe)`` of a prediction method on this machine: the batch run live at two
     widths (the best of ``repeats`` each, after a warm-up; one episode of the online
     lambda-return, whose episode is ~60 times longer, three of the others), a straight line
@@ -257,7 +257,7 @@ def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
     return t / max(int(np.sum(res.n_steps)), 1)
 
 
-def calibrate_chunk_s(kind: str) -> float:
+def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
     """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
     episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
     from .chunks import ChunkTask, chunk_result, engine_runner
@@ -271,26 +271,37 @@ def calibrate_chunk_s(kind: str) -> float:
                      else None)
     job = (None, task, None, engine_runner, "cpu", {})
     chunk_result(job)  # warm-up
-    t, _ = _best_time(lambda: chunk_result(job), 2)
+    if repeats < 1:
+        return 0.0
+    t, _ = _best_time(lambda: chunk_result(job), repeats)
     return t
 
 
-def calibrate_worker_start(timeout: float = 120.0) -> float:
-    """Seconds a fresh Python process needs to import the engine (torch, the compiled
-    kernel's cache): what each worker process pays before its first chunk."""
+def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
+                           timeout: float = 300.0) -> float:
+    """Seconds until ``processes`` fresh worker processes, started at once, are ready to run
+    chunks at speed: each starts Python, imports the engine (torch, the compiled kernel) and
+    runs a one-step chunk of each of ``kinds`` (the compiled code loaded from numba's cache,
+    the evaluation states built)."""
     code = ("import numpy as np, torch; torch.set_num_threads(1); "
-            "import ftd_lib.repro.runs, ftd_lib.engine, ftd_lib.engine.kernel")
+            "from ftd_lib.repro.cost import calibrate_chunk_s; "
+            f"[calibrate_chunk_s(k, repeats=0) for k in {tuple(kinds)!r}]")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=timeout,
-                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env)
+             for _ in range(max(int(processes), 1))]
+    for p in procs:
+        if p.wait(timeout=timeout) != 0:
+            raise RuntimeError("calibration: a worker process failed to start the engine")
     return time.perf_counter() - t0
 
 
-def calibrate(prediction=(), control=(), worker_start: bool = True) -> Rates:
+def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1) -> Rates:
     """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
     ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
     task and the slower kept): a few seconds per method (the online lambda-return's episode
-    is the longest). One torch thread, as the workers run."""
+    is the longest). One torch thread, as the workers run. The workers' start is measured
+    with as many processes at once as ``workers`` (at most one per CPU here)."""
     import torch
 
     from .store import machine_description
@@ -304,7 +315,9 @@ def calibrate(prediction=(), control=(), worker_start: bool = True) -> Rates:
             ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
         kinds = (["prediction"] if pred else []) + (["control"] if ctrl else [])
         chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
-        start = calibrate_worker_start() if worker_start else DEFAULT_RATES.worker_start_s
+        n = min(max(int(workers), 1), os.cpu_count() or 1)
+        start = (calibrate_worker_start(kinds, n) if worker_start and kinds
+                 else DEFAULT_RATES.worker_start_s)
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
@@ -319,10 +332,26 @@ class Costing:
 
     def __init__(self, rates: Rates | None = None, dirs=()):
         self.rates = DEFAULT_RATES if rates is None else rates
-        self.history = control_history(dirs)
+        self.dirs = list(dirs)
+        self._history = None
+
+    @property
+    def history(self) -> dict:
+        """:func:`control_history` of the directories, read when a control chunk is first
+        costed (a prediction figure never reads it)."""
+        if self._history is None:
+            self._history = control_history(self.dirs)
+        return self._history
+
+    @history.setter
+    def history(self, value: dict) -> None:
+        self._history = value
+
+    def _history_for(self, task) -> dict:
+        return self.history if task.task == "control" else {}
 
     def seconds(self, task) -> float:
-        return task_seconds(task, self.rates, self.history)
+        return task_seconds(task, self.rates, self._history_for(task))
 
     def steps(self, task) -> float:
-        return task_steps(task, self.history)
+        return task_steps(task, self._history_for(task))

@@ -146,3 +146,23 @@ def test_committed_paper_figure_plans_and_computes_nothing(tmp_path, monkeypatch
     assert res.meta["chunks"]["computed"] == 0
     stored = np.load(REPO_RESULTS / f"{name}.npz")
     np.testing.assert_array_equal(res.arrays["metric"], stored["metric"])
+
+
+def test_plan_command_and_dry_run_print_the_plan_and_write_nothing(tmp_path, capsys):
+    from ftd_lib.repro.cli import main
+
+    out = tmp_path / "nothing"
+    assert main(["plan", "fig4-right", "--scale", "paper", "--workers", "64", "--out",
+                 str(out), "--no-calibrate"]) == 0
+    text = capsys.readouterr().out
+    assert not out.exists()
+    assert "fig4-right · pilot: 2 chunks in the definition, 0 stored" in text
+    assert "fig4-right · final" in text and "model (pilot not stored" in text
+    assert "on 64 workers" in text and "run-steps" in text
+    n_chunks = sum(1 for line in text.splitlines() if line.strip()[:1].isdigit())
+    assert n_chunks >= 4 * 64  # both stages cut for 64 workers
+    assert main(["reproduce", "fig3-right", "--scale", "quick", "--out", str(out),
+                 "--dry-run", "--workers", "2", "--no-calibrate"]) == 0
+    text = capsys.readouterr().out
+    assert not out.exists()
+    assert "fig3-right: predicted wall" in text and "defaults (2 shared AMD EPYC" in text
