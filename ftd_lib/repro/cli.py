@@ -265,7 +265,8 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
                 res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
-                                   grid=grid, command=command, **kw)
+                                   grid=grid, command=command,
+                                   final_s=_final_stage_s(args, name, workers), **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
@@ -286,6 +287,19 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
 
     print(f"report: {write_report(args.out)}")
     return 0
+
+
+def _final_stage_s(args, name: str, workers: int) -> float:
+    """The final stage's predicted wall time (default rates), for the pilot's ETA; 0 when
+    there is no bar or the definition is changed (the plan knows only the paper's)."""
+    if args.no_progress or args.variant is not None or args.set or args.runs is not None:
+        return 0.0
+    from .cost import Costing, history_dirs
+    from .plan import plan_figure
+
+    stages = plan_figure(name, "paper", workers, Costing(None, history_dirs(args.out)),
+                         out=args.out, seed=args.seed).stages
+    return stages[-1].wall_s
 
 
 def _plan(args, workers: int) -> int:
