@@ -112,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the plan (chunks, predicted seconds, wall time on --workers) "
                         "and stop: nothing is computed or written")
     r.add_argument("--no-calibrate", action="store_true",
-                   help="with --dry-run: seconds from the stored default rates, not measured "
-                        "on this machine")
+                   help="with --dry-run: seconds from this machine's last calibration (or "
+                        "the stored defaults), not measured now")
 
     pl = sub.add_parser("plan", help="the chunks still to compute, their predicted cost and "
                                      "the wall time on N workers (nothing is computed)",
@@ -130,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the results directory the reproduction would use (what is stored "
                          "there is not computed again)")
     pl.add_argument("--no-calibrate", action="store_true",
-                    help="seconds from the stored default rates, not measured on this machine")
+                    help="seconds from this machine's last calibration (or the stored "
+                         "defaults), not measured now")
     pl.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
 
     b = sub.add_parser("bench", help="time the engine (steps per second)",
@@ -304,17 +305,19 @@ def _final_stage_s(args, name: str, workers: int) -> float:
 
 def _plan(args, workers: int) -> int:
     """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`."""
-    from .cost import DEFAULT_RATES, Costing, calibrate, history_dirs
+    from .cost import Costing, calibrate, history_dirs, machine_rates, save_rates
     from .plan import methods_to_calibrate, plan_figure, plan_lines
 
     names = FIGURES if args.figure == "all" else (args.figure,)
     if getattr(args, "no_calibrate", False):
-        rates = DEFAULT_RATES
+        rates = machine_rates()
     else:
         print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
               flush=True)
         pred, ctrl = methods_to_calibrate(names, args.scale)
         rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers)
+        if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
+            save_rates(rates)  # the progress bars' ETA uses them
     costing = Costing(rates, history_dirs(args.out))
     plans = [plan_figure(n, args.scale, workers, costing, out=args.out, seed=args.seed,
                          runs=args.runs) for n in names]

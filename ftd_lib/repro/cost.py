@@ -82,6 +82,42 @@ DEFAULT_RATES = Rates(
     source="defaults (2 shared AMD EPYC cores)")
 
 
+def rates_path() -> Path:
+    """Where the last calibration of this machine is kept: ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) ``/ftd_lib/rates.json``."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ftd_lib" / "rates.json"
+
+
+def _machine_id() -> dict:
+    from .store import machine_description
+
+    m = machine_description()
+    return {"cpu": m["cpu"], "cpu_count": m["cpu_count"], "platform": m["platform"]}
+
+
+def save_rates(rates: Rates, path=None) -> Path:
+    """Keep ``rates`` as this machine's (the progress bar's ETA reads them back)."""
+    from .store import atomic_write_json
+
+    return atomic_write_json(path or rates_path(),
+                             {"machine": _machine_id(), "rates": asdict(rates)})
+
+
+def machine_rates(path=None) -> Rates:
+    """The rates last calibrated on this machine (:func:`save_rates`), else
+    :data:`DEFAULT_RATES`."""
+    try:
+        saved = json.loads(Path(path or rates_path()).read_text())
+        if saved["machine"] == _machine_id():
+            r = saved["rates"]
+            return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
+                         r["chunk_s"], float(r["worker_start_s"]), r["source"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return DEFAULT_RATES
+
+
 # ----------------------------------------------------------------------------- run-steps
 
 
@@ -326,12 +362,12 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
 
 
 class Costing:
-    """The predicted cost of chunks with one machine's ``rates`` (default
-    :data:`DEFAULT_RATES`) and the control history read once from ``dirs``
+    """The predicted cost of chunks with one machine's ``rates`` (default: this machine's
+    last calibration, :func:`machine_rates`) and the control history read once from ``dirs``
     (:func:`history_dirs`)."""
 
     def __init__(self, rates: Rates | None = None, dirs=()):
-        self.rates = DEFAULT_RATES if rates is None else rates
+        self.rates = machine_rates() if rates is None else rates
         self.dirs = list(dirs)
         self._history = None
 

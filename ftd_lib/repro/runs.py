@@ -57,7 +57,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     computed them, the figure's chunks are read back from the store bit for bit. The progress
     bar shows ``stage`` (e.g. the pilot of :mod:`ftd_lib.repro.protocol`), chunks done of
     chunks planned and the plan's ETA (:mod:`ftd_lib.repro.progress`): the remaining chunks'
-    predicted seconds (``rates``, default :data:`ftd_lib.repro.cost.DEFAULT_RATES`) scheduled
+    predicted seconds (``rates``, default :func:`ftd_lib.repro.cost.machine_rates`) scheduled
     on the workers, plus ``later_s`` for the stages still to come.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below

@@ -101,7 +101,7 @@ def test_numbers_do_not_depend_on_the_cut_and_another_cut_reads_the_store(tmp_pa
         one = run_figure(fig, tmp_path / "one", progress=False, plot=False)
         ex = Inline()
         four = run_figure(fig, tmp_path / "four", progress=False, plot=False, workers=4,
-                          executor=ex)
+                          executor=ex, rates=cost.DEFAULT_RATES)
         defined = {chunk_store.chunk_key(t.identity(chunks.engine_runner_name(t.method),
                                                     "cpu")) for t in chunks.cut_chunks(fig)}
         computed = {chunk_store.chunk_key(t.identity(chunks.engine_runner_name(t.method),
@@ -117,7 +117,7 @@ def test_numbers_do_not_depend_on_the_cut_and_another_cut_reads_the_store(tmp_pa
         (results_paths(name, tmp_path / "four")["chunks"] / f"{key}.npz").unlink()
         ex2 = Inline()
         redo = run_figure(fig, tmp_path / "four", progress=False, plot=False, workers=4,
-                          executor=ex2)
+                          executor=ex2, rates=cost.DEFAULT_RATES)
         assert _rows(ex2.tasks) == _rows([lost])
         for k in one.arrays:
             np.testing.assert_array_equal(one.arrays[k], redo.arrays[k], err_msg=k)
@@ -148,8 +148,11 @@ def test_committed_paper_figure_plans_and_computes_nothing(tmp_path, monkeypatch
     np.testing.assert_array_equal(res.arrays["metric"], stored["metric"])
 
 
-def test_plan_command_and_dry_run_print_the_plan_and_write_nothing(tmp_path, capsys):
+def test_plan_command_and_dry_run_print_the_plan_and_write_nothing(tmp_path, capsys,
+                                                                    monkeypatch):
     from ftd_lib.repro.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no calibration kept
 
     out = tmp_path / "nothing"
     assert main(["plan", "fig4-right", "--scale", "paper", "--workers", "64", "--out",

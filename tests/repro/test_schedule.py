@@ -103,3 +103,18 @@ def test_bar_shows_stage_chunks_and_the_plans_eta():
     assert f"ETA {format_seconds(130.0)} (plan)" in text  # 30 + 100: not 2 chunks' speed
     assert "3 loaded" in text
     assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"
+
+
+def test_calibration_is_kept_for_this_machine_only(tmp_path, monkeypatch):
+    from ftd_lib.repro import cost
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cost.machine_rates() == cost.DEFAULT_RATES  # nothing kept yet
+    mine = cost.Rates({"td_lambda": (1e-3, 1e-5, 100.0)}, {"sarsa_lambda": 2e-6},
+                      {"prediction": 0.5}, 4.0, "calibrated here")
+    cost.save_rates(mine)
+    assert cost.machine_rates() == mine
+    path = cost.rates_path()
+    text = path.read_text().replace('"cpu_count"', '"cpu_count_other"')
+    path.write_text(text)  # another machine's: not used
+    assert cost.machine_rates() == cost.DEFAULT_RATES
