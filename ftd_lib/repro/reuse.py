@@ -97,8 +97,9 @@ def rows_from_stored(cstore, tasks, idents, done, checks, index: dict | None = N
 
 
 def missing_cells(task, ident: dict, index: dict) -> list[int]:
-    """The cells of ``task`` that no stored chunk holds with exactly its runs."""
-    return [c for c, s in cell_sources(task, ident, index).items() if s is None]
+    """The cells of ``task`` that no stored chunk holds with exactly its runs, other than the
+    task's own file (asked about when that file is missing or unusable: damaged)."""
+    return [c for c, s in cell_sources(task, ident, index).items() if s is None or s == ident]
 
 
 def _block_free(ident: dict) -> str:
