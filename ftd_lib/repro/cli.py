@@ -325,7 +325,22 @@ def _plan(args, workers: int) -> int:
           f"{args.out}; seconds: {rates.source}")
     for line in plan_lines(plans, chunks=not getattr(args, "summary", False)):
         print(line)
+    _print_stored_rates(rates)
     return 0
+
+
+def _print_stored_rates(rates) -> None:
+    """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
+    the rates used (a busy machine calibrates slow)."""
+    from .cost import REPO_RESULTS, stored_step_seconds
+    from .store import machine_description
+
+    stored = stored_step_seconds([REPO_RESULTS, REPO_RESULTS / "pilot"],
+                                 machine_description()["cpu"])
+    for m, (s, n) in sorted(stored.items()):
+        used = rates.control.get(m)
+        print(f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
+              + (f", {1e6 * used:.2f} µs in the rates used" if used else ""))
 
 
 def _bench(parser, args) -> int:

@@ -69,15 +69,18 @@ class Rates:
         return json.dumps(asdict(self), sort_keys=True)
 
 
-#: measured by :func:`calibrate` on the machine this was written on (2 shared AMD EPYC cores,
-#: one torch thread, float64): what the progress bar's ETA uses when nothing was calibrated
+#: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
+#: float64; prediction by :func:`calibrate` at a quiet moment): what the plan and the progress
+#: bars' ETA use when this machine was never calibrated (:func:`machine_rates`)
 DEFAULT_RATES = Rates(
     prediction={"td0": (2.6e-4, 5.0e-6, 110.0), "td_lambda": (2.6e-4, 5.5e-6, 110.0),
                 "forward_td_lambda": (3.6e-4, 3.5e-6, 111.0),
                 "online_lambda_return": (1.5e-4, 1.4e-6, 6010.0),
                 "offline_lambda_return": (2.6e-4, 3.6e-6, 217.0),
                 "block_lambda_return": (3.7e-4, 2.0e-6, 211.0)},
-    control={"sarsa_lambda": 1.1e-6, "forward_sarsa_lambda": 1.1e-6},
+    # control: the median compute_s / iterations of the kernel's chunks stored under results/
+    # (stored_step_seconds; 38 chunks on this CPU): about 1.0 us a run-step
+    control={"sarsa_lambda": 1.04e-6, "forward_sarsa_lambda": 0.99e-6},
     chunk_s={"prediction": 0.15, "control": 0.01}, worker_start_s=2.5,
     source="defaults (2 shared AMD EPYC cores)")
 
@@ -391,3 +394,26 @@ class Costing:
 
     def steps(self, task) -> float:
         return task_steps(task, self._history_for(task))
+
+
+def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
+    """Seconds per run-step of the compiled control kernel in the stored chunks' metadata
+    (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
+    ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
+    a machine that may be busier or quieter now."""
+    per: dict = {}
+    for d in dirs:
+        for p in Path(d).glob("chunks/*/*.npz"):
+            try:
+                with np.load(p) as z:
+                    meta = json.loads(str(z["__meta__"]))
+                    method = json.loads(str(z["__identity__"]))["method"]
+            except Exception:  # unreadable: no record
+                continue
+            eng = meta.get("engine") or {}
+            if eng.get("width") != 1.0 or not eng.get("iterations"):
+                continue  # the kernel's chunks only (width 1: one run at a time)
+            if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
+                continue
+            per.setdefault(method, []).append(float(meta["compute_s"]) / eng["iterations"])
+    return {m: (float(np.median(v)), len(v)) for m, v in per.items()}

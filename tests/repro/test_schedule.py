@@ -118,3 +118,18 @@ def test_calibration_is_kept_for_this_machine_only(tmp_path, monkeypatch):
     text = path.read_text().replace('"cpu_count"', '"cpu_count_other"')
     path.write_text(text)  # another machine's: not used
     assert cost.machine_rates() == cost.DEFAULT_RATES
+
+
+def test_stored_step_seconds_is_the_median_over_the_kernels_chunks(tmp_path):
+    from ftd_lib.repro import cost
+    from ftd_lib.repro.store import ChunkStore
+
+    st = ChunkStore(tmp_path / "chunks" / "fig4-left")
+    arrays = {"metric": np.zeros(1)}
+    for k, (s, it, width) in enumerate([(10.0, 1e7, 1.0), (30.0, 1e7, 1.0), (20.0, 1e7, 1.0),
+                                        (99.0, 1e3, 1024.0)]):  # the last: the torch batch
+        st.save({"method": "sarsa_lambda", "k": k}, arrays,
+                {"compute_s": s, "engine": {"width": width, "iterations": it},
+                 "machine": {"cpu": "X"}})
+    assert cost.stored_step_seconds([tmp_path]) == {"sarsa_lambda": (2e-6, 3)}
+    assert cost.stored_step_seconds([tmp_path], cpu="Y") == {}
