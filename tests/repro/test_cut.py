@@ -169,3 +169,25 @@ def test_plan_command_and_dry_run_print_the_plan_and_write_nothing(tmp_path, cap
     text = capsys.readouterr().out
     assert not out.exists()
     assert "fig3-right: predicted wall" in text and "defaults (2 shared AMD EPYC" in text
+
+
+def test_final_stage_run_steps_predicted_from_the_stored_pilot_match_the_stored_run():
+    """Fig. 4 right: the final stage's run-steps predicted from the pilot's stored returns
+    (20 runs a cell) against the run-steps the compiled kernel counted when it computed the
+    committed final stage (200 runs; its chunks' metadata): within 10 %."""
+    from ftd_lib.repro.protocol import final_figure
+
+    pilot = pilot_figure("fig4-right")
+    metric = plan.stored_metric(pilot, REPO_RESULTS / "pilot")
+    assert metric is not None
+    final = final_figure("fig4-right", pilot, metric)
+    c = cost.Costing(cost.DEFAULT_RATES, [REPO_RESULTS / "pilot"])  # the pilot only
+    tasks = chunks.cut_chunks(final)
+    predicted = sum(c.steps(t) for t in tasks)
+    st = chunk_store.ChunkStore(REPO_RESULTS / "chunks" / "fig4-right")
+    measured = 0.0
+    for t in tasks:
+        _data, meta = st.load(t.identity(chunks.engine_runner_name(t.method), "cpu"))
+        assert meta["engine"]["width"] == 1.0  # the kernel: iterations are run-steps
+        measured += meta["engine"]["iterations"]
+    assert abs(predicted / measured - 1) < 0.10, (predicted, measured)
