@@ -102,7 +102,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     todo = [i for i, d in enumerate(done) if d is None]
     here = store.machine_description(device)
     here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
-    seconds = cost.Costing(rates, cost.history_dirs(out)).seconds
+    costing = cost.Costing(rates, cost.history_dirs(out))
+    seconds = costing.seconds
     work = cut.cut_by_cost(cut.remainders(tasks, idents, done, index),
                            1 if executor is None and int(workers) == 1 else workers, seconds)
     bar = FigureBar(f"{fig.name} ({fig.scale}{', ' + stage if stage else ''})",
@@ -150,6 +151,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
         "definition": fig.describe(),
         "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work)},
+        "plan": _predicted(bar.costs, workers, costing.rates),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -174,6 +176,18 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _predicted(costs, workers: int, rates) -> dict:
+    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.plan`), kept
+    beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
+    where the rates came from."""
+    from .schedule import list_schedule
+
+    start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
+    wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0
+    return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
+            "rates": rates.source}
 
 
 def _check_overwrite(fig: Figure, path, old) -> None:

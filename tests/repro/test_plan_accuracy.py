@@ -26,3 +26,18 @@ def test_plan_predicts_quick_fig3_left_on_1_and_2_workers(tmp_path):
               f"measured {r['measured_s']:.2f} s, ratio {r['ratio']:.2f}")
         assert 1 / TOLERANCE <= r["ratio"] <= TOLERANCE, r
     assert rows[1]["chunks"] >= rows[0]["chunks"]  # cut for 2 workers: no fewer chunks
+
+
+def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
+    from ftd_lib.repro.cost import DEFAULT_RATES, Costing, history_dirs
+    from ftd_lib.repro.definitions import figure
+    from ftd_lib.repro.plan import plan_figure
+    from ftd_lib.repro.runs import run_figure
+
+    fig = figure("fig4-right", "quick")
+    want = plan_figure("fig4-right", "quick", 1, Costing(DEFAULT_RATES, history_dirs(tmp_path)),
+                       out=tmp_path)
+    res = run_figure(fig, tmp_path, progress=False, plot=False, rates=DEFAULT_RATES)
+    assert res.meta["plan"] == {"workers": 1, "wall_s": want.wall_s,
+                                "compute_s": want.compute_s, "rates": DEFAULT_RATES.source}
+    assert res.meta["elapsed_s"] > 0
