@@ -13,6 +13,15 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
   assembled in a fixed order) and :func:`reproduce`
 - :mod:`~ftd_lib.repro.executors` ``--executor dask``: the chunks on a Dask cluster, stored here
+- :mod:`~ftd_lib.repro.cost`     what a chunk costs before it runs: run-steps (control: from the
+  stored returns) and seconds (rates calibrated on this machine)
+- :mod:`~ftd_lib.repro.schedule` list scheduling (largest first): wall time and utilisation on N
+  workers
+- :mod:`~ftd_lib.repro.cut`      what is computed: the rows not stored, cut by cost for N workers
+  (:mod:`~ftd_lib.repro.reuse` reads the definition's chunks back from any cut)
+- :mod:`~ftd_lib.repro.plan`     ``plan FIGURE|all``: every stage's chunks, their cost and the
+  predicted wall time; :mod:`~ftd_lib.repro.progress` the bars' ETA from it;
+  :mod:`~ftd_lib.repro.accuracy` the plan against measured runs
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
 - :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
 - :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance
@@ -21,7 +30,7 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.experiment` an experiment file (``experiments/*.toml``) read;
   :mod:`~ftd_lib.repro.launch` runs one (``python -m ftd_lib run FILE``);
   :mod:`~ftd_lib.repro.sections` one report section for any experiment
-- :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | report | bench``
+- :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | run | plan | report | bench``
 
 van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,
 :math:`\alpha`, :math:`\lambda`, :math:`\gamma`, :math:`\eta`, :math:`K_{max}`) -- each run

@@ -1,4 +1,5 @@
-"""The command line: ``python -m ftd_lib {run,reproduce,bench,report}`` (``ftd_lib/__main__.py``).
+"""The command line: ``python -m ftd_lib {run,reproduce,plan,bench,report}``
+(``ftd_lib/__main__.py``).
 
 ::
 
@@ -9,6 +10,7 @@
         [--workers N] [--executor local|dask [--scheduler tcp://HOST:PORT]] [--force] \
         [--set KEY=V1,V2,...]
     python -m ftd_lib reproduce fig4-right --scale paper --set alphas=0.001,0.002 --set lams=0,0.5
+    python -m ftd_lib plan {FIGURE,all} --scale {quick,paper} [--workers N] [--out DIR]
     python -m ftd_lib bench
     python -m ftd_lib report [--results DIR]
 
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reproduce van Seijen (2016), Figs. 3-4: forward TD(lambda) with neural "
                     "networks.")
     sub = p.add_subparsers(dest="command", required=True, metavar="command",
-                           title="commands (run, reproduce, bench, report)")
+                           title="commands (run, reproduce, plan, bench, report)")
 
     r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
                        description="Compute (or resume) the data and PNG of a paper figure.")
@@ -117,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="allow replacing paper-scale data with a smaller run")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
 
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the plan (chunks, predicted seconds, wall time on --workers) "
+                        "and stop: nothing is computed or written")
+    r.add_argument("--no-calibrate", action="store_true",
+                   help="with --dry-run: seconds from this machine's last calibration (or "
+                        "the stored defaults), not measured now")
+
     x = sub.add_parser("run", help="compute an experiment file's data and picture (resumable)",
                        description="Compute (or resume) the experiment an experiment file "
                                    "(TOML, experiments/README.md) declares.")
@@ -134,6 +143,25 @@ def build_parser() -> argparse.ArgumentParser:
     for a in r._actions:  # the same execution options as reproduce
         if a.dest in ("workers", "threads", "executor", "scheduler", "force", "no_progress"):
             x._add_action(a)
+
+    pl = sub.add_parser("plan", help="the chunks still to compute, their predicted cost and "
+                                     "the wall time on N workers (nothing is computed)",
+                        description="Print, before any work, the chunks of every stage of a "
+                                    "reproduction, their predicted run-steps and seconds and "
+                                    "the predicted wall time and utilisation on N workers.")
+    pl.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"])
+    pl.add_argument("--scale", choices=SCALES, required=True)
+    pl.add_argument("--workers", type=_positive_int, default=None,
+                    help="workers (default: the number of CPUs)")
+    pl.add_argument("--runs", type=_positive_int, default=None)
+    pl.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
+    pl.add_argument("--out", default=DEFAULT_RESULTS,
+                    help="the results directory the reproduction would use (what is stored "
+                         "there is not computed again)")
+    pl.add_argument("--no-calibrate", action="store_true",
+                    help="seconds from this machine's last calibration (or the stored "
+                         "defaults), not measured now")
+    pl.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
 
     b = sub.add_parser("bench", help="time the engine (steps per second)",
                        description="Print the engine's benchmark lines.")
@@ -199,10 +227,14 @@ def main(argv=None) -> int:
         return _run(parser, args)
     if args.command == "bench":
         return _bench(parser, args)
+    if args.command == "plan":
+        return _plan(args, args.workers or os.cpu_count() or 1)
     return _report(args)
 
 
 def _reproduce(parser, args) -> int:
+    if args.dry_run:  # the plan for any number of workers, on this machine or another
+        return _plan(args, args.workers or os.cpu_count() or 1)
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", getattr(args, "workers", None))
@@ -265,7 +297,8 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
                 # control at paper scale: pilot over the full grid, then 200 runs around
                 # each curve's best step size (ftd_lib.repro.protocol)
                 res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
-                                   grid=grid, command=command, **kw)
+                                   grid=grid, command=command,
+                                   final_s=_final_stage_s(args, name, workers), **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
@@ -360,6 +393,61 @@ def _run(parser, args) -> int:
 
     print(f"report: {write_report(out)}")
     return 0
+
+
+
+
+def _final_stage_s(args, name: str, workers: int) -> float:
+    """The final stage's predicted wall time (default rates), for the pilot's ETA; 0 when
+    there is no bar or the definition is changed (the plan knows only the paper's)."""
+    if args.no_progress or args.variant is not None or args.set or args.runs is not None:
+        return 0.0
+    from .cost import Costing, history_dirs
+    from .plan import plan_figure
+
+    stages = plan_figure(name, "paper", workers, Costing(None, history_dirs(args.out)),
+                         out=args.out, seed=args.seed).stages
+    return stages[-1].wall_s
+
+
+def _plan(args, workers: int) -> int:
+    """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`."""
+    from .cost import Costing, calibrate, history_dirs, machine_rates, save_rates
+    from .plan import methods_to_calibrate, plan_figure, plan_lines
+
+    names = FIGURES if args.figure == "all" else (args.figure,)
+    if getattr(args, "no_calibrate", False):
+        rates = machine_rates()
+    else:
+        print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
+              flush=True)
+        pred, ctrl = methods_to_calibrate(names, args.scale)
+        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers)
+        if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
+            save_rates(rates)  # the progress bars' ETA uses them
+    costing = Costing(rates, history_dirs(args.out))
+    plans = [plan_figure(n, args.scale, workers, costing, out=args.out, seed=args.seed,
+                         runs=args.runs) for n in names]
+    print(f"plan: {' '.join(names)} at {args.scale} scale on {workers} workers, --out "
+          f"{args.out}; seconds: {rates.source}")
+    for line in plan_lines(plans, chunks=not getattr(args, "summary", False)):
+        print(line)
+    _print_stored_rates(rates)
+    return 0
+
+
+def _print_stored_rates(rates) -> None:
+    """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
+    the rates used (a busy machine calibrates slow)."""
+    from .cost import REPO_RESULTS, stored_step_seconds
+    from .store import machine_description
+
+    stored = stored_step_seconds([REPO_RESULTS, REPO_RESULTS / "pilot"],
+                                 machine_description()["cpu"])
+    for m, (s, n) in sorted(stored.items()):
+        used = rates.control.get(m)
+        print(f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
+              + (f", {1e6 * used:.2f} µs in the rates used" if used else ""))
 
 
 def _bench(parser, args) -> int:

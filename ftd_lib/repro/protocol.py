@@ -154,10 +154,11 @@ def final_figure(name, pilot: Figure, pilot_metric: np.ndarray,
 
 
 def _optimised(fig: Figure, out, run, label: str):
-    """Run ``fig`` (``run(fig, out)``), widening its grids at the edges until every best is
-    inside or :data:`MAX_WIDENINGS` is reached. Returns ``(figure, results)``."""
-    res = run(fig, out)
-    for _ in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
+    """Run ``fig`` (``run(fig, out, stage)``, ``stage`` naming the stage for the progress
+    bar), widening its grids at the edges until every best is inside or
+    :data:`MAX_WIDENINGS` is reached. Returns ``(figure, results)``."""
+    res = run(fig, out, label)
+    for k in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
         wider = widened(fig, np.asarray(res["metric"]))
         if wider is None:
             break
@@ -165,18 +166,19 @@ def _optimised(fig: Figure, out, run, label: str):
         print(f"{fig.name} {label}: {n_new} best step size(s) at the edge of the grid; "
               "widening", flush=True)
         fig = wider
-        res = run(fig, out)
+        res = run(fig, out, f"{label}, widening {k + 1}")
     return fig, res
 
 
 def run_protocol(name, out, *, runs: int | None = None, pilot_out=None,
                  variant: str | None = None, grid: dict | None = None,
-                 command: str | None = None, **kw):
+                 command: str | None = None, final_s: float = 0.0, **kw):
     """Both stages for a control figure (``name``: its name, or its definition at paper
     scale, e.g. an experiment file's; see the module docstring): the pilot into
     ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
     definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
-    ``reproduce`` command with these runs and changes). ``kw`` go to
+    ``reproduce`` command with these runs and changes); ``final_s``: the final stage's
+    predicted seconds (:mod:`ftd_lib.repro.plan`), added to the pilot's ETA. ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
     :class:`~ftd_lib.repro.results.Results`."""
     from pathlib import Path
@@ -190,8 +192,9 @@ def run_protocol(name, out, *, runs: int | None = None, pilot_out=None,
     command = command or reproduce_command(name, "paper", out, runs=runs, grid=grid) + (
         f" --variant '{variant}'" if variant is not None else "")
 
-    def run(fig, where):
-        return run_figure(fig, where, command=command, **kw)
+    def run(fig, where, stage):
+        later = final_s if stage.startswith("pilot") else 0.0
+        return run_figure(fig, where, command=command, stage=stage, later_s=later, **kw)
 
     pilot, pres = _optimised(pilot_figure(name, variant, grid), pilot_out, run, "pilot")
     final, fres = _optimised(final_figure(name, pilot, np.asarray(pres["metric"]), runs,

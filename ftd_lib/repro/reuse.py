@@ -1,6 +1,13 @@
-"""A chunk's rows read from a stored chunk that holds them among others (stores written before
-appended cells had chunks of their own, :mod:`ftd_lib.repro.protocol`): :func:`rows_from_stored`.
-A run's numbers never depend on its chunk, so these are the numbers the chunk would compute.
+"""A chunk's rows read from stored chunks cut another way: :func:`rows_from_stored`.
+
+Stores written before appended cells had chunks of their own (:mod:`ftd_lib.repro.protocol`)
+hold the cells of several widenings in one chunk; a run with several workers cuts the missing
+rows by cost (:mod:`ftd_lib.repro.cut`), not the way the definition does. Either way a stored
+chunk holds, for each of its cells, one block of runs with its per-row numbers and the sum of
+that block's episode curves. A chunk of the definition's cut is read back cell by cell from
+any stored chunks that hold its cells with exactly its runs (:func:`cell_sources`). A run's
+numbers never depend on its chunk, and a cell's curve sum is the sum of the same rows in the
+same order, so these are bit for bit the numbers the chunk would compute.
 """
 
 from __future__ import annotations
@@ -17,82 +24,131 @@ from .store import canonical_json, chunk_key
 _BLOCK_KEYS = ("settings", "run_ids")
 
 
-def rows_from_stored(cstore, tasks, idents, done, checks) -> int:
-    """Fill the chunks missing from ``done`` (``None``) from stored chunks that hold all their
-    rows: same identity apart from the block of cells (settings rows) and runs, and, for
-    every cell of the chunk, the same run ids (so that the stored per-cell episode curves are
-    the chunk's). A run's numbers never depend on its chunk, so these are the numbers the
-    chunk would compute. Nothing is written. Returns how many chunks were filled."""
-    missing = [i for i, d in enumerate(done) if d is None]
-    if not missing:
-        return 0
-    want = {_block_free(idents[i]) for i in missing}
-    stored = []
+def stored_index(cstore, idents) -> dict:
+    """Where each (cell, block of runs) of the stored chunks is: ``{(block-free identity,
+    settings row, run ids): identity of a stored chunk}`` for the stored chunks whose identity
+    agrees with one of ``idents`` apart from the block. A stored chunk that holds a settings
+    row twice with the same run (two cells of one setting) is left out: its rows are
+    ambiguous."""
+    want = {_block_free(i) for i in idents}
+    index: dict = {}
+    if not want:
+        return index
     for key in cstore.keys():
         try:
             ident = json.loads(str(np.load(cstore.path(key))["__identity__"]))
         except Exception:  # unreadable: not a source
             continue
-        if _block_free(ident) in want:
-            stored.append(ident)
+        bf = _block_free(ident)
+        if bf not in want:
+            continue
+        cells: dict = {}
+        for row, rid in zip(map(tuple, ident["settings"]), ident["run_ids"], strict=True):
+            cells.setdefault(row, []).append(int(rid))
+        if any(len(set(r)) != len(r) for r in cells.values()):
+            continue
+        for row, runs in cells.items():
+            index.setdefault((bf, row, tuple(runs)), ident)
+    return index
+
+
+def _cells_of(task):
+    """The cells of a chunk in order: ``(cell index, settings row, run ids)``."""
+    out = []
+    for c in np.unique(task.cell_index):
+        rows = np.flatnonzero(task.cell_index == c)
+        out.append((int(c), tuple(task.settings[rows[0]].tolist()),
+                    tuple(int(r) for r in task.run_ids[rows])))
+    return out
+
+
+def cell_sources(task, ident: dict, index: dict) -> dict:
+    """For each cell of ``task`` (its identity ``ident``), the identity of a stored chunk that
+    holds it with exactly its runs, or ``None``."""
+    bf = _block_free(ident)
+    return {c: index.get((bf, row, runs)) for c, row, runs in _cells_of(task)}
+
+
+def rows_from_stored(cstore, tasks, idents, done, checks, index: dict | None = None) -> int:
+    """Fill the chunks missing from ``done`` (``None``) from stored chunks that hold all their
+    cells (:func:`cell_sources`; one or several stored chunks). Nothing is written. Returns
+    how many chunks were filled."""
+    missing = [i for i, d in enumerate(done) if d is None]
+    if not missing:
+        return 0
+    if index is None:
+        index = stored_index(cstore, [idents[i] for i in missing])
+    loaded: dict = {}
     n = 0
     for i in missing:
-        for ident in stored:
-            if _block_free(ident) != _block_free(idents[i]) or ident == idents[i]:
-                continue  # (the chunk's own file is there but unusable: recomputed)
-            try:
-                data = _rows_of(tasks[i], ident, cstore)
-            except (KeyError, IndexError, ValueError):  # an inconsistent source: not one
-                data = None
-            if data is not None and checks[i](data[0]) is None:
-                done[i] = data
-                n += 1
-                break
+        sources = cell_sources(tasks[i], idents[i], index)
+        if not sources or any(s is None for s in sources.values()):
+            continue
+        if all(s == idents[i] for s in sources.values()):
+            continue  # (the chunk's own file is there but unusable: recomputed)
+        try:
+            data = _rows_of(tasks[i], sources, cstore, loaded)
+        except (KeyError, IndexError, ValueError):  # an inconsistent source: not one
+            data = None
+        if data is not None and checks[i](data[0]) is None:
+            done[i] = data
+            n += 1
     return n
+
+
+def missing_cells(task, ident: dict, index: dict) -> list[int]:
+    """The cells of ``task`` that no stored chunk holds with exactly its runs, other than the
+    task's own file (asked about when that file is missing or unusable: damaged)."""
+    return [c for c, s in cell_sources(task, ident, index).items() if s is None or s == ident]
 
 
 def _block_free(ident: dict) -> str:
     return canonical_json({k: v for k, v in ident.items() if k not in _BLOCK_KEYS})
 
 
-def _rows_of(task, ident: dict, cstore):
-    """``(arrays, meta)`` of ``task`` cut out of the stored chunk ``ident``, or ``None``."""
-    src_rows = {}
-    settings = np.asarray(ident["settings"], dtype=np.float64)
-    runs = np.asarray(ident["run_ids"], dtype=np.int64)
-    for r, (row, rid) in enumerate(zip(map(tuple, settings), runs, strict=True)):
-        src_rows[(row, int(rid))] = r
-    want = [(tuple(row), int(rid)) for row, rid in zip(task.settings, task.run_ids,
-                                                       strict=True)]
-    if not all(w in src_rows for w in want):
-        return None
-    loaded = cstore.load(ident, _has_fields)
-    if loaded is None:
-        return None
-    src, meta = loaded
-    pick = np.array([src_rows[w] for w in want], dtype=np.int64)
-    cells = np.unique(task.cell_index)
-    curve_sum = []
-    for c in cells:
-        mine = pick[task.cell_index == c]
-        src_cell = src["cell_index"][mine[0]]
-        if not np.all(src["cell_index"][mine] == src_cell):
+def _load(ident: dict, cstore, loaded: dict):
+    key = chunk_key(ident)
+    if key not in loaded:
+        loaded[key] = cstore.load(ident, _has_fields)
+    return loaded[key]
+
+
+def _rows_of(task, sources: dict, cstore, loaded: dict):
+    """``(arrays, meta)`` of ``task`` put together from the stored chunks ``sources`` (one per
+    cell), or ``None``. The metadata: the sources' keys, and their compute time shared out by
+    rows."""
+    metric = np.empty(task.rows)
+    diverged = np.zeros(task.rows, dtype=bool)
+    cells, curve_sum, used, compute_s = [], [], {}, 0.0
+    for c, row, runs in _cells_of(task):
+        ident = sources[c]
+        src_loaded = _load(ident, cstore, loaded)
+        if src_loaded is None:
             return None
-        theirs = np.flatnonzero(src["cell_index"] == src_cell)
-        if set(src["run_ids"][theirs].tolist()) != set(task.run_ids[task.cell_index == c]
-                                                       .tolist()):
-            return None  # the stored curve sums over other runs
-        curve_sum.append(src["curve_sum"][int(np.flatnonzero(src["cells"] == src_cell)[0])])
-    data = {"metric": src["metric"][pick], "diverged": src["diverged"][pick], "cells": cells,
+        src, meta = src_loaded
+        settings = np.asarray(ident["settings"], dtype=np.float64)
+        theirs = np.flatnonzero((settings == np.asarray(row)).all(axis=1))
+        src_cells = np.unique(src["cell_index"][theirs])
+        if len(src_cells) != 1 or tuple(src["run_ids"][theirs].tolist()) != runs:
+            return None
+        mine = np.flatnonzero(task.cell_index == c)
+        metric[mine] = src["metric"][theirs]
+        diverged[mine] = src["diverged"][theirs]
+        cells.append(c)
+        curve_sum.append(src["curve_sum"][int(np.flatnonzero(src["cells"] == src_cells[0])[0])])
+        key = chunk_key(ident)
+        used[key] = meta
+        compute_s += float(meta.get("compute_s", 0.0)) * len(mine) / max(len(settings), 1)
+    first = next(iter(used.values()))
+    meta = {k: first[k] for k in ("machine", "provenance", "device") if k in first}
+    meta.update(compute_s=compute_s, rows_from=sorted(used) if len(used) > 1
+                else next(iter(used)))
+    data = {"metric": metric, "diverged": diverged, "cells": np.asarray(cells, dtype=np.int64),
             "curve_sum": np.asarray(curve_sum), "run_ids": task.run_ids,
             "cell_index": task.cell_index}
-    return data, {**meta, "rows_from": _store_key(ident)}
+    return data, meta
 
 
 def _has_fields(data: dict) -> str | None:
     missing = [k for k in CHUNK_FIELDS if k not in data]
     return f"field(s) missing: {', '.join(missing)}" if missing else None
-
-
-def _store_key(ident: dict) -> str:
-    return chunk_key(ident)

@@ -9,15 +9,15 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import sys
 import time
 
 import numpy as np
 
 from .. import __version__, validate
-from . import chunks, executors, store
+from . import chunks, cost, cut, executors, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
+from .progress import FigureBar
 from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -26,7 +26,7 @@ from .results import (
     reproduce_command,
     results_paths,
 )
-from .reuse import rows_from_stored
+from .reuse import rows_from_stored, stored_index
 
 
 class ScaleConflict(RuntimeError):
@@ -36,7 +36,8 @@ class ScaleConflict(RuntimeError):
 def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                runner: Runner | None = None, device: str = "cpu", progress: bool = True,
                plot: bool = True, force: bool = False, command: str | None = None,
-               workers: int = 1, threads: int = 1, executor=None) -> Results:
+               workers: int = 1, threads: int = 1, executor=None, stage: str | None = None,
+               later_s: float = 0.0, rates=None) -> Results:
     """Compute (or resume) a figure, store its data, metadata and PNG under ``out``.
 
     Finished chunks found in ``out/chunks/<figure>/`` are loaded, the others computed and
@@ -50,6 +51,14 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     :class:`ftd_lib.repro.executors.DaskExecutor` on its cluster; either way only this
     process writes the store (:mod:`ftd_lib.repro.executors`). Writes ``out/<figure>.npz``
     (arrays + metadata), ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
+
+    What is computed is cut by cost (:mod:`ftd_lib.repro.cut`): the rows not yet stored, in
+    chunks of similar predicted cost, about four per worker, largest first; whatever cut
+    computed them, the figure's chunks are read back from the store bit for bit. The progress
+    bar shows ``stage`` (e.g. the pilot of :mod:`ftd_lib.repro.protocol`), chunks done of
+    chunks planned and the plan's ETA (:mod:`ftd_lib.repro.progress`): the remaining chunks'
+    predicted seconds (``rates``, default :func:`ftd_lib.repro.cost.machine_rates`) scheduled
+    on the workers, plus ``later_s`` for the stages still to come.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
@@ -81,31 +90,30 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
     checks = [chunks.chunk_check(t) for t in tasks]
     done: list = store.load_chunks(cstore, idents, checks)
-    # rows held by stored chunks of an older cut (cells appended by a widening, once cut
-    # together with earlier ones): read from those, not recomputed (ftd_lib.repro.protocol)
-    rows_from_stored(cstore, tasks, idents, done, checks)
+    # rows held by stored chunks of another cut (cells appended by a widening, once cut
+    # together with earlier ones; rows cut by cost): read from those, not recomputed
+    index = stored_index(cstore, [idents[i] for i, d in enumerate(done) if d is None])
+    rows_from_stored(cstore, tasks, idents, done, checks, index)
     n_loaded = sum(d is not None for d in done)
     todo = [i for i, d in enumerate(done) if d is None]
     here = store.machine_description(device)
     here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
-    bar = _tqdm(total=sum(t.rows for t in tasks), desc=f"{fig.name} ({fig.scale})",
-                unit="row", disable=not progress)
-    bar.update(sum(tasks[i].rows for i, d in enumerate(done) if d is not None))
-    n_done = n_loaded
-
-    def finished(k):  # the k-th chunk to compute is stored
-        nonlocal n_done
-        n_done += 1
-        bar.update(tasks[todo[k]].rows)
-        bar.set_postfix(chunks=f"{n_done}/{len(tasks)}", cached=n_loaded)
-
-    if todo and runner is chunks.engine_runner:  # (another runner reads device its way)
+    costing = cost.Costing(rates, cost.history_dirs(out))
+    seconds = costing.seconds
+    work = cut.cut_by_cost(cut.remainders(tasks, idents, done, index),
+                           1 if executor is None and int(workers) == 1 else workers, seconds)
+    bar = FigureBar(f"{fig.name} ({fig.scale}{', ' + stage if stage else ''})",
+                    [seconds(t) for t in work], workers, loaded=n_loaded, later_s=later_s,
+                    disable=not progress)
+    finished = bar.finished  # the k-th chunk to compute is stored
+    if work and runner is chunks.engine_runner:  # (another runner reads device its way)
         from ..engine.checks import check_device  # (torch only when the engine runs)
 
         # e.g. cuda without a GPU: before any work, not in a worker; a figure whose chunks
         # are all stored is assembled on any machine (GPU chunks on a CPU-only one)
         check_device(device)
-    jobs = [(cstore.root, tasks[i], idents[i], runner, device, here) for i in todo]
+    jobs = [(cstore.root, t, t.identity(rname(t.method), dkind), runner, device, here)
+            for t in work]
     try:
         if executor not in (None, "local"):  # e.g. a Dask cluster: workers compute, we store
             def save(k, data, cmeta):
@@ -113,7 +121,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                 finished(k)
 
             executors.compute_with(executor, jobs, workers=workers, threads=threads, save=save)
-        elif int(workers) == 1 or len(todo) <= 1:
+        elif int(workers) == 1 or len(jobs) <= 1:
             # per-episode bars from the engine only at paper scale (quick chunks take
             # seconds; their bars would only clutter the output)
             inner = progress and fig.scale == "paper"
@@ -126,6 +134,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         bar.close()
     for i in todo:  # everything is assembled from the store, in the chunk order
         done[i] = cstore.load(idents[i], chunks.chunk_check(tasks[i]))
+    if any(d is None for d in done):  # computed in pieces of another cut: read back by cell
+        rows_from_stored(cstore, tasks, idents, done, checks)
+    for i in todo:
         if done[i] is None:
             raise RuntimeError(f"chunk {i} of {fig.name} was computed but cannot be read back "
                                f"from {cstore.root}")
@@ -141,7 +152,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
         "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
         "definition": fig.describe(),
-        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(tasks) - n_loaded},
+        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work)},
+        "plan": _predicted(bar.costs, workers, costing.rates),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -166,6 +178,18 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _predicted(costs, workers: int, rates) -> dict:
+    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.plan`), kept
+    beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
+    where the rates came from."""
+    from .schedule import list_schedule
+
+    start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
+    wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0
+    return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
+            "rates": rates.source}
 
 
 def _check_overwrite(fig: Figure, path, old) -> None:
@@ -257,12 +281,6 @@ def _assemble(fig: Figure, tasks: list[chunks.ChunkTask], done: list[dict]
         "k_max": np.array([c.k_max or 0 for c in cells], dtype=np.int64),
         "metric": metric, "diverged": diverged, "curve_mean": curve_sum / fig.runs,
     }
-
-
-def _tqdm(**kw):
-    from tqdm.auto import tqdm
-
-    return tqdm(file=sys.stderr, **kw)
 
 
 

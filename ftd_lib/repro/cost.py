@@ -1,0 +1,419 @@
+r"""What a chunk costs, before it runs: run-steps and seconds (the plan, :mod:`ftd_lib.repro.plan`).
+
+A *run-step* is one environment step of one run, its updates included (as in
+:mod:`ftd_lib.engine.bench`). Two questions, answered separately:
+
+- **How many run-steps** (:func:`row_steps`). Prediction (Fig. 3): the evaluation policy is
+  fixed, so an episode takes :func:`evaluation_episode_steps` steps on average whatever the
+  method (about 99). Control (Fig. 4): as many steps as the agent needs, and that depends on
+  what it learns -- a mountain car run that never reaches the goal runs into the cap every
+  episode (5000 steps), ten times one that learns. Each step earns the task's reward (-1 on
+  mountain car, +1 on cart-pole), so a stored run's average return *is* its steps per
+  episode; :func:`control_history` reads them from stored figures (the pilot of the
+  two-stage protocol in ``<out>/pilot/`` above all, :mod:`ftd_lib.repro.protocol`) and
+  :func:`row_steps` falls back to the median of the task's stored cells, else to
+  :data:`PRIOR_STEPS` (capped at the episode cap).
+- **How many seconds a run-step takes** (:class:`Rates`, :func:`calibrate`): measured on this
+  machine in a few seconds. Prediction chunks run as one torch batch of all their rows, in
+  lockstep: a chunk of ``B`` rows and ``E`` episodes takes about ``E * ipe * (a + b * B)``
+  seconds (``ipe`` batch iterations an episode -- about T for TD(lambda) and forward
+  TD(lambda), 2T for the offline lambda-return, T^2/2 for the online one -- ``a`` seconds per
+  iteration for the batch's own overhead, ``b`` per row). Control chunks run run by run in
+  compiled code: seconds = run-steps x seconds per run-step. Every chunk also costs
+  ``chunk_s`` (set-up, evaluation states, storing), every worker process ``worker_start_s``
+  (start, imports, compiled code loaded).
+
+:func:`task_cost` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..envs import tasks as task_registry
+
+#: steps an episode when nothing is stored about a control task (median of a cell's average
+#: over the paper-scale runs stored under results/ when this was written: mountain car about
+#: 3300 over the first 50 episodes, cart-pole about 100 over the first 1000); capped at the
+#: episode cap
+PRIOR_STEPS = {"mountain_car": 3300.0, "cartpole": 100.0}
+#: where the committed results live (the history every plan may read)
+REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Seconds on one machine. ``prediction[method] = (a, b, ipe)``: seconds per batch
+    iteration, seconds per row and iteration, batch iterations per episode;
+    ``control[method]``: seconds per run-step of the compiled kernel; ``chunk_s[task kind]``:
+    fixed seconds per chunk; ``worker_start_s``: a worker process's start; ``source``: where the
+    numbers come from."""
+
+    prediction: dict = field(default_factory=dict)
+    control: dict = field(default_factory=dict)
+    chunk_s: dict = field(default_factory=dict)
+    worker_start_s: float = 0.0
+    source: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+#: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
+#: float64; prediction by :func:`calibrate` at a quiet moment): what the plan and the progress
+#: bars' ETA use when this machine was never calibrated (:func:`machine_rates`)
+DEFAULT_RATES = Rates(
+    prediction={"td0": (2.6e-4, 5.0e-6, 110.0), "td_lambda": (2.6e-4, 5.5e-6, 110.0),
+                "forward_td_lambda": (3.6e-4, 3.5e-6, 111.0),
+                "online_lambda_return": (1.5e-4, 1.4e-6, 6010.0),
+                "offline_lambda_return": (2.6e-4, 3.6e-6, 217.0),
+                "block_lambda_return": (3.7e-4, 2.0e-6, 211.0)},
+    # control: the median compute_s / iterations of the kernel's chunks stored under results/
+    # (stored_step_seconds; 38 chunks on this CPU): about 1.0 us a run-step
+    control={"sarsa_lambda": 1.04e-6, "forward_sarsa_lambda": 0.99e-6},
+    chunk_s={"prediction": 0.15, "control": 0.01}, worker_start_s=2.5,
+    source="defaults (2 shared AMD EPYC cores)")
+
+
+def rates_path() -> Path:
+    """Where the last calibration of this machine is kept: ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) ``/ftd_lib/rates.json``."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ftd_lib" / "rates.json"
+
+
+def _machine_id() -> dict:
+    from .store import machine_description
+
+    m = machine_description()
+    return {"cpu": m["cpu"], "cpu_count": m["cpu_count"], "platform": m["platform"]}
+
+
+def save_rates(rates: Rates, path=None) -> Path:
+    """Keep ``rates`` as this machine's (the progress bar's ETA reads them back)."""
+    from .store import atomic_write_json
+
+    return atomic_write_json(path or rates_path(),
+                             {"machine": _machine_id(), "rates": asdict(rates)})
+
+
+def machine_rates(path=None) -> Rates:
+    """The rates last calibrated on this machine (:func:`save_rates`), else
+    :data:`DEFAULT_RATES`."""
+    try:
+        saved = json.loads(Path(path or rates_path()).read_text())
+        if saved["machine"] == _machine_id():
+            r = saved["rates"]
+            return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
+                         r["chunk_s"], float(r["worker_start_s"]), r["source"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return DEFAULT_RATES
+
+
+# ----------------------------------------------------------------------------- run-steps
+
+
+@functools.lru_cache(maxsize=8)
+def evaluation_episode_steps(seed: int = 2016, n_runs: int = 16, n_episodes: int = 20) -> float:
+    """Average steps of a mountain car evaluation episode (Fig. 3's task: the fixed
+    near-optimal policy from a random start), measured on ``n_runs`` x ``n_episodes``
+    recorded episodes."""
+    from ..envs.mountain_car import record_episodes_batch
+
+    eps = record_episodes_batch(seed, np.arange(n_runs), n_episodes)
+    return float(np.mean([len(r) for run in eps for _x, r in run]))
+
+
+def history_key(env: str, method: str, row, episodes: int, max_steps, variant) -> tuple:
+    """What the steps of a control cell depend on: task, method, settings row (alpha, lambda,
+    gamma, eta, K_max), episodes, episode cap and set-up variant."""
+    return (env, method, tuple(float(x) for x in row), int(episodes),
+            None if max_steps is None else int(max_steps), variant or "")
+
+
+def control_history(dirs) -> dict:
+    """Steps an episode of every stored control cell: ``{history_key: mean steps an episode
+    over its runs that did not diverge}`` from the figures stored (``<name>.npz``) in
+    ``dirs``, earlier directories first (a cell found in an earlier one is kept), and
+    ``{("median", task, episodes): the median over those cells}``. Read from the stored
+    average returns: steps = return / the task's reward per step."""
+    from .results import load_results
+
+    out: dict = {}
+    for d in dirs:
+        d = Path(d)
+        if not d.is_dir():
+            continue
+        for p in sorted(d.glob("*.npz")):
+            try:
+                res = load_results(p.stem, d)
+            except Exception:  # not a figure, or damaged: no history
+                continue
+            if res is None or res.meta.get("definition", {}).get("task") != "control":
+                continue
+            _add_history(out, res)
+    by_task: dict = {}
+    for k, v in out.items():
+        by_task.setdefault(("median", k[0], k[3]), []).append(v)
+    out.update({k: float(np.median(v)) for k, v in by_task.items()})
+    return out
+
+
+def _add_history(out: dict, res) -> None:
+    definition = res.meta["definition"]
+    env, episodes = definition["env"], int(res.meta["episodes"])
+    reward = task_registry.task(env).reward
+    cells = definition["cells"]
+    for i, c in enumerate(cells):
+        m = np.asarray(res["metric"][i], dtype=float)
+        m = m[np.isfinite(m)]
+        if not len(m):
+            continue
+        row = [c["alpha"], c["lam"], c["gamma"], c["eta"], float(c["k_max"] or 0)]
+        key = history_key(env, c["method"], row, episodes, definition.get("max_steps"),
+                          c.get("variant"))
+        steps = float(np.mean(m)) / reward
+        if math.isfinite(steps) and steps >= 0:  # (else not the task's returns: no history)
+            out.setdefault(key, steps)
+
+
+def history_dirs(out=None) -> list[Path]:
+    """Where the plan looks for stored figures: ``out`` and ``out/pilot`` first, then the
+    committed ``results/`` and ``results/pilot``."""
+    dirs = []
+    for base in ([Path(out)] if out is not None else []) + [REPO_RESULTS]:
+        dirs += [base / "pilot", base]
+    return list(dict.fromkeys(dirs))
+
+
+def row_steps(task, row, history: dict) -> float:
+    """Expected run-steps of one run of a chunk's settings ``row`` (see the module
+    docstring): prediction from :func:`evaluation_episode_steps`; control from ``history``
+    (same task, method, settings, episodes, cap, variant), else the median of the stored
+    cells of the task and episode count, else :data:`PRIOR_STEPS`; at most the cap."""
+    if task.task == "prediction":
+        return task.n_episodes * evaluation_episode_steps()
+    cap = task.max_steps or task_registry.task(task.env).max_steps
+    variant = (task.variant or {}).get("name")
+    per_episode = history.get(history_key(task.env, task.method, row, task.n_episodes,
+                                          task.max_steps, variant))
+    if per_episode is None:
+        per_episode = history.get(("median", task.env, task.n_episodes))
+    if per_episode is None:
+        per_episode = PRIOR_STEPS.get(task.env, float(cap))
+    return task.n_episodes * min(float(per_episode), float(cap))
+
+
+def task_steps(task, history: dict) -> float:
+    """Expected run-steps of a chunk: the sum over its rows."""
+    rows = {}
+    for row in map(tuple, task.settings.tolist()):
+        rows[row] = rows.get(row, 0) + 1
+    return float(sum(n * row_steps(task, row, history) for row, n in rows.items()))
+
+
+# ----------------------------------------------------------------------------- seconds
+
+
+def task_seconds(task, rates: Rates, history: dict) -> float:
+    """Predicted seconds of one chunk on one worker (see the module docstring)."""
+    fixed = rates.chunk_s.get(task.task, 0.0)
+    if task.task == "prediction":
+        a, b, ipe = rates.prediction.get(task.method, DEFAULT_RATES.prediction.get(
+            task.method, (3e-4, 4e-6, 150.0)))
+        return fixed + task.n_episodes * ipe * (a + b * task.rows)
+    per_step = rates.control.get(task.method, DEFAULT_RATES.control.get(task.method, 1.1e-6))
+    return fixed + task_steps(task, history) * per_step
+
+
+def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
+    """``(run-steps, seconds)`` of one chunk."""
+    return task_steps(task, history), task_seconds(task, rates, history)
+
+
+# ----------------------------------------------------------------------------- calibration
+
+
+def _best_time(fn, repeats: int) -> tuple[float, object]:
+    best, out = math.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
+    """``(a, b, ipe)`` of a prediction method on this machine: the batch run live at two
+    widths (the best of ``repeats`` each, after a warm-up; one episode of the online
+    lambda-return, whose episode is ~60 times longer, three of the others), a straight line
+    through the two seconds-per-iteration."""
+    from .. import engine
+
+    def run(n):
+        k = [16] * n if method == "block_lambda_return" else None
+        s = engine.Settings.make(alpha=[0.01] * n, lam=0.9, gamma=1.0, eta=0.01, k_max=k)
+        return engine.run_prediction(method, s, 2016, np.arange(n), episodes)
+
+    episodes = 1 if method == "online_lambda_return" else 3
+    run(2)  # warm-up
+    per_it, ipe = [], 0.0
+    for n in rows:
+        t, res = _best_time(lambda n=n: run(n), repeats)
+        per_it.append(t / res.iterations)
+        ipe = float(res.iterations) / episodes
+    b = max((per_it[1] - per_it[0]) / (rows[1] - rows[0]), 0.0)
+    a = max(per_it[0] - b * rows[0], 0.0)
+    return a, b, ipe
+
+
+def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
+    """Seconds per run-step of the compiled control kernel on this machine (3 runs of a few
+    thousand steps, the best of ``repeats`` after a warm-up)."""
+    from .. import engine
+
+    episodes = 2 if env == "mountain_car" else 60
+    s = engine.Settings.make(alpha=[0.01] * 3, lam=0.5, gamma=task_registry.gamma(env),
+                             eta=0.01)
+
+    def run():
+        return engine.run_control(method, s, 2016, np.arange(3), episodes, env=env,
+                                  epsilon=0.05)
+
+    run()  # warm-up (compiled code loaded)
+    t, res = _best_time(run, repeats)
+    return t / max(int(np.sum(res.n_steps)), 1)
+
+
+def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
+    """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
+    episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
+    from .chunks import ChunkTask, chunk_result, engine_runner
+
+    env = "mountain_car"
+    method = "td_lambda" if kind == "prediction" else "sarsa_lambda"
+    row = np.array([[0.01, 0.9, 1.0, 0.01, 0.0]])
+    task = ChunkTask("calibration", "quick", kind, env, method, np.array([0]), row,
+                     np.array([0]), 2016, 1, 0.05 if kind == "control" else float("nan"),
+                     200 if kind == "control" else None, "bootstrap" if kind == "control"
+                     else None)
+    job = (None, task, None, engine_runner, "cpu", {})
+    chunk_result(job)  # warm-up
+    if repeats < 1:
+        return 0.0
+    t, _ = _best_time(lambda: chunk_result(job), repeats)
+    return t
+
+
+def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
+                           timeout: float = 300.0) -> float:
+    """Seconds until ``processes`` fresh worker processes, started at once, are ready to run
+    chunks at speed: each starts Python, imports the engine (torch, the compiled kernel) and
+    runs a one-step chunk of each of ``kinds`` (the compiled code loaded from numba's cache,
+    the evaluation states built)."""
+    code = ("import numpy as np, torch; torch.set_num_threads(1); "
+            "from ftd_lib.repro.cost import calibrate_chunk_s; "
+            f"[calibrate_chunk_s(k, repeats=0) for k in {tuple(kinds)!r}]")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env)
+             for _ in range(max(int(processes), 1))]
+    for p in procs:
+        if p.wait(timeout=timeout) != 0:
+            raise RuntimeError("calibration: a worker process failed to start the engine")
+    return time.perf_counter() - t0
+
+
+def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1) -> Rates:
+    """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
+    ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
+    task and the slower kept): a few seconds per method (the online lambda-return's episode
+    is the longest). One torch thread, as the workers run. The workers' start is measured
+    with as many processes at once as ``workers`` (at most one per CPU here)."""
+    import torch
+
+    from .store import machine_description
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        pred = {m: calibrate_prediction(m) for m in dict.fromkeys(prediction)}
+        ctrl: dict = {}
+        for m, env in dict.fromkeys(control):
+            ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
+        kinds = (["prediction"] if pred else []) + (["control"] if ctrl else [])
+        chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
+        n = min(max(int(workers), 1), os.cpu_count() or 1)
+        start = (calibrate_worker_start(kinds, n) if worker_start and kinds
+                 else DEFAULT_RATES.worker_start_s)
+    finally:
+        torch.set_num_threads(threads)
+    m = machine_description()
+    return Rates(pred, ctrl, chunk_s, start,
+                 source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
+
+
+class Costing:
+    """The predicted cost of chunks with one machine's ``rates`` (default: this machine's
+    last calibration, :func:`machine_rates`) and the control history read once from ``dirs``
+    (:func:`history_dirs`)."""
+
+    def __init__(self, rates: Rates | None = None, dirs=()):
+        self.rates = machine_rates() if rates is None else rates
+        self.dirs = list(dirs)
+        self._history = None
+
+    @property
+    def history(self) -> dict:
+        """:func:`control_history` of the directories, read when a control chunk is first
+        costed (a prediction figure never reads it)."""
+        if self._history is None:
+            self._history = control_history(self.dirs)
+        return self._history
+
+    @history.setter
+    def history(self, value: dict) -> None:
+        self._history = value
+
+    def _history_for(self, task) -> dict:
+        return self.history if task.task == "control" else {}
+
+    def seconds(self, task) -> float:
+        return task_seconds(task, self.rates, self._history_for(task))
+
+    def steps(self, task) -> float:
+        return task_steps(task, self._history_for(task))
+
+
+def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
+    """Seconds per run-step of the compiled control kernel in the stored chunks' metadata
+    (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
+    ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
+    a machine that may be busier or quieter now."""
+    per: dict = {}
+    for d in dirs:
+        for p in Path(d).glob("chunks/*/*.npz"):
+            try:
+                with np.load(p) as z:
+                    meta = json.loads(str(z["__meta__"]))
+                    method = json.loads(str(z["__identity__"]))["method"]
+            except Exception:  # unreadable: no record
+                continue
+            eng = meta.get("engine") or {}
+            if eng.get("width") != 1.0 or not eng.get("iterations"):
+                continue  # the kernel's chunks only (width 1: one run at a time)
+            if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
+                continue
+            per.setdefault(method, []).append(float(meta["compute_s"]) / eng["iterations"])
+    return {m: (float(np.median(v)), len(v)) for m, v in per.items()}

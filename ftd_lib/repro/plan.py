@@ -1,0 +1,235 @@
+r"""The plan of a reproduction, before any work: ``python -m ftd_lib plan FIGURE|all``.
+
+For every stage of every figure (one stage; or, for the control figures at paper scale, the
+pilot, its widenings and the final stage of :mod:`ftd_lib.repro.protocol`) the plan lists the
+chunks :func:`ftd_lib.repro.runs.run_figure` will compute -- the rows not in the store, cut
+by cost for the workers (:mod:`ftd_lib.repro.cut`) -- with their predicted run-steps and
+seconds (:mod:`ftd_lib.repro.cost`), and predicts the stage's wall time as list scheduling
+of those chunks, largest first, on ``N`` workers (:mod:`ftd_lib.repro.schedule`), after the
+workers' start. Stages run one after another (the final stage waits on the pilot), so do the
+figures of ``all``.
+
+A stage that waits on a pilot is predicted from the pilot's stored numbers when the store
+holds them all (its widenings too, replayed from those numbers,
+:func:`ftd_lib.repro.protocol.widened`); else from the model: each cell's average return
+from the history of stored figures (:func:`ftd_lib.repro.cost.control_history`), the middle
+of the grid where there is none; the widenings, which depend on numbers not yet computed,
+are then not predicted (said so).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from . import store
+from .chunks import chunk_check, cut_chunks, engine_runner_name
+from .cut import cut_by_cost, remainders
+from .definitions import DEFAULT_SEED, Figure, figure
+from .progress import format_seconds
+from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
+from .results import DEFAULT_RESULTS, results_paths
+from .reuse import missing_cells, rows_from_stored, stored_index
+from .schedule import list_schedule
+
+
+class StagePlan(NamedTuple):
+    """One stage: its ``figure`` definition, the ``chunks`` to compute (largest first) with
+    their predicted ``steps`` and ``seconds``, how many of the definition's chunks are
+    ``stored`` (of ``total``; in any cut), the ``wall_s`` of their schedule on the workers
+    (worker start included), its ``utilisation`` and the ``basis`` of the prediction."""
+
+    name: str
+    figure: Figure
+    chunks: list
+    steps: list
+    seconds: list
+    stored: int
+    total: int
+    wall_s: float
+    utilisation: float
+    basis: str
+
+
+class FigurePlan(NamedTuple):
+    name: str
+    workers: int
+    stages: list
+
+    @property
+    def wall_s(self) -> float:
+        return sum(s.wall_s for s in self.stages)
+
+    @property
+    def compute_s(self) -> float:
+        return sum(sum(s.seconds) for s in self.stages)
+
+    @property
+    def steps(self) -> float:
+        return sum(sum(s.steps) for s in self.stages)
+
+    @property
+    def utilisation(self) -> float:
+        return utilisation(self.compute_s, self.wall_s, self.workers)
+
+
+def utilisation(compute_s: float, wall_s: float, workers: int) -> float:
+    """Busy share of the workers' time: compute / (workers x wall); 1 when there is no work."""
+    return compute_s / (workers * wall_s) if wall_s > 0 else 1.0
+
+
+def _identities(tasks, device_kind: str = "cpu"):
+    return [t.identity(engine_runner_name(t.method), device_kind) for t in tasks]
+
+
+def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
+               name: str = "", basis: str = "model") -> StagePlan:
+    """The chunks of one stage still to compute in ``out`` and their predicted wall time on
+    ``workers`` workers (the engine's chunks on the CPU)."""
+    tasks = cut_chunks(fig, seed)
+    idents = _identities(tasks)
+    cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
+    done = [True if cstore.has(store.chunk_key(i)) else None for i in idents]
+    index = stored_index(cstore, [idents[i] for i, d in enumerate(done) if d is None])
+    work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
+    steps = [costing.steps(t) for t in work]
+    seconds = [costing.seconds(t) for t in work]
+    start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
+    sched = list_schedule(seconds, workers, start_at=start)
+    wall = sched.makespan if work else 0.0
+    stored = sum(d is not None or not missing_cells(t, i, index)
+                 for t, i, d in zip(tasks, idents, done, strict=True))
+    return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
+                     utilisation(sum(seconds), wall, workers), basis)
+
+
+def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED) -> np.ndarray | None:
+    """The ``(cells, runs)`` metric of ``fig`` read from the store in ``out`` when every
+    chunk of it is there (in any cut), else ``None``; nothing is computed or written."""
+    tasks = cut_chunks(fig, seed)
+    idents = _identities(tasks)
+    cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
+    checks = [chunk_check(t) for t in tasks]
+    done = [cstore.load(i, c) for i, c in zip(idents, checks, strict=True)]
+    rows_from_stored(cstore, tasks, idents, done, checks)
+    if any(d is None for d in done):
+        return None
+    metric = np.full((len(fig.cells), fig.runs), np.nan)
+    for d, _meta in done:
+        metric[d["cell_index"], d["run_ids"]] = d["metric"]
+    return metric
+
+
+def model_metric(fig: Figure, history: dict) -> np.ndarray:
+    """A stand-in for a pilot's metric from the model: each cell's average return from the
+    history (the same for every run; ``nan`` where there is none, so a curve without any
+    history is centred on the middle of its grid by :func:`ftd_lib.repro.protocol.final_figure`)."""
+    from ..envs import tasks as task_registry
+    from .cost import history_key
+
+    reward = task_registry.task(fig.env).reward
+    out = np.full((len(fig.cells), fig.runs), np.nan)
+    for i, c in enumerate(fig.cells):
+        steps = history.get(history_key(fig.env, c.method, c.row(), fig.episodes,
+                                        fig.max_steps, c.variant))
+        if steps is not None:
+            out[i] = steps * reward
+    return out
+
+
+def plan_protocol(name: str, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
+                  runs: int | None = None) -> list[StagePlan]:
+    """The stages of a two-stage figure (:mod:`ftd_lib.repro.protocol`): the pilot into
+    ``out/pilot``, its widenings while the store holds the numbers they depend on, and the
+    final stage into ``out`` -- from the stored pilot when it is all there, else from the
+    model (:func:`model_metric`)."""
+    pilot_out = Path(out) / "pilot"
+    fig = pilot_figure(name)
+    stages = [plan_stage(fig, pilot_out, workers, costing, seed=seed, name="pilot")]
+    metric = stored_metric(fig, pilot_out, seed)
+    for k in range(MAX_WIDENINGS):
+        if metric is None:
+            break
+        wider = widened(fig, metric)
+        if wider is None:
+            break
+        fig = wider
+        stages.append(plan_stage(fig, pilot_out, workers, costing, seed=seed,
+                                 name=f"pilot, widening {k + 1}", basis="stored pilot"))
+        metric = stored_metric(fig, pilot_out, seed)
+    if metric is None:
+        basis = "model (pilot not stored; widenings not predicted)"
+        metric = model_metric(fig, costing.history)
+    else:
+        basis = "stored pilot"
+    final = final_figure(name, fig, metric, runs)
+    stages.append(plan_stage(final, out, workers, costing, seed=seed, name="final",
+                             basis=basis))
+    return stages
+
+
+def plan_figure(name: str, scale: str, workers: int, costing, *, out=DEFAULT_RESULTS,
+                seed: int = DEFAULT_SEED, runs: int | None = None) -> FigurePlan:
+    """The plan of one figure (what ``reproduce NAME --scale SCALE --workers N --out OUT``
+    would compute)."""
+    fig = figure(name, scale, runs=runs)
+    if two_stage(fig):
+        return FigurePlan(name, workers, plan_protocol(name, out, workers, costing, seed=seed,
+                                                       runs=runs))
+    return FigurePlan(name, workers, [plan_stage(fig, out, workers, costing, seed=seed)])
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def chunk_lines(stage: StagePlan) -> list[str]:
+    """One line per chunk of a stage: method, cells, runs, run-steps, seconds."""
+    lines = [f"    {'#':>4}  {'method':<22} {'cells':>5} {'rows':>6} {'run-steps':>10} "
+             f"{'est. s':>9}"]
+    for k, (t, st, sec) in enumerate(zip(stage.chunks, stage.steps, stage.seconds,
+                                         strict=True)):
+        cells = len(np.unique(t.cell_index))
+        lines.append(f"    {k + 1:>4}  {t.method:<22} {cells:>5} {t.rows:>6} {st:>10.3g} "
+                     f"{sec:>9.1f}")
+    return lines
+
+
+def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
+    return (f"  {fp.name} · {stage.name}: {stage.total} chunks in the definition, "
+            f"{stage.stored} stored; {len(stage.chunks)} to compute, "
+            f"{sum(stage.steps):.3g} run-steps, {format_seconds(sum(stage.seconds))} of "
+            f"compute; wall {format_seconds(stage.wall_s)} on {fp.workers} workers, "
+            f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
+
+
+def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
+    """The printed plan: per figure its stages (and their chunks), then the total."""
+    lines = []
+    for fp in plans:
+        for stage in fp.stages:
+            lines.append(stage_line(fp, stage))
+            if chunks and stage.chunks:
+                lines += chunk_lines(stage)
+        lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
+                     f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute, "
+                     f"utilisation {100 * fp.utilisation:.0f} %")
+    if len(plans) > 1:
+        wall = sum(p.wall_s for p in plans)
+        comp = sum(p.compute_s for p in plans)
+        lines.append(f"all: predicted wall {format_seconds(wall)} on {plans[0].workers} "
+                     f"workers, {format_seconds(comp)} of compute, utilisation "
+                     f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
+    return lines
+
+
+def methods_to_calibrate(names, scale: str) -> tuple[list, list]:
+    """The prediction methods and (control method, task) pairs of these figures."""
+    pred, ctrl = [], []
+    for n in names:
+        f = figure(n, scale)
+        for m in f.methods:
+            (pred if f.task == "prediction" else ctrl).append(
+                m if f.task == "prediction" else (m, f.env))
+    return list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl))
