@@ -75,10 +75,12 @@ html_theme_options = {{
     "show_toc_level": 1,
 }}
 # MathJax 2.7 from the site itself (copied from jupyter-server-mathjax), its STIX web fonts
-mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
 mathjax2_config = {{"HTML-CSS": {{"availableFonts": [], "preferredFont": None,
                                   "webFont": "STIX-Web", "imageFont": None}},
-                    "tex2jax": {{"processEscapes": True}}}}
+                    # $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
+                    "tex2jax": {{"inlineMath": [["$", "$"], ["\\(", "\\)"]],
+                                "processEscapes": True}}}}
 myst_update_mathjax = False
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
@@ -88,6 +90,8 @@ nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_timeout = 1800
 nb_merge_streams = True
+# Markdown outputs (the glossary table) as MyST: tables and $...$ math, as Jupyter shows them
+nb_render_markdown_format = "myst"
 # no widget manager (it comes from a CDN and cannot redraw without a kernel): widget outputs
 # show the picture saved with them
 nb_ipywidgets_js = {{}}
@@ -281,15 +285,18 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
         names = [p.stem for p in paths]
         titles, explorers = {}, []
         t = time.perf_counter()
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc="[site] kernel-less explorers", unit="picture", file=sys.stderr)
         for p in paths:
             nb = nbformat.read(p, as_version=4)
             titles[p.stem] = _title(nb)
-            _say(f"{p.stem}: kernel-less explorers")
-            snb, mans = site_notebook(nb, p.stem, src, repo)
+            snb, mans = site_notebook(nb, p.stem, src, repo, progress=bar.update)
             explorers += [dict(page=p.stem, id=m["id"], factory=m["factory"],
                                sliders={s["name"]: s["values"] for s in m["sliders"]},
                                frames=len(m["frames"])) for m in mans]
             nbformat.write(snb, src / p.name)
+        bar.close()
         times["explorers_s"] = time.perf_counter() - t
         (src / "index.md").write_text(landing_page(names, titles, rel, repo))
         (src / "conf.py").write_text(CONF.format(repo=repo))

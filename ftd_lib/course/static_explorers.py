@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import html
-import io
 import itertools
 import json
 from dataclasses import dataclass, replace
@@ -115,16 +114,6 @@ def frame(factory: str, values: dict, kwargs: dict):
     return ex.png(), ex.readout.value
 
 
-def recompress(png: bytes) -> bytes:
-    """The same pixels as a smaller PNG (the live explorer writes fast, lightly compressed
-    PNGs; the site stores many)."""
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.open(io.BytesIO(png)).save(buf, format="PNG", optimize=True)
-    return buf.getvalue()
-
-
 def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
           progress=None) -> dict:
     """Draw every frame of the static form of ``factory`` called with the notebook's
@@ -142,7 +131,7 @@ def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
         values = dict(zip((s.name for s in sliders), point, strict=True))
         png, readout = frame(factory, values, fixed)
         name = f"{i:03d}.png"
-        (folder / name).write_bytes(recompress(png))
+        (folder / name).write_bytes(png)
         frames.append(dict(src=f"{url}/{name}", readout=readout))
         if progress is not None:
             progress(1)

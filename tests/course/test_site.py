@@ -9,6 +9,7 @@ positions (the row-major index the page's script computes).
 
 import io
 import itertools
+import re
 from pathlib import Path
 
 import nbformat
@@ -118,3 +119,21 @@ def test_landing_page_names_every_notebook_and_the_lecture_plan():
     plan = site.lecture_plan()
     assert len(plan) >= 3 and any("Lecture 1" in p for p in plan)
     assert all(p in md for p in plan)
+
+
+def test_pages_workflow_builds_and_uploads_the_site():
+    """The Pages workflow (not runnable here): it parses, builds with the README's command
+    into the folder it uploads, and deploys after the build."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
+    assert wf["permissions"]["pages"] == "write" and wf["permissions"]["id-token"] == "write"
+    build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
+    runs = "\n".join(s.get("run", "") for s in build["steps"])
+    m = re.search(r"python -m ftd_lib site --out (\S+)", runs)
+    assert m, runs
+    upload = next(s for s in build["steps"] if "upload-pages-artifact" in s.get("uses", ""))
+    assert upload["with"]["path"] == m.group(1)
+    assert deploy["needs"] == "build"
+    assert any("deploy-pages" in s.get("uses", "") for s in deploy["steps"])
+    assert "python -m ftd_lib site --out" in (REPO / "README.md").read_text()
