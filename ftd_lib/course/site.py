@@ -113,7 +113,7 @@ def _readme_rows(root: Path) -> dict:
     """``{notebook stem: what it teaches}`` from the README's table of the notebooks."""
     rows = {}
     for line in (root / "README.md").read_text().splitlines():
-        m = re.match(r"\|\s*`([0-9A][0-9]_[a-z_]+)`\s*\|([^|]*)\|", line)
+        m = re.match(r"\|\s*`([0-9A][0-9]_[a-z_]+)`\s*\|((?:[^|\\]|\\.)*)\|", line)
         if m:
             rows[m.group(1)] = m.group(2).strip()
     return rows

@@ -116,6 +116,8 @@ def test_landing_page_names_every_notebook_and_the_lecture_plan():
         assert f"]({n}.ipynb)" in md and f"handouts/{n}.pdf" in md
         assert f"gh/me/course/HEAD?urlpath=lab/tree/notebooks/{n}.ipynb" in md
     assert "forward TD(λ)" in md.lower() or "forward td(λ)" in md.lower()
+    rows = site._readme_rows(REPO)  # the README's table, an escaped | inside a cell included
+    assert len(rows) == 8 and "online and offline" in rows["02_lambda_return"]
     plan = site.lecture_plan()
     assert len(plan) >= 3 and any("Lecture 1" in p for p in plan)
     assert all(p in md for p in plan)
