@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.course import widgets as W
-from ftd_lib.course.release import is_solution
+from ftd_lib.course.release import is_hint, is_solution
 from ftd_lib.course.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -180,6 +180,10 @@ def test_every_page_loads_offline_with_math_typeset(built, server, page):
             want = sum("image/png" in o.get("data", {}) for c in saved.cells
                        if c.cell_type == "code" and not is_solution(c) for o in c.outputs)
             assert page.locator("article img").count() >= want, (name, want)
+            # the exercises' hints are there, folded
+            hints = sum(is_hint(c) for c in saved.cells)
+            assert page.locator("article details summary", has_text="Hint").count() == hints, (
+                name, hints)
         assert len(text) > 500, name
     assert page.failures == []
     page.goto(f"{server}/index.html", wait_until="networkidle")
