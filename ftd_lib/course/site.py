@@ -262,6 +262,22 @@ def _say(msg: str) -> None:
     print(f"[site] {msg}", file=sys.stderr, flush=True)
 
 
+def sphinx_build(src: Path, html_dir: Path, doctrees: Path, *, pythonpath=None) -> list:
+    """Run ``sphinx-build -b html`` on ``src`` (its notebooks' kernels import ``ftd_lib``
+    from ``pythonpath`` first); return its warnings. A notebook cell that raises, or any
+    other failure, is a ``RuntimeError`` with the end of Sphinx's report."""
+    paths = [str(pythonpath)] if pythonpath is not None else []
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-T", "-j", "1",
+                        "-d", str(doctrees), str(src), str(html_dir)],
+                       env=env, cwd=Path(doctrees).parent, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("sphinx-build failed (a notebook cell raised, or the "
+                           f"configuration is broken):\n{r.stderr[-12000:]}")
+    return [w for w in r.stderr.splitlines() if "WARNING" in w and "IPKernelApp" not in w]
+
+
 def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
                handouts: bool = True) -> dict:
     """Build the website into ``out``; return a summary (pages, explorers with their values
@@ -309,19 +325,12 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
             times["handouts_s"] = time.perf_counter() - t
         t = time.perf_counter()
         _say("sphinx-build (executes every notebook)")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [str(rel)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
         html_dir = work / "html"
-        r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1",
-                            "-d", str(work / "doctrees"), str(src), str(html_dir)],
-                           env=env, cwd=work, capture_output=True, text=True)
+        warnings = sphinx_build(src, html_dir, work / "doctrees", pythonpath=rel)
         times["sphinx_s"] = time.perf_counter() - t
-        if r.returncode != 0:
-            raise RuntimeError("sphinx-build failed (a notebook cell raised, or the "
-                               f"configuration is broken):\n{r.stderr[-6000:]}")
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
-        summary = dict(pages=["index"] + names, explorers=explorers, warnings=[
-            w for w in r.stderr.splitlines() if "WARNING" in w], seconds=times)
+        summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
+                       seconds=times)
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
         if out.exists():

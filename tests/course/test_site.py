@@ -139,3 +139,25 @@ def test_pages_workflow_builds_and_uploads_the_site():
     assert deploy["needs"] == "build"
     assert any("deploy-pages" in s.get("uses", "") for s in deploy["steps"])
     assert "python -m ftd_lib site --out" in (REPO / "README.md").read_text()
+
+
+def test_a_raising_cell_fails_the_build(tmp_path):
+    """The site's Sphinx configuration executes every notebook and stops on a cell error."""
+    src = tmp_path / "src"
+    (src / "_static").mkdir(parents=True)
+    (src / "_extra").mkdir()
+    (src / "conf.py").write_text(site.CONF.format(repo="me/course"))
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
+        nbformat.v4.new_code_cell("print(6 * 7)"),
+    ])
+    nb.metadata["kernelspec"] = dict(name="python3", display_name="Python 3", language="python")
+    nbformat.write(nb, src / "index.ipynb")
+    site.sphinx_build(src, tmp_path / "ok", tmp_path / "doctrees")
+    page = (tmp_path / "ok" / "index.html").read_text()
+    assert "42" in page  # executed at build time (the notebook was saved without outputs)
+    assert "_static/mathjax/MathJax.js" in page and "cdn" not in page.lower()
+    nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('a broken cell')"))
+    nbformat.write(nb, src / "index.ipynb")
+    with pytest.raises(RuntimeError, match=r"(?s)index.ipynb.*a broken cell"):
+        site.sphinx_build(src, tmp_path / "bad", tmp_path / "doctrees2")
