@@ -69,7 +69,9 @@ html_theme_options = {{
     "path_to_docs": "notebooks",
     "launch_buttons": {{"binderhub_url": "https://mybinder.org",
                         "notebook_interface": "jupyterlab"}},
-    "use_download_button": True,
+    # no download menu: it would offer the Sphinx source, which the site does not copy; the
+    # PDF handout is linked under each title
+    "use_download_button": False,
     "use_repository_button": False,
     "navigation_with_keys": False,
     "show_toc_level": 1,

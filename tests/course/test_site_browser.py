@@ -323,4 +323,17 @@ def test_handout_links_resolve(built, server, page):
         r = page.request.get(h)
         assert r.status == 200 and r.body()[:5] == b"%PDF-", h
     assert len(hrefs) == len(summary["pages"])  # one per notebook + the notation sheet
+    # and no link of any page points to a file the site does not have
+    local = set()
+    for name in summary["pages"] + ["search", "genindex"]:
+        page.goto(f"{server}/{name}.html", wait_until="load")
+        local |= {h.split("#")[0] for h in page.evaluate(
+            "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+            if _is_local(h) and h.startswith("http")}
+    assert len(local) >= len(summary["pages"])
+    out, _ = built
+    # a file of the site (a folder counts only with an index.html: static hosts list none)
+    broken = [h for h in sorted(local) if not (out / urlsplit(h).path.lstrip("/")).is_file()
+              and not (out / urlsplit(h).path.lstrip("/") / "index.html").is_file()]
+    assert not broken, broken
     assert page.failures == []
