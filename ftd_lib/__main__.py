@@ -1,6 +1,6 @@
-"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts`` and ``slides``
-are the course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`,
-:mod:`ftd_lib.course.deck`)."""
+"""``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts``, ``slides``
+and ``site`` are the course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`,
+:mod:`ftd_lib.course.deck`, :mod:`ftd_lib.course.site`)."""
 
 import sys
 
@@ -18,6 +18,10 @@ def _main(argv) -> int:
         from .course.handouts import main as handouts
 
         return handouts(argv[1:])
+    if argv[:1] == ["site"]:
+        from .course.site import main as site
+
+        return site(argv[1:])
     from .repro.cli import main
 
     return main(argv)

@@ -40,6 +40,13 @@ TEST_ONLY = {
     "alembic",
     "mako",
     "rapidfuzz",
+    # the course website (python -m ftd_lib site; its handouts need a Chromium) and its
+    # dependencies
+    "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme", "pydata-sphinx-theme", "docutils",
+    "jupyter-cache", "accessible-pygments", "alabaster", "imagesize", "roman-numerals",
+    "snowballstemmer", "sphinxcontrib-applehelp", "sphinxcontrib-devhelp",
+    "sphinxcontrib-htmlhelp", "sphinxcontrib-jsmath", "sphinxcontrib-qthelp",
+    "sphinxcontrib-serializinghtml", "tabulate",
     # Binder check (this file) and its dependencies
     "jupyter-repo2docker",
     "docker",

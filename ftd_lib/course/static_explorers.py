@@ -1,0 +1,181 @@
+r"""Kernel-less explorers for the course website: the pictures of a live explorer
+(:mod:`ftd_lib.course.widgets`) for a grid of slider values, computed once at build time and
+switched in the browser by a small script (``site_static/ftd-static-explorer.js``).
+
+A static page cannot run Python, so an ``ipywidgets`` slider saved with the page would move but
+redraw nothing (``interact`` output freezes without a kernel). Instead every frame is drawn by
+the live explorer's own callback: for each point of the grid the factory
+(:func:`~ftd_lib.course.widgets.one_state_explorer`, :func:`~ftd_lib.course.widgets.k_explorer`,
+:func:`~ftd_lib.course.widgets.learning_curve_explorer`) is called with those slider values and
+the notebook's other arguments, and its picture (``explorer.png()``) and readout
+(``explorer.readout.value``) are stored. The picture at a grid value is therefore the live
+explorer's picture at that value (tests/course/test_site.py compares the pixels).
+
+In the page an explorer is one ``<div class="ftd-static-explorer">`` with an
+``<input type="range">`` per slider (index into that slider's values; arrow keys move it), the
+readout and an ``<img>``; a JSON manifest in the div names the frame of every grid point.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import itertools
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from . import widgets as W
+
+
+@dataclass(frozen=True)
+class Slider:
+    """One slider of a static explorer: its name (the factory's keyword and the control's
+    key), its label, the values it takes on the site and how a value is printed."""
+
+    name: str
+    label: str
+    values: tuple
+    fmt: str = "{:g}"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A static explorer: the factory (a name in :mod:`ftd_lib.course.widgets`), its sliders
+    and what the site says about it."""
+
+    factory: str
+    sliders: tuple
+    note: str
+
+
+#: the kernel-less explorers of the site (the grids: where something changes in each picture)
+SPECS = {
+    "one_state_explorer": Spec("one_state_explorer", (
+        Slider("alpha", "α", (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0), "{:.2f}"),
+        Slider("T", "T", (1, 5, 10, 20), "{:d}"),
+        Slider("v0", "V₀", (-1.0, 0.0, 1.0, 2.0), "{:.1f}"),
+    ), "the sliders step through a grid of values computed when the site was built; in "
+       "Jupyter (locally or on Binder) the live explorer takes any value"),
+    "k_explorer": Spec("k_explorer", (
+        Slider("eta", "η", (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5), "{:g}"),
+        Slider("gl", "γλ", (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0),
+               "{:.2f}"),
+    ), "the sliders step through a grid of values computed when the site was built; in "
+       "Jupyter (locally or on Binder) the live explorer takes any value"),
+    "learning_curve_explorer": Spec("learning_curve_explorer", (
+        Slider("alpha", "α", (0.001, 0.002, 0.005, 0.01, 0.015, 0.03), "{:g}"),
+        Slider("lam", "λ", (0.0, 0.5, 0.8, 0.9, 1.0), "{:.2f}"),
+    ), "the runs behind every picture were made when the site was built (the notebook's run "
+       "count and episodes); in Jupyter (locally or on Binder) the live explorer runs any "
+       "α and λ"),
+}
+
+
+def find_call(source: str):
+    """The first call of a factory of :data:`SPECS` in a code cell's ``source``, as
+    ``(factory name, keyword arguments)`` (literal keywords only), or ``None``. A cell that is
+    not valid Python (an IPython magic) has none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in SPECS:
+            kwargs = {}
+            for kw in node.keywords:
+                try:
+                    kwargs[kw.arg] = ast.literal_eval(kw.value)
+                except ValueError:
+                    continue
+            return node.func.id, kwargs
+    return None
+
+
+def grid(spec: Spec, start: dict) -> tuple:
+    """The sliders of ``spec`` with the notebook's start value (``start[name]``) added to each
+    slider's values where it is missing, so the page opens on the notebook's picture."""
+    out = []
+    for s in spec.sliders:
+        vals = list(s.values)
+        v = start.get(s.name)
+        if v is not None and not any(abs(v - x) <= 1e-12 * max(1.0, abs(v)) for x in vals):
+            vals = sorted(vals + [type(vals[0])(v)])
+        out.append(Slider(s.name, s.label, tuple(vals), s.fmt))
+    return tuple(out)
+
+
+def frame(factory: str, values: dict, kwargs: dict):
+    """The live explorer ``factory(**kwargs, **values)``: its PNG and its readout HTML."""
+    ex = getattr(W, factory)(**{**kwargs, **values})
+    if ex.errors:
+        raise RuntimeError(f"{factory} at {values} failed: {ex.errors[0]!r}")
+    return ex.png(), ex.readout.value
+
+
+def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
+          progress=None) -> dict:
+    """Draw every frame of the static form of ``factory`` called with the notebook's
+    ``kwargs`` into ``folder`` (``NNN.png``, ``url`` is that folder as the page links it) and
+    return the manifest (``sliders`` replaces the spec's grid; the notebook's start values are
+    added either way): the sliders (name, label, values, printed values), the start index
+    of each, and per frame (row-major over the sliders) its file and readout."""
+    spec = SPECS[factory]
+    sliders = grid(spec if sliders is None else replace(spec, sliders=tuple(sliders)), kwargs)
+    fixed = {k: v for k, v in kwargs.items() if k not in {s.name for s in sliders}}
+    folder.mkdir(parents=True, exist_ok=True)
+    frames = []
+    points = list(itertools.product(*(s.values for s in sliders)))
+    for i, point in enumerate(points):
+        values = dict(zip((s.name for s in sliders), point, strict=True))
+        png, readout = frame(factory, values, fixed)
+        name = f"{i:03d}.png"
+        (folder / name).write_bytes(png)
+        frames.append(dict(src=f"{url}/{name}", readout=readout))
+        if progress is not None:
+            progress(1)
+    start = [min(range(len(s.values)), key=lambda j, s=s: abs(s.values[j] - kwargs.get(
+        s.name, s.values[0]))) for s in sliders]
+    return dict(factory=factory, kwargs=fixed, note=spec.note, start=start, frames=frames,
+                sliders=[dict(name=s.name, label=s.label, values=list(s.values),
+                              shown=[s.fmt.format(v) for v in s.values]) for s in sliders])
+
+
+def index(manifest: dict, positions) -> int:
+    """The frame of slider positions ``positions`` (row-major, as :func:`build` writes them;
+    the page's script computes the same)."""
+    i = 0
+    for s, p in zip(manifest["sliders"], positions, strict=True):
+        i = i * len(s["values"]) + p
+    return i
+
+
+def html_block(manifest: dict, ident: str) -> str:
+    """The explorer's HTML for the page (one line per element, no blank line, so that MyST
+    passes it through as one raw HTML block)."""
+    start = manifest["start"]
+    first = manifest["frames"][index(manifest, start)]
+    readout = " ".join(first["readout"].splitlines())
+    rows = []
+    for k, (s, p) in enumerate(zip(manifest["sliders"], start, strict=True)):
+        rows.append(
+            f'<label class="ftd-static-slider">{html.escape(s["label"])} '
+            f'<input type="range" min="0" max="{len(s["values"]) - 1}" step="1" value="{p}" '
+            f'data-slider="{k}" aria-label="{html.escape(s["label"])}"> '
+            f'<output>{html.escape(s["shown"][p])}</output></label>')
+    data = json.dumps(dict(sliders=manifest["sliders"], frames=manifest["frames"]))
+    data = data.replace("</", "<\\/")
+    n = len(manifest["frames"])
+    values = " × ".join(str(len(s["values"])) for s in manifest["sliders"])
+    return "\n".join([
+        f'<div class="ftd-static-explorer" id="{ident}" data-factory="{manifest["factory"]}" '
+        f'data-kwargs="{html.escape(json.dumps(manifest["kwargs"]))}">',
+        f'<div class="ftd-static-controls">{"".join(rows)}</div>',
+        f'<div class="ftd-static-readout">{readout}</div>',
+        f'<img class="ftd-static-image" src="{first["src"]}" alt="the explorer\'s picture">',
+        f'<p class="ftd-static-note">Kernel-less explorer ({values} = {n} pictures): '
+        f'{html.escape(manifest["note"])}.</p>',
+        f'<script type="application/json" class="ftd-static-data">{data}</script>',
+        "</div>",
+    ])
