@@ -235,15 +235,9 @@ def main(argv=None) -> int:
 def _reproduce(parser, args) -> int:
     if args.dry_run:  # the plan for any number of workers, on this machine or another
         return _plan(args, args.workers or os.cpu_count() or 1)
-    _check_device(parser, args.device)
-    _check_at_most(parser, "--threads", args.threads)
-    _check_at_most(parser, "--workers", getattr(args, "workers", None))
-    if args.scheduler is not None and args.executor != "dask":
-        return _fail(parser, "reproduce", f"argument --scheduler: only with --executor dask "
-                     f"(--executor {args.executor} given; choose from {', '.join(EXECUTORS)})")
-    if args.scheduler is not None and args.workers is not None:
-        return _fail(parser, "reproduce", "argument --workers: the cluster at --scheduler has "
-                     "its own workers (dask worker ... --nworkers N)")
+    err = _check_execution(parser, args, "reproduce")
+    if err is not None:
+        return err
     names = FIGURES if args.figure == "all" else (args.figure,)
     if args.set and args.figure == "all":
         return _fail(parser, "reproduce", "argument --set: changes one figure's definition; "
@@ -257,21 +251,9 @@ def _reproduce(parser, args) -> int:
                 for name in names}
     except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
-    # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
-    # already loaded, set its thread count directly
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(args.threads)
-    workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
-    executor = None
-    if args.executor == "dask":  # a scheduler is reached now, before any work
-        try:
-            executor = DaskExecutor(args.scheduler, threads=args.threads, name="--scheduler",
-                                    workers=None if args.scheduler else workers)
-            if args.scheduler:
-                executor.start()
-        except ValueError as e:
-            return _fail(parser, "reproduce", f"argument {e}")
+    workers, executor, err = _start_executor(parser, args, "reproduce")
+    if err is not None:
+        return err
     try:
         return _reproduce_figures(parser, args, names, figs, grid, workers, executor)
     finally:
@@ -321,18 +303,26 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
     return 0
 
 
-def _executor(parser, args, command: str):
-    """``(workers, executor, error)`` from the execution options (a started Dask executor
-    where one was asked for), or an exit status in ``error``."""
+def _check_execution(parser, args, command: str):
+    """The execution options checked before any work: an exit status, or None when they hold."""
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
     _check_at_most(parser, "--workers", args.workers)
     if args.scheduler is not None and args.executor != "dask":
-        return None, None, _fail(parser, command, f"argument --scheduler: only with --executor "
-                                 f"dask (--executor {args.executor} given)")
+        return _fail(parser, command, f"argument --scheduler: only with --executor dask "
+                     f"(--executor {args.executor} given; choose from {', '.join(EXECUTORS)})")
     if args.scheduler is not None and args.workers is not None:
-        return None, None, _fail(parser, command, "argument --workers: the cluster at "
-                                 "--scheduler has its own workers (dask worker ... --nworkers N)")
+        return _fail(parser, command, "argument --workers: the cluster at --scheduler has "
+                     "its own workers (dask worker ... --nworkers N)")
+    return None
+
+
+def _start_executor(parser, args, command: str):
+    """``(workers, executor, error)``: the worker count and a started Dask executor where one
+    was asked for (a scheduler is reached now, before any work), or an exit status in
+    ``error``."""
+    # torch reads OMP_NUM_THREADS when it is first imported (by the engine, later); if it is
+    # already loaded, set its thread count directly
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(args.threads)
@@ -347,6 +337,12 @@ def _executor(parser, args, command: str):
         except ValueError as e:
             return None, None, _fail(parser, command, f"argument {e}")
     return workers, executor, None
+
+
+def _executor(parser, args, command: str):
+    """:func:`_check_execution`, then :func:`_start_executor`."""
+    err = _check_execution(parser, args, command)
+    return (None, None, err) if err is not None else _start_executor(parser, args, command)
 
 
 def _run(parser, args) -> int:
