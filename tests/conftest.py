@@ -25,3 +25,9 @@ APPROXES = {"linear": lambda: Linear(3), "mlp": lambda: MLP(3, 6)}
 @pytest.fixture(params=sorted(APPROXES))
 def approx(request):
     return APPROXES[request.param]()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "fresh_venv: makes a fresh virtual environment from the students' copy's own "
+        "start.sh (minutes; runs in CI: `-m 'not fresh_venv'` leaves it out locally)")
