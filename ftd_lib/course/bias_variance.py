@@ -131,17 +131,19 @@ def best_targets(episodes=(5, 20, 50, 100, 200), ns=range(1, 101), lams=LAMS,
     return rows
 
 
-def plot_bias_variance(values, ns, lams, state: int = START, label: str = ""):
+def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", figsize=None):
     """Two panels: bias², variance and their sum against n for :math:`G^{(n)}` (left) and
     against λ for :math:`G^\\lambda` (right), the smallest sum marked. Both x axes are
     logarithmic in the look-ahead: n, and for λ its horizon :math:`1/(1-\\lambda)` (tick labels
     in λ), so that λ = 0.9, 0.95, 0.99 are spread out like n = 10, 20, 100. λ = 1 (the Monte
-    Carlo return) has no finite horizon: it is the dotted line."""
+    Carlo return) has no finite horizon: it is the dotted line.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
     use_style()
-    fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.6), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=figsize or (12.5, 4.6), sharey=True)
     lams = np.asarray(lams, dtype=float)
     finite = lams[lams < 1.0]
     panels = ((axes[0], n_step_bias_variance(values, ns, state), "n"),

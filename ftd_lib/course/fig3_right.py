@@ -32,9 +32,11 @@ def one_minus_lambda(lams) -> np.ndarray:
     return np.where(lams >= 1.0, ONE_AT, 1.0 - lams)
 
 
-def plot_against_one_minus_lambda(res, ax=None, ymax: float | None = None):
+def plot_against_one_minus_lambda(res, ax=None, ymax: float | None = None,
+                                  figsize=(9.0, 4.6)):
     """The curves of a stored (or live) Figure 3 right against :math:`1-\\lambda`, log scale,
-    λ increasing to the right, ±1 SE bands; diverged points off the chart. Returns the axes."""
+    λ increasing to the right, ±1 SE bands; diverged points off the chart (``figsize`` in
+    inches, when ``ax`` is None). Returns the axes."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator
 
@@ -43,7 +45,7 @@ def plot_against_one_minus_lambda(res, ax=None, ymax: float | None = None):
     summ = res.summary()
     if ax is None:
         use_style()
-        _, ax = plt.subplots(figsize=(9.0, 4.6))
+        _, ax = plt.subplots(figsize=figsize)
     finite = np.concatenate([s["y"][np.isfinite(s["y"])] for s in summ.values()])
     top = float(ymax) if ymax is not None else min(float(finite.max()) * 1.05, 1.5)
     for curve, s in summ.items():

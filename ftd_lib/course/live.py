@@ -200,20 +200,20 @@ class Comparison:
         what = "best mean return over α, per λ" if control else "lowest mean error per curve"
         return f"{which} ({scale_label(res)}): {what}\n{format_best(res)}"
 
-    def plot(self):
+    def plot(self, figsize=(14.0, 4.9)):
         """The stored figure (or how to make it) beside the live run; the matplotlib figure."""
-        return plot_stored_and_live(self.stored, self.live, self.name)
+        return plot_stored_and_live(self.stored, self.live, self.name, figsize=figsize)
 
 
 def compare(name: str, *, results=None, seed: int = SEED, plot: bool = True,
-            **grid) -> Comparison:
+            figsize=(14.0, 4.9), **grid) -> Comparison:
     """A paper figure in one call: the stored data (:func:`stored`), a live run (:func:`live`,
     ``grid`` overrides :data:`LIVE`), one line on where the stored data comes from (or the
-    command that makes it), and both drawn side by side."""
+    command that makes it), and both drawn side by side (``figsize`` in inches)."""
     c = Comparison(name, stored(name, results), live(name, seed=seed, **grid))
     print(c.about())
     if plot:
-        c.plot()
+        c.plot(figsize)
     return c
 
 

@@ -99,10 +99,13 @@ def td0_alpha_comparison(alphas, n_runs: int = 100, n_episodes: int = 100,
     return total / int(n_runs)
 
 
-def plot_values(estimates: dict, ax=None, title: str = "Random walk: state values"):
-    """True values (black) and any number of labelled estimates, against the state 1..10."""
+def plot_values(estimates: dict, ax=None, title: str = "Random walk: state values", figsize=None):
+    """True values (black) and any number of labelled estimates, against the state 1..10.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     if ax is None:
-        _, ax = new_axes(title, "state s", "value  (expected steps to termination)")
+        _, ax = new_axes(title, "state s", "value  (expected steps\nto termination)",
+                         figsize=figsize)
     s = np.arange(1, N_STATES + 1)
     ax.plot(s, true_values(), "k-o", lw=2.5, label=r"true $v_\pi(s)$")
     cmap = sequential_colours(len(estimates))
@@ -114,10 +117,12 @@ def plot_values(estimates: dict, ax=None, title: str = "Random walk: state value
 
 
 def plot_rms_vs_episodes(curves: dict, ax=None, title: str = "Tabular TD(0) on the random walk",
-                         ylabel: str = "RMS error over states"):
-    """RMS error against the episode number, one line per label (e.g. per α)."""
+                         ylabel: str = "RMS error over states", figsize=None):
+    """RMS error against the episode number, one line per label (e.g. per α).
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     if ax is None:
-        _, ax = new_axes(title, "episodes", ylabel)
+        _, ax = new_axes(title, "episodes", ylabel, figsize=figsize)
     for c, (label, y) in zip(sequential_colours(len(curves)), curves.items(), strict=True):
         ax.plot(np.arange(len(y)), y, color=c, label=label)
     ax.set_ylim(bottom=0)

@@ -135,11 +135,13 @@ def same_bias_n(values, lam: float, ns=range(1, 101), state: int = 10) -> dict:
             "var_n": float(g_n["variance"][i])}
 
 
-def plot_lambda_weights(lam: float, n: int, ax=None):
-    """Bar chart of :func:`lambda_return_weights`: how eq. 2 mixes the n-step returns."""
+def plot_lambda_weights(lam: float, n: int, ax=None, figsize=None):
+    """Bar chart of :func:`lambda_return_weights`: how eq. 2 mixes the n-step returns.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     if ax is None:
         _, ax = new_axes(rf"weights in $G_t^{{\lambda|t+{n}}}$, λ = {lam:g}",
-                         "n  (of the n-step return $G_t^{(n)}$)", "weight")
+                         "n  (of the n-step return $G_t^{(n)}$)", "weight", figsize=figsize)
     w = lambda_return_weights(lam, n)
     k = np.arange(1, n + 1)
     ax.bar(k[:-1], w[:-1], color=OKABE_ITO["blue"], label=r"$(1-\lambda)\lambda^{n-1}$")
@@ -167,13 +169,16 @@ def eligibility_traces(feature_rows, gamma: float, lam: float) -> np.ndarray:
     return np.array(out)
 
 
-def plot_traces(states, gamma: float, lams=(0.8, 1.0)):
-    """Heat maps of the trace of every state over one episode, one panel per λ."""
+def plot_traces(states, gamma: float, lams=(0.8, 1.0), figsize=None):
+    """Heat maps of the trace of every state over one episode, one panel per λ.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     import matplotlib.pyplot as plt
 
     use_style()
     x = features(states)[:-1]
-    fig, axes = plt.subplots(1, len(lams), figsize=(5.5 * len(lams), 4.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(lams), figsize=figsize or (5.5 * len(lams), 4.0),
+                             squeeze=False)
     for ax, lam in zip(axes[0], lams, strict=True):
         e = eligibility_traces(x, gamma, lam)
         im = ax.imshow(e.T, aspect="auto", origin="lower", cmap="magma_r",
@@ -233,12 +238,15 @@ def theorem1_sweep(alphas, seed: int = 0, lam: float = 0.9, gamma: float = 1.0,
                 dist_td=np.array(dist_td), dist_lambda=np.array(dist_lam))
 
 
-def plot_theorem1(sweep: dict, ax=None):
+def plot_theorem1(sweep: dict, ax=None, figsize=None):
     """Log-log plot of the Theorem 1 ratio against α (from :func:`theorem1_sweep`), with a
-    slope-1 guide (ratio ∝ α) through the smallest α."""
+    slope-1 guide (ratio ∝ α) through the smallest α.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     if ax is None:
         _, ax = new_axes("Theorem 1: TD(λ) → online λ-return as α → 0 (MLP)", "step size α",
-                         r"$\|\theta^{td}_T-\theta^{\lambda}_T\| \,/\, \|\theta^{td}_T-\theta_0\|$")
+                         r"$\|\theta^{td}_T-\theta^{\lambda}_T\| \,/\, \|\theta^{td}_T-\theta_0\|$",
+                         figsize=figsize)
     alphas, ratios = sweep["alpha"], sweep["ratio"]
     ax.loglog(alphas, ratios, "o-", color=style("td_lambda")["color"], label="measured ratio")
     a_min = alphas.min()

@@ -93,9 +93,10 @@ def rounding_errors(T: int = 2000, gamma: float = 1.0, lam: float = 0.5, eta: fl
                 err_rho=err_rho)
 
 
-def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None):
+def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None,
+                  title: str | None = None):
     """Error of the K-bounded return vs t (up to ``t_max``), log scale; overflowed values drawn
-    off the chart."""
+    off the chart. ``title``: the panel's title (default: γλ and K)."""
     if ax is None:
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
@@ -122,7 +123,8 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
     ax.set_yscale("log")
     ax.set_ylim(tiny * 0.5, ymax * 30)
     ax.set(xlabel="time step t", ylabel="|G − G by definition (eq. 2)|",
-           title=f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
+           title=title if title is not None
+           else f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=12)
     return ax
 

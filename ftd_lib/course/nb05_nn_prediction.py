@@ -118,13 +118,14 @@ def policy_summary(n_starts: int = 20, resolution: int = 300, n_eval: int = N_EV
     )
 
 
-def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict | None = None):
+def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict | None = None,
+              figsize=(13.0, 4.8)):
     """Two panels over the (position, velocity) plane.
 
     Left: where the evaluation policy pushes left or right, its switching curve, and its
     trajectories from ``starts`` (velocity 0) to the goal. Right: the true value function
     with the fixed sample of on-policy states the error is measured on.
-    Returns the matplotlib figure.
+    ``figsize`` in inches. Returns the matplotlib figure.
     """
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
@@ -133,7 +134,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     use_style()
     grid = value_grid() if grid is None else grid
     sample = evaluation_sample() if sample is None else sample
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13.0, 4.8))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=figsize)
     ext = (grid["x"][0], mc.X_MAX, grid["v"][0], grid["v"][-1])
     push = ListedColormap(["#f4c7c3", "#c6dbef"])
     a1.imshow((grid["action"] == 2).astype(float), origin="lower", aspect="auto", extent=ext,

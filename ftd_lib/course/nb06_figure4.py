@@ -224,13 +224,14 @@ def frozen_note(res, frozen: dict) -> str:
         "are cut at the cap.\n\n</details>")
 
 
-def plot_figure4(left, right, axes=None):
+def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
     """The stored Figure 4, both panels, with the level at the smallest α of the left one
-    (:func:`no_learning_level`) as a dashed line. Returns the axes."""
+    (:func:`no_learning_level`) as a dashed line (``figsize`` in inches, when ``axes`` is
+    None). Returns the axes."""
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(1, 2, figsize=(14.0, 4.9))
+        _, axes = plt.subplots(1, 2, figsize=figsize)
     from ..repro.plots import plot_results
 
     plot_results(left, ax=axes[0])
@@ -306,16 +307,18 @@ def block_band(returns, block: int) -> dict:
 
 
 def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
-                      stored: dict | None = None, title: str = ""):
+                      stored: dict | None = None, title: str = "", figsize=None):
     """Live runs as learning curves that a spike cannot flatten: every episode of every run
     faded in the background, the mean over runs of ``block``-episode means in front with a
     band of ±1 standard error over runs. ``runs``: label -> :func:`train` result; ``refs``:
     label -> value (dashed lines); ``stored``: label -> per-episode curve (thin black, the
-    stored mean over all runs of the same cell)."""
+    stored mean over all runs of the same cell).
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     from ..style import new_axes
 
     if ax is None:
-        _, ax = new_axes()
+        _, ax = new_axes(figsize=figsize)
     for name, run in runs.items():
         kw = style(run["method"])
         ret = run["returns"]

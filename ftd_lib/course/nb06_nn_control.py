@@ -303,17 +303,19 @@ def train_summary(run: dict) -> dict:
 
 
 def plot_learning_curves(runs: dict, ax=None, title: str = "", ylabel: str | None = None,
-                         refs: dict | None = None, block: int | None = None):
+                         refs: dict | None = None, block: int | None = None, figsize=None):
     """Return of every episode: thin lines every run, thick the mean over runs; a run that
     diverged gets a ✕ on the top edge, in the episode it diverged in. ``runs``: label ->
     :func:`train` result (the colour is the method's). ``refs``: label -> value, drawn as
     dashed horizontal reference lines; ``block``: the thick line is the mean over runs and
-    over blocks of that many episodes (:func:`block_means`), drawn at the blocks' middles."""
+    over blocks of that many episodes (:func:`block_means`), drawn at the blocks' middles.
+    ``figsize``: the figure's size in inches when the function makes the figure (a
+    slide wants it wide and short)."""
     if ax is None:
         import matplotlib.pyplot as plt
 
         use_style()
-        _, ax = plt.subplots(figsize=(7.0, 4.0))
+        _, ax = plt.subplots(figsize=figsize or (7.0, 4.0))
     for name, run in runs.items():
         kw = style(run["method"])
         kw["label"] = name

@@ -115,15 +115,16 @@ def cut_weights(gamma: float, lam: float, *, eta: float = 0.01, block: int = 128
 
 
 def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
-                     eta: float = 0.01, block: int = 128, n: int = 384):
+                     eta: float = 0.01, block: int = 128, n: int = 384,
+                     figsize=(9.0, 3.8)):
     """:func:`cut_weights` drawn: the weight on the horizon's bootstrap, state by state, for
-    the sliding window and the block (log scale, :math:`\\eta` marked)."""
+    the sliding window and the block (log scale, :math:`\\eta` marked); ``figsize`` in inches."""
     from ..style import OKABE_ITO, new_axes
 
     c = cut_weights(gamma, lam, eta=eta, block=block, n=n)
     fig, ax = new_axes(title=f"Weight on bootstrapping at the horizon, γ = {gamma:g}, "
                        f"λ = {lam:g}", xlabel="time step t of a long episode",
-                       ylabel="(γλ)^(h−t)", figsize=(9.0, 3.8))
+                       ylabel="(γλ)^(h−t)", figsize=figsize)
     ax.step(c["t"], c["w_block"], where="post", color=OKABE_ITO["orange"], ls="--",
             label=f"block (GAE), B = {block}: horizon at the rollout's end")
     ax.plot(c["t"], c["w_sliding"], color=OKABE_ITO["blue"],
@@ -262,14 +263,15 @@ def target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16) -> dict:
                 target_net=(u % C, u % C), block=(u % B, u % B))
 
 
-def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16):
-    """:func:`target_ages` as one small picture."""
+def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16,
+                     figsize=(9.0, 3.6)):
+    """:func:`target_ages` as one small picture (``figsize`` in inches)."""
     from ..style import OKABE_ITO, new_axes
 
     a = target_ages(n, K=K, C=C, B=B)
     fig, ax = new_axes(title="How stale are the values a target bootstraps from?",
                        xlabel="update number u", ylabel="age (updates since)",
-                       figsize=(9.0, 3.6))
+                       figsize=figsize)
     lo, hi = a["forward"]
     ax.fill_between(a["u"], lo, hi, color=OKABE_ITO["blue"], alpha=0.25,
                     label=f"forward TD(λ): every target mixes ages 0 .. K−1 (K = {K})")

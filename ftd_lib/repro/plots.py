@@ -102,13 +102,13 @@ def plot_results(res: Results, ax=None):
 
 
 def plot_stored_and_live(stored_res, live_res, figure_name: str,
-                         results_dir=DEFAULT_RESULTS):
+                         results_dir=DEFAULT_RESULTS, figsize=(14.0, 4.9)):
     """Two panels: the stored figure (or, when there is none, the command that makes it) and
-    the live run. Returns the matplotlib figure."""
+    the live run (``figsize`` in inches). Returns the matplotlib figure."""
     import matplotlib.pyplot as plt
 
     use_style()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14.0, 4.9))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=figsize)
     if stored_res is not None:
         plot_results(stored_res, ax=a1)
         a1.set_title(f"stored: {scale_label(stored_res)}", fontsize=12)

@@ -1,7 +1,6 @@
 """ftd_lib.course.nb01_td_basics, nb02_lambda_return and the self-checks of notebooks 01-02,
 against slow obvious forms and hand numbers."""
 
-import functools
 import inspect
 import textwrap
 
@@ -32,6 +31,15 @@ def _close_figures():
 
 
 # ---------------------------------------------------------------------------- notebook 01
+
+
+def students_own(nb, check):
+    """The student's function of ``check``'s exercise: the notebook's worked solution (the
+    checks refuse the library's own, so it cannot stand in for a student's)."""
+    from test_fail_closed import _solution
+
+    ns = _solution(nb, check)
+    return next(v for k, v in ns.items() if k.startswith("my_") and callable(v))
 
 
 def test_discounted_return_by_hand():
@@ -355,12 +363,12 @@ def test_td_lambda_check_names_the_usual_mistakes(capsys):
 
     d = figure1_data()
     point = float(d["curves"]["td_lambda"][d["episode_ends"][0]])
-    right = functools.partial(algorithms.td_lambda)  # stands in for a student's own
+    right = students_own("02", nb02.check_td_lambda)  # the notebook's worked solution
     assert nb02.check_td_lambda(right, point)
     assert not nb02.check_td_lambda(algorithms.td_lambda, point)  # the library's own: refused
-    assert "write the algorithm yourself" in capsys.readouterr().out
+    assert "runs the library's own" in capsys.readouterr().out
 
-    td = algorithms.td_lambda  # (a student's code would not call it)
+    td = right  # the mistakes below are made on top of a student's own code
 
     def no_decay(episodes, w0, *, approx, alpha, lam, gamma):  # e <- e + grad
         return td(episodes, w0, approx=approx, alpha=alpha, lam=1.0,

@@ -1,7 +1,6 @@
 """The library behind notebooks 03 and 04: Figure 2 right, the brute-force forward TD(lambda),
 the rounding experiment, the cost measurement and the exercises' self-checks."""
 
-import functools
 import math
 
 import numpy as np
@@ -11,7 +10,7 @@ from matplotlib.figure import Figure
 from ftd_lib import algorithms
 from ftd_lib.approx import MLP, Linear
 from ftd_lib.course import nb03_one_state_divergence, nb04_forward_td_lambda, quick
-from ftd_lib.course.exercises import nb03, nb04
+from ftd_lib.course.exercises import nb02, nb03, nb04
 from ftd_lib.envs import one_state_episode, random_walk_episodes
 from ftd_lib.returns import bounded_returns_by_definition, k_bound
 from ftd_lib.rng import run_generator
@@ -28,6 +27,15 @@ def test_values_per_episode_equal_reference_runs(method, ref):
     W = ref(eps, np.array([v0]), approx=Linear(1), alpha=alpha, lam=1.0, gamma=1.0)
     got = nb03_one_state_divergence.values_per_episode(alpha, T, v0, 6, method)
     np.testing.assert_allclose(got, np.r_[v0, W[T - 1 :: T, 0]], rtol=1e-10, atol=1e-12)
+
+
+def students_own(nb, check):
+    """The student's function of ``check``'s exercise: the notebook's worked solution (the
+    checks refuse the library's own, so it cannot stand in for a student's)."""
+    from test_fail_closed import _solution
+
+    ns = _solution(nb, check)
+    return next(v for k, v in ns.items() if k.startswith("my_") and callable(v))
 
 
 def test_error_first_episodes_equals_reference_runs_with_random_lengths():
@@ -228,11 +236,11 @@ def test_nb04_checks(capsys):
 def test_algorithm1_check_names_the_failing_case(capsys):
     from ftd_lib import algorithms
 
-    right = functools.partial(algorithms.forward_td_lambda)  # stands in for a student's own
+    right = students_own("04", nb04.check_algorithm1)  # the notebook's worked solution
     assert nb04.check_algorithm1(right)
     assert capsys.readouterr().out.count("✅") == len(nb04.ALGORITHM1_CASES)
     assert not nb04.check_algorithm1(algorithms.forward_td_lambda)  # the library's own: refused
-    assert "write the algorithm yourself" in capsys.readouterr().out
+    assert "runs the library's own" in capsys.readouterr().out
     # the case "episodes shorter than K" really has episodes shorter than K
     from ftd_lib.envs.random_walk import random_walk_episodes
     from ftd_lib.rng import run_generator
@@ -241,18 +249,19 @@ def test_algorithm1_check_names_the_failing_case(capsys):
     lengths = [len(r) for _, r in random_walk_episodes(4, run_generator(18, i))]
     assert sum(n < 44 for n in lengths) > len(lengths) / 2, lengths
 
-    fwd = algorithms.forward_td_lambda  # (a student's code would not call it)
+    fwd = right  # the mistakes below are made on top of a student's own code
+    td = students_own("02", nb02.check_td_lambda)
 
     def frozen(episodes, w0, **kw):  # the right shape, but the weights never move
         W = fwd(episodes, w0, **kw)
         return np.broadcast_to(np.asarray(w0, dtype=float), W.shape)
 
     assert not nb04.check_algorithm1(frozen)
-    assert "your weights leave the definition's" in capsys.readouterr().out
+    assert "your weights first leave the definition's" in capsys.readouterr().out
 
     def def_with_k1_bug(episodes, w0, *, approx, alpha, lam, gamma, eta=0.01, k_max=None):
         if lam <= eta:  # K = 1 done as TD(lambda) instead of TD(0)
-            return algorithms.td_lambda(episodes, w0, approx=approx, alpha=alpha, lam=0.5,
+            return td(episodes, w0, approx=approx, alpha=alpha, lam=0.5,
                                         gamma=gamma)
         return fwd(episodes, w0, approx=approx, alpha=alpha, lam=lam,
                                             gamma=gamma, eta=eta, k_max=k_max)

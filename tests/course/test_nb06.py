@@ -436,14 +436,41 @@ def test_stored_reads_the_repository_results(tmp_path, monkeypatch):
 # ------------------------------------------------------------------------------ exercises
 
 
+def _my_steps(x0, v0):
+    """A student's exercise 1: push in the direction of the velocity, count the steps."""
+    x, v, n, terminal = x0, v0, 0, False
+    while not terminal:
+        x, v, terminal = mc.mountain_car_step(x, v, 2 if v >= 0 else 0)
+        n += 1
+    return n
+
+
+def _my_k(gamma, lam, eta):
+    """A student's exercise 2: the smallest K with (γλ)^K ≤ η, by counting."""
+    k = 1
+    while (gamma * lam) ** k > eta:
+        k += 1
+    return k
+
+
 def test_exercise_checks(capsys):
-    assert nb06.check_heuristic_steps(control.heuristic_steps(nb06.X0_HEURISTIC))
-    assert not nb06.check_heuristic_steps(control.heuristic_steps(nb06.X0_HEURISTIC) + 3)
-    assert nb06.check_k(k_bound(0.99, 0.6, 0.01))
-    assert not nb06.check_k(k_bound(1.0, 0.6, 0.01) + 1)
-    assert nb06.check_greedy_probability(1 - 0.05 + 0.05 / 3, 1 - 0.05 + 0.05 / 2)
-    assert not nb06.check_greedy_probability(0.95, 0.95)
-    assert nb06.check_discounted_return(sum(0.99**k for k in range(1000)))
+    from ftd_lib.sarsa import epsilon_greedy
+
+    assert nb06.check_heuristic_steps(_my_steps)
+    assert not nb06.check_heuristic_steps(lambda x0, v0: _my_steps(x0, v0) + 1)  # off by one
+    assert not nb06.check_heuristic_steps(control.heuristic_steps)  # the library's: refused
+    assert nb06.check_k(_my_k)
+    assert not nb06.check_k(lambda g, lam, eta: math.floor(math.log(eta) / math.log(g * lam))
+                            if 0 < g * lam < 1 else 1)  # rounded down
+    assert not nb06.check_k(k_bound)  # the library's: refused
+    rng = np.random.default_rng(0)
+    draws_mc = [epsilon_greedy(nb06.Q_MOUNTAIN_CAR, 0.05, rng) for _ in range(20_000)]
+    draws_cp = [epsilon_greedy(nb06.Q_CART_POLE, 0.05, rng) for _ in range(20_000)]
+    right = (1 - 0.05 + 0.05 / 3, 1 - 0.05 + 0.05 / 2)
+    assert nb06.check_greedy_probability(*right, draws_mc, draws_cp)
+    assert not nb06.check_greedy_probability(0.95, 0.95, draws_mc, draws_cp)
+    assert not nb06.check_greedy_probability(*right, [1] * 20_000, [1] * 20_000)  # no exploring
+    assert nb06.check_discounted_return(round(sum(0.99**k for k in range(1000)), 3))
     assert not nb06.check_discounted_return(1000)
     for check in (nb06.check_heuristic_steps, nb06.check_k, nb06.check_discounted_return):
         assert not check(None)
