@@ -1,3 +1,6 @@
+import os
+import shutil
+
 import numpy as np
 import pytest
 
@@ -46,3 +49,49 @@ def students_copy(fn):
     exec(compile(textwrap.dedent(inspect.getsource(fn)), f"<a student's {fn.__name__}>", "exec"),
          ns)  # noqa: S102
     return ns[fn.__name__]
+
+
+# ------------------------------------------------------------------------ the browser tests
+# What the course's browser tests share (test_browser, test_deck_browser, test_site_browser):
+# the system's Chromium (Playwright drives it; it never downloads a browser), the flags that
+# keep it off this machine's closed network, the rule that the tests skip without Chromium
+# except under CI=true (where they must run), and one Chromium per test module (``browser``).
+
+CHROMIUM = os.environ.get("FTD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI containers run as root
+    "--disable-gpu",
+    # the closed network refuses Chromium's background connections; don't make any
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def needs_chromium(what: str):
+    """The module's mark: skip when Chromium is missing, unless under ``CI=true``."""
+    return pytest.mark.skipif(
+        not os.path.exists(CHROMIUM) and not UNDER_CI,
+        reason=f"Chromium not installed ({CHROMIUM}; apt-get install chromium); {what} runs "
+        "(and must pass) under CI=true")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the module's tests (a missing one fails under ``CI=true``)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"CI=true but Chromium is missing at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+    finally:
+        pw.stop()

@@ -32,23 +32,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import needs_chromium
 
 from ftd_lib.course.slides import css_paths
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"
-CHROMIUM = os.environ.get("FTD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # CI containers run as root
-    "--disable-gpu",
-    # the closed network refuses Chromium's background connections; don't make any
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 SERVER_START_S = 180  # JupyterLab start on a busy 2-core machine
 KERNEL_START_S = 180
@@ -61,11 +50,7 @@ NB04 = "notebooks/04_forward_td_lambda.ipynb"
 SLIDES_NB03 = "test-output/slides/03_one_state_divergence.ipynb"
 MAX_SLIDES = 80  # key presses to reach a slide before the test gives up
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not UNDER_CI,
-    reason=f"Chromium not installed ({CHROMIUM}; apt-get install chromium); "
-    "the browser test runs (and must pass) under CI=true",
-)
+pytestmark = needs_chromium("the browser test")
 
 
 # --------------------------------------------------------------------------- server
@@ -210,23 +195,6 @@ def untouched_notebooks():
     yield
     changed = [str(p.relative_to(REPO)) for p in paths if p.read_bytes() != before[p]]
     assert not changed, f"the browser test modified {changed}"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"CI=true but Chromium is missing at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
 
 
 def _is_local(url):

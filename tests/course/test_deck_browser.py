@@ -15,30 +15,23 @@ without network, and moves through every slide (``Reveal.slide(h, v)``, every fr
 Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
 """
 
-import os
 import re
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+from conftest import needs_chromium
 
 from ftd_lib.course import deck
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
-CHROMIUM = os.environ.get("FTD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
-UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 MIN_TEXT_PX = 24
 LOAD_S = 120
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not UNDER_CI,
-    reason=f"Chromium not installed ({CHROMIUM}); the deck test runs under CI=true")
+pytestmark = needs_chromium("the deck test")
 
 RAW_TEX = re.compile(r"\$[^$\s]|\\(?:alpha|beta|lambda|gamma|frac|hat|theta|delta|eta)\b")
 
@@ -91,23 +84,6 @@ LAYOUT = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
             width: box.width / k, height: box.height / k,
             where: (s.dataset.ftdCell || (first && first.dataset.ftdCell) || '?') + ' '
                 + JSON.stringify((s.textContent || '').trim().slice(0, 40))}; }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"CI=true but Chromium is missing at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ import io
 import json
 import os
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 import nbformat
 import numpy as np
 import pytest
+from conftest import UNDER_CI, needs_chromium
 
 from ftd_lib.course import widgets as W
 from ftd_lib.course.release import is_hint, is_solution
@@ -36,17 +36,9 @@ from ftd_lib.course.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"
-CHROMIUM = os.environ.get("FTD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
-UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 MATHJAX_S = 120
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not UNDER_CI,
-    reason=f"Chromium not installed ({CHROMIUM}); the site test runs (and must pass) under "
-    "CI=true")
+pytestmark = needs_chromium("the site test")
 
 
 @pytest.fixture(scope="module")
@@ -82,23 +74,6 @@ def server(built):
     finally:
         httpd.shutdown()
         httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"CI=true but Chromium is missing at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
 
 
 def _is_local(url):
