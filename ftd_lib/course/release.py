@@ -176,7 +176,10 @@ def readme(root: Path, audience: str, hints: bool) -> str:
     return text + (INSTRUCTORS_README if audience == "instructors" else "")
 
 
-def _check_out(out: Path, force: bool) -> Path:
+def check_out(out: Path, force: bool) -> Path:
+    """``out`` resolved, where a release (or the site built from one) may be written: not the
+    course's own folder or one above it, a folder, empty unless ``force``; else a
+    ``ValueError`` naming ``--out``."""
     out = Path(out).expanduser().resolve()
     if out == REPO or out in REPO.parents:
         raise ValueError(f"--out must not be the course's own folder or one above it: {out}")
@@ -233,7 +236,7 @@ def release(audience: str, out, *, hints: bool = True, force: bool = False,
     if nbgrader_tests and audience != "instructors":
         raise ValueError("--nbgrader-tests is for --for instructors (the tests hold the checks' "
                          "calls, which a student release has in its exercise cells anyway)")
-    out = _check_out(out, force)
+    out = check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:

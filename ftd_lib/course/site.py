@@ -40,7 +40,7 @@ from pathlib import Path
 import nbformat
 
 from . import static_explorers as SE
-from .release import REPO, release
+from .release import REPO, check_out, release
 
 STATIC = Path(__file__).with_name("site_static")
 #: the repository the Binder buttons launch (``--repo``; a published copy names its own)
@@ -248,18 +248,6 @@ def _mathjax(dst: Path) -> None:
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("localization"))
 
 
-def _check_out(out, force: bool) -> Path:
-    out = Path(out).expanduser().resolve()
-    if out == REPO or out in REPO.parents:
-        raise ValueError(f"--out must not be the course's own folder or one above it: {out}")
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise ValueError(f"--out {out} exists and is not empty; choose another folder or pass "
-                         "--force to replace it")
-    return out
-
-
 def _say(msg: str) -> None:
     print(f"[site] {msg}", file=sys.stderr, flush=True)
 
@@ -287,7 +275,7 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
     dangle; for quick local previews only)."""
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
         raise ValueError(f"--repo must be OWNER/NAME (a GitHub repository), got {repo!r}")
-    out = _check_out(out, force)
+    out = check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     times, t0 = {}, time.perf_counter()
