@@ -176,6 +176,23 @@ def run_student(fn, *args, refuse=(), **kwargs):
     return result, None
 
 
+def student_number(fn, *args, refuse=(), returns: str, symbol: str, name: str | None = None):
+    """Run a student's ``fn(*args)`` (:func:`run_student`, refusing ``refuse``) for one number;
+    return it as a ``float``, or ``None`` after a verdict that says what went wrong: the error,
+    ``None`` returned ("return ``returns``"), or not one number (``symbol`` names it; ``name``
+    is what :func:`as_numbers` calls the value, by default "the ``symbol`` your function
+    returns")."""
+    value, err = run_student(fn, *args, refuse=refuse)
+    if err is not None:
+        return verdict(False, "", err) or None
+    if value is None:
+        return verdict(False, "", f"Your function returns None: return {returns}.") or None
+    v = as_numbers(value, name or f"the {symbol} your function returns")
+    if v is None or v.shape != ():
+        return verdict(False, "", f"Your function must return one number, {symbol}.") or None
+    return float(v)
+
+
 def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
                            refuse=()) -> bool:
     """The loop of a build-an-algorithm exercise: for each case ``(what, ..., usual)`` of

@@ -11,7 +11,7 @@ from ...algorithms import td_lambda
 from ...approx import Linear
 from ...envs.one_state import one_state_episodes
 from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import as_numbers, check_close, missing, not_written, run_student, verdict
+from . import as_numbers, check_close, missing, not_written, student_number, verdict
 
 #: Exercise 3(b): a step size and length with beta_TD = alpha T = 2 exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
@@ -73,16 +73,12 @@ def check_beta_lambda(fn) -> bool:
         return False
     got, expected = [], []
     for a, lam, T in BETA_POINTS:
-        value, err = run_student(fn, a, lam, T, refuse=(beta_run, beta_measured, td_lambda))
-        if err is not None:
-            return verdict(False, "", err)
-        if value is None:
-            return verdict(False, "", "Your function returns None: return your formula for β "
-                           "(a number) from alpha, lam and T.")
-        v = as_numbers(value, "the β your function returns")
-        if v is None or v.shape != ():
-            return verdict(False, "", "Your function must return one number, β.")
-        got.append(float(v))
+        v = student_number(fn, a, lam, T, refuse=(beta_run, beta_measured, td_lambda),
+                           returns="your formula for β (a number) from alpha, lam and T",
+                           symbol="β")
+        if v is None:
+            return False
+        got.append(v)
         expected.append(beta_run(a, lam, T))
     got, expected = np.array(got), np.array(expected)
     if np.allclose(got, expected, rtol=1e-9, atol=1e-12):

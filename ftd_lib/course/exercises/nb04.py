@@ -26,6 +26,7 @@ from . import (
     missing,
     not_written,
     run_student,
+    student_number,
     verdict,
 )
 
@@ -279,16 +280,12 @@ def check_rho(fn) -> bool:
     for gamma, lam in ((1.0, 0.5), (0.9, 0.8), (0.95, 0.3)):
         for h in range(2, T + 1):
             for t in range(h - 1):
-                rho_t, err = run_student(fn, r[t], v[t + 1], gamma, lam, refuse=(library_rho,))
-                if err is not None:
-                    return verdict(False, "", err)
+                rho_t = student_number(fn, r[t], v[t + 1], gamma, lam, refuse=(library_rho,),
+                                       returns="your formula for ρ_t (a number) from reward, "
+                                               "v_next, gamma and lam", symbol="ρ_t",
+                                       name="the ρ your function returns")
                 if rho_t is None:
-                    return verdict(False, "", "Your function returns None: return your formula "
-                                   "for ρ_t (a number) from reward, v_next, gamma and lam.")
-                a = as_numbers(rho_t, "the ρ your function returns")
-                if a is None or a.shape != ():
-                    return verdict(False, "", "Your function must return one number, ρ_t.")
-                rho_t = float(a)
+                    return False
                 g_t = interim_lambda_return(r, v, t, h, gamma, lam)
                 g_next = interim_lambda_return(r, v, t + 1, h, gamma, lam)
                 gap = abs((g_t - rho_t) / (gamma * lam) - g_next)
