@@ -101,11 +101,7 @@ class AcrobotBatch(BatchEnv):
         return scale_obs(self.state)
 
     def reset(self, mask=None) -> np.ndarray:
-        mask = self._mask(mask, "mask")
-        for j in range(4):
-            u = self._starts.draw(mask)
-            self.state[mask, j] = -START_HIGH + 2 * START_HIGH * u[mask]
-        return self._started(mask)
+        return self._started_uniform(self._mask(mask, "mask"), START_HIGH)
 
     def step(self, actions, active=None):
         active = self._mask(active, "active")

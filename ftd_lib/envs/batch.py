@@ -77,6 +77,15 @@ class BatchEnv:
         self.needs_reset[mask] = False
         return self.obs()
 
+    def _started_uniform(self, mask, high: float) -> np.ndarray:
+        """Start the rows of ``mask`` in a state drawn uniformly from ``[-high, high]`` in every
+        dimension (one draw of the start stream per dimension, in order); returns all
+        observations."""
+        for j in range(self.state_dim):
+            u = self._starts.draw(mask)
+            self.state[mask, j] = -high + 2 * high * u[mask]
+        return self._started(mask)
+
     def _check_actions(self, actions, active) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.n_runs,):

@@ -151,11 +151,7 @@ class CartPoleBatch(BatchEnv):
 
     def reset(self, mask=None) -> np.ndarray:
         """Start a new episode in the rows of ``mask``; returns all observations ``(B, 4)``."""
-        mask = self._mask(mask, "mask")
-        for j in range(4):
-            u = self._starts.draw(mask)
-            self.state[mask, j] = -START_HIGH + 2 * START_HIGH * u[mask]
-        return self._started(mask)
+        return self._started_uniform(self._mask(mask, "mask"), START_HIGH)
 
     def step(self, actions, active=None):
         """Advance the ``active`` rows by one step; returns ``(obs, reward, terminal,
