@@ -448,6 +448,19 @@ def _assert_offline_ready(slides):
     assert font.startswith(("Source Sans Pro", '"Source Sans Pro"')), font
 
 
+def open_slideshow(page):
+    """Open the notebook shown in ``page`` as a RISE slideshow (command palette: "Open as
+    Reveal Slideshow"); returns the slideshow's page."""
+    page.keyboard.press("Control+Shift+C")
+    page.locator(".lm-CommandPalette-input").fill("Open as Reveal Slideshow")
+    item = page.locator(".lm-CommandPalette-item", has_text="Open as Reveal Slideshow").first
+    with page.context.expect_page(timeout=WIDGET_S * 1000) as opened:
+        item.click()
+    slides = opened.value
+    slides.set_default_timeout(WIDGET_S * 1000)
+    return slides
+
+
 def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_notebooks):
     """Notebook 03 as a RISE slideshow, with every non-local request refused: run it, open it
     with RISE's command ("Open as Reveal Slideshow", command palette); the math is typeset and
@@ -463,13 +476,7 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
         shutil.copyfile(css, to)
     open_and_run_all(page, jupyter_server, SLIDES_NB03, "slides")
 
-    page.keyboard.press("Control+Shift+C")
-    page.locator(".lm-CommandPalette-input").fill("Open as Reveal Slideshow")
-    item = page.locator(".lm-CommandPalette-item", has_text="Open as Reveal Slideshow").first
-    with page.context.expect_page(timeout=WIDGET_S * 1000) as opened:
-        item.click()
-    slides = opened.value
-    slides.set_default_timeout(WIDGET_S * 1000)
+    slides = open_slideshow(page)
     try:
         slides.wait_for_load_state()
         assert "/rise/" + SLIDES_NB03 in slides.url, slides.url
@@ -585,14 +592,8 @@ def test_live_slideshow_readable_from_the_back(jupyter_server, page, stem):
                        strict=True):
         shutil.copyfile(css, to)
     open_and_run_all(page, jupyter_server, nb_path, f"readable{stem[:2]}")
-    page.keyboard.press("Control+Shift+C")
-    page.locator(".lm-CommandPalette-input").fill("Open as Reveal Slideshow")
-    item = page.locator(".lm-CommandPalette-item", has_text="Open as Reveal Slideshow").first
-    with page.context.expect_page(timeout=WIDGET_S * 1000) as opened:
-        item.click()
-    slides = opened.value
+    slides = open_slideshow(page)
     slides.set_viewport_size(PROJECTOR)
-    slides.set_default_timeout(WIDGET_S * 1000)
     try:
         slides.locator(".reveal .slides section.present").first.wait_for(
             timeout=KERNEL_START_S * 1000)
