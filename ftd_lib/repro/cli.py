@@ -89,8 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"experiment seed (default {DEFAULT_SEED})")
     r.add_argument("--out", default=DEFAULT_RESULTS,
                    help=f"results directory (default {DEFAULT_RESULTS}/)")
-    r.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                   help="torch device (default cpu)")
+    r.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="torch device (default: the device the figure's file names where all "
+                        "its chunks from that device are in --out -- Fig. 3 left's, made on "
+                        "a GPU, are read on any machine -- else cpu)")
     r.add_argument("--workers", type=_positive_int, default=None,
                    help="chunks computed at once, each in its own process (default: the "
                         "number of CPUs, os.cpu_count(); 1 with --device cuda); the numbers "
@@ -125,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-calibrate", action="store_true",
                    help="with --dry-run: seconds from this machine's last calibration (or "
                         "the stored defaults), not measured now")
+    r.add_argument("--summary", action="store_true",
+                   help="with --dry-run: no chunk lists, only the stages")
 
     x = sub.add_parser("run", help="compute an experiment file's data and picture (resumable)",
                        description="Compute (or resume) the experiment an experiment file "
@@ -153,11 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--scale", choices=SCALES, required=True)
     pl.add_argument("--workers", type=_positive_int, default=None,
                     help="workers (default: the number of CPUs)")
-    pl.add_argument("--runs", type=_positive_int, default=None)
-    pl.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
     pl.add_argument("--out", default=DEFAULT_RESULTS,
                     help="the results directory the reproduction would use (what is stored "
                          "there is not computed again)")
+    for a in r._actions:  # what reproduce computes, planned with the same options
+        if a.dest in ("runs", "episodes", "seed", "device", "chunk_rows", "set", "variant"):
+            pl._add_action(a)
     pl.add_argument("--no-calibrate", action="store_true",
                     help="seconds from this machine's last calibration (or the stored "
                          "defaults), not measured now")
@@ -228,29 +233,54 @@ def main(argv=None) -> int:
     if args.command == "bench":
         return _bench(parser, args)
     if args.command == "plan":
-        return _plan(args, args.workers or os.cpu_count() or 1)
+        return _plan(parser, args, args.workers or os.cpu_count() or 1)
     return _report(args)
 
 
-def _reproduce(parser, args) -> int:
-    if args.dry_run:  # the plan for any number of workers, on this machine or another
-        return _plan(args, args.workers or os.cpu_count() or 1)
-    err = _check_execution(parser, args, "reproduce")
-    if err is not None:
-        return err
+def _figures(parser, args, command: str):
+    """``(names, figures, grid, error)``: the figures ``reproduce`` (or ``plan``) computes
+    with their definitions, before any work -- the changes, counts that cannot fit in
+    memory -- or an exit status in ``error``."""
     names = FIGURES if args.figure == "all" else (args.figure,)
     if args.set and args.figure == "all":
-        return _fail(parser, "reproduce", "argument --set: changes one figure's definition; "
-                                          "name the figure, not 'all'")
-    try:  # before any work: the output folder, the changes, counts that cannot fit in memory
-        store.check_writable_dir(args.out, "--out")
+        return names, None, None, _fail(parser, command, "argument --set: changes one "
+                                        "figure's definition; name the figure, not 'all'")
+    try:
         grid = parse_sets(args.set)
         figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
                                chunk_rows=args.chunk_rows, variant=args.variant,
                                grid=grid)
                 for name in names}
     except ValueError as e:
+        return names, None, None, _fail(parser, command, f"argument {e}")
+    return names, figs, grid, None
+
+
+def _device(args, name: str, grid) -> str:
+    """``--device``, else :func:`ftd_lib.repro.plan.stored_device`: the device whose chunks
+    of the figure are all in ``--out`` (read, not computed again), else cpu."""
+    if args.device is not None:
+        return args.device
+    from .plan import stored_device
+
+    return stored_device(name, args.scale, args.out, seed=args.seed, runs=args.runs,
+                         episodes=args.episodes, chunk_rows=args.chunk_rows,
+                         variant=args.variant, grid=grid)
+
+
+def _reproduce(parser, args) -> int:
+    if args.dry_run:  # the plan for any number of workers, on this machine or another
+        return _plan(parser, args, args.workers or os.cpu_count() or 1)
+    err = _check_execution(parser, args, "reproduce")
+    if err is not None:
+        return err
+    try:  # before any work: the output folder
+        store.check_writable_dir(args.out, "--out")
+    except ValueError as e:
         return _fail(parser, "reproduce", f"argument {e}")
+    names, figs, grid, err = _figures(parser, args, "reproduce")
+    if err is not None:
+        return err
     workers, executor, err = _start_executor(parser, args, "reproduce")
     if err is not None:
         return err
@@ -264,15 +294,16 @@ def _reproduce(parser, args) -> int:
 def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> int:
     for name in names:
         fig = figs[name]
+        device = _device(args, name, grid)
         command = reproduce_command(name, args.scale, args.out, runs=args.runs,
-                                      seed=args.seed, device=args.device,
+                                      seed=args.seed, device=device,
                                       chunk_rows=args.chunk_rows, episodes=args.episodes,
                                       grid=fig.overrides)
         if args.threads != 1:
             command += f" --threads {args.threads}"
         if args.variant is not None:
             command += f" --variant '{args.variant}'"
-        kw = dict(seed=args.seed, device=args.device, progress=not args.no_progress,
+        kw = dict(seed=args.seed, device=device, progress=not args.no_progress,
                   force=args.force, workers=workers, threads=args.threads, executor=executor)
         try:
             if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
@@ -280,7 +311,8 @@ def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> in
                 # each curve's best step size (ftd_lib.repro.protocol)
                 res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
                                    grid=grid, command=command,
-                                   final_s=_final_stage_s(args, name, workers), **kw)
+                                   final_s=_final_stage_s(args, name, grid, device, workers),
+                                   **kw)
             else:
                 res = run_figure(fig, args.out, command=command, **kw)
         except ScaleConflict as e:
@@ -393,25 +425,35 @@ def _run(parser, args) -> int:
 
 
 
-def _final_stage_s(args, name: str, workers: int) -> float:
-    """The final stage's predicted wall time (default rates), for the pilot's ETA; 0 when
-    there is no bar or the definition is changed (the plan knows only the paper's)."""
-    if args.no_progress or args.variant is not None or args.set or args.runs is not None:
+def _plan_options(args, grid) -> dict:
+    """:func:`ftd_lib.repro.plan.plan_figure`'s figure options from ``reproduce``'s (or
+    ``plan``'s) arguments."""
+    return dict(out=args.out, seed=args.seed, runs=args.runs, episodes=args.episodes,
+                chunk_rows=args.chunk_rows, variant=args.variant, grid=grid)
+
+
+def _final_stage_s(args, name: str, grid, device: str, workers: int) -> float:
+    """The final stage's predicted wall time (this machine's last calibration, else the
+    defaults), for the pilot's ETA; 0 when there is no bar."""
+    if args.no_progress:
         return 0.0
     from .cost import Costing, history_dirs
     from .plan import plan_figure
 
     stages = plan_figure(name, "paper", workers, Costing(None, history_dirs(args.out)),
-                         out=args.out, seed=args.seed).stages
+                         device=device, **_plan_options(args, grid)).stages
     return stages[-1].wall_s
 
 
-def _plan(args, workers: int) -> int:
-    """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`."""
+def _plan(parser, args, workers: int) -> int:
+    """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`, for
+    the figures and options ``reproduce`` would be given."""
     from .cost import Costing, calibrate, history_dirs, machine_rates, save_rates
     from .plan import methods_to_calibrate, plan_figure, plan_lines
 
-    names = FIGURES if args.figure == "all" else (args.figure,)
+    names, _figs, grid, err = _figures(parser, args, args.command)
+    if err is not None:
+        return err
     if getattr(args, "no_calibrate", False):
         rates = machine_rates()
     else:
@@ -422,10 +464,12 @@ def _plan(args, workers: int) -> int:
         if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
             save_rates(rates)  # the progress bars' ETA uses them
     costing = Costing(rates, history_dirs(args.out))
-    plans = [plan_figure(n, args.scale, workers, costing, out=args.out, seed=args.seed,
-                         runs=args.runs) for n in names]
+    devices = {n: _device(args, n, grid) for n in names}
+    plans = [plan_figure(n, args.scale, workers, costing, device=devices[n],
+                         **_plan_options(args, grid)) for n in names]
+    on = sorted(set(devices.values()))
     print(f"plan: {' '.join(names)} at {args.scale} scale on {workers} workers, --out "
-          f"{args.out}; seconds: {rates.source}")
+          f"{args.out}, chunks of device {', '.join(on)}; seconds: {rates.source}")
     for line in plan_lines(plans, chunks=not getattr(args, "summary", False)):
         print(line)
     _print_stored_rates(rates)

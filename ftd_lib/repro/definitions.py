@@ -77,6 +77,17 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
     return fig
 
 
+def chunk_device(name: str, scale: str = "paper") -> str:
+    """The device kind (``cpu`` or ``cuda``) the file of figure ``name`` says its chunks are
+    computed on (``[chunks] device``; default ``cpu``): Fig. 3 left's stored chunks were made
+    on a GPU, and numbers from different kinds of device are kept apart
+    (:func:`ftd_lib.repro.chunks.device_kind`)."""
+    if name not in FIGURES + STUDIES:
+        raise ValueError(f"figure must be one of {', '.join(FIGURES + STUDIES)}, got {name!r}")
+    path = experiment_path(name)
+    return build(read_file(path), scale, str(path))[1]["device_kind"]
+
+
 def study_setups(name: str = "claim5-study") -> list[dict]:
     """The ``[[setups]]`` of a study's file (each: ``name``, ``choice``, ``change`` and the
     keys it changes)."""

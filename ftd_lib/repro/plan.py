@@ -25,9 +25,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import store
-from .chunks import chunk_check, cut_chunks, engine_runner_name
+from .chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from .cost import DEFAULT_RATES, Costing
 from .cut import cut_by_cost, remainders
-from .definitions import DEFAULT_SEED, Figure, figure
+from .definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from .progress import format_seconds
 from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
 from .results import DEFAULT_RESULTS, results_paths
@@ -80,16 +81,17 @@ def utilisation(compute_s: float, wall_s: float, workers: int) -> float:
     return compute_s / (workers * wall_s) if wall_s > 0 else 1.0
 
 
-def _identities(tasks, device_kind: str = "cpu"):
-    return [t.identity(engine_runner_name(t.method), device_kind) for t in tasks]
+def _identities(tasks, kind: str = "cpu"):
+    return [t.identity(engine_runner_name(t.method), kind) for t in tasks]
 
 
 def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
-               name: str = "", basis: str = "model") -> StagePlan:
-    """The chunks of one stage still to compute in ``out`` and their predicted wall time on
-    ``workers`` workers (the engine's chunks on the CPU)."""
+               name: str = "", basis: str = "model", device: str = "cpu") -> StagePlan:
+    """The chunks of one stage still to compute in ``out`` on ``device`` (chunks made on
+    another kind of device are other chunks) and their predicted wall time on ``workers``
+    workers (the rates are the CPU's)."""
     tasks = cut_chunks(fig, seed)
-    idents = _identities(tasks)
+    idents = _identities(tasks, device_kind(device))
     cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
     done = [True if cstore.has(store.chunk_key(i)) else None for i in idents]
     index = stored_index(cstore, [idents[i] for i, d in enumerate(done) if d is None])
@@ -105,11 +107,13 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
                      utilisation(sum(seconds), wall, workers), basis)
 
 
-def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED) -> np.ndarray | None:
+def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED,
+                  device: str = "cpu") -> np.ndarray | None:
     """The ``(cells, runs)`` metric of ``fig`` read from the store in ``out`` when every
-    chunk of it is there (in any cut), else ``None``; nothing is computed or written."""
+    chunk of it made on ``device`` is there (in any cut), else ``None``; nothing is computed
+    or written."""
     tasks = cut_chunks(fig, seed)
-    idents = _identities(tasks)
+    idents = _identities(tasks, device_kind(device))
     cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
     checks = [chunk_check(t) for t in tasks]
     done = [cstore.load(i, c) for i, c in zip(idents, checks, strict=True)]
@@ -139,16 +143,19 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
     return out
 
 
-def plan_protocol(name: str, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
-                  runs: int | None = None) -> list[StagePlan]:
+def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
+                  runs: int | None = None, variant: str | None = None,
+                  grid: dict | None = None, device: str = "cpu") -> list[StagePlan]:
     """The stages of a two-stage figure (:mod:`ftd_lib.repro.protocol`): the pilot into
     ``out/pilot``, its widenings while the store holds the numbers they depend on, and the
     final stage into ``out`` -- from the stored pilot when it is all there, else from the
-    model (:func:`model_metric`)."""
+    model (:func:`model_metric`). ``runs``, ``variant``, ``grid``: as
+    :func:`ftd_lib.repro.protocol.run_protocol`'s."""
     pilot_out = Path(out) / "pilot"
-    fig = pilot_figure(name)
-    stages = [plan_stage(fig, pilot_out, workers, costing, seed=seed, name="pilot")]
-    metric = stored_metric(fig, pilot_out, seed)
+    fig = pilot_figure(name, variant, grid)
+    on = dict(seed=seed, device=device)
+    stages = [plan_stage(fig, pilot_out, workers, costing, name="pilot", **on)]
+    metric = stored_metric(fig, pilot_out, seed, device)
     for k in range(MAX_WIDENINGS):
         if metric is None:
             break
@@ -156,29 +163,52 @@ def plan_protocol(name: str, out, workers: int, costing, *, seed: int = DEFAULT_
         if wider is None:
             break
         fig = wider
-        stages.append(plan_stage(fig, pilot_out, workers, costing, seed=seed,
-                                 name=f"pilot, widening {k + 1}", basis="stored pilot"))
-        metric = stored_metric(fig, pilot_out, seed)
+        stages.append(plan_stage(fig, pilot_out, workers, costing,
+                                 name=f"pilot, widening {k + 1}", basis="stored pilot", **on))
+        metric = stored_metric(fig, pilot_out, seed, device)
     if metric is None:
         basis = "model (pilot not stored; widenings not predicted)"
         metric = model_metric(fig, costing.history)
     else:
         basis = "stored pilot"
-    final = final_figure(name, fig, metric, runs)
-    stages.append(plan_stage(final, out, workers, costing, seed=seed, name="final",
-                             basis=basis))
+    final = final_figure(name, fig, metric, runs, variant, grid)
+    stages.append(plan_stage(final, out, workers, costing, name="final", basis=basis, **on))
     return stages
 
 
 def plan_figure(name: str, scale: str, workers: int, costing, *, out=DEFAULT_RESULTS,
-                seed: int = DEFAULT_SEED, runs: int | None = None) -> FigurePlan:
-    """The plan of one figure (what ``reproduce NAME --scale SCALE --workers N --out OUT``
-    would compute)."""
-    fig = figure(name, scale, runs=runs)
-    if two_stage(fig):
-        return FigurePlan(name, workers, plan_protocol(name, out, workers, costing, seed=seed,
-                                                       runs=runs))
-    return FigurePlan(name, workers, [plan_stage(fig, out, workers, costing, seed=seed)])
+                seed: int = DEFAULT_SEED, runs: int | None = None,
+                episodes: int | None = None, chunk_rows: int | None = None,
+                variant: str | None = None, grid: dict | None = None,
+                device: str = "cpu") -> FigurePlan:
+    """The plan of one figure: what ``reproduce NAME --scale SCALE --workers N --out OUT``
+    with these options (``--runs``, ``--episodes``, ``--chunk-rows``, ``--variant``, ``--set``
+    as ``grid``, ``--device``) would compute -- both stages of the protocol exactly when
+    ``reproduce`` runs them (a two-stage figure without ``--episodes`` or
+    ``--chunk-rows``)."""
+    fig = figure(name, scale, runs=runs, episodes=episodes, chunk_rows=chunk_rows,
+                 variant=variant, grid=grid)
+    if two_stage(fig) and episodes is None and chunk_rows is None:
+        return FigurePlan(name, workers, plan_protocol(
+            name, out, workers, costing, seed=seed, runs=runs, variant=variant, grid=grid,
+            device=device))
+    return FigurePlan(name, workers, [plan_stage(fig, out, workers, costing, seed=seed,
+                                                 device=device)])
+
+
+def stored_device(name: str, scale: str, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
+                  **figure_kw) -> str:
+    """``reproduce``'s device when none is asked for: the device the figure's file names
+    (:func:`ftd_lib.repro.definitions.chunk_device`) when every chunk the figure needs from
+    it is stored in ``out`` -- e.g. Fig. 3 left's, made on a GPU, are read on any machine,
+    not computed again on its CPU -- else ``cpu``. ``figure_kw``: :func:`plan_figure`'s
+    figure options."""
+    kind = chunk_device(name, scale)
+    if kind == "cpu":
+        return "cpu"
+    fp = plan_figure(name, scale, 1, Costing(DEFAULT_RATES), out=out, seed=seed, device=kind,
+                     **figure_kw)
+    return kind if not any(s.chunks for s in fp.stages) else "cpu"
 
 
 # ----------------------------------------------------------------------------- printing

@@ -3,6 +3,7 @@ put an expensive cell apart; the numbers do not depend on the cut (the engine, b
 a store cut one way is read by a run cut another way; the committed paper figures compute
 nothing."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -191,3 +192,65 @@ def test_final_stage_run_steps_predicted_from_the_stored_pilot_match_the_stored_
         assert meta["engine"]["width"] == 1.0  # the kernel: iterations are run-steps
         measured += meta["engine"]["iterations"]
     assert abs(predicted / measured - 1) < 0.10, (predicted, measured)
+
+
+def test_committed_gpu_figure_is_read_on_a_cpu_not_computed_again(tmp_path, monkeypatch,
+                                                                  capsys):
+    """Fig. 3 left's committed chunks were made on a GPU (its file's ``chunks.device``):
+    ``reproduce`` without ``--device`` reads them on a CPU-only machine and computes nothing,
+    the plan says so; a fresh folder is computed on the CPU (GPU chunks never mix in)."""
+    from ftd_lib.repro.cli import main
+
+    assert plan.stored_device("fig3-left", "paper", REPO_RESULTS) == "cuda"
+    assert plan.stored_device("fig3-left", "paper", tmp_path / "fresh") == "cpu"
+    assert plan.stored_device("fig3-right", "paper", REPO_RESULTS) == "cpu"
+    # a GPU chunk lost: the rest cannot make the figure, so the CPU computes it all
+    out = tmp_path / "results"
+    shutil.copytree(REPO_RESULTS / "chunks" / "fig3-left", out / "chunks" / "fig3-left")
+    lost = tmp_path / "lost.npz"
+    one = sorted((out / "chunks" / "fig3-left").glob("*.npz"))[0]
+    shutil.move(one, lost)
+    assert plan.stored_device("fig3-left", "paper", out) == "cpu"
+    shutil.move(lost, one)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["plan", "fig3-left", "--scale", "paper", "--out", str(out), "--workers", "2",
+                 "--no-calibrate"]) == 0
+    text = capsys.readouterr().out
+    assert "chunks of device cuda" in text and "4 stored; 0 to compute" in text
+
+    def refuse(task, **kw):
+        raise AssertionError(f"computed a chunk of {task.figure}: {task.method}")
+
+    monkeypatch.setattr(chunks, "engine_runner", refuse)
+    assert main(["reproduce", "fig3-left", "--scale", "paper", "--out", str(out),
+                 "--workers", "2", "--no-progress"]) == 0
+    got = np.load(out / "fig3-left.npz")
+    stored = np.load(REPO_RESULTS / "fig3-left.npz")
+    np.testing.assert_array_equal(got["metric"], stored["metric"])
+    meta = json.loads((out / "fig3-left.json").read_text())
+    assert meta["chunks"] == {"computed": 0, "loaded": 4, "total": 4}
+    assert "--device cuda" in meta["command"]  # what resumes it reads the same chunks
+
+
+def test_plan_follows_the_options_reproduce_is_given(tmp_path):
+    """``--set`` (and the other figure options) change what the plan lists exactly as they
+    change what the protocol computes: the pilot stage of Fig. 4 right on two step sizes and
+    two lambdas plans the rows the protocol then computes (a cheap stand-in runner)."""
+    grid = {"alphas": (0.001, 0.002), "lams": (0.0, 0.5)}
+    out = tmp_path / "o"
+    fp = plan.plan_figure("fig4-right", "paper", 2, _costing(), out=out, grid=grid)
+    pilot = fp.stages[0]
+    assert pilot.name == "pilot" and len(pilot.figure.cells) == 2 * 2 * 2  # x two methods
+    assert plan.plan_figure("fig4-right", "paper", 2, _costing(), out=out,
+                            episodes=10).stages[0].name == "all"  # reproduce: one stage
+
+    def fake(task, *, device, progress):
+        v = np.tile(-np.linspace(200, 100, task.n_episodes), (task.rows, 1))
+        return {"values": v, "diverged": np.zeros(task.rows, bool)}
+
+    fake.name = "plan-fake"
+    ex = Inline()
+    run_protocol("fig4-right", out, grid=grid, progress=False, plot=False, workers=2,
+                 executor=ex, runner=fake)
+    assert _rows(ex.tasks[:len(pilot.chunks)]) == _rows(pilot.chunks)
