@@ -221,12 +221,15 @@ def _engine_result(res) -> dict:
     out = {"values": values, "diverged": _to_numpy(res.diverged).astype(bool),
            "engine": str(getattr(res, "engine", "batch"))}  # prediction: the torch batch
     stats = {k: getattr(res, k) for k in ENGINE_STATS if hasattr(res, k)}
+    if hasattr(res, "n_steps"):  # control: the run-steps made, whatever the engine
+        stats["run_steps"] = np.sum(res.n_steps)
     if stats:  # how busy the batch was (stored in the chunk's metadata, not its arrays)
         out["engine_stats"] = {k: float(v) for k, v in stats.items()}
     return out
 
 
-#: what the engine reports of its batch (control): kept in a chunk's metadata
+#: what the engine reports of its batch (control): kept in a chunk's metadata, with
+#: ``run_steps`` (environment steps of all the chunk's runs, from their ``n_steps``)
 ENGINE_STATS = ("width", "iterations", "utilisation", "utilisation_before_tail",
                 "steps_before_tail", "seconds_before_tail", "repacks")
 

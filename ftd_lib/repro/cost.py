@@ -401,19 +401,22 @@ def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
     (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
     ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
     a machine that may be busier or quieter now."""
+    from .store import chunk_metas
+
     per: dict = {}
     for d in dirs:
-        for p in Path(d).glob("chunks/*/*.npz"):
-            try:
-                with np.load(p) as z:
-                    meta = json.loads(str(z["__meta__"]))
-                    method = json.loads(str(z["__identity__"]))["method"]
-            except Exception:  # unreadable: no record
-                continue
-            eng = meta.get("engine") or {}
-            if eng.get("width") != 1.0 or not eng.get("iterations"):
-                continue  # the kernel's chunks only (width 1: one run at a time)
-            if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
-                continue
-            per.setdefault(method, []).append(float(meta["compute_s"]) / eng["iterations"])
+        for folder in sorted(Path(d).glob("chunks/*")):
+            for ident, meta in chunk_metas(folder):
+                _add_step_seconds(per, ident, meta, cpu)
     return {m: (float(np.median(v)), len(v)) for m, v in per.items()}
+
+
+def _add_step_seconds(per: dict, ident: dict, meta: dict, cpu: str | None) -> None:
+    """One chunk's seconds per run-step into ``per[method]``: the kernel's chunks only
+    (width 1: one run at a time), made on ``cpu`` when given."""
+    eng = meta.get("engine") or {}
+    if "method" not in ident or eng.get("width") != 1.0 or not eng.get("iterations"):
+        return
+    if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
+        return
+    per.setdefault(ident["method"], []).append(float(meta["compute_s"]) / eng["iterations"])

@@ -317,6 +317,20 @@ class ChunkStore:
         return n
 
 
+def chunk_metas(root):
+    """``(identity, metadata)`` of every chunk file under ``root`` (a figure's chunk
+    folder), in file order; unreadable files are skipped. What earlier runs measured --
+    compute seconds, the engine's counts -- read without loading the arrays' checks."""
+    for p in sorted(Path(root).glob("*.npz")):
+        if p.name.startswith(TMP_PREFIX):
+            continue
+        try:
+            with np.load(p) as z:
+                yield json.loads(str(z["__identity__"])), json.loads(str(z["__meta__"]))
+        except Exception:  # unreadable: no record
+            continue
+
+
 def load_chunks(store: ChunkStore, identities, checks=None, *, say=None, limit: int = 5
                 ) -> list:
     """Load many chunks (``(arrays, meta)`` or ``None`` each, as :meth:`ChunkStore.load`).

@@ -1,0 +1,94 @@
+"""One paper-scale control figure on a lent GPU machine: its CPU cores, then its GPU (issue 28).
+
+The prepared script for a device session (nothing depends on it). It calibrates the plan's
+rates on the machine (a few seconds), then computes the figure from scratch -- both stages of
+the protocol -- first with ``--workers`` local worker processes on the CPU (the compiled
+kernel; ``--executor dask``: a Dask LocalCluster of as many), then with one process on the GPU
+through the batched torch engine (``--device cuda``), each into its own empty folder. Per
+run it prints, beside the plan's prediction (the plan has CPU rates only):
+
+- µs per run-step of wall time (the machine's throughput) and of compute (one worker's speed),
+- the wall time, the run-steps the engine counted, the chunks.
+
+Every result is added to ``--json`` as it lands, so a run cut short by the device's time
+limit keeps what finished. ``--scale quick`` and ``--skip-gpu`` try it on any machine.
+
+    python scripts/measure_device.py --json $OUT/device.json [--figure fig4-right]
+        [--workers 16] [--executor local|dask] [--scale paper] [--skip-gpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ftd_lib.repro.accuracy import measure_figure
+from ftd_lib.repro.cost import calibrate
+from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.plan import methods_to_calibrate
+
+
+def _line(r: dict) -> str:
+    def us(v):
+        return "-" if v is None else f"{v:.3f}"
+
+    where = (f"{r['device']}, {r['workers']} worker(s), {r['executor']}")
+    return (f"{r['figure']} ({r['scale']}) on {where}: wall {r['wall_s']:.1f} s "
+            f"(plan {r['predicted_wall_s']:.1f} s), {r['chunks']} chunks, run-steps "
+            f"{r['run_steps'] or 0:.3g} (plan {r['predicted_run_steps']:.3g}); µs a run-step: "
+            f"wall {us(r['us_per_run_step'])} (plan {us(r['predicted_us_per_run_step'])}), "
+            f"compute {us(r['us_per_worker_step'])} (plan "
+            f"{us(r['predicted_us_per_worker_step'])})")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--json", required=True, help="where the results are kept")
+    p.add_argument("--figure", default="fig4-right", choices=("fig4-left", "fig4-right"))
+    p.add_argument("--scale", choices=("quick", "paper"), default="paper")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--executor", choices=("local", "dask"), default="local")
+    p.add_argument("--skip-gpu", action="store_true")
+    args = p.parse_args(argv)
+    if figure(args.figure, args.scale).task != "control":
+        p.error(f"--figure: {args.figure} is not a control figure")
+    os.environ["OMP_NUM_THREADS"] = "1"  # one torch thread a worker, as reproduce runs them
+    rates = calibrate(*methods_to_calibrate([args.figure], args.scale), workers=args.workers)
+    kept = {"rates": rates.source, "runs": []}
+    path = Path(args.json)
+
+    def keep(r: dict) -> None:
+        print(_line(r), flush=True)
+        kept["runs"].append(r)
+        path.write_text(json.dumps(kept, indent=1))
+
+    executor = None
+    if args.executor == "dask":
+        from ftd_lib.repro.executors import DaskExecutor
+
+        executor = DaskExecutor(None, threads=1, workers=args.workers)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            keep(measure_figure(args.figure, args.scale, Path(d) / "cpu", workers=args.workers,
+                                executor=executor, rates=rates))
+    finally:
+        if executor is not None:
+            executor.close()
+    if not args.skip_gpu:
+        import torch
+
+        if not torch.cuda.is_available():
+            print("no CUDA device: the GPU run is skipped", flush=True)
+            return 0
+        with tempfile.TemporaryDirectory() as d:
+            keep(measure_figure(args.figure, args.scale, Path(d) / "gpu", workers=1,
+                                device="cuda", rates=rates))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""``reproduce all`` from scratch, measured beside its plan (issue 28).
+
+First the plan for an empty folder (rates calibrated on this machine now, or read from
+``--rates``), for ``--workers`` and for 16 and 64 workers; then the real command,
+``python -m ftd_lib reproduce all --scale SCALE --workers N --out DIR``, its progress bars
+on this terminal; then, from what it stored (:func:`ftd_lib.repro.accuracy.measured_run`),
+each figure's wall time, chunks and the workers' utilisation beside the plan's, as a markdown
+table, also kept in ``DIR/measured.json``.
+
+    python scripts/measure_paper_run.py --out /tmp/paper_all [--workers 2] [--scale paper]
+        [--rates FILE] [--started EPOCH_S]
+
+``--started``: the run was started by hand at that moment (``date +%s``) into ``--out`` and
+has finished; only measure it. Keep the machine otherwise idle while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ftd_lib.repro.accuracy import comparison_lines, measured_run
+from ftd_lib.repro.cost import Costing, calibrate, history_dirs, machine_rates
+from ftd_lib.repro.definitions import FIGURES
+from ftd_lib.repro.plan import methods_to_calibrate, plan_figure
+from ftd_lib.repro.progress import format_seconds
+
+
+def plans_for_empty_folder(scale: str, workers: int, rates) -> list:
+    with tempfile.TemporaryDirectory() as empty:
+        costing = Costing(rates, history_dirs(empty))
+        return [plan_figure(n, scale, workers, costing, out=empty) for n in FIGURES]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--scale", choices=("quick", "paper"), default="paper")
+    p.add_argument("--rates", default=None,
+                   help="a calibration kept by `plan` (rates.json) instead of calibrating now")
+    p.add_argument("--started", type=float, default=None,
+                   help="measure a finished run started at this time (seconds since the epoch)")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    if args.rates:
+        rates = machine_rates(args.rates)
+    else:
+        rates = calibrate(*methods_to_calibrate(FIGURES, args.scale), workers=args.workers)
+    plans = {w: plans_for_empty_folder(args.scale, w, rates) for w in (args.workers, 16, 64)}
+    print(f"plan ({rates.source}): " + "; ".join(
+        f"{w} workers {format_seconds(sum(fp.wall_s for fp in ps))}"
+        for w, ps in plans.items()), flush=True)
+    started = args.started
+    if started is None:
+        if out.exists() and any(out.iterdir()):
+            p.error(f"--out {out} is not empty: measure from scratch")
+        started = time.time()
+        cmd = [sys.executable, "-m", "ftd_lib", "reproduce", "all", "--scale", args.scale,
+               "--workers", str(args.workers), "--out", str(out)]
+        print(" ".join(cmd[1:]), flush=True)
+        rc = subprocess.call(cmd)
+        if rc != 0:
+            return rc
+    measured = measured_run(out, FIGURES, args.workers, started)
+    lines = comparison_lines(measured, plans[args.workers])
+    print("\n".join(lines))
+    kept = {"started": started, "workers": args.workers, "scale": args.scale,
+            "rates": rates.source, "measured": measured,
+            "predicted_wall_s": {w: sum(fp.wall_s for fp in ps) for w, ps in plans.items()},
+            "table": lines}
+    (out / "measured.json").write_text(json.dumps(kept, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
