@@ -32,7 +32,7 @@ from .definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from .progress import format_seconds
 from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
 from .results import DEFAULT_RESULTS, results_paths
-from .reuse import missing_cells, rows_from_stored, stored_index
+from .reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .schedule import list_schedule
 
 
@@ -86,15 +86,19 @@ def _identities(tasks, kind: str = "cpu"):
 
 
 def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
-               name: str = "", basis: str = "model", device: str = "cpu") -> StagePlan:
+               name: str = "", basis: str = "model", device: str = "cpu",
+               planned=()) -> StagePlan:
     """The chunks of one stage still to compute in ``out`` on ``device`` (chunks made on
     another kind of device are other chunks) and their predicted wall time on ``workers``
-    workers (the rates are the CPU's)."""
+    workers (the rates are the CPU's); ``planned``: the chunks (tasks) earlier stages of the
+    plan compute into ``out`` first, whose rows are then stored."""
+    kind = device_kind(device)
     tasks = cut_chunks(fig, seed)
-    idents = _identities(tasks, device_kind(device))
+    idents = _identities(tasks, kind)
     cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
     done = [True if cstore.has(store.chunk_key(i)) else None for i in idents]
     index = stored_index(cstore, [idents[i] for i, d in enumerate(done) if d is None])
+    add_to_index(index, _identities(planned, kind))
     work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
     steps = [costing.steps(t) for t in work]
     seconds = [costing.seconds(t) for t in work]
@@ -143,6 +147,23 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
     return out
 
 
+def pilot_numbers(fig: Figure, pilot_out, dirs, seed: int = DEFAULT_SEED,
+                  device: str = "cpu") -> tuple[Path | None, str]:
+    """Where the pilot's numbers are read from before it is computed, and what the plan then
+    says of its prediction: ``pilot_out`` when every chunk of the pilot is stored there;
+    else another pilot folder among ``dirs`` (the committed ``results/pilot``) that stores
+    the same chunks -- same definition, seed and device, so the very numbers this run will
+    compute, and the widenings and final stage they lead to; else ``(None, "")``."""
+    pilot_out = Path(pilot_out)
+    if stored_metric(fig, pilot_out, seed, device) is not None:
+        return pilot_out, "stored pilot"
+    for d in map(Path, dirs):
+        if d.name == "pilot" and d != pilot_out and stored_metric(fig, d, seed,
+                                                                   device) is not None:
+            return d, f"the same pilot's numbers, stored in {d}"
+    return None, ""
+
+
 def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
                   runs: int | None = None, variant: str | None = None,
                   grid: dict | None = None, device: str = "cpu") -> list[StagePlan]:
@@ -155,22 +176,22 @@ def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
     fig = pilot_figure(name, variant, grid)
     on = dict(seed=seed, device=device)
     stages = [plan_stage(fig, pilot_out, workers, costing, name="pilot", **on)]
-    metric = stored_metric(fig, pilot_out, seed, device)
-    for k in range(MAX_WIDENINGS):
+    where, basis = pilot_numbers(fig, pilot_out, costing.dirs, seed, device)
+    metric = None if where is None else stored_metric(fig, where, seed, device)
+    for k in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
         if metric is None:
             break
         wider = widened(fig, metric)
         if wider is None:
             break
         fig = wider
-        stages.append(plan_stage(fig, pilot_out, workers, costing,
-                                 name=f"pilot, widening {k + 1}", basis="stored pilot", **on))
-        metric = stored_metric(fig, pilot_out, seed, device)
+        planned = [t for st in stages for t in st.chunks]
+        stages.append(plan_stage(fig, pilot_out, workers, costing, planned=planned,
+                                 name=f"pilot, widening {k + 1}", basis=basis, **on))
+        metric = stored_metric(fig, where, seed, device)
     if metric is None:
         basis = "model (pilot not stored; widenings not predicted)"
         metric = model_metric(fig, costing.history)
-    else:
-        basis = "stored pilot"
     final = final_figure(name, fig, metric, runs, variant, grid)
     stages.append(plan_stage(final, out, workers, costing, name="final", basis=basis, **on))
     return stages

@@ -39,14 +39,21 @@ def stored_index(cstore, idents) -> dict:
             ident = json.loads(str(np.load(cstore.path(key))["__identity__"]))
         except Exception:  # unreadable: not a source
             continue
-        bf = _block_free(ident)
-        if bf not in want:
-            continue
+        if _block_free(ident) in want:
+            add_to_index(index, [ident])
+    return index
+
+
+def add_to_index(index: dict, idents) -> dict:
+    """Put the cells of the chunks ``idents`` into ``index`` (:func:`stored_index`'s form):
+    the stored ones, or -- for a plan -- those an earlier stage will have stored by then."""
+    for ident in idents:
         cells: dict = {}
         for row, rid in zip(map(tuple, ident["settings"]), ident["run_ids"], strict=True):
-            cells.setdefault(row, []).append(int(rid))
+            cells.setdefault(tuple(float(x) for x in row), []).append(int(rid))
         if any(len(set(r)) != len(r) for r in cells.values()):
             continue
+        bf = _block_free(ident)
         for row, runs in cells.items():
             index.setdefault((bf, row, tuple(runs)), ident)
     return index

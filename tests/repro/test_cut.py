@@ -254,3 +254,23 @@ def test_plan_follows_the_options_reproduce_is_given(tmp_path):
     run_protocol("fig4-right", out, grid=grid, progress=False, plot=False, workers=2,
                  executor=ex, runner=fake)
     assert _rows(ex.tasks[:len(pilot.chunks)]) == _rows(pilot.chunks)
+
+
+def test_plan_for_an_empty_folder_replays_the_widenings_of_the_same_pilot(tmp_path):
+    """Before a from-scratch run of Fig. 4 left, the committed pilot (same definition, seed
+    and device: the numbers the run will compute) tells which widenings come and which final
+    cells: the plan lists the stages of the committed store, each widening computing only its
+    appended cells (the rows before are stored by then)."""
+    c = _costing()
+    empty = plan.plan_figure("fig4-left", "paper", 2, c, out=tmp_path / "e")
+    full = plan.plan_figure("fig4-left", "paper", 2, c, out=REPO_RESULTS)
+    assert [s.name for s in empty.stages] == [s.name for s in full.stages]
+    assert len(empty.stages) >= 3  # the pilot, at least one widening, the final stage
+    for a, b in zip(empty.stages, full.stages, strict=True):
+        assert a.figure.cells == b.figure.cells
+    for before, stage in zip(empty.stages[:-2], empty.stages[1:-1], strict=True):
+        new = stage.figure.cells[len(before.figure.cells):]
+        got = {stage.figure.cells[int(i)] for t in stage.chunks for i in t.cell_index}
+        assert got == set(new)
+        assert sum(t.rows for t in stage.chunks) == len(new) * stage.figure.runs
+    assert str(REPO_RESULTS / "pilot") in empty.stages[-1].basis

@@ -87,3 +87,54 @@ def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path):
     assert r["predicted_run_steps"] > 0 and r["predicted_wall_s"] > 0
     with pytest.raises(ValueError, match="out"):
         accuracy.measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
+
+
+def _script(name):
+    """A script of scripts/ as a module (they are not a package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_measure_paper_run_script_measures_a_finished_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
+    out = tmp_path / "res"
+    t0 = time.time()
+    assert cli.main(["reproduce", "all", "--scale", "quick", "--workers", "1", "--out",
+                     str(out), "--no-progress"]) == 0
+    script = _script("measure_paper_run")
+    monkeypatch.setattr(script, "calibrate", lambda *a, **k: DEFAULT_RATES)
+    capsys.readouterr()
+    assert script.main(["--out", str(out), "--workers", "1", "--scale", "quick",
+                        "--started", str(t0)]) == 0
+    text = capsys.readouterr().out
+    kept = json.loads((out / "measured.json").read_text())
+    assert kept["table"][-1] in text and kept["table"][-1].startswith("| all |")
+    assert [r["figure"] for r in kept["measured"]] == list(FIGURES)
+    assert set(kept["predicted_wall_s"]) == {"1", "16", "64"}
+    with pytest.raises(SystemExit):  # from scratch only: a folder with results is refused
+        script.main(["--out", str(out), "--workers", "1", "--scale", "quick"])
+
+
+def test_measure_device_script_on_a_machine_without_a_gpu(tmp_path, monkeypatch, capsys):
+    """The prepared GPU-machine script, tried here: the CPU run is measured and kept, the GPU
+    run is skipped with one line where torch sees no CUDA device."""
+    import torch
+
+    script = _script("measure_device")
+    monkeypatch.setattr(script, "calibrate", lambda *a, **k: DEFAULT_RATES)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    path = tmp_path / "device.json"
+    assert script.main(["--json", str(path), "--scale", "quick", "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    kept = json.loads(path.read_text())
+    assert [r["device"] for r in kept["runs"]] == ["cpu"]
+    r = kept["runs"][0]
+    assert r["figure"] == "fig4-right" and r["run_steps"] > 0 and r["chunks"] > 0
+    assert "µs a run-step" in text and "no CUDA device" in text
+    with pytest.raises(SystemExit):
+        script.main(["--json", str(path), "--figure", "fig3-left"])
