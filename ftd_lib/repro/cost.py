@@ -35,7 +35,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -360,8 +360,31 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
-    return Rates(pred, ctrl, chunk_s, start,
-                 source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
+    rates = Rates(pred, ctrl, chunk_s, start,
+                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
+    return with_stored_control(rates, [REPO_RESULTS, REPO_RESULTS / "pilot"], m["cpu"])
+
+
+#: stored chunks of one CPU that it takes for their seconds per run-step to replace a
+#: calibration's (:func:`with_stored_control`)
+MIN_STORED_CHUNKS = 5
+
+
+def with_stored_control(rates: Rates, dirs, cpu: str) -> Rates:
+    """``rates`` with each control method's seconds per run-step taken from the chunks stored
+    in ``dirs`` that were made on ``cpu`` (:func:`stored_step_seconds`; at least
+    :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A calibration's
+    few short runs are slower per step -- here 1.34-1.37 µs where the 153 control chunks of a
+    whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) -- and would predict a
+    control figure a third too long."""
+    stored = stored_step_seconds(dirs, cpu)
+    used = {m: stored[m][0] for m in rates.control
+            if m in stored and stored[m][1] >= MIN_STORED_CHUNKS}
+    if not used:
+        return rates
+    n = sum(stored[m][1] for m in used)
+    return replace(rates, control={**rates.control, **used},
+                   source=f"{rates.source}; control from {n} stored chunks of this CPU")
 
 
 class Costing:

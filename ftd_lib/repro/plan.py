@@ -96,17 +96,22 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     tasks = cut_chunks(fig, seed)
     idents = _identities(tasks, kind)
     cstore = store.ChunkStore(results_paths(fig.name, out)["chunks"])
-    done = [True if cstore.has(store.chunk_key(i)) else None for i in idents]
-    index = stored_index(cstore, [idents[i] for i, d in enumerate(done) if d is None])
-    add_to_index(index, _identities(planned, kind))
+    in_store = [cstore.has(store.chunk_key(i)) for i in idents]
+    stored_idx = stored_index(cstore, [i for i, s in zip(idents, in_store, strict=True)
+                                       if not s])
+    ahead = _identities(planned, kind)  # what earlier stages will have stored by then
+    ahead_keys = {store.chunk_key(i) for i in ahead}
+    done = [True if s or store.chunk_key(i) in ahead_keys else None
+            for i, s in zip(idents, in_store, strict=True)]
+    index = add_to_index(dict(stored_idx), ahead)
     work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
     steps = [costing.steps(t) for t in work]
     seconds = [costing.seconds(t) for t in work]
     start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
     sched = list_schedule(seconds, workers, start_at=start)
     wall = sched.makespan if work else 0.0
-    stored = sum(d is not None or not missing_cells(t, i, index)
-                 for t, i, d in zip(tasks, idents, done, strict=True))
+    stored = sum(s or not missing_cells(t, i, stored_idx)
+                 for t, i, s in zip(tasks, idents, in_store, strict=True))
     return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
                      utilisation(sum(seconds), wall, workers), basis)
 
@@ -147,54 +152,64 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
     return out
 
 
-def pilot_numbers(fig: Figure, pilot_out, dirs, seed: int = DEFAULT_SEED,
-                  device: str = "cpu") -> tuple[Path | None, str]:
-    """Where the pilot's numbers are read from before it is computed, and what the plan then
-    says of its prediction: ``pilot_out`` when every chunk of the pilot is stored there;
-    else another pilot folder among ``dirs`` (the committed ``results/pilot``) that stores
-    the same chunks -- same definition, seed and device, so the very numbers this run will
-    compute, and the widenings and final stage they lead to; else ``(None, "")``."""
-    pilot_out = Path(pilot_out)
-    if stored_metric(fig, pilot_out, seed, device) is not None:
-        return pilot_out, "stored pilot"
+def numbers_source(fig: Figure, here, dirs, label: str, seed: int = DEFAULT_SEED,
+                   device: str = "cpu") -> tuple[Path | None, str]:
+    """Where the numbers of stage ``label`` (``pilot`` or ``final``) of ``fig`` are read
+    from before it is computed into ``here``, and what the plan then says of its prediction:
+    ``here`` when every chunk of it is stored there; else another folder of the same kind
+    among ``dirs`` (the committed ``results/pilot`` or ``results``) that stores the same
+    chunks -- same definition, seed and device, so the very numbers this run will compute,
+    and the widenings and the stage they lead to; else ``(None, "")``."""
+    here = Path(here)
+    if stored_metric(fig, here, seed, device) is not None:
+        return here, f"stored {label}"
     for d in map(Path, dirs):
-        if d.name == "pilot" and d != pilot_out and stored_metric(fig, d, seed,
-                                                                   device) is not None:
-            return d, f"the same pilot's numbers, stored in {d}"
+        if ((d.name == "pilot") == (label == "pilot") and d != here
+                and stored_metric(fig, d, seed, device) is not None):
+            return d, f"the same {label}'s numbers, stored in {d}"
     return None, ""
+
+
+def plan_optimised(fig: Figure, here, workers: int, costing, label: str, basis: str, *,
+                   seed: int = DEFAULT_SEED, device: str = "cpu"):
+    """A stage of the protocol and its widenings (:func:`ftd_lib.repro.protocol._optimised`):
+    the stage ``label`` of ``fig`` into ``here``, then one more stage for each widening the
+    numbers of :func:`numbers_source` lead to, each computing only its appended cells.
+    Returns ``(stages, widened figure, its metric or None, basis of what follows)``."""
+    on = dict(seed=seed, device=device)
+    stages = [plan_stage(fig, here, workers, costing, name=label, basis=basis, **on)]
+    where, basis = numbers_source(fig, here, costing.dirs, label, seed, device)
+    metric = None if where is None else stored_metric(fig, where, seed, device)
+    for k in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
+        wider = None if metric is None else widened(fig, metric)
+        if wider is None:
+            break
+        fig = wider
+        planned = [t for st in stages for t in st.chunks]
+        stages.append(plan_stage(fig, here, workers, costing, planned=planned,
+                                 name=f"{label}, widening {k + 1}", basis=basis, **on))
+        metric = stored_metric(fig, where, seed, device)
+    return stages, fig, metric, basis
 
 
 def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
                   runs: int | None = None, variant: str | None = None,
                   grid: dict | None = None, device: str = "cpu") -> list[StagePlan]:
     """The stages of a two-stage figure (:mod:`ftd_lib.repro.protocol`): the pilot into
-    ``out/pilot``, its widenings while the store holds the numbers they depend on, and the
-    final stage into ``out`` -- from the stored pilot when it is all there, else from the
-    model (:func:`model_metric`). ``runs``, ``variant``, ``grid``: as
+    ``out/pilot`` and its widenings, the final stage into ``out`` and its widenings, each
+    widening while some store holds the numbers it depends on (:func:`plan_optimised`); the
+    final cells from the pilot's numbers when they are stored, else from the model
+    (:func:`model_metric`). ``runs``, ``variant``, ``grid``: as
     :func:`ftd_lib.repro.protocol.run_protocol`'s."""
-    pilot_out = Path(out) / "pilot"
-    fig = pilot_figure(name, variant, grid)
     on = dict(seed=seed, device=device)
-    stages = [plan_stage(fig, pilot_out, workers, costing, name="pilot", **on)]
-    where, basis = pilot_numbers(fig, pilot_out, costing.dirs, seed, device)
-    metric = None if where is None else stored_metric(fig, where, seed, device)
-    for k in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
-        if metric is None:
-            break
-        wider = widened(fig, metric)
-        if wider is None:
-            break
-        fig = wider
-        planned = [t for st in stages for t in st.chunks]
-        stages.append(plan_stage(fig, pilot_out, workers, costing, planned=planned,
-                                 name=f"pilot, widening {k + 1}", basis=basis, **on))
-        metric = stored_metric(fig, where, seed, device)
+    stages, fig, metric, basis = plan_optimised(pilot_figure(name, variant, grid),
+                                                Path(out) / "pilot", workers, costing,
+                                                "pilot", "model", **on)
     if metric is None:
         basis = "model (pilot not stored; widenings not predicted)"
         metric = model_metric(fig, costing.history)
     final = final_figure(name, fig, metric, runs, variant, grid)
-    stages.append(plan_stage(final, out, workers, costing, name="final", basis=basis, **on))
-    return stages
+    return stages + plan_optimised(final, out, workers, costing, "final", basis, **on)[0]
 
 
 def plan_figure(name: str, scale: str, workers: int, costing, *, out=DEFAULT_RESULTS,

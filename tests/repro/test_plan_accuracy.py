@@ -41,3 +41,25 @@ def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
     assert res.meta["plan"] == {"workers": 1, "wall_s": want.wall_s,
                                 "compute_s": want.compute_s, "rates": DEFAULT_RATES.source}
     assert res.meta["elapsed_s"] > 0
+
+
+def test_stored_chunks_of_this_cpu_replace_a_calibrations_control_rates():
+    """The control kernel's seconds per run-step: the committed chunks' median for the CPU
+    they were made on (enough of them), the calibration's otherwise."""
+    from ftd_lib.repro.cost import (
+        MIN_STORED_CHUNKS,
+        REPO_RESULTS,
+        Rates,
+        stored_step_seconds,
+        with_stored_control,
+    )
+
+    dirs = [REPO_RESULTS, REPO_RESULTS / "pilot"]
+    stored = stored_step_seconds(dirs, "AMD EPYC")
+    assert all(n >= MIN_STORED_CHUNKS for _s, n in stored.values()) and stored
+    calibrated = Rates(control={m: 9e-6 for m in stored} | {"watkins_q_lambda": 7e-6},
+                       source="calibrated")
+    got = with_stored_control(calibrated, dirs, "AMD EPYC")
+    assert got.control == {m: s for m, (s, _n) in stored.items()} | {"watkins_q_lambda": 7e-6}
+    assert "stored chunks of this CPU" in got.source
+    assert with_stored_control(calibrated, dirs, "another CPU") == calibrated
