@@ -572,6 +572,20 @@ LIVE_LAYOUT = """() => {
             title: (s.textContent || '').trim().slice(0, 40)}; }"""
 
 
+def _settled(page, script: str, wait_s: float = 0.2, tries: int = 25):
+    """``script``'s reading once the slide has stopped moving: two readings ``wait_s``
+    apart that agree (a slide transition still under way on a busy machine reads as content
+    off the screen's edge)."""
+    last = page.evaluate(script)
+    for _ in range(tries):
+        time.sleep(wait_s)
+        now = page.evaluate(script)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 @pytest.mark.parametrize("stem", READABLE_NOTEBOOKS)
 def test_live_slideshow_readable_from_the_back(jupyter_server, page, stem):
     """A notebook (a copy, with the course's RISE settings, slides.RISE) as a live RISE
@@ -603,7 +617,7 @@ def test_live_slideshow_readable_from_the_back(jupyter_server, page, stem):
         time.sleep(1.0)
         bad, smallest, lay = [], 1e9, None
         for _ in range(6 * MAX_SLIDES):
-            lay = slides.evaluate(LIVE_LAYOUT)
+            lay = _settled(slides, LIVE_LAYOUT)
             assert lay is not None, "no slide on screen"
             if lay["minText"] is not None:
                 smallest = min(smallest, lay["minText"])
