@@ -153,21 +153,24 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
 
 
 def numbers_source(fig: Figure, here, dirs, label: str, seed: int = DEFAULT_SEED,
-                   device: str = "cpu") -> tuple[Path | None, str]:
+                   device: str = "cpu") -> tuple[Path | None, str, np.ndarray | None]:
     """Where the numbers of stage ``label`` (``pilot`` or ``final``) of ``fig`` are read
-    from before it is computed into ``here``, and what the plan then says of its prediction:
-    ``here`` when every chunk of it is stored there; else another folder of the same kind
-    among ``dirs`` (the committed ``results/pilot`` or ``results``) that stores the same
-    chunks -- same definition, seed and device, so the very numbers this run will compute,
-    and the widenings and the stage they lead to; else ``(None, "")``."""
+    from before it is computed into ``here``, what the plan then says of its prediction, and
+    the numbers (:func:`stored_metric`): ``here`` when every chunk of it is stored there; else
+    another folder of the same kind among ``dirs`` (the committed ``results/pilot`` or
+    ``results``) that stores the same chunks -- same definition, seed and device, so the very
+    numbers this run will compute, and the widenings and the stage they lead to; else
+    ``(None, "", None)``."""
     here = Path(here)
-    if stored_metric(fig, here, seed, device) is not None:
-        return here, f"stored {label}"
+    metric = stored_metric(fig, here, seed, device)
+    if metric is not None:
+        return here, f"stored {label}", metric
     for d in map(Path, dirs):
-        if ((d.name == "pilot") == (label == "pilot") and d != here
-                and stored_metric(fig, d, seed, device) is not None):
-            return d, f"the same {label}'s numbers, stored in {d}"
-    return None, ""
+        if (d.name == "pilot") == (label == "pilot") and d != here:
+            metric = stored_metric(fig, d, seed, device)
+            if metric is not None:
+                return d, f"the same {label}'s numbers, stored in {d}", metric
+    return None, "", None
 
 
 def plan_optimised(fig: Figure, here, workers: int, costing, label: str, basis: str, *,
@@ -178,8 +181,7 @@ def plan_optimised(fig: Figure, here, workers: int, costing, label: str, basis: 
     Returns ``(stages, widened figure, its metric or None, basis of what follows)``."""
     on = dict(seed=seed, device=device)
     stages = [plan_stage(fig, here, workers, costing, name=label, basis=basis, **on)]
-    where, basis = numbers_source(fig, here, costing.dirs, label, seed, device)
-    metric = None if where is None else stored_metric(fig, where, seed, device)
+    where, basis, metric = numbers_source(fig, here, costing.dirs, label, seed, device)
     for k in range(fig.protocol.get("max_widenings", MAX_WIDENINGS)):
         wider = None if metric is None else widened(fig, metric)
         if wider is None:
