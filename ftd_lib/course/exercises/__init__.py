@@ -73,6 +73,18 @@ def as_numbers(answer, name: str = "the answer"):
     return a.astype(float)
 
 
+def one_number(answer, name: str, one: str) -> float | None:
+    """``answer`` as one ``float``, or ``None`` after saying why not: not numbers
+    (:func:`as_numbers`, which calls it ``name``), or more than one number (the verdict
+    ``one``)."""
+    a = as_numbers(answer, name)
+    if a is None:
+        return None
+    if a.shape != ():
+        return verdict(False, "", one) or None
+    return float(a)
+
+
 def _rounding_of(a: np.ndarray, e: np.ndarray):
     """Is ``a`` the expected ``e`` rounded (to some decimals or significant digits, and within
     5 % of it: 0 is not 0.2 "rounded")? The rounding's description, or ``None``."""

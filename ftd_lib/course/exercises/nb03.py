@@ -11,7 +11,7 @@ from ...algorithms import td_lambda
 from ...approx import Linear
 from ...envs.one_state import one_state_episodes
 from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import as_numbers, check_close, missing, not_written, student_number, verdict
+from . import check_close, missing, not_written, one_number, student_number, verdict
 
 #: Exercise 3(b): a step size and length with beta_TD = alpha T = 2 exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
@@ -108,12 +108,9 @@ def check_max_alpha_lambda(answer, *, lam: float = 0.9, T: int = 25) -> bool:
     if missing(answer, "max_alpha_answer"):
         return False
     expected = 2 * 0.01 / beta_run(0.01, lam, T)
-    arr = as_numbers(answer, "the largest stable α")
-    if arr is None:
+    a = one_number(answer, "the largest stable α", "The answer must be one number (a step size).")
+    if a is None:
         return False
-    if arr.shape != ():
-        return verdict(False, "", "The answer must be one number (a step size).")
-    a = float(arr)
     if math.isclose(a, 2 / T, rel_tol=1e-6):
         return verdict(False, "", "Not yet: 2/T is λ = 1's edge; with λ < 1 the trace is "
                        "shorter, so a larger α is stable.")

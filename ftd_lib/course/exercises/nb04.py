@@ -25,6 +25,7 @@ from . import (
     check_weights_per_step,
     missing,
     not_written,
+    one_number,
     run_student,
     student_number,
     verdict,
@@ -161,22 +162,20 @@ def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: flo
     forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
                       gamma=gamma, eta=eta, trace=trace)
     first = next(s["t"] for s in trace if s["updated"] is not None)
-    arr = as_numbers(answer, "first_update_answer (a time step)")
-    if arr is None or arr.shape != ():
-        return verdict(False, "", "first_update_answer must be one time step (a whole "
-                       "number).") if arr is not None else False
-    a = float(arr)
+    a = one_number(answer, "first_update_answer (a time step)", "first_update_answer must be "
+                   "one time step (a whole number).")
+    if a is None:
+        return False
     ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
                  "when the queue holds K states.",
                  "Not yet: in which pass is the queue F full for the first time? (t counts "
                  "from 0; the pass at t observes S_{t+1}.)")
     if theta_index is None:
         return ok
-    arr = as_numbers(theta_index, "theta_index (j of θ_j)")
-    if arr is None or arr.shape != ():
-        return False if arr is None else verdict(False, "", "theta_index must be one whole "
-                                                 "number j (of θ_j).")
-    j = float(arr)
+    j = one_number(theta_index, "theta_index (j of θ_j)", "theta_index must be one whole "
+                   "number j (of θ_j).")
+    if j is None:
+        return False
     ok_j = verdict(j == first + 1, f"Correct: it produces θ_{first + 1} = θ_K; before it, "
                    "θ_t = θ_0 for t < K.", "Not yet: Sec. 5 numbers the weights after the "
                    "update that uses the horizon t + K; the pass at time step t ends with "

@@ -11,7 +11,7 @@ import numpy as np
 from ...envs import mountain_car as mc
 from ...returns import k_bound
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
-from . import as_numbers, check_close, missing, verdict
+from . import as_numbers, check_close, missing, one_number, verdict
 
 #: Exercise 1: the state whose true value the student computes (raw position, velocity).
 STATE = (-0.9, 0.02)
@@ -23,12 +23,9 @@ def check_true_value(answer, state=STATE) -> bool:
     if missing(answer, "v(s)"):
         return False
     expected = mc.true_value(*state)
-    arr = as_numbers(answer, "v(s)")
-    if arr is None:
+    a = one_number(answer, "v(s)", "v(s) must be one number.")
+    if a is None:
         return False
-    if arr.shape != ():
-        return verdict(False, "", "v(s) must be one number.")
-    a = float(arr)
     if a == -expected:
         return verdict(False, "", "Not yet: mind the sign — every step costs −1 on average.")
     if abs(a - expected) == 1:
