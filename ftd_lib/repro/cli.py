@@ -263,9 +263,7 @@ def _device(args, name: str, grid) -> str:
         return args.device
     from .plan import stored_device
 
-    return stored_device(name, args.scale, args.out, seed=args.seed, runs=args.runs,
-                         episodes=args.episodes, chunk_rows=args.chunk_rows,
-                         variant=args.variant, grid=grid)
+    return stored_device(name, args.scale, **_plan_options(args, grid))
 
 
 def _reproduce(parser, args) -> int:
