@@ -25,18 +25,10 @@ import time
 from pathlib import Path
 
 from ftd_lib.repro.accuracy import comparison_lines, measured_run
-from ftd_lib.repro.cost import (
-    REPO_RESULTS,
-    Costing,
-    calibrate,
-    history_dirs,
-    machine_rates,
-    with_stored_control,
-)
+from ftd_lib.repro.cost import Costing, calibrate, history_dirs, machine_rates, with_stored_control
 from ftd_lib.repro.definitions import FIGURES
 from ftd_lib.repro.plan import methods_to_calibrate, plan_figure
 from ftd_lib.repro.progress import format_seconds
-from ftd_lib.repro.store import machine_description
 
 
 def plans_for_empty_folder(scale: str, workers: int, rates) -> list:
@@ -57,8 +49,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     out = Path(args.out)
     if args.rates:  # (with the control rates of stored chunks of this CPU, as calibrate's)
-        rates = with_stored_control(machine_rates(args.rates), [REPO_RESULTS,
-                                    REPO_RESULTS / "pilot"], machine_description()["cpu"])
+        rates = with_stored_control(machine_rates(args.rates))
     else:
         rates = calibrate(*methods_to_calibrate(FIGURES, args.scale), workers=args.workers)
     plans = {w: plans_for_empty_folder(args.scale, w, rates) for w in (args.workers, 16, 64)}

@@ -477,10 +477,10 @@ def _plan(parser, args, workers: int) -> int:
 def _print_stored_rates(rates) -> None:
     """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
     the rates used (a busy machine calibrates slow)."""
-    from .cost import REPO_RESULTS, stored_step_seconds
+    from .cost import COMMITTED_STORES, stored_step_seconds
     from .store import machine_description
 
-    stored = stored_step_seconds([REPO_RESULTS, REPO_RESULTS / "pilot"],
+    stored = stored_step_seconds(COMMITTED_STORES,
                                  machine_description()["cpu"])
     for m, (s, n) in sorted(stored.items()):
         used = rates.control.get(m)

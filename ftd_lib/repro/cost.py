@@ -49,6 +49,8 @@ from ..envs import tasks as task_registry
 PRIOR_STEPS = {"mountain_car": 3300.0, "cartpole": 100.0}
 #: where the committed results live (the history every plan may read)
 REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
+#: the committed stores whose chunks' metadata say what runs took (:func:`stored_step_seconds`)
+COMMITTED_STORES = (REPO_RESULTS, REPO_RESULTS / "pilot")
 
 
 @dataclass(frozen=True)
@@ -362,7 +364,7 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
     m = machine_description()
     rates = Rates(pred, ctrl, chunk_s, start,
                   source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
-    return with_stored_control(rates, [REPO_RESULTS, REPO_RESULTS / "pilot"], m["cpu"])
+    return with_stored_control(rates)
 
 
 #: stored chunks of one CPU that it takes for their seconds per run-step to replace a
@@ -370,13 +372,17 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
 MIN_STORED_CHUNKS = 5
 
 
-def with_stored_control(rates: Rates, dirs, cpu: str) -> Rates:
+def with_stored_control(rates: Rates, dirs=COMMITTED_STORES, cpu: str | None = None) -> Rates:
     """``rates`` with each control method's seconds per run-step taken from the chunks stored
-    in ``dirs`` that were made on ``cpu`` (:func:`stored_step_seconds`; at least
-    :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A calibration's
-    few short runs are slower per step -- here 1.34-1.37 µs where the 153 control chunks of a
-    whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) -- and would predict a
-    control figure a third too long."""
+    in ``dirs`` that were made on ``cpu`` (default: this machine's; :func:`stored_step_seconds`;
+    at least :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A
+    calibration's few short runs are slower per step -- here 1.34-1.37 µs where the 153
+    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) --
+    and would predict a control figure a third too long."""
+    if cpu is None:
+        from .store import machine_description
+
+        cpu = machine_description()["cpu"]
     stored = stored_step_seconds(dirs, cpu)
     used = {m: stored[m][0] for m in rates.control
             if m in stored and stored[m][1] >= MIN_STORED_CHUNKS}
