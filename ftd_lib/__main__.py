@@ -1,25 +1,25 @@
 """``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts``, ``slides``
-and ``site`` are the course's (:mod:`ftd_lib.course.release`, :mod:`ftd_lib.course.handouts`,
-:mod:`ftd_lib.course.deck`, :mod:`ftd_lib.course.site`)."""
+and ``site`` are the course's (:mod:`ftd_lib.publish.release`, :mod:`ftd_lib.publish.handouts`,
+:mod:`ftd_lib.publish.deck`, :mod:`ftd_lib.publish.site`)."""
 
 import sys
 
 
 def _main(argv) -> int:
     if argv[:1] == ["release"]:
-        from .course.release import main as release
+        from .publish.release import main as release
 
         return release(argv[1:])
     if argv[:1] == ["slides"]:
-        from .course.deck import main as slides
+        from .publish.deck import main as slides
 
         return slides(argv[1:])
     if argv[:1] == ["handouts"]:
-        from .course.handouts import main as handouts
+        from .publish.handouts import main as handouts
 
         return handouts(argv[1:])
     if argv[:1] == ["site"]:
-        from .course.site import main as site
+        from .publish.site import main as site
 
         return site(argv[1:])
     from .repro.cli import main

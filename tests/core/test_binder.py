@@ -33,7 +33,7 @@ TEST_ONLY = {
     "jupyter-server-mathjax",
     "pypdf",
     "pypdfium2",
-    # grading: nbgrader and what it adds (tests/course/test_nbgrader_flow.py)
+    # grading: nbgrader and what it adds (tests/publish/test_nbgrader_flow.py)
     "nbgrader",
     "notebook",
     "sqlalchemy",

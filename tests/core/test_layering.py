@@ -25,6 +25,7 @@ FLOORS = (
     ("engine",),
     ("repro", "figures"),
     ("course",),
+    ("publish",),
     ("__main__",),
 )
 #: the package's ``__init__`` (only a docstring and the version) sits on the ground floor

@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_chromium
 
-from ftd_lib.course.slides import css_paths
+from ftd_lib.publish.slides import css_paths
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"
@@ -594,7 +594,7 @@ def test_live_slideshow_readable_from_the_back(jupyter_server, page, stem):
     Fails on a notebook whose slides still hold more than a screen."""
     import nbformat
 
-    from ftd_lib.course.slides import RISE
+    from ftd_lib.publish.slides import RISE
 
     nb_path = f"test-output/slides/{stem}.ipynb"
     copy = REPO / nb_path

@@ -32,3 +32,20 @@ def test_text_form_is_in_sync(notebook):
 def test_pairing_is_configured():
     config = (REPO / "jupytext.toml").read_text()
     assert 'formats = "notebooks///ipynb,notebooks/src///md:myst"' in config
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_test_markers_are_tags_not_text(notebook):
+    """nbval's markers are cell tags (ftd_lib.publish.roles): no reader sees them in a cell's
+    text, and every notebook still has seeded numbers that CI compares."""
+    import nbformat
+
+    from ftd_lib.publish import roles
+
+    nb = nbformat.read(notebook, as_version=4)
+    in_text = [i for i, c in enumerate(nb.cells) if "NBVAL_" in c.source]
+    assert not in_text, f"{notebook.name}: cells {in_text} carry an nbval comment in their text"
+    checked = [c for c in nb.cells if roles.has(c, roles.CHECK_OUTPUT)]
+    assert len(checked) >= 3, f"{notebook.name}: only {len(checked)} cells tagged for nbval"
+    unknown = {t for c in nb.cells for t in roles.tags(c)} - set(roles.ROLES)
+    assert not unknown, f"{notebook.name}: tags {sorted(unknown)} are no role of roles.ROLES"

@@ -4,7 +4,7 @@ namespace, after the notebook's earlier cells.
 
 How the last point is tested: the notebooks are saved with the outputs of a fresh top-to-bottom
 run, and the test below fails unless every solution cell's saved output is a ✅ with no ❌ and no
-error; in CI, ``tests/course/test_release.py`` runs every notebook afresh (the instructors'
+error; in CI, ``tests/publish/test_release.py`` runs every notebook afresh (the instructors'
 version, against the students' copy of the library) and requires the same, and the nbval pass of
 ``./test.sh`` runs every cell. (A solution that needs a name its notebook lacks, as five did,
 raises there.) The solution cells are not ``# NBVAL_CHECK_OUTPUT``: nbval runs cells without
@@ -20,7 +20,7 @@ import pytest
 from ftd_lib.course import exercises
 from ftd_lib.course.exercises import MISSING, hint, hint_markdown
 from ftd_lib.course.exercises.hints import HINTS
-from ftd_lib.course.release import is_hint, is_solution
+from ftd_lib.publish.release import is_hint, is_solution
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))

@@ -10,7 +10,7 @@ run and refuses it when the library's code runs inside (by identity, alias or wr
 
 Hints: the cell under an exercise calls :func:`hint` with the exercise's key (``"nb03.ex2"``),
 which shows one folded box (:mod:`.hints`). The library holds no model answer; the course's
-instructors' release has them (:mod:`ftd_lib.course.release`), ``tests/course/test_solutions.py``
+instructors' release has them (:mod:`ftd_lib.publish.release`), ``tests/course/test_solutions.py``
 runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
 nobody wrote.
 """

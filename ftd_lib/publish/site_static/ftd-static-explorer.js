@@ -1,4 +1,4 @@
-// Kernel-less explorers (ftd_lib/course/static_explorers.py): each slider is an index into its
+// Kernel-less explorers (ftd_lib/publish/static_explorers.py): each slider is an index into its
 // values; the picture and readout of every grid point were drawn when the site was built.
 (function () {
   "use strict";

@@ -31,8 +31,8 @@ import pytest
 from conftest import UNDER_CI, needs_chromium
 
 from ftd_lib.course import widgets as W
-from ftd_lib.course.release import is_hint, is_solution
-from ftd_lib.course.site import build_site
+from ftd_lib.publish.release import is_hint, is_solution
+from ftd_lib.publish.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"

@@ -1,4 +1,4 @@
-"""Words per projected slide (ftd_lib.course.slide_words): the counter against hand counts, and
+"""Words per projected slide (ftd_lib.publish.slide_words): the counter against hand counts, and
 every notebook of the course held to the limit a hall can read (issue 24)."""
 
 import glob
@@ -7,7 +7,7 @@ import statistics
 import nbformat
 import pytest
 
-from ftd_lib.course import slide_words as sw
+from ftd_lib.publish import slide_words as sw
 
 NOTEBOOKS = sorted(glob.glob("notebooks/0*.ipynb"))
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course.release import release
+from ftd_lib.publish.release import release
 
 REPO = Path(__file__).resolve().parents[2]
 FIRST = "notebooks/01_td_basics.ipynb"

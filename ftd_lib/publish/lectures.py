@@ -2,13 +2,13 @@
 
 The plan (:data:`PRE_READING`, :data:`LECTURES`): which notebook sections each 90-minute lecture
 projects, the discussion time it promises, its homework. INSTRUCTORS.md's plan tables and the
-"lecture" column of its notebook table are written from it by :mod:`ftd_lib.course.lecture_plan`
-(``python -m ftd_lib.course.lecture_plan --write``; ``--check`` says whether the page is up to
+"lecture" column of its notebook table are written from it by :mod:`ftd_lib.publish.lecture_plan`
+(``python -m ftd_lib.publish.lecture_plan --write``; ``--check`` says whether the page is up to
 date);
-``tests/course/test_lectures.py`` checks the page and that every lecture fits.
+``tests/publish/test_lectures.py`` checks the page and that every lecture fits.
 
 **The timing rule** (:func:`slide_minutes`), per projected slide as reveal.js shows it
-(:mod:`ftd_lib.course.slide_words`: ``slide``/``subslide`` open one; ``skip``/``notes`` cells
+(:mod:`ftd_lib.publish.slide_words`: ``slide``/``subslide`` open one; ``skip``/``notes`` cells
 are not shown):
 
     minutes = SLIDE_MIN + words / WORDS_PER_MIN + run seconds / 60 + WIDGET_MIN per widget

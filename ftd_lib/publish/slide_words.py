@@ -17,7 +17,7 @@ Words on a slide (:func:`cell_words`), the count the lecturer's review used:
   no picture, HTML table or widget; an HTML table's words count as text).
 
 :func:`report` gives per notebook the slide count, the median and the largest count, and the
-slides over a limit; ``tests/course/test_slide_words.py`` holds every notebook to
+slides over a limit; ``tests/publish/test_slide_words.py`` holds every notebook to
 :data:`LIMIT` and :data:`MEDIAN_LIMIT`.
 """
 

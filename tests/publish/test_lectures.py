@@ -1,6 +1,6 @@
-"""The three-lecture plan (ftd_lib/course/lectures.py): its timing rule on hand-worked numbers,
+"""The three-lecture plan (ftd_lib/publish/lectures.py): its timing rule on hand-worked numbers,
 every lecture fits 90 minutes with the discussion it promises, and INSTRUCTORS.md's plan is the
-one the plan and the notebooks give (python -m ftd_lib.course.lecture_plan --write)."""
+one the plan and the notebooks give (python -m ftd_lib.publish.lecture_plan --write)."""
 
 import re
 from pathlib import Path
@@ -8,9 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course import lecture_plan
-from ftd_lib.course import lectures as L
 from ftd_lib.course.exercises.hints import HINTS
+from ftd_lib.publish import lecture_plan
+from ftd_lib.publish import lectures as L
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -114,11 +114,11 @@ def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
 
 def test_instructors_plan_is_generated():
     """INSTRUCTORS.md's plan, timetables and lecture column are what the plan and the
-    notebooks give now (after the notebooks change: python -m ftd_lib.course.lecture_plan
+    notebooks give now (after the notebooks change: python -m ftd_lib.publish.lecture_plan
     --write)."""
     text = (REPO / "INSTRUCTORS.md").read_text()
     assert lecture_plan.render(text) == text, (
-        "INSTRUCTORS.md's lecture plan is stale: python -m ftd_lib.course.lecture_plan --write")
+        "INSTRUCTORS.md's lecture plan is stale: python -m ftd_lib.publish.lecture_plan --write")
     assert lecture_plan.main(["--check"]) == 0
 
 

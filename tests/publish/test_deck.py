@@ -1,6 +1,6 @@
 """The static decks without a browser: what a deck's HTML loads exists in the deck's folder and
 is local, a widget shows its saved picture, notes go to the speaker view, and the CLI refuses
-bad input in one line. (tests/course/test_deck_browser.py opens the decks in Chromium.)"""
+bad input in one line. (tests/publish/test_deck_browser.py opens the decks in Chromium.)"""
 
 import re
 import subprocess
@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course import deck
-from ftd_lib.course import lectures as L
+from ftd_lib.publish import deck
+from ftd_lib.publish import lectures as L
 
 REPO = Path(__file__).resolve().parents[2]
 WIDGET = "application/vnd.jupyter.widget-view+json"

@@ -1,4 +1,4 @@
-"""The website's parts that need no browser (ftd_lib/course/site.py, static_explorers.py).
+"""The website's parts that need no browser (ftd_lib/publish/site.py, static_explorers.py).
 
 The kernel-less explorers: every stored frame must be the live explorer's picture at the
 frame's slider values. The live side here is the way a student gets there: the explorer built
@@ -16,9 +16,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from ftd_lib.course import site
-from ftd_lib.course import static_explorers as SE
 from ftd_lib.course import widgets as W
+from ftd_lib.publish import site
+from ftd_lib.publish import static_explorers as SE
 
 REPO = Path(__file__).resolve().parents[2]
 

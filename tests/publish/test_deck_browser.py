@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_chromium
 
-from ftd_lib.course import deck
+from ftd_lib.publish import deck
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"

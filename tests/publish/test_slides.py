@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course import slides
+from ftd_lib.publish import slides
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
@@ -28,7 +28,8 @@ def test_rules():
     md = nbformat.v4.new_markdown_cell
     code = nbformat.v4.new_code_cell
     cells = [md("# T"), code("import x"), md("## 1. A"), code("plot_x()"),
-             code("# NBVAL_CHECK_OUTPUT\nprint(1)"), md("**Reading.** ..."), md("### Ex"),
+             code("print(1)", metadata={"tags": ["nbval-check-output"]}),
+             md("**Reading.** ..."), md("### Ex"),
              md("text"), code("one_state_explorer()")]
     assert [slides.slide_type(cells, i) for i in range(len(cells))] == [
         "slide", "skip", "slide", "-", "fragment", "fragment", "subslide", "-", "-"]

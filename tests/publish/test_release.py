@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from ftd_lib.course import release as rel
-from ftd_lib.course.release import is_hint, is_solution, release
+from ftd_lib.publish import release as rel
+from ftd_lib.publish.release import is_hint, is_solution, release
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))

@@ -2,7 +2,7 @@
 ``jupyterlab-rise``, pinned in ``requirements.txt``). RISE reads ``cell.metadata.slideshow
 .slide_type`` and the notebook's ``metadata.rise``.
 
-The rules (:func:`slide_type`), applied by ``python -m ftd_lib.course.slides notebooks/*.ipynb``
+The rules (:func:`slide_type`), applied by ``python -m ftd_lib.publish.slides notebooks/*.ipynb``
 to every cell that has no slide type yet (a type set by hand is kept):
 
 - the title cell and every section heading (``## ``) start a **slide**; a heading must be the
@@ -10,7 +10,7 @@ to every cell that has no slide type yet (a type set by hand is kept):
   of the previous section's slide; a sub-heading
   (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
 - the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
-- where a figure builds up, the numbers under a figure (a ``# NBVAL_CHECK_OUTPUT`` cell right
+- where a figure builds up, the numbers under a figure (a cell tagged ``nbval-check-output`` right
   after a plotting cell) and the text that reads it (``**Reading``) come as **fragments**;
 - everything else continues the current slide (``-``).
 
@@ -20,7 +20,7 @@ from the network and nothing that is missing (``tests/course/test_browser.py`` c
 
 Widgets stay live on the slides: RISE shows the notebook's own cells, with its kernel
 (``tests/course/test_browser.py`` moves a slider on a slide). :func:`problems` says what a notebook
-lacks; ``tests/course/test_slides.py`` asks it of every notebook.
+lacks; ``tests/publish/test_slides.py`` asks it of every notebook.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from __future__ import annotations
 import sys
 
 import nbformat
+
+from . import roles
 
 TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 
@@ -55,7 +57,7 @@ RISE_CSS = "rise.css"
 NOTEBOOK_CSS = """/* jupyterlab-rise loads this file after rise.css when it shows {name}
    as a slideshow. The course's slide style is all in rise.css; this file only keeps the
    request from failing offline (a missing file is a 404 on every slide).
-   Made by python -m ftd_lib.course.slides. */
+   Made by python -m ftd_lib.publish.slides. */
 """
 
 
@@ -95,7 +97,7 @@ def slide_type(cells, i: int) -> str:
     if not code:
         return "skip"  # the imports
     prev = cells[i - 1]
-    if (src.startswith("# NBVAL_CHECK_OUTPUT") and prev["cell_type"] == "code"
+    if (roles.has(cell, roles.CHECK_OUTPUT) and prev["cell_type"] == "code"
             and any(p in _src(prev) for p in PLOTS)):
         return "fragment"
     return "-"
@@ -155,7 +157,7 @@ def problems(nb) -> list[str]:
 
 
 def main(paths) -> int:
-    """``python -m ftd_lib.course.slides [--settings-only] NB.ipynb ...``: give cells without a
+    """``python -m ftd_lib.publish.slides [--settings-only] NB.ipynb ...``: give cells without a
     slide type one and write the RISE settings; with ``--settings-only`` write only
     ``metadata.rise`` (no cell changes, so the MyST pairs stay in sync)."""
     settings_only = "--settings-only" in paths

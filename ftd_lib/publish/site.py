@@ -5,9 +5,9 @@ anywhere in it): a landing page (what the course is, the lecture plan, how to ru
 and on Binder), one page per notebook with every cell executed at build time (a cell that
 raises fails the build; under ``CI=true`` the notebooks run at their quick scale), rendered
 math, the figures, the exercises with their hints, the PDF handouts and the notation sheet
-(:mod:`ftd_lib.course.handouts`) linked from every page, full-text search, a Binder launch
+(:mod:`ftd_lib.publish.handouts`) linked from every page, full-text search, a Binder launch
 button per notebook (the theme's rocket menu and a link under each title), and kernel-less
-forms of the explorers of notebooks 03, 04 and 05 (:mod:`ftd_lib.course.static_explorers`).
+forms of the explorers of notebooks 03, 04 and 05 (:mod:`ftd_lib.publish.static_explorers`).
 Everything the pages load comes from the site itself (MathJax 2.7 from the
 ``jupyter-server-mathjax`` package, the theme's fonts and scripts), so a copy on a USB stick
 or a lecture-hall intranet works.
@@ -49,7 +49,7 @@ BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{nam
 HANDOUTS = "handouts"  # the folder of the PDFs in the site
 
 CONF = '''\
-# Sphinx configuration of the course website, written by ftd_lib/course/site.py.
+# Sphinx configuration of the course website, written by ftd_lib/publish/site.py.
 project = "Forward TD(λ): a course"
 author = "the course's authors"
 extensions = ["myst_nb"]
@@ -211,7 +211,7 @@ def repository_links(text: str, repo: str) -> str:
 def site_notebook(nb, name: str, src: Path, repo: str, progress=None) -> tuple:
     """The site's copy of the students' notebook ``nb``: outputs cleared (the build runs it),
     the handout/Binder line under the title, and after each explorer cell of
-    :data:`~ftd_lib.course.static_explorers.SPECS` its kernel-less form (the live widget's
+    :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less form (the live widget's
     output is left out of the page: it cannot move here). Returns ``(notebook, manifests)``."""
     nb = nbformat.from_dict(nb)
     nb.metadata.pop("widgets", None)

@@ -9,7 +9,7 @@ the live explorer's own callback: for each point of the grid the factory
 :func:`~ftd_lib.course.widgets.learning_curve_explorer`) is called with those slider values and
 the notebook's other arguments, and its picture (``explorer.png()``) and readout
 (``explorer.readout.value``) are stored. The picture at a grid value is therefore the live
-explorer's picture at that value (tests/course/test_site.py compares the pixels).
+explorer's picture at that value (tests/publish/test_site.py compares the pixels).
 
 In the page an explorer is one ``<div class="ftd-static-explorer">`` with an
 ``<input type="range">`` per slider (index into that slider's values; arrow keys move it), the
@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import widgets as W
+from ..course import widgets as W
 
 
 @dataclass(frozen=True)

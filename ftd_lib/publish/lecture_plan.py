@@ -1,11 +1,11 @@
-"""INSTRUCTORS.md's lecture plan, written from :mod:`ftd_lib.course.lectures` (the plan as data,
+"""INSTRUCTORS.md's lecture plan, written from :mod:`ftd_lib.publish.lectures` (the plan as data,
 the minutes by its timing rule, computed from the notebooks).
 
-``python -m ftd_lib.course.lecture_plan --write`` rewrites, in INSTRUCTORS.md, the part between
+``python -m ftd_lib.publish.lecture_plan --write`` rewrites, in INSTRUCTORS.md, the part between
 :data:`BEGIN` and :data:`END` (the plan, a timetable per lecture with one row per notebook
 section, the cells a lecturer may skip, the homework) and the "lecture" column of the notebook
 table; ``--check`` exits 1 when the page differs from what it would write (run it after the
-notebooks change). ``tests/course/test_lectures.py`` runs the check.
+notebooks change). ``tests/publish/test_lectures.py`` runs the check.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from . import lectures as L
 
 INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
-BEGIN = "<!-- lecture plan: begin (python -m ftd_lib.course.lecture_plan --write) -->"
+BEGIN = "<!-- lecture plan: begin (python -m ftd_lib.publish.lecture_plan --write) -->"
 END = "<!-- lecture plan: end -->"
 
 
@@ -59,14 +59,14 @@ def plan_markdown() -> str:
     pre = "; ".join(f"**{s.label()}** ({s.what})" for s in L.PRE_READING)
     parts = [BEGIN, "",
              f"Lectures of {L.LENGTH} minutes. The minutes come from the slides themselves, "
-             "by one rule (`ftd_lib/course/lectures.py`): per projected slide "
+             "by one rule (`ftd_lib/publish/lectures.py`): per projected slide "
              f"{L.SLIDE_MIN} min + its words / {L.WORDS_PER_MIN} a minute (markdown words, "
-             "code lines and printed words, as `ftd_lib/course/slide_words.py` counts them) + "
+             "code lines and printed words, as `ftd_lib/publish/slide_words.py` counts them) + "
              "the measured run time of every code cell shown (the execution timestamps of "
              f"the saved fresh run) + {L.WIDGET_MIN} min for each live widget; each "
              "section's minutes are rounded up. Cells tagged `lecture-optional` are counted "
              "apart (column *optional*): a lecturer may skip them live. The discussion gets "
-             "the rest of the 90 minutes; `tests/course/test_lectures.py` checks that it is "
+             "the rest of the 90 minutes; `tests/publish/test_lectures.py` checks that it is "
              "at least what the lecture promises.", "",
              f"**Before lecture 1 and lecture 3 (pre-reading, not lectured):** {pre}.", ""]
     for lec in L.LECTURES:
@@ -114,7 +114,7 @@ def render(text: str) -> str:
 def main(argv=None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m ftd_lib.course.lecture_plan",
+    ap = argparse.ArgumentParser(prog="python -m ftd_lib.publish.lecture_plan",
                                  description=__doc__.split("\n\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--write", action="store_true", help="rewrite INSTRUCTORS.md's plan")
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
         return 0
     if new != old:
         print(f"{args.file}: the lecture plan is stale; run python -m "
-              "ftd_lib.course.lecture_plan --write")
+              "ftd_lib.publish.lecture_plan --write")
         return 1
     print(f"{args.file}: the lecture plan is up to date")
     return 0

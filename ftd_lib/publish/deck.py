@@ -1,5 +1,5 @@
 """The lecture decks: ``python -m ftd_lib slides --out DIR`` writes one reveal.js deck per lecture
-of the plan (:data:`ftd_lib.course.lectures.LECTURES`), the lecturer's fallback when the live
+of the plan (:data:`ftd_lib.publish.lectures.LECTURES`), the lecturer's fallback when the live
 slideshow (RISE, with a kernel) cannot run.
 
 Each deck ``DIR/lecture<N>.html`` is the notebooks' cells the lecture takes, cut into slides by
@@ -17,7 +17,7 @@ from ``jupyter-server-mathjax`` (as the handouts). Nothing is fetched from a CDN
 loads no jQuery, require.js, mermaid or widget manager. reveal.js 5's speaker view is written
 by the notes plugin into an ``about:blank`` pop-up (no ``notes.html`` to load) that shows the
 deck in two frames from the same folder, so it works offline too
-(``tests/course/test_deck_browser.py`` opens it).
+(``tests/publish/test_deck_browser.py`` opens it).
 
 The slides are 1280 × 720 (a projector's), the course's slide style is ``notebooks/rise.css``
 (the same sheet RISE loads), inlined: body text 26 px, code 22 px, figures at most 440 px high.

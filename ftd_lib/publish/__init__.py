@@ -1,0 +1,11 @@
+"""The ways out of the course: what turns the notebooks into something other than a live
+notebook. :mod:`ftd_lib.course` is what the notebooks call; this package only reads them.
+
+- ``release``: a students' or an instructors' copy of the course
+- ``slides``: the notebooks' slideshow metadata and the RISE style; ``deck``: one static
+  reveal.js deck per lecture; ``lectures``, ``lecture_plan``, ``slide_words``: the lectures,
+  their timing rule and the lecture plan
+- ``handouts``: one PDF per notebook
+- ``site``: the course as a static website; ``static_explorers`` and ``site_static/``: its
+  kernel-less explorers
+"""

@@ -1,0 +1,60 @@
+"""What each notebook cell is for, said once in its metadata, and what every way out shows of it.
+
+The notebooks are written for self-study; the deck, the site, the handouts and the releases
+show them to other readers. Each cell carries its role as cell tags (Jupyter's own
+``metadata.tags``, which JupyterLab, nbval, nbgrader, RISE and MyST-NB all read), and every
+way out asks this module, never the cell's text:
+
+===================== ==========================================================================
+tag                   meaning
+===================== ==========================================================================
+``show-code``         the code is the point (the library's TD(0), an exercise's signature): the
+                      deck, the handouts and the site show its source; every other code cell
+                      is shown there by its output alone
+``exercise``          a student's answer cell (the scaffold and its check): a static way out
+                      shows neither its source nor its output (an unrun verdict); the question
+                      is the markdown cell before it
+``hint``              a folded hint (``hint("nb03.ex1")``)
+``solution``          a worked solution (also nbgrader's ``solution``): never in a students'
+                      copy, never on a slide
+``nbval-check-output`` nbval's own tag: CI compares this cell's (rounded, seeded) output
+``lecture-optional``  a lecturer may skip it live
+===================== ==========================================================================
+
+nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
+reader sees a test marker.
+"""
+
+from __future__ import annotations
+
+SHOW_CODE = "show-code"
+EXERCISE = "exercise"
+HINT = "hint"
+SOLUTION = "solution"
+CHECK_OUTPUT = "nbval-check-output"
+OPTIONAL = "lecture-optional"
+
+ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL)
+
+
+def tags(cell) -> list[str]:
+    """The cell's tags (an empty list where it has none)."""
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def has(cell, role: str) -> bool:
+    """True when ``cell`` is tagged ``role`` (one of :data:`ROLES`)."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}, got {role!r}")
+    return role in tags(cell)
+
+
+def is_solution(cell) -> bool:
+    """A worked solution: tagged ``solution`` or marked by nbgrader as a solution cell."""
+    return has(cell, SOLUTION) or bool(
+        cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+
+
+def shows_code(cell) -> bool:
+    """True when a static way out (deck, handouts, site) shows this code cell's source."""
+    return cell.get("cell_type") == "code" and has(cell, SHOW_CODE)
