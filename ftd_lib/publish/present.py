@@ -1,0 +1,113 @@
+"""A notebook as a reader who cannot run it sees it: the one transform every static way out
+(the deck, the handouts, the website) applies, driven by the cells' roles
+(:mod:`ftd_lib.publish.roles`), never by their text.
+
+What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or ``"site"``):
+
+- a worked solution (``solution``): left out, everywhere;
+- an exercise's answer cell (``exercise``: the scaffold and its check): its source and its
+  output are left out (an unrun scaffold, a "No answer yet" verdict or a stub's
+  ``NotImplementedError`` make sense only after running); on the handouts and the site one
+  line takes its place: where the exercise is run and checked (:data:`RUN_IT`). The
+  question is the markdown before it, which stays;
+- a hint (``hint``): on the handouts and the site its text, folded (the same box the
+  notebook shows); on the deck nothing (the lecturer has the speaker notes);
+- any other code cell: on the deck and the handouts its output alone, its source only where
+  the cell is tagged ``show-code``; on the site (a page a student reads beside the
+  notebook) the source folded under its output's cell (MyST-NB's ``hide-input``), shown
+  open where tagged ``show-code``.
+
+The website executes its notebooks while it builds (its outputs are new), so there a cell is
+kept and tagged for MyST-NB (``remove-cell``, ``hide-input``) rather than deleted: a later
+cell may need what it defines. The deck and the handouts use the outputs saved with the
+notebook, so a cell they do not show is simply left out.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import nbformat
+
+from . import roles
+
+WAYS = ("deck", "handout", "site")
+
+#: the line that stands for an exercise's answer cell on a page nobody runs
+RUN_IT = ("*✎ Your turn: answer this in the notebook (on Binder, on Colab, or with "
+          "`./start.sh` on your machine); its check runs there and says Correct or Not yet.*")
+
+_HINT_CALL = re.compile(r"""hint\(\s*["']([^"']+)["']\s*\)""")
+
+
+def _check_way(way: str) -> None:
+    if way not in WAYS:
+        raise ValueError(f"way must be one of {WAYS}, got {way!r}")
+
+
+def hint_key(cell) -> str | None:
+    """The exercise key of a hint cell (``hint("nb03.ex1")`` -> ``"nb03.ex1"``), else None."""
+    if cell.get("cell_type") != "code":
+        return None
+    m = _HINT_CALL.search(cell.get("source", ""))
+    return m.group(1) if m else None
+
+
+def _markdown(text: str, like) -> nbformat.NotebookNode:
+    """A markdown cell with ``text`` that keeps ``like``'s slide type."""
+    cell = nbformat.v4.new_markdown_cell(text)
+    show = like.get("metadata", {}).get("slideshow")
+    if show:
+        cell.metadata["slideshow"] = copy.deepcopy(show)
+    return cell
+
+
+def _add_tag(cell, tag: str) -> None:
+    tags = cell.metadata.setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
+
+
+def present(nb, way: str):
+    """A copy of notebook ``nb`` as the static way out ``way`` shows it (module docstring)."""
+    from ..course.exercises import hint_markdown
+
+    _check_way(way)
+    nb = copy.deepcopy(nbformat.from_dict(nb))
+    cells = []
+    for cell in nb.cells:
+        if roles.is_solution(cell):
+            continue
+        if cell.cell_type != "code":
+            cells.append(cell)
+            continue
+        if roles.has(cell, roles.EXERCISE):
+            if way == "site":
+                _add_tag(cell, "remove-cell")
+                cells.append(cell)
+            if way != "deck":
+                cells.append(_markdown(RUN_IT, cell))
+            continue
+        key = hint_key(cell) if roles.has(cell, roles.HINT) else None
+        if key is not None:
+            if way == "site":
+                _add_tag(cell, "remove-cell")
+                cells.append(cell)
+            if way != "deck":
+                cells.append(_markdown(hint_markdown(key), cell))
+            continue
+        if way == "site":
+            if not roles.shows_code(cell):
+                _add_tag(cell, "hide-input")
+        elif not roles.shows_code(cell):  # nbconvert's templates skip a source so marked
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
+            _add_tag(cell, "remove-input")
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def shown_source(cell) -> bool:
+    """True when a deck or a handout made by :func:`present` shows this cell's source."""
+    return cell.get("cell_type") != "code" or "remove-input" not in roles.tags(cell)

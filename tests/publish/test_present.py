@@ -1,0 +1,67 @@
+"""The static view every way out shows (ftd_lib/publish/present.py): roles, not text, decide."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ftd_lib.course.exercises import hint_markdown
+from ftd_lib.publish import present, roles
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
+
+
+def _nb():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    return nbformat.v4.new_notebook(cells=[
+        md("# T"),
+        code("x = td0(...)", metadata={"tags": [roles.SHOW_CODE]}),
+        code("plot(x)"),
+        md("**Exercise 1.** the question"),
+        code("answer = None\nnb01.check_return(answer);", metadata={"tags": [roles.EXERCISE]},
+             outputs=[nbformat.v4.new_output("stream", name="stdout", text="No answer yet")]),
+        code('hint("nb01.ex1")', metadata={"tags": [roles.HINT]}),
+        code("answer = 1", metadata={"tags": [roles.SOLUTION]}),
+    ])
+
+
+def test_the_deck_shows_the_question_and_outputs_and_code_only_where_it_is_the_point():
+    view = present.present(_nb(), "deck")
+    sources = [c.source for c in view.cells]
+    assert sources == ["# T", "x = td0(...)", "plot(x)", "**Exercise 1.** the question"]
+    assert [present.shown_source(c) for c in view.cells] == [True, True, False, True]
+    assert view.cells[2].metadata["transient"]["remove_source"] is True
+
+
+@pytest.mark.parametrize("way", ["handout", "site"])
+def test_a_page_says_where_to_run_an_exercise_and_shows_its_hint_folded(way):
+    view = present.present(_nb(), way)
+    texts = [c.source for c in view.cells if c.cell_type == "markdown"]
+    assert present.RUN_IT in texts and hint_markdown("nb01.ex1") in texts
+    assert not any("No answer yet" in str(c.get("outputs", "")) for c in view.cells
+                   if "remove-cell" not in roles.tags(c))
+    assert "answer = 1" not in [c.source for c in view.cells]
+
+
+def test_the_site_keeps_a_removed_cell_for_the_build_to_run():
+    view = present.present(_nb(), "site")
+    kept = {c.source: roles.tags(c) for c in view.cells if c.cell_type == "code"}
+    assert "remove-cell" in kept["answer = None\nnb01.check_return(answer);"]
+    assert "hide-input" in kept["plot(x)"] and "hide-input" not in kept["x = td0(...)"]
+
+
+def test_an_unknown_way_is_refused():
+    with pytest.raises(ValueError, match="way"):
+        present.present(_nb(), "poster")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_static_view_of_a_course_notebook_shows_an_unrun_verdict(notebook):
+    nb = nbformat.read(notebook, as_version=4)
+    for way in ("deck", "handout"):
+        view = present.present(nb, way)
+        shown = " ".join(str(c.get("outputs", "")) for c in view.cells)
+        assert "No answer yet" not in shown and "NotImplementedError" not in shown, way
+        assert not any(roles.has(c, roles.EXERCISE) or roles.is_solution(c)
+                       for c in view.cells), way
