@@ -71,7 +71,8 @@ def exp_nonpositive(x: float) -> float:
     nearest :math:`x/\ln 2` and :math:`|r| \le \ln(2)/2` (Cody & Waite's split of
     :math:`\ln 2` keeps :math:`r` exact to the last bits), then :math:`e^x = 2^n e^r` with
     :math:`e^r` its Taylor polynomial (Horner). Within 1 unit in the last place of
-    :math:`e^x` for :math:`-700 \le x \le 0` (``tests/core/test_portable.py``)."""
+    :math:`e^x` (``tests/core/test_portable.py`` checks :math:`[-40, 0]`, the range
+    :func:`tanh` uses, and :math:`-700`)."""
     n = math.floor(x * INV_LN2 + 0.5)
     r = (x - n * LN2_HI) - n * LN2_LO
     p = INV_FACTORIALS[0]
