@@ -9,11 +9,17 @@ The paper (Sec. 6) uses "a single hidden layer of 50 nodes" trained by backpropa
 "in a similar way as done by Tesauro". It leaves the activation and initialisation open; we
 choose tanh hidden units, a linear output, and PyTorch's default ``nn.Linear``
 initialisation (uniform in :math:`\pm 1/\sqrt{\text{fan-in}}`).
+
+The sums and the :math:`\tanh` come from :mod:`ftd_lib.portable` rather than ``@`` and
+``np.tanh``: the same function, but the same bits on every CPU (BLAS and numpy pick their
+vector kernels per CPU at run time), so a per-run reference's numbers can be recorded once.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .portable import dot, matvec, tanh
 
 
 class Linear:
@@ -32,7 +38,7 @@ class Linear:
         return np.zeros(self.n_params)
 
     def value(self, w: np.ndarray, x: np.ndarray):
-        return np.asarray(x, dtype=float) @ w
+        return dot(x, w)  # x @ w, added in a fixed order
 
     def grad(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
         return np.array(x, dtype=float)
@@ -85,12 +91,14 @@ class MLP:
         )
 
     def hidden(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
+        r""":math:`h = \tanh(W_1 x + b_1)` (``np.tanh(x @ W1.T + b1)``, in a fixed order)."""
         W1, b1, _, _ = self.unpack(w)
-        return np.tanh(np.asarray(x, dtype=float) @ W1.T + b1)
+        return tanh(matvec(W1, x) + b1)
 
     def value(self, w: np.ndarray, x: np.ndarray):
+        r""":math:`\hat V = w_2^\top h + b_2` (``h @ w2 + b2``, in a fixed order)."""
         _, _, w2, b2 = self.unpack(w)
-        return self.hidden(w, x) @ w2 + b2
+        return dot(self.hidden(w, x), w2) + b2
 
     def grad(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)

@@ -8,5 +8,8 @@ w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsilon, truncation, div_bo
 :mod:`ftd_lib.sarsa`. Its row in :mod:`ftd_lib.methods` names it ``"references.<file>:<function>"``
 (``"sarsa:sarsa_lambda"``, or a bare name for :mod:`ftd_lib.algorithms`); then
 ``run_control(..., engine="reference")``, ``python -m ftd_lib run FILE`` and
-:func:`ftd_lib.engine.method_check.check_method` reach it.
+:func:`ftd_lib.engine.method_check.check_method` reach it. Its network is the ``approx`` it is
+handed (``value``, ``grad``: the same bits on every CPU, :mod:`ftd_lib.portable`), never a
+``@`` or ``np.tanh`` of its own, so that its golden numbers hold on every CPU
+(``experiments/README.md``, "A new method's golden numbers").
 """

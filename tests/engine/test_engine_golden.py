@@ -8,15 +8,31 @@ method's numbers differ from those recorded for its current version.
 - prediction (``golden/engine_numerics.json``): the batched engine, to 1e-9;
 - control (``golden/control.json``): workloads in which the runs learn (cart-pole returns
   that grow, mountain car episodes that reach the goal), runs that diverge and episodes cut by
-  the cap. The compiled kernel made them: it must give them bit for bit (returns, lengths,
-  divergence, steps, and a SHA-256 of all final weights); the per-run reference and the batch
-  must give the same returns and the first weights of every network to 1e-10. The file also
-  records the versions and machine it was made with.
+  the cap. The first engine a method has of kernel, batch, reference made them
+  (``recorded_by``): it must give them bit for bit (returns, lengths, divergence, steps, and
+  a SHA-256 of all final weights); the other engines must give the same returns and the
+  first weights of every network to 1e-10. The file also records the versions and machine it
+  was made with.
+
+Bit for bit on every CPU: a hash holds only where the recorder computes the same bits on
+every CPU path, not just on the one it was recorded on. The compiled kernel does (numba,
+every product and sum in the order written, its own fused multiply-add and exponential); the
+per-run references do, since their network (:class:`ftd_lib.approx.MLP`) sums in a fixed
+order and takes its :math:`\tanh` from :mod:`ftd_lib.portable` instead of BLAS (whose kernel
+OpenBLAS picks per CPU: ``OPENBLAS_CORETYPE``) and ``np.tanh`` (vectorised per CPU:
+``NPY_DISABLE_CPU_FEATURES``). The torch batch does not (its rounding follows torch's CPU
+path, ``ATEN_CPU_CAPABILITY``): it never records, it is held to 1e-10. ``test.sh`` runs these
+tests a second time on other CPU paths of torch, OpenBLAS, numpy and numba.
+
+Not chaotic: a workload whose returns flip with the last bit of a weight (a run that reaches
+the goal with one rounding and not with another, a slow divergence that crosses the bound a
+step earlier or later) tests rounding, not the method. Every workload is run once more through
+each method's reference with a network that rounds otherwise (textbook numpy: ``@`` through
+BLAS, ``np.tanh``), and must give the same returns, lengths, divergence and steps.
 
 After a deliberate change of numbers: bump the method's version in ``ftd_lib/methods.py``,
 then record the new numbers with ``python tests/engine/test_engine_golden.py [METHOD ...]``
-(the named methods, or all) and commit ``tests/engine/golden/``. A method is recorded by the
-first engine it has of kernel, batch, reference (``recorded_by``); every test covers the
+(the named methods, or all) and commit ``tests/engine/golden/``. Every test covers the
 methods that have its engine and skips the others by name, so a method with only a per-run
 reference (``watkins_q_lambda``) is guarded by its reference. The recorder computes
 everything before it writes, so a failing method leaves the files as they were.
@@ -30,6 +46,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ftd_lib.engine.reference as reference_engine
+from ftd_lib.approx import MLP
 from ftd_lib.engine import NUMERICS_VERSION, Settings, run_control, run_prediction
 from ftd_lib.methods import CONTROL, PREDICTION, implemented, method
 
@@ -46,9 +64,10 @@ WORKLOADS = {
     # short cap as a terminal state, lambda = 1 (K beyond the cap)
     "cartpole-cap": ("cartpole", 25, 40, "terminal", 0.99, [0, 1, 2],
                      [0.05, 0.03, 0.1], [0.5, 1.0, 0.8]),
-    # episodes that reach the goal, and runs that diverge (Sarsa, alpha 0.02)
-    "mountain_car": ("mountain_car", 500, 3, "bootstrap", 1.0, [4, 5, 6, 7],
-                     [0.02, 0.003, 0.003, 0.005], [0.9, 0.6, 0.6, 0.9]),
+    # episodes that reach the goal, and a run that diverges fast (alpha 0.3: within 60 steps;
+    # at 0.02 Sarsa took 387 steps to cross the bound, and one more rounding moved that step)
+    "mountain_car": ("mountain_car", 500, 3, "bootstrap", 1.0, [4, 5, 6, 7, 8],
+                     [0.3, 0.003, 0.003, 0.005, 0.005], [0.9, 0.6, 0.6, 0.9, 0.9]),
 }
 
 
@@ -157,6 +176,36 @@ def test_the_reference_and_the_batch_give_the_golden_numbers(method, workload, e
     np.testing.assert_allclose(now["w_head"], gold["w_head"], rtol=0, atol=1e-10)
     if first_engine(method) == engine:
         assert now["w_sha256"] == gold["w_sha256"]
+
+
+class RoundsOtherwise(MLP):
+    """The same network written as textbook numpy, ``np.tanh(x @ W1.T + b1) @ w2 + b2``: it
+    rounds otherwise than :class:`ftd_lib.approx.MLP` (and otherwise on each CPU)."""
+
+    def hidden(self, w, x):
+        W1, b1, _, _ = self.unpack(w)
+        return np.tanh(np.asarray(x, dtype=float) @ W1.T + b1)
+
+    def value(self, w, x):
+        _, _, w2, b2 = self.unpack(w)
+        return self.hidden(w, x) @ w2 + b2
+
+
+@pytest.mark.parametrize("workload", list(WORKLOADS))
+@pytest.mark.parametrize("method", CONTROL)
+def test_the_golden_workloads_are_not_chaotic(method, workload, monkeypatch):
+    """Rounding cannot flip an episode: each method's reference, its network rounding
+    otherwise (:class:`RoundsOtherwise`), gives the golden returns, lengths, divergence and
+    steps exactly and the weights to 1e-10; and it did round otherwise (another hash)."""
+    _has(method, "reference")
+    gold = _golden_control(method)[workload]
+    monkeypatch.setattr(reference_engine, "MLP", RoundsOtherwise)
+    now = control_numbers(method, workload, "reference")
+    for key in ("returns", "lengths", "diverged_at", "n_steps"):
+        np.testing.assert_array_equal(now[key], gold[key], err_msg=f"{workload}: {key} "
+                                      "changed with the rounding: a chaotic workload")
+    np.testing.assert_allclose(now["w_head"], gold["w_head"], rtol=0, atol=1e-10)
+    assert now["w_sha256"] != gold["w_sha256"]
 
 
 def test_the_golden_workloads_can_fail():

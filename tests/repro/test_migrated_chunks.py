@@ -27,7 +27,13 @@ def _migrated(name):
     return out
 
 
-@pytest.mark.parametrize("name, rtol", [("fig3-right", 1e-12), ("fig3-left", 1e-9)])
+# Fig. 3 right: 0 on torch's AVX2 and AVX512 paths (the machine's path it was computed on);
+# 7.1e-10 relative on ATEN_CPU_CAPABILITY=default, where addcmul is not one fused multiply-add
+# and sigmoid's exponential not SLEEF's (ftd_lib.engine.premises): every update rounds
+# otherwise in its last bit, and a run of forward TD(lambda) carries that into its error
+# (measured on a 2-core AMD EPYC, 2026-11). 1e-8: 14 times the deviation measured there.
+# Fig. 3 left: float64 rounding across devices (computed on a GPU).
+@pytest.mark.parametrize("name, rtol", [("fig3-right", 1e-8), ("fig3-left", 1e-9)])
 def test_migrated_chunks_hold_what_todays_engine_computes(name, rtol):
     chunks = _migrated(name)
     assert chunks and all(m.get("migrated_from") for _, m, _ in chunks)
