@@ -190,3 +190,53 @@ def forward_sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agen
                 G.advance(rho_p)
         returns[ep], lengths[ep] = ret, T
     return ControlRun(returns, lengths, -1, w, steps)
+
+
+# ----------------------------------------------------------------------------- by hand
+
+
+def hand_sarsa(w0, lam):
+    r"""Sarsa(:math:`\lambda`) on the hand-worked template (:mod:`ftd_lib.references.template`),
+    step by step: :math:`\delta_t = R_{t+1} + \gamma\hat Q(S_{t+1}, A_{t+1}) -
+    \hat Q(S_t, A_t)` (0 after the terminal state), every trace decayed by
+    :math:`\gamma\lambda`, :math:`e_{A_t} \mathrel{+}= S_t`,
+    :math:`\theta \mathrel{+}= \alpha\delta_t e`."""
+    from .references.template import ACTIONS, ALPHA, GAMMA, REWARDS, T, X, q
+
+    w, e = w0.copy(), np.zeros_like(w0)
+    for t in range(T):
+        delta = REWARDS[t] + GAMMA * q(w, t + 1) - q(w, t)
+        e = GAMMA * lam * e
+        e[ACTIONS[t]] += X[t]
+        w = w + ALPHA * delta * e
+    return w
+
+
+def hand_forward_sarsa(w0, lam, k_max=None):
+    r"""Forward Sarsa(:math:`\lambda`), :math:`\eta = 0.01`, on the template: at
+    :math:`\lambda = 0` K = 1, one-step Sarsa; at :math:`\lambda = 1` the K-bounded return is
+    the K-step return, K = :math:`\min(K_{max}, 44)` (:math:`0.9^{44} \le 0.01`): n-step
+    Sarsa with n = K, worked by hand in :func:`ftd_lib.references.template.n_step_by_hand`
+    (so this case also checks forward Sarsa(1, :math:`K_{max} = n`) = n-step Sarsa). Between
+    them it is checked by the engines only (``None``)."""
+    from .references.template import n_step_by_hand
+
+    if lam == 0.0:
+        return n_step_by_hand(w0, 1)
+    if lam == 1.0:
+        return n_step_by_hand(w0, min(44, k_max or 44))
+    return None
+
+
+def _hand_worked():
+    from .references.template import HandWorked
+
+    lams = ({"lam": 0.0}, {"lam": 0.5}, {"lam": 1.0})
+    return {"sarsa_lambda": HandWorked(hand_sarsa, lams),
+            "forward_sarsa_lambda": HandWorked(hand_forward_sarsa, (
+                {"lam": 0.0}, {"lam": 1.0}, {"lam": 1.0, "k_max": 1}, {"lam": 1.0, "k_max": 2},
+                {"lam": 1.0, "k_max": 3}))}
+
+
+#: the hand-worked episodes of this module's references (:mod:`ftd_lib.references.template`)
+HAND_WORKED = _hand_worked()

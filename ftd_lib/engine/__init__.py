@@ -281,7 +281,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                 env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
                 max_steps=None, truncation="bootstrap", width=None,
-                engine="auto") -> ControlResult:
+                engine="auto", params=None) -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
 
     Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
@@ -306,9 +306,11 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     :data:`ftd_lib.envs.tasks.TASKS`, float64, CPU), ``"batch"`` through the batched torch
     engine (any env, dtype and device; ``width`` applies to it only), ``"reference"`` through
     the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
-    takes the first that can run. All follow the reference's semantics; the kernel and the
-    batch agree bit for bit where torch's CPU arithmetic is the one the kernel emulates
-    (``tests/engine/test_engine_kernel.py``).
+    takes the first that can run. ``params``: the method's own parameters (its row's
+    ``params`` in :mod:`ftd_lib.methods`, checked by :func:`ftd_lib.methods.check_params`),
+    the same for every task, passed to its implementation by keyword. All follow the
+    reference's semantics; the kernel and the batch agree bit for bit where torch's CPU
+    arithmetic is the one the kernel emulates (``tests/engine/test_engine_kernel.py``).
     """
     n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
@@ -316,6 +318,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
+    params = _methods.check_params(method, params)
     if max_steps is not None:
         max_steps = V.check_int("max_steps", max_steps, 1)
     if width is not None:
@@ -353,7 +356,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                          make_env=lambda ids: _control_env(env, seed, ids, max_steps),
                          init=init, agent_stream=AGENT_STREAM, epsilon=epsilon,
                          n_hidden=n_hidden, div_bound=div_bound, truncation=truncation,
-                         progress=progress)
+                         progress=progress, params=params)
     batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
                          agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
                          n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,

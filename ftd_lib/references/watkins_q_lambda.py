@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
+from .template import ACTIONS, ALPHA, GAMMA, REWARDS, HandWorked, T, X, q
 
 
 def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsilon=0.05,
@@ -56,3 +57,26 @@ def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, e
         returns[ep], lengths[ep] = ret, T
     return ControlRun(returns, lengths, -1, w, steps)
 
+
+
+def hand_watkins(w0, lam):
+    r"""Watkins's Q(:math:`\lambda`) on the template (:mod:`.template`), step by step: as
+    Sarsa(:math:`\lambda`) (:func:`ftd_lib.sarsa.hand_sarsa`) but
+    :math:`\delta_t = R_{t+1} + \gamma\max_a\hat Q(S_{t+1}, a) - \hat Q(S_t, A_t)`, and
+    every trace cut after a step whose next action :math:`A_{t+1}` is not greedy at
+    :math:`S_{t+1}` (with the weights before the step's update)."""
+    w, e = w0.copy(), np.zeros_like(w0)
+    for t in range(T):
+        qn = [q(w, t + 1, 0), q(w, t + 1, 1)]
+        delta = REWARDS[t] + GAMMA * max(qn) - q(w, t)
+        e = GAMMA * lam * e
+        e[ACTIONS[t]] += X[t]
+        w = w + ALPHA * delta * e
+        if t + 1 < T and qn[ACTIONS[t + 1]] != max(qn):
+            e = np.zeros_like(e)
+    return w
+
+
+#: the hand-worked episode (:mod:`.template`) at three lambdas
+HAND_WORKED = {"watkins_q_lambda": HandWorked(hand_watkins, (
+    {"lam": 0.0}, {"lam": 0.5}, {"lam": 1.0}))}
