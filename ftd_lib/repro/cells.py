@@ -34,7 +34,9 @@ class Cell:
     """One setting of a figure: computed for every run id ``0 .. runs-1``.
 
     ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
-    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
+    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up);
+    ``params`` the method's own parameters (its row's ``params`` in :mod:`ftd_lib.methods`)
+    as sorted ``(name, value)`` pairs (``()``: none).
     """
 
     method: str
@@ -45,6 +47,7 @@ class Cell:
     k_max: int | None = None
     curve: str = ""
     variant: str = ""
+    params: tuple = ()
 
     def row(self) -> list[float]:
         """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
@@ -129,7 +132,8 @@ class Figure:
     def describe(self) -> dict:
         """JSON-able summary of the definition (stored in the metadata)."""
         d = asdict(self)
-        d["cells"] = [asdict(c) for c in self.cells]
+        d["cells"] = [{k: (dict(v) if k == "params" else v) for k, v in asdict(c).items()
+                       if k != "params" or v} for c in self.cells]
         d["n_cells"] = len(self.cells)
         d["at_paper_scale"] = self.at_paper_scale
         d["epsilon"] = None if math.isnan(self.epsilon) else self.epsilon
