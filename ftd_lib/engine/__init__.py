@@ -97,7 +97,7 @@ import torch
 
 from .. import methods as _methods
 from .. import validate as V
-from ..approx import MLP
+from ..approx import ACTIVATIONS, MLP
 from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
 from ..rng import AGENT_STREAM, INIT_STREAM, run_generator
 from . import checks
@@ -132,6 +132,7 @@ __all__ = [
     "AGENT_STREAM",
     "CONTROL_METHODS",
     "ControlResult",
+    "INITS",
     "INIT_STREAM",
     "NUMERICS_VERSION",
     "PREDICTION_METHODS",
@@ -150,16 +151,29 @@ def _device(device):
     return checks.check_device(device)
 
 
-def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
+#: how a network's first weights are drawn (:func:`initial_weights`)
+INITS = ("uniform", "zero-output", "small")
+
+
+def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1,
+                    init: str = "uniform"):
     """:math:`\\theta_0` of every run (reference layout): ``(B, P)``, or ``(B, n_nets, P)``
     when ``n_nets > 1`` (control: one network per action, initialised one after another from
-    the same generator). Depends only on ``(seed, run_id)``."""
+    the same generator). Depends only on ``(seed, run_id)``. ``init`` (:data:`INITS`):
+    ``"uniform"`` (every weight uniform in :math:`\\pm 1/\\sqrt{\\text{fan-in}}`, PyTorch's
+    default), ``"zero-output"`` (the same draw, output layer :math:`w_2, b_2` zeroed: every
+    value 0 at first) or ``"small"`` (the same draw times 0.1)."""
+    V.check_choice("init", init, INITS)
     net = MLP(n_in, n_hidden)
     out = []
     for rid in np.asarray(run_ids, dtype=np.int64).reshape(-1):
         g = run_generator(seed, int(rid), INIT_STREAM)
         out.append(np.stack([net.init(g) for _ in range(n_nets)]))
     w = np.array(out).reshape(-1, n_nets, net.n_params)
+    if init == "zero-output":
+        w[..., n_hidden * (n_in + 1):] = 0.0  # w2 and b2
+    elif init == "small":
+        w = w * 0.1
     return w[:, 0] if n_nets == 1 else w
 
 
@@ -281,7 +295,8 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                 env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
                 max_steps=None, truncation="bootstrap", width=None,
-                engine="auto", params=None) -> ControlResult:
+                engine="auto", params=None, activation="tanh",
+                init="uniform") -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
 
     Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
@@ -308,7 +323,10 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
     takes the first that can run. ``params``: the method's own parameters (its row's
     ``params`` in :mod:`ftd_lib.methods`, checked by :func:`ftd_lib.methods.check_params`),
-    the same for every task, passed to its implementation by keyword. All follow the
+    the same for every task, passed to its implementation by keyword. The network, in every
+    engine: ``n_hidden`` units, ``activation`` ``"tanh"`` or ``"sigmoid"``
+    (:data:`ftd_lib.approx.ACTIVATIONS`), first weights by ``init`` (:data:`INITS`,
+    :func:`initial_weights`; ignored when ``w0`` is given). All follow the
     reference's semantics; the kernel and the batch agree bit for bit where torch's CPU
     arithmetic is the one the kernel emulates (``tests/engine/test_engine_kernel.py``).
     """
@@ -319,6 +337,8 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
     params = _methods.check_params(method, params)
+    V.check_choice("activation", activation, ACTIVATIONS)
+    first = V.check_choice("init", init, INITS)  # (``init`` below: the tasks' weights)
     if max_steps is not None:
         max_steps = V.check_int("max_steps", max_steps, 1)
     if width is not None:
@@ -337,7 +357,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
     if w0 is None:
         def init(tasks):
-            return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A)
+            return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A, init=first)
     else:
         w0 = V.check_finite_array("w0", w0, (N, A, n_hidden * (n_in + 2) + 1))
 
@@ -348,7 +368,8 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
 
         return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
                          epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
-                         progress=progress, truncation=truncation, max_steps=max_steps)
+                         progress=progress, truncation=truncation, max_steps=max_steps,
+                         hidden=activation)
     if engine == "reference":
         from .reference import run_tasks
 
@@ -356,9 +377,9 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                          make_env=lambda ids: _control_env(env, seed, ids, max_steps),
                          init=init, agent_stream=AGENT_STREAM, epsilon=epsilon,
                          n_hidden=n_hidden, div_bound=div_bound, truncation=truncation,
-                         progress=progress, params=params)
+                         progress=progress, params=params, activation=activation)
     batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
                          agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
                          n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,
-                         progress=progress, truncation=truncation)
+                         progress=progress, truncation=truncation, activation=activation)
     return batch.run()

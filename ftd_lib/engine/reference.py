@@ -40,7 +40,7 @@ def reference_function(method: str):
 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, n_in, make_env, init,
               agent_stream, epsilon=0.05, n_hidden=50, div_bound=1e6, truncation="bootstrap",
-              progress=False, params=None):
+              progress=False, params=None, activation="tanh"):
     """Task ``i`` (settings row ``i``, run ``run_ids[i]``) on ``make_env([run_id])``, its
     agent's draws from ``run_generator(seed, run_id, agent_stream)`` and initial weights
     ``init([i])[0]``; the method's own ``params`` (checked) by keyword. Returns a
@@ -61,7 +61,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, n_in, make_env, in
         w0 = np.asarray(init(np.array([i])), dtype=float)[0]
         row = settings.row(i)
         kw = {k: row[k] for k in ("eta", "k_max") if k in takes}  # (forward methods)
-        runs.append(fn(env, w0, approx=MLP(n_in, n_hidden), alpha=row["alpha"],
+        runs.append(fn(env, w0, approx=MLP(n_in, n_hidden, activation), alpha=row["alpha"],
                        lam=row["lam"], gamma=row["gamma"], n_episodes=n_episodes,
                        agent=run_generator(seed, rid, agent_stream), epsilon=epsilon,
                        truncation=truncation, div_bound=div_bound, **kw, **(params or {})))

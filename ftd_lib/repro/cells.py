@@ -26,6 +26,14 @@ def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
     return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
 
 
+def network_only(variant: dict) -> bool:
+    """Whether a set-up (a variant's spec) changes only the network (units, activation,
+    init), which every engine takes (``run_control``), not mountain car's inputs or start
+    states (the kernel's alone)."""
+    return (variant.get("inputs", "symmetric"), variant.get("start", "bottom")) == (
+        "symmetric", "bottom")
+
+
 # ----------------------------------------------------------------------------- definitions
 
 

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .cells import network_only
 from .definitions import DEFAULT_SEED, Figure
 from .provenance import chunk_provenance
 
@@ -204,11 +205,15 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
     ``engine_stats``."""
     from .. import engine
 
-    if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
-        from .study import run_variant
+    net = {}
+    if task.variant is not None:
+        if not network_only(task.variant):  # mountain car's inputs or starts: the kernel's
+            from .study import run_variant
 
-        return _engine_result(run_variant(task, engine_settings(task.settings),
-                                          progress=progress))
+            return _engine_result(run_variant(task, engine_settings(task.settings),
+                                              progress=progress))
+        v = task.variant  # a set-up of the network only: a plain parameter of every engine
+        net = dict(n_hidden=v.get("n_hidden", 50), activation=v["hidden"], init=v["init"])
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
               progress=progress)
     settings = engine_settings(task.settings)
@@ -218,7 +223,7 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
         res = engine.run_control(task.method, settings, env=task.env,
                                  epsilon=task.epsilon, max_steps=task.max_steps,
                                  truncation=task.truncation or "bootstrap",
-                                 params=task.params, **kw)
+                                 params=task.params, **net, **kw)
     return _engine_result(res)
 
 

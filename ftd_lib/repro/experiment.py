@@ -22,7 +22,7 @@ from .. import validate
 from ..envs import tasks
 from ..methods import check_params, label
 from ..methods import method as method_record
-from .cells import NO_EPSILON, Cell, Figure, _geom
+from .cells import NO_EPSILON, Cell, Figure, _geom, network_only
 from .keys import (  # noqa: F401  (re-exported: the loader's names)
     ALIASES,
     DEFAULT_SEED,
@@ -401,9 +401,12 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
 
 
 def validate_figure(fig: Figure) -> None:
-    """What only the whole definition can tell: every method runs on the task."""
+    """What only the whole definition can tell: every method runs on the task (a set-up of
+    the network only runs in every engine; mountain car's inputs and starts in the
+    kernel)."""
     for c in fig.cells:
-        if c.variant and "kernel" not in method_record(c.method).engines:
+        if (c.variant and not network_only(fig.variants.get(c.variant, {}))
+                and "kernel" not in method_record(c.method).engines):
             raise ExperimentError(
                 f"{fig.source}: setup: set-up {c.variant!r} needs the compiled kernel, and "
                 f"{c.method} has none (a set-up other than the engines' default runs there)")
