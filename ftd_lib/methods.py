@@ -27,8 +27,11 @@ method on recorded episodes in :mod:`ftd_lib.algorithms` (the row names the func
 :mod:`ftd_lib.references` (the row names it ``"references.<file>:<function>"``; the paper's
 two are ``"sarsa:sarsa_lambda"``, :mod:`ftd_lib.sarsa`). Then ``run_control(...,
 engine="reference")`` and an experiment file run it, and
-:func:`ftd_lib.engine.method_check.check_method` checks it (a hand-worked two-step episode,
-agreement with every engine that claims it). A batch or kernel implementation is registered
+:func:`ftd_lib.engine.method_check.check_method` checks it (its hand-worked episode, written
+beside the reference as ``HAND_WORKED``, on the four-step template of
+:mod:`ftd_lib.references.template`; agreement with every engine that claims it). The
+golden numbers of a new method: ``python tests/engine/test_engine_golden.py <id>``; the
+whole recipe: ``experiments/README.md``. A batch or kernel implementation is registered
 where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
 :data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; ``numerics`` is the version
 its stored results are keyed by (``None``: it joins no experiment).
