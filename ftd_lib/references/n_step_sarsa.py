@@ -5,8 +5,8 @@ and inside it: it is forward Sarsa(:math:`\lambda`) with :math:`\lambda = 1` and
 :math:`K_{max} = n` (Algorithm 1: with :math:`\lambda = 1` the K-bounded return is the
 K-step return, and K = n while :math:`\gamma^n > \eta`), so a file runs it in the fast
 engines as that curve; ``tests/engine/test_n_step_sarsa.py`` checks both against this
-reference. It shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.sarsa`): the run's
-own streams, the episode cap, divergence.
+reference. It shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.sarsa`):
+the run's own streams, the episode cap, divergence.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..returns import n_step_return
-from ..sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
 from ..validate import check_int
+from .sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
 from .template import HandWorked, n_step_by_hand
 
 
@@ -35,8 +35,8 @@ def n_step_sarsa(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, n, ep
     at the end (the return then stops at T; a cap with ``truncation="bootstrap"``
     bootstraps there from :math:`\hat Q(S_T, A_T)`). ``lam`` is not used (the contract's
     argument). ``n`` >= 1; n = 1 is Sarsa(0), n >= the episode's length Monte-Carlo
-    control. Other arguments and the returned :class:`~ftd_lib.sarsa.ControlRun` as
-    :func:`ftd_lib.sarsa.sarsa_lambda`.
+    control. Other arguments and the returned :class:`~ftd_lib.references.sarsa.ControlRun` as
+    :func:`ftd_lib.references.sarsa.sarsa_lambda`.
     """
     w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
         w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)

@@ -2,15 +2,15 @@ r"""Watkins's Q(:math:`\lambda`) (Watkins 1989; Sutton & Barto 2018, Sec. 12.10)
 on one environment, :math:`\epsilon`-greedy, one network per action, accumulating traces cut
 at every exploratory action: the per-run reference of the method ``watkins_q_lambda``
 (:mod:`ftd_lib.methods`). Beyond the paper (an off-policy relative of its Sarsa(:math:`\lambda`),
-Sec. 6); it shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.sarsa`): the run's own
-streams, the episode cap, divergence.
+Sec. 6); it shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.sarsa`): the
+run's own streams, the episode cap, divergence.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
+from .sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
 from .template import ACTIONS, ALPHA, GAMMA, REWARDS, HandWorked, T, X, q
 
 
@@ -29,8 +29,8 @@ def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, e
     episode (or a cap with ``truncation="terminal"``) the target is :math:`R`; a cap with
     ``"bootstrap"`` bootstraps from :math:`\max_a\hat Q(S', a)`. With :math:`\epsilon = 0`
     every action is greedy and it is Sarsa(:math:`\lambda`) with the greedy target
-    (the same numbers as :func:`ftd_lib.sarsa.sarsa_lambda`). Arguments and the returned
-    :class:`~ftd_lib.sarsa.ControlRun` as there.
+    (the same numbers as :func:`ftd_lib.references.sarsa.sarsa_lambda`). Arguments and the returned
+    :class:`~ftd_lib.references.sarsa.ControlRun` as there.
     """
     w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
         w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
@@ -61,7 +61,7 @@ def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, e
 
 def hand_watkins(w0, lam):
     r"""Watkins's Q(:math:`\lambda`) on the template (:mod:`.template`), step by step: as
-    Sarsa(:math:`\lambda`) (:func:`ftd_lib.sarsa.hand_sarsa`) but
+    Sarsa(:math:`\lambda`) (:func:`ftd_lib.references.sarsa.hand_sarsa`) but
     :math:`\delta_t = R_{t+1} + \gamma\max_a\hat Q(S_{t+1}, a) - \hat Q(S_t, A_t)`, and
     every trace cut after a step whose next action :math:`A_{t+1}` is not greedy at
     :math:`S_{t+1}` (with the weights before the step's update)."""

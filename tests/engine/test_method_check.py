@@ -9,8 +9,8 @@ import pytest
 
 from ftd_lib.engine import Settings, run_control
 from ftd_lib.engine import method_check as mc
+from ftd_lib.references.sarsa import hand_forward_sarsa, hand_sarsa
 from ftd_lib.references.watkins_q_lambda import hand_watkins
-from ftd_lib.sarsa import hand_forward_sarsa, hand_sarsa
 
 
 def test_the_template_has_a_greedy_and_an_exploratory_second_action():
@@ -51,7 +51,7 @@ def test_a_reference_without_the_trace_cut_fails_by_hand(monkeypatch):
 
 
 def _no_cut(env, w0, **kw):
-    from ftd_lib.sarsa import ControlRun, _act, _start
+    from ftd_lib.references.sarsa import ControlRun, _act, _start
 
     approx, alpha, lam, gamma = kw["approx"], kw["alpha"], kw["lam"], kw["gamma"]
     w = np.array(w0, float)

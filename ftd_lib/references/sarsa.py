@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .returns import Algorithm1Return, k_bound
-from .validate import (
+from ..returns import Algorithm1Return, k_bound
+from ..validate import (
     check_alpha,
     check_choice,
     check_eta,
@@ -201,7 +201,7 @@ def hand_sarsa(w0, lam):
     \hat Q(S_t, A_t)` (0 after the terminal state), every trace decayed by
     :math:`\gamma\lambda`, :math:`e_{A_t} \mathrel{+}= S_t`,
     :math:`\theta \mathrel{+}= \alpha\delta_t e`."""
-    from .references.template import ACTIONS, ALPHA, GAMMA, REWARDS, T, X, q
+    from .template import ACTIONS, ALPHA, GAMMA, REWARDS, T, X, q
 
     w, e = w0.copy(), np.zeros_like(w0)
     for t in range(T):
@@ -219,7 +219,7 @@ def hand_forward_sarsa(w0, lam, k_max=None):
     Sarsa with n = K, worked by hand in :func:`ftd_lib.references.template.n_step_by_hand`
     (so this case also checks forward Sarsa(1, :math:`K_{max} = n`) = n-step Sarsa). Between
     them it is checked by the engines only (``None``)."""
-    from .references.template import n_step_by_hand
+    from .template import n_step_by_hand
 
     if lam == 0.0:
         return n_step_by_hand(w0, 1)
@@ -229,7 +229,7 @@ def hand_forward_sarsa(w0, lam, k_max=None):
 
 
 def _hand_worked():
-    from .references.template import HandWorked
+    from .template import HandWorked
 
     lams = ({"lam": 0.0}, {"lam": 0.5}, {"lam": 1.0})
     return {"sarsa_lambda": HandWorked(hand_sarsa, lams),
