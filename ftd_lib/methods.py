@@ -25,7 +25,7 @@ A new method: its per-run reference and one row here. Where the reference goes: 
 method on recorded episodes in :mod:`ftd_lib.algorithms` (the row names the function:
 ``"td_lambda"``); a control method, live on an environment, in a file of its own under
 :mod:`ftd_lib.references` (the row names it ``"references.<file>:<function>"``; the paper's
-two are ``"references.sarsa:sarsa_lambda"``, :mod:`ftd_lib.references.sarsa`). Then
+two are ``"references.sarsa_lambda:sarsa_lambda"`` and its forward twin). Then
 ``run_control(..., engine="reference")`` and an experiment file run it, and
 :func:`ftd_lib.engine.method_check.check_method` checks it (its hand-worked episode, written
 beside the reference as ``HAND_WORKED``, on the four-step template of
@@ -120,9 +120,9 @@ METHODS: dict[str, Method] = {m.id: m for m in (
     Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
            1, "block_lambda_return", _B),
     Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2,
-           "references.sarsa:sarsa_lambda", _BK),
+           "references.sarsa_lambda:sarsa_lambda", _BK),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,
-           "references.sarsa:forward_sarsa_lambda", _BK),
+           "references.forward_sarsa_lambda:forward_sarsa_lambda", _BK),
     Method("watkins_q_lambda", "Watkins's Q(λ)", _C["bluish_green"], "--", "control", 1,
            "references.watkins_q_lambda:watkins_q_lambda", ()),
     Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,

@@ -5,7 +5,7 @@ and inside it: it is forward Sarsa(:math:`\lambda`) with :math:`\lambda = 1` and
 :math:`K_{max} = n` (Algorithm 1: with :math:`\lambda = 1` the K-bounded return is the
 K-step return, and K = n while :math:`\gamma^n > \eta`), so a file runs it in the fast
 engines as that curve; ``tests/engine/test_n_step_sarsa.py`` checks both against this
-reference. It shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.sarsa`):
+reference. It shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.common`):
 the run's own streams, the episode cap, divergence.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..returns import n_step_return
 from ..validate import check_int
-from .sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
+from .common import ControlRun, act, control_args, diverged, start, within_bound
 from .template import HandWorked, n_step_by_hand
 
 
@@ -35,10 +35,10 @@ def n_step_sarsa(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, n, ep
     at the end (the return then stops at T; a cap with ``truncation="bootstrap"``
     bootstraps there from :math:`\hat Q(S_T, A_T)`). ``lam`` is not used (the contract's
     argument). ``n`` >= 1; n = 1 is Sarsa(0), n >= the episode's length Monte-Carlo
-    control. Other arguments and the returned :class:`~ftd_lib.references.sarsa.ControlRun` as
-    :func:`ftd_lib.references.sarsa.sarsa_lambda`.
+    control. Other arguments and the returned :class:`~ftd_lib.references.common.ControlRun` as
+    :func:`ftd_lib.references.sarsa_lambda.sarsa_lambda`.
     """
-    w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
+    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
         w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
     n = check_int("n", n, 1)
     returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
@@ -51,13 +51,13 @@ def n_step_sarsa(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, n, ep
         return w, v
 
     for ep in range(n_episodes):
-        s, a = _start(env, approx, w, epsilon, agent, div_bound)
+        s, a = start(env, approx, w, epsilon, agent, div_bound)
         if a is None:
-            return _diverged(returns, lengths, w, ep, steps)
+            return diverged(returns, lengths, w, ep, steps)
         S, A, R, V = [s], [a], [], [0.0]  # V[j] = Q(S_j, A_j) when S_j was reached
         ret, t, end = 0.0, 0, False
         while not end:
-            s2, r, end, a2, q2 = _act(env, a, approx, w, epsilon, agent, truncation)
+            s2, r, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
             ret, steps = ret + r, steps + 1
             R.append(r)
             V.append(0.0 if a2 is None else q2[a2])
@@ -66,13 +66,13 @@ def n_step_sarsa(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, n, ep
             tau, v = t - n + 1, 0.0
             if tau >= 0:
                 w, v = update_pair(w, tau, S, A, R, V)
-            if not _ok([v, *q2], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
+            if not within_bound([v, *q2], div_bound):
+                return diverged(returns, lengths, w, ep, steps)
             s, a, t = s2, a2, t + 1
         for tau in range(max(0, t - n + 1), t):  # the pairs still waiting, T = t
             w, v = update_pair(w, tau, S, A, R, V)
-            if not _ok([v], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
+            if not within_bound([v], div_bound):
+                return diverged(returns, lengths, w, ep, steps)
         returns[ep], lengths[ep] = ret, t
     return ControlRun(returns, lengths, -1, w, steps)
 

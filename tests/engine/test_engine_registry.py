@@ -33,7 +33,7 @@ def test_a_reference_that_is_not_there_is_one_line_naming_the_method(monkeypatch
     naming the method and where it was looked for, not an AttributeError."""
     for ref, where in (("no_such_fn", "ftd_lib.algorithms"),
                        ("references.no_such_file:f", "ftd_lib.references.no_such_file"),
-                       ("references.sarsa:no_such_fn", "ftd_lib.references.sarsa")):
+                       ("references.sarsa_lambda:no_such_fn", "ftd_lib.references.sarsa_lambda")):
         row = dataclasses.replace(methods.METHODS["sarsa_lambda"], id="typo", reference=ref)
         monkeypatch.setitem(methods.METHODS, "typo", row)
         with pytest.raises(ValueError) as e:

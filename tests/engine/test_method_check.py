@@ -9,7 +9,8 @@ import pytest
 
 from ftd_lib.engine import Settings, run_control
 from ftd_lib.engine import method_check as mc
-from ftd_lib.references.sarsa import hand_forward_sarsa, hand_sarsa
+from ftd_lib.references.forward_sarsa_lambda import hand_forward_sarsa
+from ftd_lib.references.sarsa_lambda import hand_sarsa
 from ftd_lib.references.watkins_q_lambda import hand_watkins
 
 
@@ -51,14 +52,14 @@ def test_a_reference_without_the_trace_cut_fails_by_hand(monkeypatch):
 
 
 def _no_cut(env, w0, **kw):
-    from ftd_lib.references.sarsa import ControlRun, _act, _start
+    from ftd_lib.references.common import ControlRun, act, start
 
     approx, alpha, lam, gamma = kw["approx"], kw["alpha"], kw["lam"], kw["gamma"]
     w = np.array(w0, float)
-    s, a = _start(env, approx, w, kw["epsilon"], kw["agent"], 1e6)
+    s, a = start(env, approx, w, kw["epsilon"], kw["agent"], 1e6)
     e, ret, T, end = np.zeros_like(w), 0.0, 0, False
     while not end:
-        s2, R, end, a2, q2 = _act(env, a, approx, w, kw["epsilon"], kw["agent"], "bootstrap")
+        s2, R, end, a2, q2 = act(env, a, approx, w, kw["epsilon"], kw["agent"], "bootstrap")
         delta = R + gamma * (0.0 if a2 is None else max(q2)) - float(approx.value(w[a], s))
         e = gamma * lam * e
         e[a] = e[a] + approx.grad(w[a], s)
