@@ -15,7 +15,8 @@ from ftd_lib.references import n_step_sarsa as ns
 @pytest.mark.parametrize("env, cap, trunc, episodes, alphas", [
     ("cartpole", 100, "bootstrap", 10, [0.03, 0.1, 0.01]),
     ("cartpole", 25, "terminal", 6, [0.03, 0.1, 0.01]),
-    ("mountain_car", 80, "bootstrap", 3, [0.01, 0.003, 0.02])])
+    ("mountain_car", 80, "bootstrap", 3, [0.01, 0.003, 0.02]),
+    ("puddle_world", 60, "bootstrap", 3, [0.01, 0.03, 0.003])])  # stochastic, no kernel
 def test_forward_sarsa_at_lambda_1_and_k_max_n_is_n_step_sarsa_in_every_engine(
         env, cap, trunc, episodes, alphas):
     """The reference of n-step Sarsa against forward Sarsa(1, K_max = n) run by the kernel and
@@ -24,14 +25,14 @@ def test_forward_sarsa_at_lambda_1_and_k_max_n_is_n_step_sarsa_in_every_engine(
     in the thousands, grows the last bits); alpha 0.1 diverges on cart-pole, so freezing is
     compared too (larger step sizes are chaotic: the last bits decide the episode a run
     diverges in)."""
-    gamma = 0.99 if env == "cartpole" else 1.0
+    gamma = 0.99 if env == "cartpole" else 1.0  # (the tasks' own)
     diverged = []
     for n in (1, 3, 8):
         s = Settings.make(alpha=alphas, lam=1.0, gamma=gamma, k_max=n)
         kw = dict(env=env, max_steps=cap, truncation=trunc)
         ref = run_control("n_step_sarsa", s, 7, [0, 1, 2], episodes, engine="reference",
                           params={"n": n}, **kw)
-        for engine in ("kernel", "batch"):
+        for engine in ("kernel", "batch") if env != "puddle_world" else ("batch",):
             got = run_control("forward_sarsa_lambda", s, 7, [0, 1, 2], episodes, engine=engine,
                               **kw)
             np.testing.assert_array_equal(got.returns, ref.returns, err_msg=f"{engine} n={n}")
