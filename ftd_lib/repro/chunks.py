@@ -218,6 +218,9 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
               progress=progress)
     settings = engine_settings(task.settings)
     if task.task == "prediction":
+        if task.params:  # (no prediction method has parameters of its own yet)
+            raise ValueError(f"{task.method}: the prediction engine takes no params, got "
+                             f"{task.params}")
         res = engine.run_prediction(task.method, settings, env=task.env, **kw)
     else:
         res = engine.run_control(task.method, settings, env=task.env,
