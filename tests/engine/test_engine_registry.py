@@ -72,7 +72,6 @@ def test_a_method_with_only_a_reference_runs_through_it(monkeypatch):
     new = methods.Method("my_sarsa", "my Sarsa", "#000000", "-", "control", None,
                          "sarsa_lambda", ())
     monkeypatch.setitem(methods.METHODS, "my_sarsa", new)
-    monkeypatch.setattr("ftd_lib.engine.CONTROL_METHODS", (*methods.CONTROL, "my_sarsa"))
     assert choose_engine("my_sarsa", "cartpole", "auto", torch.float64, "cpu") == "reference"
     for engine in ("kernel", "batch"):
         with pytest.raises(ValueError, match=f"no {engine} implementation"):
