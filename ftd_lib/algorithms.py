@@ -18,7 +18,7 @@ Contract (shared by every function here)::
   of the approximator's width, ``eta`` in (0, 1), ``k_max`` None or an integer >= 1.
 
 Control (Sec. 6, Fig. 4): :func:`sarsa_lambda` and :func:`forward_sarsa_lambda` (written in
-:mod:`ftd_lib.sarsa`, available here) run one control run live on one environment,
+:mod:`ftd_lib.references`, available here) run one control run live on one environment,
 :math:`\epsilon`-greedy with one network per action, and return a :class:`ControlRun`;
 ``run_control(..., engine="reference")`` runs them.
 
@@ -32,8 +32,10 @@ from collections import deque
 
 import numpy as np
 
+from .references.common import ControlRun, epsilon_greedy  # noqa: F401
+from .references.forward_sarsa_lambda import forward_sarsa_lambda  # noqa: F401
+from .references.sarsa_lambda import sarsa_lambda  # noqa: F401
 from .returns import Algorithm1Return, gae, interim_lambda_return, k_bound
-from .sarsa import ControlRun, epsilon_greedy, forward_sarsa_lambda, sarsa_lambda  # noqa: F401
 from .validate import (
     check_alpha,
     check_episodes,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .portable import dot, matvec, tanh
+from .portable import dot, matvec, sigmoid, tanh
 
 
 class Linear:
@@ -44,8 +44,14 @@ class Linear:
         return np.array(x, dtype=float)
 
 
+#: the hidden units :class:`MLP` (and every engine's network) can have
+ACTIVATIONS = ("tanh", "sigmoid")
+
+
 class MLP:
-    r"""One hidden layer of tanh units, linear output (the paper's 2-50-1 network).
+    r"""One hidden layer of tanh units, linear output (the paper's 2-50-1 network); or
+    ``activation="sigmoid"``: :math:`\sigma(z) = 1/(1 + e^{-z})` units (Tesauro's), with
+    :math:`\sigma' = h(1 - h)` in place of :math:`1 - h^2` below.
 
     .. math::
         h = \tanh(W_1 x + b_1), \qquad \hat V(x|\theta) = w_2^\top h + b_2
@@ -59,13 +65,17 @@ class MLP:
     :math:`\partial V/\partial W_1 = (w_2 \odot (1-h^2))\, x^\top`.
     """
 
-    def __init__(self, n_in: int, n_hidden: int = 50):
+    def __init__(self, n_in: int, n_hidden: int = 50, activation: str = "tanh"):
         if int(n_in) < 1:
             raise ValueError(f"n_in must be >= 1, got {n_in!r}")
         if int(n_hidden) < 1:
             raise ValueError(f"n_hidden must be >= 1, got {n_hidden!r}")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got "
+                             f"{activation!r}")
         self.n_in = int(n_in)
         self.n_hidden = int(n_hidden)
+        self.activation = activation
         self.n_params = self.n_hidden * (self.n_in + 2) + 1
 
     def unpack(self, w: np.ndarray):
@@ -93,7 +103,8 @@ class MLP:
     def hidden(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
         r""":math:`h = \tanh(W_1 x + b_1)` (``np.tanh(x @ W1.T + b1)``, in a fixed order)."""
         W1, b1, _, _ = self.unpack(w)
-        return tanh(matvec(W1, x) + b1)
+        z = matvec(W1, x) + b1
+        return tanh(z) if self.activation == "tanh" else sigmoid(z)
 
     def value(self, w: np.ndarray, x: np.ndarray):
         r""":math:`\hat V = w_2^\top h + b_2` (``h @ w2 + b2``, in a fixed order)."""
@@ -104,7 +115,8 @@ class MLP:
         x = np.asarray(x, dtype=float)
         _, _, w2, _ = self.unpack(w)
         h = self.hidden(w, x)
-        d_pre = w2 * (1.0 - h * h)  # dV/d(pre-activation), shape (..., H)
+        slope = 1.0 - h * h if self.activation == "tanh" else h * (1.0 - h)
+        d_pre = w2 * slope  # dV/d(pre-activation), shape (..., H)
         d_W1 = d_pre[..., :, None] * x[..., None, :]
         lead = x.shape[:-1]
         return np.concatenate(

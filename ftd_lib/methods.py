@@ -18,19 +18,30 @@ id                        label                 kind        numerics  implementa
 ``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
 ``watkins_q_lambda``      Watkins's Q(λ)        control     1         reference
+``n_step_sarsa``          n-step Sarsa          control     1         reference (params: n)
 ========================  ====================  ==========  ========  =========================
 
 A new method: its per-run reference and one row here. Where the reference goes: a prediction
 method on recorded episodes in :mod:`ftd_lib.algorithms` (the row names the function:
 ``"td_lambda"``); a control method, live on an environment, in a file of its own under
 :mod:`ftd_lib.references` (the row names it ``"references.<file>:<function>"``; the paper's
-two are ``"sarsa:sarsa_lambda"``, :mod:`ftd_lib.sarsa`). Then ``run_control(...,
-engine="reference")`` and an experiment file run it, and
-:func:`ftd_lib.engine.method_check.check_method` checks it (a hand-worked two-step episode,
-agreement with every engine that claims it). A batch or kernel implementation is registered
+two are ``"references.sarsa_lambda:sarsa_lambda"`` and its forward twin). Then
+``run_control(..., engine="reference")`` and an experiment file run it, and
+:func:`ftd_lib.engine.method_check.check_method` checks it (its hand-worked episode, written
+beside the reference as ``HAND_WORKED``, on the four-step template of
+:mod:`ftd_lib.references.template`; agreement with every engine that claims it). The
+golden numbers of a new method: ``python tests/engine/test_engine_golden.py <id>``; the
+whole recipe: ``experiments/README.md``. A batch or kernel implementation is registered
 where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
 :data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; ``numerics`` is the version
 its stored results are keyed by (``None``: it joins no experiment).
+
+A method's own parameters (beyond the settings columns alpha, lambda, gamma, eta, K_max) are
+its row's ``params``: one :class:`Param` each (name, check, default or required, an example
+value for the checks). :func:`check_params` validates what a caller gives (a ``ValueError``
+naming the parameter); ``run_control(..., params={...})``, an experiment file's per-curve
+``params = {...}`` and ``check_method`` forward them to the method's implementations by
+keyword; a chunk's identity holds them (only when there are any).
 
 Colours are the Okabe-Ito palette (Okabe & Ito 2008), which stays distinguishable under the
 common colour-vision deficiencies: the backward view (TD(λ), Sarsa(λ)) is vermillion, the
@@ -40,9 +51,32 @@ orange. Line styles separate the methods a second way (grey-scale print, project
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .style import OKABE_ITO
+from .validate import check_int
+
+#: a parameter's default when it has none (the caller must give it)
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method beyond the settings columns: ``name`` (the keyword its
+    implementations take), ``check(value) -> value`` (raises ``ValueError`` naming it),
+    ``default`` (:data:`REQUIRED`: none), ``example`` (the value the checks and golden
+    workloads run it at; the default when there is one) and ``doc`` (for people)."""
+
+    name: str
+    check: Callable
+    default: object = REQUIRED
+    example: object = None
+    doc: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
 
 
 @dataclass(frozen=True)
@@ -52,7 +86,8 @@ class Method:
     ``"control"``), ``numerics`` (the version stored results are keyed by; ``None``: no
     experiment runs it), ``reference`` (its per-run function: a name in
     :mod:`ftd_lib.algorithms`, or ``"module:function"`` of :mod:`ftd_lib`, or ``None``) and
-    ``engines`` (the fast implementations: ``"batch"``, ``"kernel"``)."""
+    ``engines`` (the fast implementations: ``"batch"``, ``"kernel"``), ``params`` (its own
+    parameters, :class:`Param`; every implementation takes them by keyword)."""
 
     id: str
     label: str
@@ -62,6 +97,7 @@ class Method:
     numerics: int | None
     reference: str | None
     engines: tuple[str, ...]
+    params: tuple[Param, ...] = ()
 
     def style(self) -> dict:
         """Keyword arguments for ``ax.plot``: ``color``, ``ls``, ``label``."""
@@ -84,11 +120,15 @@ METHODS: dict[str, Method] = {m.id: m for m in (
     Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
            1, "block_lambda_return", _B),
     Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2,
-           "sarsa:sarsa_lambda", _BK),
+           "references.sarsa_lambda:sarsa_lambda", _BK),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,
-           "sarsa:forward_sarsa_lambda", _BK),
+           "references.forward_sarsa_lambda:forward_sarsa_lambda", _BK),
     Method("watkins_q_lambda", "Watkins's Q(λ)", _C["bluish_green"], "--", "control", 1,
            "references.watkins_q_lambda:watkins_q_lambda", ()),
+    Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,
+           "references.n_step_sarsa:n_step_sarsa", (),
+           (Param("n", lambda v: check_int("n", v, 1), example=3,
+                  doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),)),
 )}
 
 #: the methods of each kind, in the table's order (the order of every legend)
@@ -111,6 +151,41 @@ def method(id: str) -> Method:
         return METHODS[id]
     except KeyError:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {id!r}") from None
+
+
+def check_params(id: str, params=None) -> dict:
+    """``params`` (a dict, or ``None``: none) checked against the row of ``id``: every key one
+    of its :class:`Param`, every value through the param's check, the defaults filled in;
+    a ``ValueError`` names the method and the parameter otherwise (an unknown one, a missing
+    required one, a bad value)."""
+    rec = method(id)
+    params = {} if params is None else params
+    if not isinstance(params, dict):
+        raise ValueError(f"params of {id} must be a table of name = value, got {params!r}")
+    known = {p.name: p for p in rec.params}
+    for k in params:
+        if k not in known:
+            have = ", ".join(known) or "none"
+            raise ValueError(f"params.{k}: {id} has no parameter {k!r} (its parameters: "
+                             f"{have}; alpha, lam, gamma, eta, k_max are settings)")
+    out = {}
+    for name, p in known.items():
+        if name not in params:
+            if p.required:
+                raise ValueError(f"params.{name}: {id} needs it ({p.doc or 'no default'})")
+            out[name] = p.default
+            continue
+        try:
+            out[name] = p.check(params[name])
+        except ValueError as e:
+            raise ValueError(f"params.{name} of {id}: {e}") from None
+    return out
+
+
+def example_params(id: str) -> dict:
+    """The parameters ``id``'s checks and golden workloads run it at: each param's example
+    (its default when it has no example)."""
+    return {p.name: p.default if p.example is None else p.example for p in method(id).params}
 
 
 def label(id: str) -> str:

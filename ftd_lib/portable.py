@@ -103,3 +103,31 @@ def tanh(z) -> np.ndarray:
     out = np.empty(z.size)
     _tanh_into(np.ravel(z), out)
     return out.reshape(z.shape) if z.ndim else out[0]
+
+
+#: exp(-z) is below 2**-54 of 1 for z beyond this, so the sigmoid rounds to 1 (or to e^z at -z)
+SIGMOID_SATURATES = 745.0
+
+
+@njit(cache=True)
+def _sigmoid(z: float) -> float:
+    if z != z:  # nan
+        return z
+    t = exp_nonpositive(-min(abs(z), SIGMOID_SATURATES))
+    return 1.0 / (1.0 + t) if z >= 0.0 else t / (1.0 + t)
+
+
+@njit(cache=True)
+def _sigmoid_into(z, out):
+    for i in range(z.size):
+        out[i] = _sigmoid(z[i])
+
+
+def sigmoid(z) -> np.ndarray:
+    r""":math:`\sigma(z) = 1/(1 + e^{-z})`, as :math:`1/(1 + e^{-|z|})` for :math:`z \ge 0` and
+    :math:`e^{-|z|}/(1 + e^{-|z|})` below (:func:`exp_nonpositive`: no overflow), elementwise;
+    the same bits on every CPU."""
+    z = np.asarray(z, dtype=float)
+    out = np.empty(z.size)
+    _sigmoid_into(np.ravel(z), out)
+    return out.reshape(z.shape) if z.ndim else out[0]

@@ -1,4 +1,6 @@
-r"""Returns: n-step, interim :math:`\lambda`-return, the two identities of App. B, and K.
+r"""Returns: n-step, interim :math:`\lambda`-return, the two identities of App. B, and K; the
+pure returns of a whole episode (:func:`n_step_returns`, :func:`k_bounded_returns`,
+:func:`lambda_returns`) beside Algorithm 1's incremental one (:class:`Algorithm1Return`).
 
 Time alignment (as in rlax and the paper): ``rewards[t]`` is :math:`R_{t+1}`; ``values[j]``
 is the value of :math:`S_j` used for bootstrapping, :math:`\hat V_j = \hat V(S_j|\theta_{j-1})`
@@ -140,6 +142,68 @@ def bounded_returns_by_rho(rewards, values, k: int, gamma: float, lam: float) ->
                                h, gamma, lam)
             out.append(g)
     return np.array(out, dtype=float)
+
+
+# ----------------------------------------------------------------------------- pure returns
+# Every t of an episode (or a rollout cut at T) at once, in the style of rlax's
+# ``n_step_bootstrapped_returns`` and ``lambda_returns``: ``rewards`` (T,), ``values`` (T+1,)
+# with ``values[T]`` the value at the end (0 for a terminal state; the bootstrap value where
+# a cap cut the episode). The references share them; each is tested against eq. 2.
+
+
+def _episode(rewards, values):
+    r = np.asarray(rewards, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if r.ndim != 1 or v.shape != (len(r) + 1,):
+        raise ValueError(f"values must have shape (T+1,) = ({len(r) + 1},) for {len(r)} "
+                         f"rewards, got {v.shape}")
+    return r, v
+
+
+def n_step_returns(rewards, values, n: int, gamma: float) -> np.ndarray:
+    r""":math:`G_{t:\min(t+n,T)}` for every t (Sutton & Barto 2018, eq. 7.1): n rewards, then
+    the value n steps on -- or, nearer the end than n, the rewards to the end and
+    ``values[T]``. What n-step Sarsa's updates aim at
+    (:mod:`ftd_lib.references.n_step_sarsa`)."""
+    r, v = _episode(rewards, values)
+    if int(n) < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    T = len(r)
+    return np.array([n_step_return(r, v, t, min(int(n), T - t), gamma) for t in range(T)])
+
+
+def k_bounded_returns(rewards, values, k: int, gamma: float, lam: float) -> np.ndarray:
+    r""":math:`G_t^{\lambda|\min(t+K,T)}` for every t (eq. 2 with the horizon K steps on,
+    Sec. 5), each by the backward recursion :math:`G_j = R_{j+1} + \gamma((1-\lambda)
+    \hat V_{j+1} + \lambda G_{j+1})` from :math:`G_h = \hat V_h` (App. B's second identity):
+    the target of forward TD(:math:`\lambda`) and forward Sarsa(:math:`\lambda`). With
+    :math:`\lambda = 1` it is :func:`n_step_returns` with n = K; with K >= T, the
+    :math:`\lambda`-return (:func:`lambda_returns`)."""
+    r, v = _episode(rewards, values)
+    if int(k) < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    T = len(r)
+    out = np.empty(T)
+    for t in range(T):
+        h = min(t + int(k), T)
+        g = v[h]
+        for j in range(h - 1, t - 1, -1):
+            g = r[j] + gamma * ((1 - lam) * v[j + 1] + lam * g)
+        out[t] = g
+    return out
+
+
+def lambda_returns(rewards, values, gamma: float, lam: float) -> np.ndarray:
+    r"""The :math:`\lambda`-return :math:`G_t^{\lambda|T}` for every t, by one backward
+    recursion :math:`G_t = R_{t+1} + \gamma((1-\lambda)\hat V_{t+1} + \lambda G_{t+1})`,
+    :math:`G_T = \hat V_T` (the offline :math:`\lambda`-return algorithm's targets)."""
+    r, v = _episode(rewards, values)
+    out = np.empty(len(r))
+    g = v[-1]
+    for t in range(len(r) - 1, -1, -1):
+        g = r[t] + gamma * ((1 - lam) * v[t + 1] + lam * g)
+        out[t] = g
+    return out
 
 
 @dataclass

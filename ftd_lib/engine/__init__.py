@@ -88,50 +88,31 @@ Speed: :mod:`ftd_lib.engine.bench` (``run_bench(device="cpu", threads=1)``, the 
 torch's thread count itself (the bench sets 1 thread while it measures). Schedule and data
 layout: :mod:`ftd_lib.engine.prediction`, :mod:`ftd_lib.engine.control`,
 :mod:`ftd_lib.engine._net`.
+
+This module is the engine's face: the functions above live in :mod:`.control_run`
+(``run_control``, ``choose_engine``), :mod:`.predict` (``run_recorded``, ``run_prediction``),
+:mod:`.weights` (``initial_weights``), :mod:`.versions` (``numerics_version``) and
+:mod:`.settings` (``Settings``).
 """
 
 from __future__ import annotations
 
-import numpy as np
-import torch
-
-from .. import methods as _methods
-from .. import validate as V
-from ..approx import MLP
-from ..envs.tasks import TASKS  # the tasks the compiled control kernel runs
-from ..rng import AGENT_STREAM, INIT_STREAM, run_generator
-from . import checks
-from .control import TRUNCATIONS, ControlBatch
-from .prediction import NP_DTYPE, PREDICTION_METHODS, Evaluator, PredictionBatch
+from ..rng import AGENT_STREAM, INIT_STREAM
+from .control_run import DEFAULT_WIDTH, ENGINES, choose_engine, run_control
+from .predict import run_prediction, run_recorded
+from .prediction import PREDICTION_METHODS, Evaluator
 from .results import ControlResult, PredictionResult
 from .settings import Settings
-from .sources import EnvSource, RecordedSource
+from .versions import CONTROL_METHODS, NUMERICS_VERSION, numerics_version
+from .weights import INITS, initial_weights
 
 __version__ = "2.0"
-
-#: The numerics version of every method an engine runs (from :mod:`ftd_lib.methods`): what a
-#: stored result's numbers depend on (the engine, the environments, the random streams, the
-#: network's arithmetic). Stored chunks are keyed by it, not by the code, so moving or renaming
-#: code recomputes nothing. Bump a method's version (its record in :mod:`ftd_lib.methods`)
-#: whenever a change alters any of its numbers; ``tests/engine/test_engine_golden.py`` fails when
-#: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
-NUMERICS_VERSION = _methods.NUMERICS_VERSION
-CONTROL_METHODS = _methods.CONTROL
-
-
-def numerics_version(method: str) -> str:
-    """``"<method>-v<N>"``: the key under which results of ``method`` are stored."""
-    if method not in NUMERICS_VERSION:
-        raise ValueError(f"method must be one of {tuple(NUMERICS_VERSION)}, got {method!r}")
-    return f"{method}-v{NUMERICS_VERSION[method]}"
-
-DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
-ENGINES = ("auto", "kernel", "batch", "reference")  # how run_control runs its tasks
 
 __all__ = [
     "AGENT_STREAM",
     "CONTROL_METHODS",
     "ControlResult",
+    "INITS",
     "INIT_STREAM",
     "NUMERICS_VERSION",
     "PREDICTION_METHODS",
@@ -143,219 +124,7 @@ __all__ = [
     "run_control",
     "run_prediction",
     "run_recorded",
+    "choose_engine",
+    "DEFAULT_WIDTH",
+    "ENGINES",
 ]
-
-
-def _device(device):
-    return checks.check_device(device)
-
-
-def initial_weights(seed: int, run_ids, n_in: int, n_hidden: int = 50, n_nets: int = 1):
-    """:math:`\\theta_0` of every run (reference layout): ``(B, P)``, or ``(B, n_nets, P)``
-    when ``n_nets > 1`` (control: one network per action, initialised one after another from
-    the same generator). Depends only on ``(seed, run_id)``."""
-    net = MLP(n_in, n_hidden)
-    out = []
-    for rid in np.asarray(run_ids, dtype=np.int64).reshape(-1):
-        g = run_generator(seed, int(rid), INIT_STREAM)
-        out.append(np.stack([net.init(g) for _ in range(n_nets)]))
-    w = np.array(out).reshape(-1, n_nets, net.n_params)
-    return w[:, 0] if n_nets == 1 else w
-
-
-def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, device="cpu",
-                 dtype=torch.float64, record_weights=True, eval_states=None,
-                 div_bound=1e6, progress=False, **schedule) -> PredictionResult:
-    """Run a prediction method on recorded episodes, every row on its own episodes.
-
-    ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
-    per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout. A settings of one
-    row, shared episodes or one ``w0`` serve every row.
-    ``eval_states``: optional ``(states, true_values)`` for the error metric.
-    Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
-    contract.
-    """
-    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
-        method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
-        div_bound=div_bound)
-    episodes, w0, settings, n_in = checks.check_recorded_args(episodes, w0, settings, n_hidden)
-    src = RecordedSource(episodes, n_in, dtype=NP_DTYPE[dtype])
-    ev = None
-    if eval_states is not None:
-        ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
-    batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
-                            dtype=dtype, evaluator=ev, record_weights=record_weights,
-                            div_bound=div_bound, progress=progress, **schedule)
-    return batch.run()
-
-
-def _prediction_env(env, seed, run_ids):
-    if env == "mountain_car":
-        from ..envs.mountain_car import MountainCarEvaluation
-
-        return MountainCarEvaluation(seed, run_ids)
-    if callable(env):
-        return env(seed, run_ids)
-    raise ValueError(f"env must be 'mountain_car' or a factory env(seed, run_ids), got {env!r}")
-
-
-def _evaluation_states(env, n_eval, eval_seed):
-    if env == "mountain_car":
-        from ..envs.mountain_car import evaluation_states
-
-        return evaluation_states(n_eval, eval_seed)
-    raise ValueError("pass eval_states=(states, true_values) for a custom env")
-
-
-def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
-                   env="mountain_car", n_eval: int = 500, eval_seed: int = 0,
-                   eval_states=None, n_hidden=50, device="cpu", dtype=torch.float64,
-                   div_bound=1e6, progress=False, w0=None) -> PredictionResult:
-    """Run a prediction method live on a vectorised evaluation environment (paper Fig. 3).
-
-    Row ``b`` has settings ``settings.row(b)`` and run id ``run_ids[b]`` (which decides its
-    :math:`\\theta_0`, see :func:`initial_weights`, and its environment's random stream).
-    ``eval_states`` (``(states, true_values)``) defaults to ``n_eval`` states of
-    ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
-    row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
-    """
-    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
-        method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
-        div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0)
-    if eval_states is None:
-        n_eval = V.check_int("n_eval", n_eval, 1)
-        eval_seed = V.check_int("eval_seed", eval_seed, 0)
-    else:
-        eval_states = checks.check_eval_states(eval_states)
-    e = _prediction_env(env, seed, run_ids)
-    src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
-    if eval_states is None:
-        eval_states = _evaluation_states(env, n_eval, eval_seed)
-    ev = Evaluator(*eval_states, device=dev, dtype=dtype)
-    if w0 is None:
-        w0 = initial_weights(seed, run_ids, src.n_in, n_hidden)
-    batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
-                            dtype=dtype, evaluator=ev, div_bound=div_bound, progress=progress)
-    return batch.run()
-
-
-def _control_env(env, seed, run_ids, max_steps=None):
-    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name, or
-    a factory ``env(seed, run_ids)``."""
-    if isinstance(env, str) and env in TASKS:
-        kw = {} if max_steps is None else dict(max_steps=max_steps)
-        return TASKS[env].batch_cls(seed, run_ids, **kw)
-    if callable(env):
-        return env(seed, run_ids)
-    raise ValueError(f"env must be one of {', '.join(map(repr, TASKS))} or a factory "
-                     f"env(seed, run_ids), got {env!r}")
-
-
-def choose_engine(method, env, engine, dtype, device) -> str:
-    """The engine that runs ``method`` on ``env``: ``"kernel"`` (a task whose registry entry
-    has ``kernel=True``, float64, the CPU, a method with a kernel), ``"batch"`` (a method with
-    a batch implementation) or ``"reference"``; ``"auto"`` takes the first of these that can
-    run. A named engine that cannot run raises ``ValueError`` saying why."""
-    m = _methods.method(method)
-    task = TASKS.get(env) if isinstance(env, str) else None
-    why = {"kernel": [], "batch": [], "reference": []}
-    if task is None or not task.kernel:
-        why["kernel"].append(f"env={env!r} is not a task the kernel runs")
-    if dtype != torch.float64 or torch.device(device).type != "cpu":
-        why["kernel"].append(f"it runs float64 on the CPU only (dtype={dtype}, "
-                             f"device={torch.device(device).type!r})")
-    for name in ("kernel", "batch"):
-        if name not in m.engines:
-            why[name].append(f"method {method!r} has no {name} implementation")
-    if m.reference is None:
-        why["reference"].append(f"method {method!r} has no per-run reference")
-    if engine == "auto":
-        return next(name for name in ("kernel", "batch", "reference") if not why[name])
-    if why[engine]:
-        raise ValueError(f"engine={engine!r} cannot run this: " + "; ".join(why[engine]))
-    return engine
-
-
-def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
-                env="mountain_car", epsilon=0.05, n_hidden=50, device="cpu",
-                dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
-                max_steps=None, truncation="bootstrap", width=None,
-                engine="auto") -> ControlResult:
-    """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
-
-    Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
-    go through a batch of ``width`` rows (default: all of them, at most
-    :data:`DEFAULT_WIDTH`) that stays full: a row whose run ends takes the next task at once
-    (:mod:`ftd_lib.engine.control`). A run's numbers do not depend on the width or on the
-    other tasks.
-
-    ``env``: ``"mountain_car"`` (:class:`ftd_lib.envs.mountain_car.MountainCarBatch`),
-    ``"cartpole"`` (:class:`ftd_lib.envs.cartpole.CartPoleBatch`) or a factory
-    ``env(seed, run_ids)`` returning an object with ``reset(mask=None)``,
-    ``step(actions, active=None) -> (obs, reward, terminal, truncated)``,
-    ``assign(rows, run_ids)``, ``n_actions`` and ``max_steps``. ``max_steps`` overrides the
-    env's episode cap; ``truncation``: ``"bootstrap"`` (a cap is a time limit: the last
-    target bootstraps from Q(S', A')) or ``"terminal"`` (a cap ends the episode like a
-    terminal state). ``w0``: initial weights ``(N, A, P)`` (default: :func:`initial_weights`
-    of every run id). Returns a :class:`ControlResult` (``returns`` ``(N, n_episodes)``,
-    ``diverged``, ``utilisation``, ...).
-
-    ``engine`` (:func:`choose_engine`): ``"kernel"`` runs each task on its own through
-    compiled code (:mod:`ftd_lib.engine.kernel`: the tasks flagged ``kernel`` in
-    :data:`ftd_lib.envs.tasks.TASKS`, float64, CPU), ``"batch"`` through the batched torch
-    engine (any env, dtype and device; ``width`` applies to it only), ``"reference"`` through
-    the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
-    takes the first that can run. All follow the reference's semantics; the kernel and the
-    batch agree bit for bit where torch's CPU arithmetic is the one the kernel emulates
-    (``tests/engine/test_engine_kernel.py``).
-    """
-    n_hidden, dev, dtype, div_bound = checks.check_engine_args(
-        method, CONTROL_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
-        div_bound=div_bound)
-    seed, run_ids, n_episodes, w0 = checks.check_live_args(settings, seed, run_ids, n_episodes, w0,
-                                                      control=True)
-    epsilon = V.check_unit("epsilon", epsilon)
-    if max_steps is not None:
-        max_steps = V.check_int("max_steps", max_steps, 1)
-    if width is not None:
-        width = V.check_int("width", width, 1)
-    V.check_choice("truncation", truncation, TRUNCATIONS)
-    V.check_choice("engine", engine, ENGINES)
-    N = len(run_ids)
-    W = min(N, DEFAULT_WIDTH) if width is None else int(width)
-    if not 1 <= W:
-        raise ValueError(f"width must be an integer >= 1, got {width!r}")
-    W = min(W, N)
-    dev = _device(device)
-    engine = choose_engine(method, env, engine, dtype, dev)
-    e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps)
-    A = int(e.n_actions)
-    n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
-    if w0 is None:
-        def init(tasks):
-            return initial_weights(seed, run_ids[tasks], n_in, n_hidden, n_nets=A)
-    else:
-        w0 = V.check_finite_array("w0", w0, (N, A, n_hidden * (n_in + 2) + 1))
-
-        def init(tasks):
-            return w0[tasks]
-    if engine == "kernel":
-        from .kernel import run_tasks
-
-        return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
-                         epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
-                         progress=progress, truncation=truncation, max_steps=max_steps)
-    if engine == "reference":
-        from .reference import run_tasks
-
-        return run_tasks(method, settings, seed, run_ids, n_episodes, n_in=n_in,
-                         make_env=lambda ids: _control_env(env, seed, ids, max_steps),
-                         init=init, agent_stream=AGENT_STREAM, epsilon=epsilon,
-                         n_hidden=n_hidden, div_bound=div_bound, truncation=truncation,
-                         progress=progress)
-    batch = ControlBatch(method, settings, e, n_episodes, seed=seed, run_ids=run_ids,
-                         agent_stream=AGENT_STREAM, init=init, epsilon=epsilon,
-                         n_hidden=n_hidden, device=dev, dtype=dtype, div_bound=div_bound,
-                         progress=progress, truncation=truncation)
-    return batch.run()

@@ -94,10 +94,14 @@ class Work:
 
 
 class BatchedMLP:
-    """``M`` independent tanh networks ``n_in -> n_hidden -> 1`` on a ``(P, M)`` tensor."""
+    """``M`` independent tanh (or ``activation="sigmoid"``) networks ``n_in -> n_hidden -> 1``
+    on a ``(P, M)`` tensor."""
 
     def __init__(self, n_in: int, n_hidden: int = 50, *, device="cpu",
-                 dtype=torch.float64, tanh: str = "auto"):
+                 dtype=torch.float64, tanh: str = "auto", activation: str = "tanh"):
+        if activation not in ("tanh", "sigmoid"):
+            raise ValueError(f"activation must be one of tanh, sigmoid, got {activation!r}")
+        self.activation = activation
         self.n_in = int(n_in)
         self.n_hidden = int(n_hidden)
         n, H = self.n_in, self.n_hidden
@@ -141,6 +145,8 @@ class BatchedMLP:
         r"""In-place :math:`\tanh`; on the CPU as :math:`2\sigma(2z) - 1` (faster, see above;
         the affine step is one ``addcmul``: :math:`-1 + 2 \cdot s \cdot 1`, exact as
         :math:`2s - 1`)."""
+        if self.activation == "sigmoid":  # the sigmoid units: sigma(z), no tanh at all
+            return z.sigmoid_()
         if self.tanh_mode == "native":
             return z.tanh_()
         z.mul_(2.0).sigmoid_()
@@ -208,9 +214,17 @@ class BatchedMLP:
         :math:`\partial V/\partial b_1 = w_2\odot(1-h^2)`,
         :math:`\partial V/\partial W_1 = (w_2\odot(1-h^2))\,x^\top`.
         """
-        d = torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d).mul_(V.w2)
+        d = self.slope_(V, w)
         torch.mul(d, xe[:, None, :], out=G.W1b)
         G.b2w2.copy_(w.h)
+
+    def slope_(self, V: Views, w: Work) -> torch.Tensor:
+        r""":math:`\partial V/\partial b_1 = w_2\odot f'` into ``w.d``, from the hidden units
+        ``h`` = :math:`f(z)` in ``w.hh``: :math:`f' = 1 - h^2` (tanh) or :math:`h(1 - h)`
+        (sigmoid; rounded as the kernel's :func:`.kernel.numerics.slope`)."""
+        if self.activation == "sigmoid":
+            return torch.sub(w.ones, w.hh, out=w.d).mul_(w.hh).mul_(V.w2)
+        return torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d).mul_(V.w2)
 
     def update_(self, V: Views, xc: torch.Tensor, w: Work, coef: torch.Tensor) -> None:
         r""":math:`\theta_m \leftarrow \theta_m + c_m \nabla_\theta\hat V(x_m|\theta_m)` for every
@@ -220,7 +234,7 @@ class BatchedMLP:
         (made on the host, where it is cheap), so that
         :math:`[W_1^T; b_1] \mathrel{+}= (w_2\odot(1-h^2)) \otimes c[x; 1]` is one op.
         """
-        d = torch.addcmul(w.ones, w.hh, w.hh, value=-1.0, out=w.d).mul_(V.w2)  # dV/db1
+        d = self.slope_(V, w)  # dV/db1
         V.W1b.addcmul_(d, xc)
         V.b2w2.addcmul_(w.h, coef)
 

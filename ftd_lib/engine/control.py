@@ -73,7 +73,7 @@ class ControlBatch(SarsaIteration, ForwardSarsaIteration, HostDeviceMixin):
     def __init__(self, method, settings, env, n_episodes: int, *, seed: int, run_ids,
                  agent_stream: int, init, epsilon=0.05, n_hidden=50, device="cpu",
                  dtype=torch.float64, div_bound=1e6, progress=False, truncation="bootstrap",
-                 flush_pops=4, tanh="auto"):
+                 flush_pops=4, tanh="auto", activation="tanh"):
         if method not in ITERATIONS:
             raise ValueError(f"the batched engine runs the methods {tuple(ITERATIONS)}, got "
                              f"{method!r}")
@@ -101,7 +101,8 @@ class ControlBatch(SarsaIteration, ForwardSarsaIteration, HostDeviceMixin):
         if not hasattr(env, "assign"):
             raise ValueError("a control env needs assign(rows, run_ids): see ftd_lib.envs.batch")
         self.A = A = int(env.n_actions)
-        self.net = net = BatchedMLP(n, n_hidden, device=dev, dtype=dt, tanh=tanh)
+        self.net = net = BatchedMLP(n, n_hidden, device=dev, dtype=dt, tanh=tanh,
+                                    activation=activation)
         self.P = P = net.n_params
         self.init = init
         self.n_ep = int(n_episodes)

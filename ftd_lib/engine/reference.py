@@ -40,12 +40,13 @@ def reference_function(method: str):
 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, n_in, make_env, init,
               agent_stream, epsilon=0.05, n_hidden=50, div_bound=1e6, truncation="bootstrap",
-              progress=False):
+              progress=False, params=None, activation="tanh"):
     """Task ``i`` (settings row ``i``, run ``run_ids[i]``) on ``make_env([run_id])``, its
     agent's draws from ``run_generator(seed, run_id, agent_stream)`` and initial weights
-    ``init([i])[0]``. Returns a :class:`.results.ControlResult`."""
+    ``init([i])[0]``; the method's own ``params`` (checked) by keyword. Returns a
+    :class:`.results.ControlResult`."""
     fn = reference_function(method)
-    params = inspect.signature(fn).parameters
+    takes = inspect.signature(fn).parameters
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
     runs = []
     t0 = time.perf_counter()
@@ -59,11 +60,11 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, n_in, make_env, in
         env = make_env([rid])
         w0 = np.asarray(init(np.array([i])), dtype=float)[0]
         row = settings.row(i)
-        kw = {k: row[k] for k in ("eta", "k_max") if k in params}  # (forward methods)
-        runs.append(fn(env, w0, approx=MLP(n_in, n_hidden), alpha=row["alpha"],
+        kw = {k: row[k] for k in ("eta", "k_max") if k in takes}  # (forward methods)
+        runs.append(fn(env, w0, approx=MLP(n_in, n_hidden, activation), alpha=row["alpha"],
                        lam=row["lam"], gamma=row["gamma"], n_episodes=n_episodes,
                        agent=run_generator(seed, rid, agent_stream), epsilon=epsilon,
-                       truncation=truncation, div_bound=div_bound, **kw))
+                       truncation=truncation, div_bound=div_bound, **kw, **(params or {})))
     stack = (lambda f: np.array([getattr(r, f) for r in runs]))  # noqa: E731
     return per_run_result(method, settings, truncation, "reference", stack("returns"),
                           stack("lengths"), stack("diverged_at"),

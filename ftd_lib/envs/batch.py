@@ -4,6 +4,12 @@ A subclass sets ``obs_dim``, ``n_actions``, ``state_dim`` and ``start_block`` an
 ``reset`` (start states from the run's own stream), ``obs`` and the dynamics; this base class
 owns the rows' bookkeeping: per-row step counters, which rows need a reset, masks, action
 checks, and the end of an episode (terminal, or truncated at ``max_steps``).
+
+A stochastic task sets ``noise_dim`` (uniform draws in [0, 1) per step of a run) and takes
+its noise from :meth:`_draw_noise`: each run's own stream :data:`NOISE_STREAM`
+(:class:`ftd_lib.rng.RunStreams`), drawn only by the rows that step, so a run's noise -- like
+its start states -- never depends on the batch it is in; the last step's draws stay in
+``last_noise`` (what :func:`ftd_lib.envs.task_check.check_task` replays).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import numpy as np
 from ..rng import RunStreams
 
 START_STREAM = 0  # each run's stream of start states
+NOISE_STREAM = 1  # each run's stream of noise in its steps (a stochastic task)
 
 
 class BatchEnv:
@@ -20,6 +27,7 @@ class BatchEnv:
     n_actions: int
     state_dim: int
     start_block: int = 64
+    noise_dim: int = 0  # uniform draws of the run's noise stream per step (0: deterministic)
 
     def __init__(self, seed: int, run_ids, max_steps: int | None):
         self.seed = int(seed)
@@ -32,13 +40,16 @@ class BatchEnv:
         self.n_runs = len(self.run_ids)
         self._starts = RunStreams(self.seed, self.run_ids, START_STREAM, "uniform",
                                   block=self.start_block)
+        self._noise = (RunStreams(self.seed, self.run_ids, NOISE_STREAM, "uniform")
+                       if self.noise_dim else None)
+        self.last_noise = np.full((self.n_runs, self.noise_dim), np.nan)
         self.state = np.zeros((self.n_runs, self.state_dim))
         self.steps = np.zeros(self.n_runs, dtype=np.int64)
         self.needs_reset = np.ones(self.n_runs, dtype=bool)
 
     def _streams(self) -> list:
         """The per-run random streams of this env (subclasses with more add theirs)."""
-        return [self._starts]
+        return [self._starts] + ([self._noise] if self._noise is not None else [])
 
     def assign(self, rows, run_ids) -> None:
         """Give the rows ``rows`` to the runs ``run_ids`` (a batch taking its next runs): their
@@ -61,6 +72,7 @@ class BatchEnv:
         self.state = self.state[rows]
         self.steps = self.steps[rows]
         self.needs_reset = self.needs_reset[rows]
+        self.last_noise = self.last_noise[rows]
         self.n_runs = len(rows)
 
     def _mask(self, mask, name: str) -> np.ndarray:
@@ -86,6 +98,16 @@ class BatchEnv:
             self.state[mask, j] = -high + 2 * high * u[mask]
         return self._started(mask)
 
+    def _draw_noise(self, active) -> np.ndarray:
+        """This step's noise ``(B, noise_dim)``: ``noise_dim`` draws of each active row's own
+        noise stream, in order (``nan`` for inactive rows, whose streams are untouched);
+        kept in ``last_noise``."""
+        out = np.full((self.n_runs, self.noise_dim), np.nan)
+        for j in range(self.noise_dim):
+            out[:, j] = self._noise.draw(active)
+        self.last_noise = out
+        return out
+
     def _check_actions(self, actions, active) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.n_runs,):
@@ -97,9 +119,10 @@ class BatchEnv:
             raise RuntimeError("stepping a row whose episode ended (or never began): reset it")
         return a
 
-    def _advance(self, new_state, term, active, reward_per_step: float):
+    def _advance(self, new_state, term, active, reward_per_step):
         """Store the active rows' new states and close their episodes where they end:
         ``terminal`` where the dynamics say so, ``truncated`` (never both) at ``max_steps``.
+        ``reward_per_step``: a number, or one per row (a reward that varies).
         Returns ``(obs, reward, terminal, truncated)``; inactive rows get 0 and False."""
         np.copyto(self.state, new_state, where=active[:, None])
         self.steps += active

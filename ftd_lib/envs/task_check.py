@@ -11,12 +11,18 @@ checked, one line each, or raises ``ValueError`` naming the task and the first b
   is refused;
 - **seeding** -- a run's start states depend on ``(seed, run id)`` only: the same for the same
   pair, whatever batch the run is in, and different for another run id or seed;
-- **scalar step = batch step** -- the row's dynamics (``Task.step_arrays``) stepping one row
-  at a time give bit for bit what stepping all rows at once gives, and what the batched
-  environment's ``step`` stores;
+- **scalar step = batch step** -- the row's dynamics (``Task.transition``, with the same
+  noise draws for a stochastic task) stepping one row at a time give bit for bit what
+  stepping all rows at once gives, and what the batched environment's ``step`` stores and
+  rewards (given the noise it drew, ``last_noise``); a stochastic task's noise changes the
+  step;
+- **a run alone = the same run in a batch** -- whole trajectories (observations, rewards,
+  ends, resets), each run with its own actions and idle steps, alone, in a batch and in a
+  batch of another order: bit for bit the same (a task drawing its noise anywhere but the
+  run's own stream fails here);
 - **bounds** -- along random episodes the observations stay finite and within [-1, 1] (the
-  network's input scale), the reward is the row's ``reward``, an episode ends by its
-  dynamics or at the cap, and never both.
+  network's input scale), every reward within the row's range (``Task.rewards``), an episode
+  ends by its dynamics or at the cap, and never both.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ def check_interface(t: Task, seed: int = 0) -> str:
     if env.max_steps != t.max_steps:
         raise _fail(t, "interface", f"the env's default cap is {env.max_steps}, the row's "
                     f"{t.max_steps}")
+    if getattr(env, "noise_dim", 0) != t.noise:
+        raise _fail(t, "interface", f"the env draws {getattr(env, 'noise_dim', 0)} noise "
+                    f"numbers a step, the row declares noise = {t.noise}")
     obs = np.asarray(env.reset())
     if obs.shape != (n, t.n_in):
         raise _fail(t, "interface", f"reset gave shape {obs.shape}, expected {(n, t.n_in)}")
@@ -91,26 +100,84 @@ def check_seeding(t: Task, seed: int = 0) -> str:
     return "seeding: start states depend on (seed, run id) only"
 
 
+def _noise(t: Task, rng, n: int):
+    return rng.random((n, t.noise)) if t.noise else None
+
+
 def check_scalar_equals_batch(t: Task, seed: int = 0) -> str:
     env = t.batch_cls(seed, list(RUNS))
     env.reset()
     rng = np.random.default_rng(seed)
+    n = len(RUNS)
     for _ in range(20):
         if env.needs_reset.any():
             env.reset(env.needs_reset)
         s = env.state.copy()
-        acts = rng.integers(0, t.n_actions, len(RUNS))
-        new, term = t.step_arrays(s, acts)
-        for i in range(len(RUNS)):
-            one, one_term = t.step_arrays(s[i:i + 1], acts[i:i + 1])
-            if not (np.array_equal(one[0], new[i]) and bool(one_term[0]) == bool(term[i])):
+        acts = rng.integers(0, t.n_actions, n)
+        noise = _noise(t, rng, n)
+        new, term, rew = t.transition(s, acts, noise)
+        for i in range(n):
+            one, one_term, one_r = t.transition(s[i:i + 1], acts[i:i + 1],
+                                                None if noise is None else noise[i:i + 1])
+            if not (np.array_equal(one[0], new[i]) and bool(one_term[0]) == bool(term[i])
+                    and one_r[0] == rew[i]):
                 raise _fail(t, "scalar step = batch step", f"row {i} stepped alone differs "
                             "from the same row stepped in the batch")
-        env.step(acts)
-        if not np.array_equal(env.state, new):
+        _, r, _, _ = env.step(acts)
+        drew = None if not t.noise else env.last_noise
+        want, _, want_r = t.transition(s, acts, drew)
+        if not np.array_equal(env.state, want) or not np.array_equal(r, want_r):
             raise _fail(t, "scalar step = batch step", "the env's step stored other states "
-                        "than the row's dynamics (Task.step_arrays) give")
-    return "scalar step = batch step: one row at a time, all rows at once and the env agree"
+                        "(or rewards) than the row's dynamics (Task.transition) give"
+                        + (" with the noise it drew (last_noise)" if t.noise else ""))
+    if t.noise:
+        s = np.repeat(env.state[:1], 8, axis=0)
+        a = np.zeros(8, dtype=np.int64)
+        moved = t.transition(s, a, rng.random((8, t.noise)))[0]
+        if len({tuple(x) for x in moved}) < 2:
+            raise _fail(t, "scalar step = batch step", f"the row declares noise = {t.noise} "
+                        "but other noise gives the same step")
+    return ("scalar step = batch step: one row at a time, all rows at once and the env agree"
+            + (f" (noise: {t.noise} draws a step, and it changes the step)" if t.noise else ""))
+
+
+def _trajectories(t: Task, seed: int, runs, steps: int) -> dict:
+    """Each run's trajectory in an env of ``runs``: its own actions and idle steps (drawn
+    from a generator of its run id), resets when an episode ends; ``{run: arrays}``."""
+    env = t.batch_cls(seed, list(runs), max_steps=min(t.max_steps, 40))
+    plan = {r: np.random.default_rng([seed, r]) for r in runs}
+    acts = {r: g.integers(0, t.n_actions, steps) for r, g in plan.items()}
+    busy = {r: plan[r].random(steps) < 0.8 for r in runs}
+    out = {r: [] for r in runs}
+    obs = env.reset()
+    for r, o in zip(runs, obs, strict=True):
+        out[r].append(o.copy())
+    for k in range(steps):
+        active = np.array([busy[r][k] for r in runs])
+        ended = env.needs_reset & active
+        if ended.any():
+            obs = env.reset(ended)
+            for i in np.flatnonzero(ended):
+                out[runs[i]].append(obs[i].copy())
+        obs, rew, term, trunc = env.step(np.array([acts[r][k] for r in runs]), active)
+        for i in np.flatnonzero(active):
+            out[runs[i]] += [obs[i].copy(), np.array([rew[i], term[i], trunc[i]])]
+    return {r: np.concatenate(v) for r, v in out.items()}
+
+
+def check_run_alone(t: Task, seed: int = 0, steps: int = 120) -> str:
+    together = _trajectories(t, seed, list(RUNS), steps)
+    reordered = _trajectories(t, seed, list(reversed(RUNS)), steps)
+    for r in RUNS:
+        alone = _trajectories(t, seed, [r], steps)[r]
+        for what, got in (("alone", alone), ("in a batch of another order", reordered[r])):
+            if not np.array_equal(got, together[r]):
+                raise _fail(t, "a run alone = the same run in a batch", f"run {r}'s "
+                            f"trajectory {what} differs from the same run in a batch"
+                            + (" (is its noise drawn from the run's own stream, "
+                               "BatchEnv._draw_noise?)" if t.noise else ""))
+    return (f"a run alone = the same run in a batch: {len(RUNS)} runs x {steps} steps "
+            "(idle steps and resets), alone, together and reordered, bit for bit")
 
 
 def check_bounds(t: Task, seed: int = 0, steps: int = STEPS) -> str:
@@ -125,18 +192,22 @@ def check_bounds(t: Task, seed: int = 0, steps: int = STEPS) -> str:
             raise _fail(t, "bounds", f"an observation outside [-1, 1]: {obs.min():.3g} .. "
                         f"{obs.max():.3g}")
         obs, r, term, trunc = env.step(rng.integers(0, t.n_actions, len(RUNS)))
-        if not np.all(r == t.reward):
-            raise _fail(t, "bounds", f"a reward other than the row's {t.reward}: {r}")
+        lo, hi = t.rewards
+        if not np.all((r >= lo) & (r <= hi)):
+            raise _fail(t, "bounds", f"a reward outside the row's range [{lo:g}, {hi:g}]: {r}")
         if np.any(term & trunc):
             raise _fail(t, "bounds", "an episode both terminal and truncated")
         ends += int((term | trunc).sum())
     if not (np.isfinite(obs).all() and np.abs(obs).max() <= 1.0):
         raise _fail(t, "bounds", "an observation outside [-1, 1]")
+    lo, hi = t.rewards
+    reward = f"reward {lo:g} a step" if lo == hi else f"rewards in [{lo:g}, {hi:g}]"
     return (f"bounds: {steps} random steps x {len(RUNS)} runs: observations in [-1, 1], "
-            f"reward {t.reward:g} a step, {ends} episode ends, none both terminal and cut")
+            f"{reward}, {ends} episode ends, none both terminal and cut")
 
 
-CHECKS = (check_interface, check_seeding, check_scalar_equals_batch, check_bounds)
+CHECKS = (check_interface, check_seeding, check_scalar_equals_batch, check_run_alone,
+          check_bounds)
 
 
 def check_task(name: str, seed: int = 0) -> list[str]:

@@ -1,8 +1,17 @@
-r"""The one registry of the paper's two neural-network tasks: mountain car and cart-pole.
+r"""The one registry of the control tasks: the paper's two (mountain car, cart-pole) and those
+beyond it (acrobot; Puddle World, a stochastic one).
 
 Everything a figure, the engine adapter or a notebook needs to know about a task, in one
 place: its discount :math:`\gamma`, its episode cap, how a raw state becomes the network's
-input, the actions' names, the reward per step and the batched environment class. The
+input, the actions' names, the reward per step (or the range it stays in), the noise its
+steps draw and the batched environment class.
+
+The contract (:func:`ftd_lib.envs.task_check.check_task` checks it): the dynamics are a pure
+function :meth:`Task.transition` of the states, the actions and -- for a stochastic task --
+``noise`` uniform draws in [0, 1) a step (``Task.noise``), which the batched environment
+takes from each run's own noise stream (:meth:`ftd_lib.envs.batch.BatchEnv._draw_noise`,
+:mod:`ftd_lib.rng`), never from a global generator; so a run is the same run alone or in
+any batch, whole trajectories included. The
 dynamics and the constants stay in the environment modules (:mod:`ftd_lib.envs.mountain_car`,
 :mod:`ftd_lib.envs.cartpole`); the caps are read from them (``DEFAULT_MAX_STEPS``), not
 written again here.
@@ -32,13 +41,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import acrobot, cartpole, mountain_car
+from . import acrobot, cartpole, mountain_car, puddle_world
 
 
 @dataclass(frozen=True)
 class Task:
     """One control task: ``name`` (the id the engine and the figures use), ``gamma``,
-    ``max_steps`` (the episode cap), ``reward`` (per step, undiscounted), ``action_names``,
+    ``max_steps`` (the episode cap), ``reward`` (per step, undiscounted; where it varies, a
+    plain step's) and ``reward_range`` (``(lo, hi)`` a step; ``None``: always ``reward``),
+    ``noise`` (uniform draws of the run's noise stream a step; 0: deterministic),
+    ``action_names``,
     ``state_names``, ``batch_cls`` (the batched environment), the task's own functions
     ``_obs``/``_step`` behind :meth:`obs` and :meth:`step_arrays`, ``kernel``: the
     compiled control kernel (:mod:`ftd_lib.engine.kernel`) runs it (else ``run_control``'s
@@ -58,6 +70,15 @@ class Task:
     kernel: bool = False
     #: an evaluation (prediction) task with true values exists (``engine.run_prediction``)
     evaluation: bool = False
+    #: uniform draws of a run's noise stream a step (a stochastic task; 0: deterministic)
+    noise: int = 0
+    #: the range of one step's reward (``None``: always ``reward``)
+    reward_range: tuple[float, float] | None = None
+
+    @property
+    def rewards(self) -> tuple[float, float]:
+        """``(lo, hi)`` of one step's reward."""
+        return (self.reward, self.reward) if self.reward_range is None else self.reward_range
 
     @property
     def n_actions(self) -> int:
@@ -72,9 +93,28 @@ class Task:
         """The network's inputs, in [-1, 1], of raw states ``(..., d)``."""
         return self._obs(np.asarray(states, dtype=float))
 
-    def step_arrays(self, states, actions) -> tuple[np.ndarray, np.ndarray]:
-        """Every row of raw ``states`` ``(N, d)`` stepped once: ``(states', terminal)``."""
-        return self._step(np.asarray(states, dtype=float), actions)
+    def transition(self, states, actions, noise=None):
+        """Every row of raw ``states`` ``(N, d)`` stepped once with its ``noise`` ``(N,
+        self.noise)`` (a stochastic task; ``None`` for a deterministic one):
+        ``(states', terminal, reward)``, ``reward`` ``(N,)``."""
+        states = np.asarray(states, dtype=float)
+        if self.noise:
+            if noise is None or np.shape(noise) != (len(states), self.noise):
+                raise ValueError(f"noise must have shape {(len(states), self.noise)} for "
+                                 f"{self.name}, got {None if noise is None else np.shape(noise)}")
+            out = self._step(states, actions, np.asarray(noise, dtype=float))
+        elif noise is not None:
+            raise ValueError(f"{self.name} is deterministic: noise must be None")
+        else:
+            out = self._step(states, actions)
+        if len(out) == 2:
+            out = (*out, np.full(len(states), self.reward))
+        return out
+
+    def step_arrays(self, states, actions, noise=None) -> tuple[np.ndarray, np.ndarray]:
+        """Every row of raw ``states`` ``(N, d)`` stepped once: ``(states', terminal)``
+        (:meth:`transition` without the reward)."""
+        return self.transition(states, actions, noise)[:2]
 
 
 def _mc_obs(s):
@@ -100,11 +140,16 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          action_names=("torque -1", "no torque", "torque +1"),
          state_names=("angle θ1", "angle θ2", "velocity θ1'", "velocity θ2'"),
          batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays),
+    Task("puddle_world", "Puddle World", gamma=1.0, max_steps=puddle_world.DEFAULT_MAX_STEPS,
+         reward=-1.0, action_names=("up", "down", "right", "left"), state_names=("x", "y"),
+         batch_cls=puddle_world.PuddleWorldBatch, _obs=puddle_world.scale_obs,
+         _step=puddle_world.step_arrays, noise=puddle_world.NOISE,
+         reward_range=puddle_world.REWARD_RANGE),
 )}
 
 
 def task(name: str) -> Task:
-    """The registry's entry for ``name`` (``"mountain_car"`` or ``"cartpole"``)."""
+    """The registry's entry for ``name`` (``"mountain_car"``, ``"cartpole"``, ...)."""
     try:
         return TASKS[name]
     except KeyError:

@@ -2,15 +2,16 @@ r"""Watkins's Q(:math:`\lambda`) (Watkins 1989; Sutton & Barto 2018, Sec. 12.10)
 on one environment, :math:`\epsilon`-greedy, one network per action, accumulating traces cut
 at every exploratory action: the per-run reference of the method ``watkins_q_lambda``
 (:mod:`ftd_lib.methods`). Beyond the paper (an off-policy relative of its Sarsa(:math:`\lambda`),
-Sec. 6); it shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.sarsa`): the run's own
-streams, the episode cap, divergence.
+Sec. 6); it shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.common`): the
+run's own streams, the episode cap, divergence.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..sarsa import ControlRun, _act, _control_args, _diverged, _ok, _start
+from .common import ControlRun, act, control_args, diverged, start, within_bound
+from .template import ACTIONS, ALPHA, GAMMA, REWARDS, HandWorked, T, X, q
 
 
 def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsilon=0.05,
@@ -28,31 +29,54 @@ def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, e
     episode (or a cap with ``truncation="terminal"``) the target is :math:`R`; a cap with
     ``"bootstrap"`` bootstraps from :math:`\max_a\hat Q(S', a)`. With :math:`\epsilon = 0`
     every action is greedy and it is Sarsa(:math:`\lambda`) with the greedy target
-    (the same numbers as :func:`ftd_lib.sarsa.sarsa_lambda`). Arguments and the returned
-    :class:`~ftd_lib.sarsa.ControlRun` as there.
+    (the same numbers as :func:`ftd_lib.references.sarsa_lambda.sarsa_lambda`). Arguments and
+    the returned :class:`~ftd_lib.references.common.ControlRun` as there.
     """
-    w, alpha, lam, gamma, epsilon, n_episodes = _control_args(
+    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
         w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
     returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
     for ep in range(n_episodes):
-        s, a = _start(env, approx, w, epsilon, agent, div_bound)
+        s, a = start(env, approx, w, epsilon, agent, div_bound)
         if a is None:
-            return _diverged(returns, lengths, w, ep, steps)
+            return diverged(returns, lengths, w, ep, steps)
         e = np.zeros_like(w)
         ret, T, end = 0.0, 0, False
         while not end:
-            s2, R, end, a2, q2 = _act(env, a, approx, w, epsilon, agent, truncation)
+            s2, R, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
             ret, T, steps = ret + R, T + 1, steps + 1
             v = float(approx.value(w[a], s))
             delta = R + gamma * (0.0 if a2 is None else max(q2)) - v
             e = gamma * lam * e
             e[a] = e[a] + approx.grad(w[a], s)
             w = w + alpha * delta * e
-            if not _ok([v, *q2], div_bound):
-                return _diverged(returns, lengths, w, ep, steps)
+            if not within_bound([v, *q2], div_bound):
+                return diverged(returns, lengths, w, ep, steps)
             if a2 is not None and q2[a2] != max(q2):  # exploratory: the trace is cut
                 e = np.zeros_like(w)
             s, a = s2, a2
         returns[ep], lengths[ep] = ret, T
     return ControlRun(returns, lengths, -1, w, steps)
 
+
+
+def hand_watkins(w0, lam):
+    r"""Watkins's Q(:math:`\lambda`) on the template (:mod:`.template`), step by step: as
+    Sarsa(:math:`\lambda`) (:func:`ftd_lib.references.sarsa_lambda.hand_sarsa`) but
+    :math:`\delta_t = R_{t+1} + \gamma\max_a\hat Q(S_{t+1}, a) - \hat Q(S_t, A_t)`, and
+    every trace cut after a step whose next action :math:`A_{t+1}` is not greedy at
+    :math:`S_{t+1}` (with the weights before the step's update)."""
+    w, e = w0.copy(), np.zeros_like(w0)
+    for t in range(T):
+        qn = [q(w, t + 1, 0), q(w, t + 1, 1)]
+        delta = REWARDS[t] + GAMMA * max(qn) - q(w, t)
+        e = GAMMA * lam * e
+        e[ACTIONS[t]] += X[t]
+        w = w + ALPHA * delta * e
+        if t + 1 < T and qn[ACTIONS[t + 1]] != max(qn):
+            e = np.zeros_like(e)
+    return w
+
+
+#: the hand-worked episode (:mod:`.template`) at three lambdas
+HAND_WORKED = {"watkins_q_lambda": HandWorked(hand_watkins, (
+    {"lam": 0.0}, {"lam": 0.5}, {"lam": 1.0}))}

@@ -26,6 +26,14 @@ def _geom(centre: float, lo: int, hi: int, ratio: float) -> tuple[float, ...]:
     return tuple(float(f"{centre * ratio ** k:.6g}") for k in range(lo, hi + 1))
 
 
+def network_only(variant: dict) -> bool:
+    """Whether a set-up (a variant's spec) changes only the network (units, activation,
+    init), which every engine takes (``run_control``), not mountain car's inputs or start
+    states (the kernel's alone)."""
+    return (variant.get("inputs", "symmetric"), variant.get("start", "bottom")) == (
+        "symmetric", "bottom")
+
+
 # ----------------------------------------------------------------------------- definitions
 
 
@@ -34,7 +42,9 @@ class Cell:
     """One setting of a figure: computed for every run id ``0 .. runs-1``.
 
     ``curve`` is the line of the figure the cell belongs to; ``k_max = None`` means no cap;
-    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up).
+    ``variant`` names a set-up variant of ``Figure.variants`` ("": the figure's own set-up);
+    ``params`` the method's own parameters (its row's ``params`` in :mod:`ftd_lib.methods`)
+    as sorted ``(name, value)`` pairs (``()``: none).
     """
 
     method: str
@@ -45,6 +55,7 @@ class Cell:
     k_max: int | None = None
     curve: str = ""
     variant: str = ""
+    params: tuple = ()
 
     def row(self) -> list[float]:
         """The engine's settings row: alpha, lam, gamma, eta, k_max (0 = no cap)."""
@@ -129,7 +140,8 @@ class Figure:
     def describe(self) -> dict:
         """JSON-able summary of the definition (stored in the metadata)."""
         d = asdict(self)
-        d["cells"] = [asdict(c) for c in self.cells]
+        d["cells"] = [{k: (dict(v) if k == "params" else v) for k, v in asdict(c).items()
+                       if k != "params" or v} for c in self.cells]
         d["n_cells"] = len(self.cells)
         d["at_paper_scale"] = self.at_paper_scale
         d["epsilon"] = None if math.isnan(self.epsilon) else self.epsilon

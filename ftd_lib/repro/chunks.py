@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .cells import network_only
 from .definitions import DEFAULT_SEED, Figure
 from .provenance import chunk_provenance
 
@@ -31,6 +32,7 @@ class ChunkTask(NamedTuple):
 
     Rows are cell-major: row ``i`` is cell ``cell_index[i]`` (an index into ``Figure.cells``)
     with run id ``run_ids[i]``. ``settings[i]`` = (alpha, lam, gamma, eta, k_max; 0 = no cap).
+    ``params``: the method's own parameters, the same for every row (``None``: none).
     """
 
     figure: str
@@ -47,6 +49,7 @@ class ChunkTask(NamedTuple):
     max_steps: int | None = None
     truncation: str | None = None
     variant: dict | None = None  # a set-up variant (ftd_lib.repro.study): name, hidden, ...
+    params: dict | None = None  # the method's own parameters (ftd_lib.methods: its row's)
 
     @property
     def rows(self) -> int:
@@ -64,6 +67,7 @@ class ChunkTask(NamedTuple):
             "max_steps": None if self.max_steps is None else int(self.max_steps),
             **({} if self.truncation is None else {"truncation": self.truncation}),
             **({} if self.variant is None else {"variant": self.variant}),
+            **({} if not self.params else {"params": dict(sorted(self.params.items()))}),
         }
 
 
@@ -73,8 +77,9 @@ VARIANT_KEYS = ("hidden", "inputs", "start", "init", "n_hidden")
 
 
 def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
-    """Cut a figure into chunks: per method (and set-up variant, where the cells have one),
-    blocks of ``cells_per_chunk`` cells times blocks of ``runs_per_chunk`` runs.
+    """Cut a figure into chunks: per method (and set-up variant, and the method's own
+    parameters, where the cells have them), blocks of ``cells_per_chunk`` cells times blocks
+    of ``runs_per_chunk`` runs.
 
     The cut depends only on the definition, never on what is stored; run blocks start at
     multiples of ``runs_per_chunk``, so asking for more runs later reuses the chunks of the
@@ -85,8 +90,8 @@ def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
     out = []
     bounds = [0, *fig.appended_at, len(fig.cells)]
     for method in fig.methods:
-        variants = dict.fromkeys(c.variant for c in fig.cells if c.method == method)
-        for variant in variants:
+        variants = dict.fromkeys((c.variant, c.params) for c in fig.cells if c.method == method)
+        for variant, params in variants:
             spec = fig.variants.get(variant, {}) if variant else {}
             task_variant = ({"name": variant, **{k: spec[k] for k in VARIANT_KEYS if k in spec}}
                             if variant else None)
@@ -95,15 +100,16 @@ def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
             trunc = spec.get("truncation", fig.truncation)
             for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
                 idx = [i for i in range(lo, hi) if fig.cells[i].method == method
-                       and fig.cells[i].variant == variant]
+                       and fig.cells[i].variant == variant and fig.cells[i].params == params]
                 for c0 in range(0, len(idx), fig.cells_per_chunk):
                     cblock = idx[c0:c0 + fig.cells_per_chunk]
                     out += _run_blocks(fig, method, cblock, seed, eps, cap, trunc,
-                                       task_variant)
+                                       task_variant, dict(params) or None)
     return out
 
 
-def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant) -> list[ChunkTask]:
+def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant,
+                params=None) -> list[ChunkTask]:
     """The chunks of one block of cells: one per block of ``runs_per_chunk`` runs."""
     out = []
     for r0 in range(0, fig.runs, fig.runs_per_chunk):
@@ -113,7 +119,7 @@ def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant) -> list[Chu
         settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
         out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
                              settings, run_ids, int(seed), fig.episodes, eps, cap, trunc,
-                             variant))
+                             variant, params))
     return out
 
 
@@ -199,20 +205,28 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
     ``engine_stats``."""
     from .. import engine
 
-    if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
-        from .study import run_variant
+    net = {}
+    if task.variant is not None:
+        if not network_only(task.variant):  # mountain car's inputs or starts: the kernel's
+            from .study import run_variant
 
-        return _engine_result(run_variant(task, engine_settings(task.settings),
-                                          progress=progress))
+            return _engine_result(run_variant(task, engine_settings(task.settings),
+                                              progress=progress))
+        v = task.variant  # a set-up of the network only: a plain parameter of every engine
+        net = dict(n_hidden=v.get("n_hidden", 50), activation=v["hidden"], init=v["init"])
     kw = dict(seed=task.seed, run_ids=task.run_ids, n_episodes=task.n_episodes, device=device,
               progress=progress)
     settings = engine_settings(task.settings)
     if task.task == "prediction":
+        if task.params:  # (no prediction method has parameters of its own yet)
+            raise ValueError(f"{task.method}: the prediction engine takes no params, got "
+                             f"{task.params}")
         res = engine.run_prediction(task.method, settings, env=task.env, **kw)
     else:
         res = engine.run_control(task.method, settings, env=task.env,
                                  epsilon=task.epsilon, max_steps=task.max_steps,
-                                 truncation=task.truncation or "bootstrap", **kw)
+                                 truncation=task.truncation or "bootstrap",
+                                 params=task.params, **net, **kw)
     return _engine_result(res)
 
 

@@ -203,14 +203,14 @@ def with_grid(fig: Figure, *, methods=None, alphas=None, lams=None) -> Figure:
     alphas = asked.get("alphas", tuple(sorted({c.alpha for c in fig.cells})))
     lams = asked.get("lams", tuple(sorted({c.lam for c in fig.cells})))
     # a curve: its method, name, eta, K_max, gamma and set-up variant (the claim-5 study)
-    curves = list(dict.fromkeys((c.method, c.curve, c.eta, c.k_max, c.gamma, c.variant)
-                                for c in fig.cells if c.method in methods))
+    curves = list(dict.fromkeys((c.method, c.curve, c.eta, c.k_max, c.gamma, c.variant,
+                                 c.params) for c in fig.cells if c.method in methods))
     gamma = fig.cells[0].gamma
-    curves += [(m, m, ETA, None, gamma, "") for m in methods if m not in fig.methods]
+    curves += [(m, m, ETA, None, gamma, "", ()) for m in methods if m not in fig.methods]
     if "methods" in asked:  # the methods' order, stable within one
         curves.sort(key=lambda c: methods.index(c[0]))
-    cells = tuple(Cell(m, a, lam, g, eta, k, curve=curve, variant=v)
-                  for m, curve, eta, k, g, v in curves for lam in lams for a in alphas)
+    cells = tuple(Cell(m, a, lam, g, eta, k, curve=curve, variant=v, params=p)
+                  for m, curve, eta, k, g, v, p in curves for lam in lams for a in alphas)
 
     def per(attr, cs):  # cells of one method (or one curve) of a cell list
         return max(sum(getattr(c, attr) == getattr(x, attr) for c in cs) for x in cs)

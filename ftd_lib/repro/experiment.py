@@ -5,12 +5,13 @@ resume, workers and provenance. The paper's figures and the studies are such fil
 (``experiments/``); the keys are listed in ``experiments/README.md`` and in :data:`KEYS`.
 
 The cells: every curve (``methods`` -- one curve each -- or ``[[curves]]`` with their own
-:math:`\eta`, :math:`K_{max}`, block length) times every :math:`\lambda` times every
-:math:`\alpha` of ``[grid]``, in that order; with ``[[setups]]`` every set-up times every
-curve (curves named ``"<set-up> / <method>"``). Scales: the file is the ``paper`` scale (the
-counts it names), ``[quick]`` what the ``quick`` scale changes. ``--set KEY=VALUE`` changes
-any key (:func:`apply_sets`). A bad file or key raises ``ValueError`` naming the file and the
-key, in one line.
+:math:`\eta`, :math:`K_{max}`, block length, :math:`\lambda` (``lam``/``lams``) and the
+method's own ``params``, :func:`_curve`) times every :math:`\lambda` (the curve's, else
+``[grid]``'s) times every :math:`\alpha` of ``[grid]``, in that order; with ``[[setups]]``
+every set-up times every curve (curves named ``"<set-up> / <method>"``). Scales: the file is
+the ``paper`` scale (the counts it names), ``[quick]`` what the ``quick`` scale changes.
+``--set KEY=VALUE`` changes any key (:func:`apply_sets`). A bad file or key raises
+``ValueError`` naming the file and the key, in one line.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import math
 
 from .. import validate
 from ..envs import tasks
-from ..methods import label
+from ..methods import check_params, label
 from ..methods import method as method_record
-from .cells import NO_EPSILON, Cell, Figure, _geom
+from .cells import NO_EPSILON, Cell, Figure, _geom, network_only
 from .keys import (  # noqa: F401  (re-exported: the loader's names)
     ALIASES,
     DEFAULT_SEED,
@@ -162,10 +163,10 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     for s in setups:
         for c in curves:
             curve = c["name"] if s["curve"] is None else f"{s['curve']} / {label(c['name'])}"
-            for lam in lams:
+            for lam in c["lams"] or lams:
                 for a in alphas:
                     cells.append(Cell(c["method"], a, lam, s["gamma"], c["eta"], c["k_max"],
-                                      curve=curve, variant=s["variant"]))
+                                      curve=curve, variant=s["variant"], params=c["params"]))
     chunk_t = r.table(raw, "chunks")
     runs_per_chunk = r.int(chunk_t, "runs", "chunks.runs", default=runs)
     per = chunk_t.get("cells", "method")
@@ -275,17 +276,53 @@ def _curves(r, raw) -> list[dict]:
         if rec.numerics is None:
             raise r.fail(where + "method", f"{m} runs in no engine (it has no numerics "
                          f"version in ftd_lib.methods)")
-        eta = r.check(where + "eta", validate.check_eta, c.get("eta", grid.get("eta", 0.01)))
-        k_max = c.get("k_max", c.get("block", grid.get("k_max", grid.get("block"))))
-        k_max = None if k_max in (None, 0) else r.check(where + "k_max", validate.check_k_max,
-                                                        k_max)
-        if m == "block_lambda_return" and k_max is None:
-            raise r.fail(where + "block", "the block λ-return needs a block length")
-        out.append({"method": m, "name": str(c.get("name", m)), "eta": eta, "k_max": k_max})
+        out.append(_curve(r, c, where, m, grid))
     names = [c["name"] for c in out]
     if len(set(names)) < len(names):
         raise r.fail("curves", f"two curves share a name: {names}")
     return out
+
+
+def _curve(r, c: dict, where: str, m: str, grid: dict) -> dict:
+    """One curve's own keys (``where`` = ``"curves.<i>."``): its ``eta``, ``k_max`` (or
+    ``block``), ``lam`` or ``lams`` (else the grid's) and the method's own ``params``
+    (checked by its row, :func:`ftd_lib.methods.check_params`). ``k_max = 0`` is refused
+    (no cap: leave the key out); a curve named by nobody is named by its method and params."""
+    eta = r.check(where + "eta", validate.check_eta, c.get("eta", grid.get("eta", 0.01)))
+    key = next((k for k in ("k_max", "block") if k in c), None)
+    src = (where, c) if key else ("grid.", grid)
+    key = key or next((k for k in ("k_max", "block") if k in grid), None)
+    k_max = None
+    if key is not None:
+        v = src[1][key]
+        if v == 0 and not isinstance(v, bool):
+            raise r.fail(src[0] + key, "must be an integer >= 1 (0 is not \"no cap\": for no "
+                         "cap leave the key out)")
+        k_max = r.check(src[0] + key, validate.check_k_max, v)
+    if m == "block_lambda_return" and k_max is None:
+        raise r.fail(where + "block", "the block λ-return needs a block length")
+    if "lam" in c and "lams" in c:
+        raise r.fail(where + "lam", "give lam or lams, not both")
+    lams = ()
+    if "lam" in c or "lams" in c:
+        name = where + ("lam" if "lam" in c else "lams")
+        raw = [c["lam"]] if "lam" in c else c["lams"]
+        lams = tuple(sorted({r.check(name, validate.check_unit, "lam", v)
+                             for v in r.numbers(raw, name)}))
+    given = c.get("params", {})
+    if not isinstance(given, dict):
+        raise r.fail(where + "params", f"must be a table of name = value, got {given!r}")
+    try:
+        params = check_params(m, given)
+    except ValueError as e:
+        raise r.fail(where + "params", str(e)) from None
+    # only the parameters the file gives are the curve's (a default the row adds later
+    # leaves the chunks of the files that did not name it where they are)
+    params = tuple(sorted((k, params[k]) for k in given))
+    name = c.get("name", m if not params else
+                 f"{m} " + " ".join(f"{k}={v}" for k, v in params))
+    return {"method": m, "name": str(name), "eta": eta, "k_max": k_max, "lams": lams,
+            "params": params}
 
 
 def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
@@ -364,9 +401,12 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
 
 
 def validate_figure(fig: Figure) -> None:
-    """What only the whole definition can tell: every method runs on the task."""
+    """What only the whole definition can tell: every method runs on the task (a set-up of
+    the network only runs in every engine; mountain car's inputs and starts in the
+    kernel)."""
     for c in fig.cells:
-        if c.variant and "kernel" not in method_record(c.method).engines:
+        if (c.variant and not network_only(fig.variants.get(c.variant, {}))
+                and "kernel" not in method_record(c.method).engines):
             raise ExperimentError(
                 f"{fig.source}: setup: set-up {c.variant!r} needs the compiled kernel, and "
                 f"{c.method} has none (a set-up other than the engines' default runs there)")

@@ -17,7 +17,7 @@ KEYS = {
     "task": ("name", "gamma", "cap", "at_cap", "start", "inputs"),
     "network": ("hidden_units", "activation", "init"),
     "grid": ("alphas", "lams", "eta", "k_max", "block", "epsilon"),
-    "curves": ("name", "method", "eta", "k_max", "block"),
+    "curves": ("name", "method", "eta", "k_max", "block", "lam", "lams", "params"),
     "setups": ("name", "choice", "change", "task", "network", "grid"),
     "chunks": ("runs", "cells", "rows", "device"),
     "protocol": ("kind", "pilot_runs", "final_alphas", "max_widenings"),
@@ -158,6 +158,8 @@ def _check_known(key: str, item, where):
     if parts[0] in SCALES:  # [quick] holds the same keys
         parts = parts[1:] or parts
     table = "" if len(parts) == 1 else parts[0]
+    if parts[:2] == ["curves", "params"] and len(parts) == 3:
+        return  # a method's own parameter: its row checks the name (experiment._curve)
     if table == "setups" and len(parts) > 2:
         table = parts[1]
     if table not in KEYS and len(parts) > 1:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.approx import MLP, Linear
-from ftd_lib.portable import dot, exp_nonpositive, matvec, tanh
+from ftd_lib.portable import dot, exp_nonpositive, matvec, sigmoid, tanh
 
 
 def exact_tanh(z: float) -> float:
@@ -44,6 +44,18 @@ def test_tanh_is_as_accurate_as_numpy_and_odd():
     assert math.copysign(1.0, tanh(-0.0)) == -1.0
     assert tanh(0.5) == tanh(np.array([0.5]))[0] and np.ndim(tanh(0.5)) == 0
     assert tanh(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_sigmoid_is_accurate_and_symmetric_without_overflow():
+    z = np.concatenate([np.random.default_rng(2).uniform(-40, 40, 2000),
+                        [0.0, 1e-300, 700.0, -700.0, 800.0, -800.0]])
+    got = sigmoid(z)
+    with localcontext() as c:
+        c.prec = 40
+        exact = np.array([float(1 / (1 + (-Decimal(v)).exp())) for v in z])
+    assert np.all(np.abs(got - exact) <= 2 * np.spacing(exact)), "within 2 ulp"
+    assert np.allclose(sigmoid(-z), 1.0 - got, rtol=0, atol=2e-16)
+    assert sigmoid(0.0) == 0.5 and sigmoid(800.0) == 1.0 and np.isnan(sigmoid(np.nan))
 
 
 def test_sums_run_left_to_right():

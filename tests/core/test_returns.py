@@ -106,3 +106,47 @@ def test_bare_rho_recursion_blows_up_and_definition_agrees_early(rng):
     assert not np.all(err < 1e-3)  # then the errors, doubled every step, blow up
     first_bad = int(np.argmax(~(err < 1e-3)))
     assert first_bad < 200  # 2^-52 * 2^t > 1e-3 after about 42 steps
+
+
+# ----------------------------------------------------------------------------- pure returns
+
+
+def test_pure_returns_agree_with_eq_2(rng):
+    """n-step, K-bounded and lambda-returns of a whole episode against the definitions
+    (eq. 2 term by term), with a bootstrap value at the end (a cut) and with 0 (terminal)."""
+    from ftd_lib.returns import k_bounded_returns, lambda_returns, n_step_returns
+
+    T, gamma, lam = 9, 0.9, 0.7
+    r = rng.normal(size=T)
+    for end in (0.0, 1.7):
+        v = np.append(rng.normal(size=T), end)
+        for n in (1, 2, 4, 9, 20):
+            want = [n_step_return(r, v, t, min(n, T - t), gamma) for t in range(T)]
+            np.testing.assert_allclose(n_step_returns(r, v, n, gamma), want, rtol=1e-13)
+            h = [min(t + n, T) for t in range(T)]
+            want = [interim_lambda_return(r, v, t, h[t], gamma, lam) for t in range(T)]
+            np.testing.assert_allclose(k_bounded_returns(r, v, n, gamma, lam), want,
+                                       rtol=1e-12, atol=1e-12)
+            # lambda = 1: the K-bounded return is the K-step return (n-step Sarsa's identity)
+            np.testing.assert_allclose(k_bounded_returns(r, v, n, gamma, 1.0),
+                                       n_step_returns(r, v, n, gamma), rtol=1e-12, atol=1e-12)
+        want = [interim_lambda_return(r, v, t, T, gamma, lam) for t in range(T)]
+        np.testing.assert_allclose(lambda_returns(r, v, gamma, lam), want, rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_allclose(k_bounded_returns(r, v, T, gamma, lam), want, rtol=1e-12,
+                                   atol=1e-12)
+    # by hand: rewards 1, 2, 3, end value 10, gamma 0.5, n = 2
+    np.testing.assert_allclose(n_step_returns([1, 2, 3], [0, 4, 6, 10], 2, 0.5),
+                               [1 + 0.5 * 2 + 0.25 * 6, 2 + 0.5 * 3 + 0.25 * 10,
+                                3 + 0.5 * 10])
+
+
+def test_pure_returns_refuse_bad_input():
+    from ftd_lib.returns import k_bounded_returns, n_step_returns
+
+    with pytest.raises(ValueError, match="values must have shape"):
+        n_step_returns([1.0, 2.0], [0.0, 0.0], 1, 0.9)
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        n_step_returns([1.0], [0.0, 0.0], 0, 0.9)
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+        k_bounded_returns([1.0], [0.0, 0.0], 0, 0.9, 0.5)

@@ -454,7 +454,7 @@ def _my_k(gamma, lam, eta):
 
 
 def test_exercise_checks(capsys):
-    from ftd_lib.sarsa import epsilon_greedy
+    from ftd_lib.algorithms import epsilon_greedy
 
     assert nb06.check_heuristic_steps(_my_steps)
     assert not nb06.check_heuristic_steps(lambda x0, v0: _my_steps(x0, v0) + 1)  # off by one

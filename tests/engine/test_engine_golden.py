@@ -49,7 +49,7 @@ import pytest
 import ftd_lib.engine.reference as reference_engine
 from ftd_lib.approx import MLP
 from ftd_lib.engine import NUMERICS_VERSION, Settings, run_control, run_prediction
-from ftd_lib.methods import CONTROL, PREDICTION, implemented, method
+from ftd_lib.methods import CONTROL, PREDICTION, example_params, implemented, method
 
 GOLDEN = Path(__file__).parent / "golden" / "engine_numerics.json"
 GOLDEN_CONTROL = Path(__file__).parent / "golden" / "control.json"
@@ -89,7 +89,7 @@ def control_numbers(method: str, workload: str, engine: str) -> dict:
     env, cap, n_ep, trunc, gamma, ids, alphas, lams = WORKLOADS[workload]
     s = Settings.make(alpha=alphas, lam=lams, gamma=gamma)
     r = run_control(method, s, SEED, ids, n_ep, env=env, max_steps=cap, truncation=trunc,
-                    engine=engine)
+                    engine=engine, params=example_params(method))  # its row's example params
     return {"returns": r.returns.tolist(), "lengths": r.lengths.tolist(),
             "diverged_at": r.diverged_at.tolist(), "n_steps": r.n_steps.tolist(),
             "w_head": r.final_weights[:, :, :HEAD].tolist(),

@@ -33,7 +33,7 @@ def test_a_reference_that_is_not_there_is_one_line_naming_the_method(monkeypatch
     naming the method and where it was looked for, not an AttributeError."""
     for ref, where in (("no_such_fn", "ftd_lib.algorithms"),
                        ("references.no_such_file:f", "ftd_lib.references.no_such_file"),
-                       ("sarsa:no_such_fn", "ftd_lib.sarsa")):
+                       ("references.sarsa_lambda:no_such_fn", "ftd_lib.references.sarsa_lambda")):
         row = dataclasses.replace(methods.METHODS["sarsa_lambda"], id="typo", reference=ref)
         monkeypatch.setitem(methods.METHODS, "typo", row)
         with pytest.raises(ValueError) as e:
@@ -72,7 +72,6 @@ def test_a_method_with_only_a_reference_runs_through_it(monkeypatch):
     new = methods.Method("my_sarsa", "my Sarsa", "#000000", "-", "control", None,
                          "sarsa_lambda", ())
     monkeypatch.setitem(methods.METHODS, "my_sarsa", new)
-    monkeypatch.setattr("ftd_lib.engine.CONTROL_METHODS", (*methods.CONTROL, "my_sarsa"))
     assert choose_engine("my_sarsa", "cartpole", "auto", torch.float64, "cpu") == "reference"
     for engine in ("kernel", "batch"):
         with pytest.raises(ValueError, match=f"no {engine} implementation"):

@@ -1,13 +1,17 @@
 """Watkins's Q(λ), a method added in its own file (ftd_lib/references/watkins_q_lambda.py) and
 one row of ftd_lib/methods.py, and ``check_method``, the check a researcher runs on a new
-method: its reference against a two-step episode worked by hand, every engine that claims it
-against the reference. About 15 s (Sarsa(λ)'s engines included)."""
+method: its reference against a four-step episode worked by hand (ftd_lib/references/template.py;
+each method's hand-worked episode beside its reference), every engine that claims it against
+the reference. About 15 s (Sarsa(λ)'s engines included)."""
 
 import numpy as np
 import pytest
 
 from ftd_lib.engine import Settings, run_control
 from ftd_lib.engine import method_check as mc
+from ftd_lib.references.forward_sarsa_lambda import hand_forward_sarsa
+from ftd_lib.references.sarsa_lambda import hand_sarsa
+from ftd_lib.references.watkins_q_lambda import hand_watkins
 
 
 def test_the_template_has_a_greedy_and_an_exploratory_second_action():
@@ -15,13 +19,21 @@ def test_the_template_has_a_greedy_and_an_exploratory_second_action():
     assert q["greedy"][1] > q["greedy"][0] and q["exploratory"][1] < q["exploratory"][0]
     # where the second action explores, the two methods differ by hand (the trace is cut)
     for lam in (0.5, 1.0):
-        assert not np.allclose(mc.hand_watkins(mc.W0["exploratory"], lam),
-                               mc.hand_sarsa(mc.W0["exploratory"], lam))
+        assert not np.allclose(hand_watkins(mc.W0["exploratory"], lam),
+                               hand_sarsa(mc.W0["exploratory"], lam))
+    # forward Sarsa(1): K_max = 1, 2, 3 and no cap all differ on four steps
+    w = [hand_forward_sarsa(mc.W0["greedy"], 1.0, k) for k in (1, 2, 3, None)]
+    assert all(not np.allclose(a, b) for i, a in enumerate(w) for b in w[i + 1:])
 
 
-@pytest.mark.parametrize("method", ["sarsa_lambda", "forward_sarsa_lambda", "watkins_q_lambda"])
-def test_each_reference_matches_its_hand_worked_episode(method):
-    assert mc.check_hand_worked(method).startswith("hand-worked two-step episode")
+@pytest.mark.parametrize("method, cases", [("sarsa_lambda", 6), ("forward_sarsa_lambda", 10),
+                                           ("watkins_q_lambda", 6), ("n_step_sarsa", 10)])
+def test_each_reference_matches_its_hand_worked_episode(method, cases):
+    """Each method's hand-worked episode is found beside its reference (HAND_WORKED of the
+    reference's module) and agrees in every case, with both initial weights."""
+    assert mc.check_hand_worked(method) == (
+        f"hand-worked 4-step episode: the reference agrees in {cases} cases")
+    assert mc.hand_worked(method).hand.__module__ == mc.reference_function(method).__module__
 
 
 def test_a_reference_without_the_trace_cut_fails_by_hand(monkeypatch):
@@ -33,20 +45,21 @@ def test_a_reference_without_the_trace_cut_fails_by_hand(monkeypatch):
 
     monkeypatch.setattr(mc, "reference_function", lambda m: uncut)
     with pytest.raises(mc.MethodCheckError, match="exploratory"):
-        mc.check_hand_worked("watkins_q_lambda", mc.hand_watkins)
-    with pytest.raises(mc.MethodCheckError, match="none"):
-        mc.check_hand_worked("not_worked", None)
+        mc.check_hand_worked("watkins_q_lambda", hand_watkins)
+    monkeypatch.setattr(mc, "hand_worked", lambda m: None)
+    with pytest.raises(mc.MethodCheckError, match="none .*HAND_WORKED"):
+        mc.check_hand_worked("watkins_q_lambda", None)
 
 
 def _no_cut(env, w0, **kw):
-    from ftd_lib.sarsa import ControlRun, _act, _start
+    from ftd_lib.references.common import ControlRun, act, start
 
     approx, alpha, lam, gamma = kw["approx"], kw["alpha"], kw["lam"], kw["gamma"]
     w = np.array(w0, float)
-    s, a = _start(env, approx, w, kw["epsilon"], kw["agent"], 1e6)
+    s, a = start(env, approx, w, kw["epsilon"], kw["agent"], 1e6)
     e, ret, T, end = np.zeros_like(w), 0.0, 0, False
     while not end:
-        s2, R, end, a2, q2 = _act(env, a, approx, w, kw["epsilon"], kw["agent"], "bootstrap")
+        s2, R, end, a2, q2 = act(env, a, approx, w, kw["epsilon"], kw["agent"], "bootstrap")
         delta = R + gamma * (0.0 if a2 is None else max(q2)) - float(approx.value(w[a], s))
         e = gamma * lam * e
         e[a] = e[a] + approx.grad(w[a], s)

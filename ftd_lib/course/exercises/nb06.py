@@ -28,8 +28,9 @@ ETA = nb06.ETA
 K_POINTS = ((GAMMA_CP, LAM_K, ETA), (1.0, 0.9, 0.01), (1.0, 0.5, 0.125), (0.95, 0.8, 0.001),
             (1.0, 0.3, 0.5), (1.0, 0.005, 0.01), (0.9, 0.0, 0.01))
 
-#: Exercise 3: epsilon-greedy as the engine does it (``ftd_lib.sarsa.epsilon_greedy``), on action
-#: values whose greedy action is action 1, for mountain car (3 actions) and cart-pole (2)
+#: Exercise 3: epsilon-greedy as the engine does it
+#: (``ftd_lib.references.common.epsilon_greedy``), on action values whose greedy action is
+#: action 1, for mountain car (3 actions) and cart-pole (2)
 EPSILON = nb06.EPSILON
 Q_MOUNTAIN_CAR = (0.0, 1.0, 0.0)
 Q_CART_POLE = (0.0, 1.0)
@@ -125,7 +126,7 @@ def check_greedy_probability(mountain_car, cart_pole, actions_mountain_car=None,
                              actions_cart_pole=None) -> bool:
     """Exercise 3: (predict) the probability that ε-greedy (ε = 0.05, as the engine does it)
     takes the greedy action on mountain car (3 actions) and on cart-pole (2), to three decimals
-    or more; (measure) the actions of many calls of ``ftd_lib.sarsa.epsilon_greedy`` on
+    or more; (measure) the actions of many calls of ``ftd_lib.references.common.epsilon_greedy`` on
     ``Q_MOUNTAIN_CAR`` and ``Q_CART_POLE``: the share of each action must be the prediction
     (greedy) or ε/|A| (each other action) within 4.5 standard errors."""
     if missing(mountain_car, "p_mountain_car (your prediction)") or missing(

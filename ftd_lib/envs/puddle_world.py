@@ -1,0 +1,97 @@
+r"""Puddle World (Sutton 1996, "Generalization in reinforcement learning: successful examples
+using sparse coarse coding", Fig. 3): a stochastic task beyond the paper, added as a
+researcher would -- this file and one row of :data:`ftd_lib.envs.tasks.TASKS` -- and the
+project's example of a task with noise in its steps and a reward that varies.
+
+**State** :math:`(x, y) \in [0, 1]^2`; **start** uniform over the square outside the goal
+(two draws of the run's start stream per try, tried again while in the goal).
+**Actions** 4: up, down, right, left, each a move of 0.05 plus Gaussian noise of standard
+deviation 0.01 in each coordinate -- two uniform draws of the run's own noise stream a step
+(:data:`NOISE`, :attr:`ftd_lib.envs.batch.BatchEnv.noise_dim`), made normal by Box-Muller
+(:func:`gaussian`) -- then clipped to the square. **Goal** (terminal) :math:`x + y \ge 1.9`.
+**Reward** -1 a step, and -400 times the depth into each puddle (the distance inside its
+edge; puddles of radius 0.1 around the segments (0.1, 0.75)-(0.45, 0.75) and (0.45, 0.4)-
+(0.45, 0.8); where they overlap the depths add): in [-81, -1] (:data:`REWARD_RANGE`).
+**Cap** 500 steps (Sutton's runs had none; ours needs one). **Observation** (the network's
+input, in [-1, 1]^2): :math:`(2x - 1, 2y - 1)`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import BatchEnv
+
+STEP, NOISE_SD = 0.05, 0.01
+MOVES = np.array([[0.0, STEP], [0.0, -STEP], [STEP, 0.0], [-STEP, 0.0]])
+PUDDLES = (((0.1, 0.75), (0.45, 0.75)), ((0.45, 0.4), (0.45, 0.8)))
+RADIUS, PENALTY = 0.1, 400.0
+GOAL = 1.9
+NOISE = 2  # uniform draws a step
+REWARD_RANGE = (-1.0 - PENALTY * RADIUS * len(PUDDLES), -1.0)
+DEFAULT_MAX_STEPS = 500
+
+
+def gaussian(u: np.ndarray) -> np.ndarray:
+    r"""Two standard normals from two uniforms in [0, 1) a row (Box-Muller):
+    :math:`\sqrt{-2\ln(1-u_1)}\,(\cos 2\pi u_2, \sin 2\pi u_2)`."""
+    r = np.sqrt(-2.0 * np.log1p(-u[:, 0]))
+    return np.stack([r * np.cos(2 * np.pi * u[:, 1]), r * np.sin(2 * np.pi * u[:, 1])], axis=1)
+
+
+def depth(state: np.ndarray) -> np.ndarray:
+    """How far each state ``(N, 2)`` is inside the puddles: the sum over puddles of
+    ``max(0, RADIUS - distance to its segment)``."""
+    out = np.zeros(len(state))
+    for a, b in PUDDLES:
+        a, b = np.asarray(a), np.asarray(b)
+        ab = b - a
+        t = np.clip(((state - a) @ ab) / (ab @ ab), 0.0, 1.0)
+        dist = np.linalg.norm(state - (a + t[:, None] * ab), axis=1)
+        out += np.maximum(0.0, RADIUS - dist)
+    return out
+
+
+def step_arrays(state: np.ndarray, actions: np.ndarray, noise: np.ndarray):
+    """Every row of ``state`` ``(N, 2)`` stepped once with its ``noise`` ``(N, 2)`` (uniform
+    draws): ``(state', terminal, reward)``."""
+    s = np.asarray(state, dtype=np.float64)
+    move = MOVES[np.asarray(actions, dtype=np.int64)] + NOISE_SD * gaussian(noise)
+    new = np.clip(s + move, 0.0, 1.0)
+    reward = -1.0 - PENALTY * depth(new)
+    return new, new.sum(axis=1) >= GOAL, reward
+
+
+def scale_obs(state) -> np.ndarray:
+    return 2.0 * np.asarray(state, dtype=float) - 1.0
+
+
+class PuddleWorldBatch(BatchEnv):
+    """Puddle World, B independent runs stepped together (numpy, float64), each with its own
+    start and noise streams; the interface of :class:`ftd_lib.envs.cartpole.CartPoleBatch`."""
+
+    obs_dim = 2
+    n_actions = 4
+    state_dim = 2
+    noise_dim = NOISE
+
+    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
+        super().__init__(seed, run_ids, max_steps)
+
+    def obs(self) -> np.ndarray:
+        return scale_obs(self.state)
+
+    def reset(self, mask=None) -> np.ndarray:
+        todo = self._mask(mask, "mask").copy()
+        while todo.any():  # a start in the goal is drawn again (same stream, in order)
+            for j in range(self.state_dim):
+                self.state[todo, j] = self._starts.draw(todo)[todo]
+            todo &= self.state.sum(axis=1) >= GOAL
+        return self._started(self._mask(mask, "mask"))
+
+    def step(self, actions, active=None):
+        active = self._mask(active, "active")
+        a = self._check_actions(actions, active)
+        noise = np.where(active[:, None], self._draw_noise(active), 0.5)
+        new, term, reward = step_arrays(self.state, np.where(active, a, 0), noise)
+        return self._advance(new, term, active, reward)
