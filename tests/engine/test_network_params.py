@@ -39,7 +39,10 @@ def test_a_task_without_the_kernel_takes_the_network_too():
     got = run_control("sarsa_lambda", S, 3, [0, 1, 2], 2, **kw)
     assert got.engine == "batch"
     np.testing.assert_array_equal(got.returns, ref.returns)
-    np.testing.assert_allclose(got.final_weights, ref.final_weights, rtol=0, atol=1e-10)
+    # the reference's sigmoid is ftd_lib.portable's (the same bits on every CPU), the batch's
+    # torch's own vectorised one: a last-bit difference per step, 1.4e-10 (4e-11 relative)
+    # after these runs on this machine, so relative to the weights' size
+    np.testing.assert_allclose(got.final_weights, ref.final_weights, rtol=1e-9, atol=1e-10)
 
 
 def test_the_first_weights_by_hand():
