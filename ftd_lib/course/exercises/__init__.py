@@ -13,6 +13,16 @@ which shows one folded box (:mod:`.hints`). The library holds no model answer; t
 instructors' release has them (:mod:`ftd_lib.publish.release`), ``tests/course/test_solutions.py``
 runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
 nobody wrote.
+
+Numbers of one's own: every exercise whose answer is a number computed from given numbers
+draws those numbers from the student's id (:func:`use_student`, called by the cell near the top
+of each notebook, tagged ``student-id``): two ids give different numbers, and a check
+recomputes the answer from the same id, so one student's answers fail in another's notebook.
+Without an id (``None``, the default for self-study) the numbers are the paper's, or the
+course's own where the paper has none.
+
+Verdicts: every line starts with a symbol *and* a word ("✅ Correct", "❌ Not yet", "❌ No answer
+yet" ...), so it reads the same where no emoji font draws the symbol.
 """
 
 from __future__ import annotations
@@ -21,11 +31,108 @@ import textwrap
 
 import numpy as np
 
+#: the words a verdict line may start with after its symbol (anything else gets the first)
+GOOD_WORDS = ("Correct",)
+BAD_WORDS = ("Not yet", "No answer yet", "Close, but", "Off by one")
+
 
 def verdict(ok: bool, good: str, bad: str) -> bool:
-    """Print one line (✅ good / ❌ bad) and return ``ok``."""
-    print(("✅ " + good) if ok else ("❌ " + bad))
+    """Print one line, "✅ Correct: good" or "❌ Not yet: bad" (a message that already starts
+    with one of :data:`GOOD_WORDS` / :data:`BAD_WORDS` keeps its own), and return ``ok``."""
+    text, words = (good, GOOD_WORDS) if ok else (bad, BAD_WORDS)
+    if not text.startswith(words):
+        text = f"{words[0]}: {text}"
+    print(("✅ " if ok else "❌ ") + text)
     return bool(ok)
+
+
+def all_parts(oks, names) -> bool:
+    """After a check of several parts, each with its own verdict line: ``True`` when every part
+    passed; otherwise a last ❌ line that names the parts not yet right (so a ✅ line of a
+    part that passed is never the last word of a check that failed)."""
+    oks = [bool(o) for o in oks]
+    if all(oks):
+        return True
+    wrong = [n for o, n in zip(oks, names, strict=True) if not o]
+    verdict(False, "", f"Not yet: {len(oks) - len(wrong)} of {len(oks)} parts right; still "
+            f"to do: {', '.join(wrong)}.")
+    return False
+
+
+# ------------------------------------------------------------------- numbers of one's own
+
+#: the id whose numbers the exercises use now (``None``: the paper's numbers)
+_STUDENT: dict = {"id": None}
+
+
+def use_student(student_id=None) -> str | None:
+    """Make the exercises use the numbers of ``student_id`` (a student number or name, a
+    non-empty string or a whole number), or the paper's numbers with ``None``. The cell near
+    the top of each notebook calls it; every given number and every check then follows it.
+    Returns the id as the exercises use it (a stripped string, or ``None``)."""
+    if student_id is None:
+        _STUDENT["id"] = None
+    elif isinstance(student_id, bool) or not isinstance(student_id, (str, int)):
+        raise ValueError(f"student_id must be None, a string or a whole number, got "
+                         f"{type(student_id).__name__} {student_id!r:.40}")
+    else:
+        sid = str(student_id).strip()
+        if not sid:
+            raise ValueError("student_id must not be empty: use None for the paper's numbers")
+        _STUDENT["id"] = sid
+    print(f"Exercises: the numbers of {whose()}.")
+    return _STUDENT["id"]
+
+
+def student_id() -> str | None:
+    """The id whose numbers the exercises use now (``None``: the paper's numbers)."""
+    return _STUDENT["id"]
+
+
+def student_rng(key: str):
+    """A generator for exercise ``key`` (``"nb01.ex1"``) of the current student, the same for
+    the same id and key on every machine; ``None`` while there is no id (the paper's numbers)."""
+    import hashlib
+
+    sid = _STUDENT["id"]
+    if sid is None:
+        return None
+    digest = hashlib.sha256(f"ftd_lib exercise {key} student {sid}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def whose() -> str:
+    """"student id 's123'" or "no student id (the paper's numbers)", for messages."""
+    sid = _STUDENT["id"]
+    return "no student id (the paper's numbers)" if sid is None else f"student id {sid!r}"
+
+
+def default_numbers(given):
+    """``given()``'s numbers without a student id (what a neighbour without an id, or the
+    worked solution printed for self-study, would use)."""
+    saved = _STUDENT["id"]
+    _STUDENT["id"] = None
+    try:
+        return given()
+    finally:
+        _STUDENT["id"] = saved
+
+
+def is_others_answer(a, expected, other) -> bool:
+    """Is the number(s) ``a`` the answer for the paper's numbers (``other``) while this
+    student's (``expected``) differ? (Handing in the self-study answer, or the worked
+    solution's printed number, for one's own numbers.)"""
+    try:
+        a, e, o = (np.asarray(x, dtype=float) for x in (a, expected, other))
+    except (TypeError, ValueError):
+        return False
+    return (a.shape == o.shape == e.shape and not np.allclose(e, o, rtol=1e-9, atol=1e-12)
+            and bool(np.allclose(a, o, rtol=1e-6, atol=1e-9)))
+
+
+#: what a check says when the answer is the one for the paper's numbers, not the student's
+OTHERS_ANSWER = ("that is the answer for the paper's numbers (no student id), not for yours "
+                 "({whose}): compute it from the numbers printed in the exercise cell.")
 
 
 #: what a check says while the answer is still the placeholder ``None``
@@ -111,16 +218,20 @@ def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
         return False
     e = np.asarray(expected, dtype=float)
     if a.shape != e.shape:
-        return verdict(False, "", f"{name} has shape {a.shape}, expected {e.shape}. {hint}")
+        what = ("one number, not a list" if e.shape == () else
+                f"{e.size} numbers (shape {e.shape})")
+        return verdict(False, "", f"Not yet: {name} must be {what}; got shape {a.shape}.")
     ok = bool(np.allclose(a, e, rtol=rtol, atol=atol))
     if not ok and decimals is not None:
         ok = bool(np.all(np.abs(a - e) <= 0.5 * 10.0 ** -decimals + 1e-12))
+    is_ = "are" if e.size > 1 else "is"
     if not ok and not np.array_equal(a, e):
         how = _rounding_of(a, e)
         if how is not None:
-            return verdict(False, "", f"Close, but {name} is rounded ({how}): don't round, give "
-                           "the full number (keep the digits Python gives you).")
-    return verdict(ok, f"Correct: {name} is right.", f"Not yet: {name} is off. {hint}".strip())
+            return verdict(False, "", f"Close, but {name} {is_} rounded ({how}): don't round, "
+                           "give the full number (keep the digits Python gives you).")
+    return verdict(ok, f"Correct: {name} {is_} right.", f"Not yet: {name} {is_} off. "
+                   f"{hint}".strip())
 
 
 def not_written(fn, name: str = "your function") -> bool:
@@ -138,6 +249,38 @@ def not_written(fn, name: str = "your function") -> bool:
 BORROWED = ("{what} runs the library's own {name} (called directly, under another name or inside "
             "a wrapper): write it yourself. The check compares yours with the library's, so "
             "handing it the library's proves nothing.")
+
+#: the message when a student's function is the library's source pasted in (renamed or not)
+COPIED = ("Your function is a copy of the library's own {name} (its source pasted in, perhaps "
+          "with other names): a graded answer is your own code. Reading the library is fine; "
+          "write the function yourself from the equations.")
+
+
+def _codes(fn):
+    """The code objects of ``fn`` and of every function defined inside it."""
+    code = getattr(fn, "__code__", None)
+    out, todo = [], [code] if code is not None else []
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return out
+
+
+def copies(fn, library_fn) -> bool:
+    """Is ``fn`` (not ``library_fn`` itself) a pasted copy of ``library_fn``'s source? Same
+    bytecode and constants (docstring aside), whatever the names of its variables: renaming
+    does not change Python's bytecode, any real rewrite does."""
+    mine, theirs = getattr(fn, "__code__", None), getattr(library_fn, "__code__", None)
+    if mine is None or theirs is None or mine is theirs:
+        return False
+
+    def shape(c):
+        consts = tuple(k for k in c.co_consts if not isinstance(k, str) and not hasattr(
+            k, "co_code"))
+        return c.co_code, consts, c.co_argcount, c.co_kwonlyargcount
+
+    return shape(mine) == shape(theirs)
 
 
 def borrows(fn, library_fn) -> bool:
@@ -162,6 +305,9 @@ def run_student(fn, *args, refuse=(), **kwargs):
     library's source pasted in as the student's own."""
     import sys
 
+    for f in refuse:
+        if copies(fn, f):
+            return None, COPIED.format(name=f.__name__)
     codes = {f.__code__: f.__name__ for f in refuse}
     hit: list[str] = []
 
@@ -213,14 +359,16 @@ def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
     functions ``refuse``), and its weights after every step must match ``expected`` to 1e-10.
     One verdict per case: an error, the wrong shape (``rows`` is inserted after "the weights
     after every step"), the first step that differs (``differs(step, episodes, expected,
-    usual, case)`` says what), or ``same``. Returns whether all cases passed; ``False`` at once
-    (after one message) while ``fn`` is the skeleton, returns ``None`` or borrows."""
+    usual, case, got=got)`` says what), or ``same``. Returns whether all cases passed;
+    ``False`` at once (after one message) while ``fn`` is the skeleton, returns ``None``,
+    borrows, or returns rows that are one array appended again and again."""
     ok_all = True
     for i, case in enumerate(cases):
         what, usual = case[0], case[-1]
         episodes, w0, kw, expected = make(i, case)
         got, err = run_student(fn, episodes, w0.copy(), refuse=refuse, **kw)
-        if err is not None and (err == MISSING or err.startswith("Your function runs")):
+        if err is not None and (err == MISSING or err.startswith(("Your function runs",
+                                                                  "Your function is a copy"))):
             return verdict(False, "", err)
         if err is not None:
             ok_all = verdict(False, "", f"{what}: {err}") and ok_all
@@ -228,20 +376,41 @@ def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
         if got is None:
             return verdict(False, "", "Your function returns None: return the weights after "
                            f"every step{rows} (an array of shape {expected.shape} here).")
+        aliased = _aliased_rows(got)
         got = as_numbers(got, "what your function returns")
         if got is None:
             return False
+        if aliased or (got.shape == expected.shape and len(got) > 1
+                       and np.all(got == got[-1]) and not np.all(expected == expected[-1])
+                       and not np.all(got == w0)):
+            return verdict(False, "", f"{what}: all your rows are the same array, the last "
+                           "weights: you append w and then change that same array in place "
+                           "(w += ... or w[...] = ...), so every row you appended changes with "
+                           "it. Append a copy: out.append(w.copy()), or make a new array with "
+                           "w = w + ....")
+        if got.shape == expected.shape and np.all(got == w0) and not np.all(expected == w0):
+            return verdict(False, "", f"{what}: your weights never move: every row is w0. "
+                           "Is the update written (and its result kept in w)?")
         if got.shape != expected.shape:
             ok_all = verdict(False, "", f"{what}: return the weights after every step{rows} "
                              f"(shape {expected.shape}), got {got.shape}.") and ok_all
             continue
         bad = np.flatnonzero(np.any(~(np.abs(got - expected) <= 1e-10), axis=1))
         if bad.size:
-            why = differs(int(bad[0]) + 1, episodes, expected, usual, case)
+            why = differs(int(bad[0]) + 1, episodes, expected, usual, case, got=got)
             ok_all = verdict(False, "", f"{what}: {why}") and ok_all
         else:
             verdict(True, f"{what}: {same}", "")
     return ok_all
+
+
+def _aliased_rows(rows) -> bool:
+    """Is ``rows`` a list (or tuple) in which one array object appears more than once (the rows
+    of ``w += ...; out.append(w)``)?"""
+    if not isinstance(rows, (list, tuple)) or len(rows) < 2:
+        return False
+    arrays = [id(r) for r in rows if isinstance(r, np.ndarray)]
+    return len(arrays) != len(set(arrays))
 
 
 # ------------------------------------------------------------------------------------ hints
