@@ -392,7 +392,7 @@ def test_best_points_and_claims_from_data(tmp_path):
     assert "a run diverged at every α" in text and f"at α = {best_alpha:<7g}" in text
     rows = figures.claims_side_by_side({"fig4-left": res, "fig4-right": None})
     assert [r["number"] for r in rows] == [5, 6, 7, 8]
-    assert rows[0]["verdict"].startswith("✅ agrees") and "below paper scale" in rows[0][
+    assert rows[0]["verdict"].startswith("✔ agrees") and "below paper scale" in rows[0][
         "verdict"]
     assert all(r["verdict"].startswith("— no data") for r in rows[1:])
     md = figures.claims_markdown(rows)

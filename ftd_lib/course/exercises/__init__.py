@@ -245,6 +245,56 @@ def not_written(fn, name: str = "your function") -> bool:
     return False
 
 
+def answer_cell_source() -> str:
+    """The source of the notebook cell that called the check: the first frame outside this
+    package, read through :mod:`linecache` (IPython keeps every cell there); where that frame
+    is a function's, the function's source alone. Empty where there is none to read."""
+    import inspect
+    import linecache
+
+    f = inspect.currentframe()
+    while f is not None and (f.f_globals.get("__name__", "") or "").startswith(__name__):
+        f = f.f_back
+    if f is None:
+        return ""
+    if f.f_code.co_name != "<module>":  # called from inside a function: that function alone
+        try:
+            return "".join(inspect.getsourcelines(f.f_code)[0])
+        except (OSError, TypeError):
+            return ""
+    return "".join(linecache.getlines(f.f_code.co_filename))
+
+
+def library_in_answer_cell(names) -> str | None:
+    """The first of ``names`` (library functions or variables that compute an exercise's
+    answer) that the calling cell uses outside a comment, or ``None``. A function counts where
+    it is called (``name(``), a variable (``v_true``) wherever it appears."""
+    import re
+
+    code = "\n".join(line.split("#", 1)[0] for line in answer_cell_source().splitlines())
+    for name in names:
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b" if not name.endswith("(") else
+                     rf"(?<!\w){re.escape(name[:-1])}\s*\(", code):
+            return name.rstrip("(")
+    return None
+
+
+#: what a check says when the answer cell uses the library's own answer
+LIBRARY_ANSWER = ("Not yet: your answer cell uses {name}, which computes this exercise's answer "
+                  "for you: a graded answer is your own computation from your numbers (reading "
+                  "the library is fine; calling or pasting the function that answers is not).")
+
+
+def refuse_library_answer(names) -> bool:
+    """Say :data:`LIBRARY_ANSWER` (and return ``True``) when the calling cell uses one of
+    ``names`` (:func:`library_in_answer_cell`)."""
+    name = library_in_answer_cell(names)
+    if name is None:
+        return False
+    verdict(False, "", LIBRARY_ANSWER.format(name=name))
+    return True
+
+
 #: the message when a student's function runs the library's own answer
 BORROWED = ("{what} runs the library's own {name} (called directly, under another name or inside "
             "a wrapper): write it yourself. The check compares yours with the library's, so "
@@ -256,31 +306,50 @@ COPIED = ("Your function is a copy of the library's own {name} (its source paste
           "write the function yourself from the equations.")
 
 
-def _codes(fn):
-    """The code objects of ``fn`` and of every function defined inside it."""
-    code = getattr(fn, "__code__", None)
-    out, todo = [], [code] if code is not None else []
-    while todo:
-        c = todo.pop()
-        out.append(c)
-        todo.extend(k for k in c.co_consts if hasattr(k, "co_code"))
-    return out
+def _fingerprint(code) -> tuple:
+    """``code``'s instructions with what renaming cannot change: the operations, the globals,
+    attributes and constants they use (strings such as a docstring left out), nested functions
+    by their own fingerprint; local variables by the order they first appear, jumps without
+    their targets (the offsets shift with the interpreter's inline caches)."""
+    import dis
+
+    out, local = [], {}
+    for ins in dis.get_instructions(code):
+        op = ins.opname.replace("LOAD_METHOD", "LOAD_ATTR")
+        if op in ("CACHE", "NOP", "RESUME", "PRECALL", "EXTENDED_ARG", "KW_NAMES"):
+            continue
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            out.append((op,))
+        elif ins.opcode in dis.haslocal or ins.opcode in dis.hasfree:
+            out.append((op, local.setdefault(ins.argval, len(local))))
+        elif hasattr(ins.argval, "co_code"):
+            out.append((op, _fingerprint(ins.argval)))
+        elif isinstance(ins.argval, str) and op == "LOAD_CONST":
+            out.append((op, "<str>"))
+        else:
+            out.append((op, repr(ins.argval)))
+    return tuple(out)
+
+
+#: a library function shorter than this (in instructions) is a formula, not an algorithm: the
+#: student's own one line is the library's one line, so a "copy" of it proves nothing
+COPY_MIN = 40
 
 
 def copies(fn, library_fn) -> bool:
-    """Is ``fn`` (not ``library_fn`` itself) a pasted copy of ``library_fn``'s source? Same
-    bytecode and constants (docstring aside), whatever the names of its variables: renaming
-    does not change Python's bytecode, any real rewrite does."""
+    """Is ``fn`` (not ``library_fn`` itself) a pasted copy of ``library_fn``'s source, its
+    variables renamed or not? (The same instructions on the same globals and constants:
+    renaming does not change them, any real rewrite does.) Only for library functions of at
+    least :data:`COPY_MIN` instructions."""
     mine, theirs = getattr(fn, "__code__", None), getattr(library_fn, "__code__", None)
     if mine is None or theirs is None or mine is theirs:
         return False
-
-    def shape(c):
-        consts = tuple(k for k in c.co_consts if not isinstance(k, str) and not hasattr(
-            k, "co_code"))
-        return c.co_code, consts, c.co_argcount, c.co_kwonlyargcount
-
-    return shape(mine) == shape(theirs)
+    if len(_fingerprint(theirs)) < COPY_MIN:
+        return False
+    if (mine.co_argcount, mine.co_kwonlyargcount) != (theirs.co_argcount,
+                                                      theirs.co_kwonlyargcount):
+        return False
+    return _fingerprint(mine) == _fingerprint(theirs)
 
 
 def borrows(fn, library_fn) -> bool:

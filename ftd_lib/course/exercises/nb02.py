@@ -23,6 +23,7 @@ from . import (
     is_others_answer,
     missing,
     not_written,
+    refuse_library_answer,
     student_rng,
     verdict,
     whose,
@@ -38,6 +39,10 @@ EPISODE = dict(rewards=[1.0, 0.0, 2.0], values=[0.7, 0.5, 1.0, 0.0], gamma=0.9)
 N_STEP = 2
 LAM = 0.5
 HORIZON = 3
+
+#: library functions that compute exercises 1 and 2's answers
+RETURN_HELPERS = ("n_step_return(", "n_step_returns(", "interim_lambda_return(",
+                  "interim_returns_vs_horizon(", "lambda_return(", "_g2(", "_g_lam(")
 
 #: Exercise 3: the episode length.
 T_ONLINE = 20
@@ -90,6 +95,8 @@ def check_n_step_return(answer) -> bool:
     """Exercise 1: G_0^{(2)} of :func:`given_episode`'s episode."""
     if missing(answer, f"G_0^({N_STEP})"):
         return False
+    if refuse_library_answer(RETURN_HELPERS):
+        return False
     e = given_episode()
     expected = _g2(e)
     if isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool):
@@ -105,6 +112,8 @@ def check_n_step_return(answer) -> bool:
 def check_interim_lambda_return(answer) -> bool:
     """Exercise 2: G_0^{lambda|3} of :func:`given_episode`'s episode with its λ (eq. 2)."""
     if missing(answer, f"G_0^(lambda|{HORIZON})"):
+        return False
+    if refuse_library_answer(RETURN_HELPERS):
         return False
     e = given_episode()
     expected = _g_lam(e)
@@ -167,6 +176,9 @@ def check_td_lambda(fn, fig1_point) -> bool:
     if not ok_all:
         return False
     if missing(fig1_point, "fig1_point (the error of your TD(λ) at the end of the episode)"):
+        return False
+    if refuse_library_answer(("figure1_episode_ends(", "figure1_data(",
+                                "figure1_average_episode_ends(", "_figure1_point(")):
         return False
     p = given_figure1_point()
     expected = _figure1_point(p["alpha"], p["episode"])

@@ -23,6 +23,7 @@ from . import (
     missing,
     not_written,
     one_number,
+    refuse_library_answer,
     student_number,
     student_rng,
     verdict,
@@ -75,6 +76,9 @@ def check_think(error_answer, values_answer) -> bool:
     :func:`given_think`'s run (TD(:math:`\lambda`=1) at exactly :math:`\beta = \alpha T = 2`)."""
     if missing(error_answer, "error_answer (a)") or missing(values_answer, "values_answer (b)"):
         return False
+    if refuse_library_answer(("values_per_episode(", "td_lambda(", "beta_measured(",
+                                "plot_values(")):
+        return False
     ok_a = check_close(error_answer, 0.0, name="(a) the error after one episode from V₀ = 1",
                        rtol=0, atol=1e-9, hint="The pseudo-update multiplies the error 1 − V₀ "
                        "by 1 − β.")
@@ -100,6 +104,8 @@ def check_beta_replacing(answer) -> bool:
     at :func:`given_replacing`'s step size and length, checked against a run of the replacing
     TD(λ) of :mod:`ftd_lib.course.nb03_one_state_divergence`."""
     if missing(answer, "β with replacing traces"):
+        return False
+    if refuse_library_answer(("td_lambda_replacing(", "beta_measured(")):
         return False
     g = given_replacing()
     alpha, T = g["alpha"], g["T"]
@@ -177,6 +183,8 @@ def check_max_alpha_lambda(answer) -> bool:
     of length T (:func:`given_max_alpha`'s λ and T): β = 2, measured (β is linear in α, so
     α_max = 2α/β(α) from one run)."""
     if missing(answer, "max_alpha_answer"):
+        return False
+    if refuse_library_answer(("beta_run(", "beta_measured(", "td_lambda(", "values_per_episode(")):
         return False
     g = given_max_alpha()
     lam, T = g["lam"], g["T"]

@@ -34,6 +34,7 @@ from . import (
     missing,
     not_written,
     one_number,
+    refuse_library_answer,
     run_student,
     student_number,
     student_rng,
@@ -159,6 +160,10 @@ def check_next_target(answer) -> bool:
     horizon)."""
     if missing(answer, "next_target_answer"):
         return False
+    if refuse_library_answer(("advance_time(", "extend_horizon(", "interim_lambda_return(",
+                                "bounded_returns_by_definition(", "bounded_returns_by_rho(",
+                                "_next_target(")):
+        return False
     arr = as_numbers(answer, "G_{t+1}^{λ|t+1+K}")
     if arr is None:
         return False
@@ -208,6 +213,9 @@ def check_first_update(answer, theta_index=None) -> bool:
     With ``theta_index`` also: which weight vector :math:`\theta_j` of Sec. 5's definition
     does that update produce?"""
     if missing(answer, "first_update_answer (t of the pass)"):
+        return False
+    if refuse_library_answer(("forward_td_lambda(", "stepper_frames(", "algorithm1_stepper(",
+                                "stepper_table(")):
         return False
     e = given_first_update()
     lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
@@ -277,6 +285,9 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     is compared with eq. (2) at horizon h + 1."""
     if missing(g_h, "g_h") or missing(delta_p, "delta_p") or missing(g_h1, "g_h1"):
         return False
+    if refuse_library_answer(("interim_lambda_return(", "extend_horizon(",
+                                "bounded_returns_by_definition(", "_horizon_answers(")):
+        return False
     e = given_horizon()
     t, h = e["t"], e["h"]
     want = _horizon_answers(e)
@@ -343,6 +354,9 @@ def check_k1_is_td0(lam_max, target) -> bool:
     forward TD(λ) at the student's λ and TD(0) on :data:`K1_RUN` itself and shows that the
     two make the same updates, step for step (nothing to hand in for that)."""
     if missing(lam_max, "lam_max (a)") or missing(target, "target (b)"):
+        return False
+    if refuse_library_answer(("forward_td_lambda(", "Algorithm1Return(", "_k1_target(",
+                                "stepper_frames(")):
         return False
     e = given_k1()
     eta, gamma = e["eta"], e["gamma"]

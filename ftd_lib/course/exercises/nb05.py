@@ -21,6 +21,7 @@ from . import (
     is_others_answer,
     missing,
     not_written,
+    refuse_library_answer,
     run_student,
     student_rng,
     verdict,
@@ -98,6 +99,8 @@ def check_constant_baseline(answer) -> bool:
     :func:`given_sample`'s sample, i.e. its RMS error divided by that of
     :math:`\hat V \equiv 0`."""
     if missing(answer, "the normalised error of the best constant"):
+        return False
+    if refuse_library_answer(("_constant_baselines(", "constant_baselines(")):
         return False
     arr = as_numbers(answer, "the normalised error of the best constant")
     if arr is None:

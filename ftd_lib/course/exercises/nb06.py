@@ -26,6 +26,7 @@ from . import (
     is_others_answer,
     missing,
     not_written,
+    refuse_library_answer,
     run_student,
     student_rng,
     verdict,
@@ -173,6 +174,8 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
     if missing(mountain_car, "p_mountain_car (your prediction)") or missing(
             cart_pole, "p_cart_pole (your prediction)"):
         return False
+    if refuse_library_answer(("greedy_probability(", "measure_greedy_share(")):
+        return False
     eps = given_epsilon()["epsilon"]
     hint = ("With probability ε the engine draws an action uniformly from all actions -- the "
             "greedy one among them.")
@@ -225,6 +228,8 @@ def check_discounted_return(answer) -> bool:
     :func:`given_episode_length`'s ``n_rewards`` rewards of 1: their discounted sum, to three
     decimals or more."""
     if missing(answer, "the discounted return"):
+        return False
+    if refuse_library_answer(("discounted_return(",)):
         return False
     arr = as_numbers(answer, "the discounted return")
     if arr is None:
