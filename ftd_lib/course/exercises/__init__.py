@@ -247,8 +247,9 @@ def not_written(fn, name: str = "your function") -> bool:
 
 def answer_cell_source() -> str:
     """The source of the notebook cell that called the check: the first frame outside this
-    package, read through :mod:`linecache` (IPython keeps every cell there); where that frame
-    is a function's, the function's source alone. Empty where there is none to read."""
+    package, when it is a cell's (module-level) code, read through :mod:`linecache` (IPython
+    keeps every cell there). Empty when the check is called from inside a function, or where
+    there is nothing to read."""
     import inspect
     import linecache
 
@@ -257,11 +258,8 @@ def answer_cell_source() -> str:
         f = f.f_back
     if f is None:
         return ""
-    if f.f_code.co_name != "<module>":  # called from inside a function: that function alone
-        try:
-            return "".join(inspect.getsourcelines(f.f_code)[0])
-        except (OSError, TypeError):
-            return ""
+    if f.f_code.co_name != "<module>":  # called from a function (a test, a script): no cell
+        return ""
     return "".join(linecache.getlines(f.f_code.co_filename))
 
 

@@ -7,8 +7,8 @@ HINTS = {
     'nb01.ex1': (
         'Exercise 1, a discounted return',
         r"""
-        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \gamma^3 R_4 + \gamma^4 R_5$:
-        the first reward is not discounted. Five terms of a geometric series.
+        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \dots$, one term per reward of
+        your episode: the first reward is not discounted, the last gets $\gamma^{T-1}$.
         """),
     'nb01.ex2': (
         'Exercise 2, one row of the Bellman equation',
