@@ -356,3 +356,16 @@ def test_the_rule_on_library_code_is_said_to_students():
     cells = nbformat.read(NOTEBOOKS["01"], as_version=4).cells
     text = " ".join(c.source for c in cells[:8])
     assert "pastes the source of" in text and "counts as unanswered" in text
+
+
+def test_a_half_filled_skeleton_gets_one_message_that_the_weights_never_move(capsys):
+    from ftd_lib.publish.roles import is_solution
+
+    cells = nbformat.read(NOTEBOOKS["04"], as_version=4).cells
+    src = next(c.source for c in cells if has(c, "exercise") and not is_solution(c)
+               and "def my_forward_td_lambda" in c.source)
+    src = re.sub(r"\n\s*raise NotImplementedError\([^)]*\)", "", src)
+    ns, _ = run_cell(src.split("nb04.check_algorithm1")[0], capsys)
+    assert nb04.check_algorithm1(ns["my_forward_td_lambda"]) is False
+    out = capsys.readouterr().out
+    assert out.count("❌") == 1 and "your weights never move" in out

@@ -80,7 +80,9 @@ def use_student(student_id=None) -> str | None:
         if not sid:
             raise ValueError("student_id must not be empty: use None for the paper's numbers")
         _STUDENT["id"] = sid
-    print(f"Exercises: the numbers of {whose()}.")
+    sid = _STUDENT["id"]
+    print("Exercises: the paper's numbers (no student id)." if sid is None else
+          f"Exercises: the numbers of student id {sid!r}, your own.")
     return _STUDENT["id"]
 
 
