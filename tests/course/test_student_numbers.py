@@ -78,7 +78,7 @@ def test_two_ids_give_different_numbers_and_one_id_the_same(module, name):
         assert first == again  # the same id, the same numbers
         seen.append(repr(first))
     assert len(set(seen)) >= 3, seen  # ids differ (small draws may coincide once)
-    assert repr(paper) not in seen[:1] or len(set(seen)) == 4
+    assert sum(repr(paper) != x for x in seen) >= 3, (paper, seen)  # and differ from no id
 
 
 def test_the_default_numbers_are_the_papers():
