@@ -107,7 +107,7 @@ LECTURES = (
              Segment("05_nn_prediction", what="mountain car; Figure 3 (stored): TD(λ) "
                      "diverges, forward TD(λ) wins; the η question (claim 4)")),
             10, "discussion questions 2 (the DQN analogy) and 4 (the η result)",
-            ("nb04.ex1", "nb04.ex4", "nb04.ex5", "nb04.ex6", "nb05.ex3")),
+            ("nb04.ex1", "nb04.ex2", "nb04.ex5", "nb04.ex6", "nb05.ex3")),
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
             (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole, the collapse "
                      "and learning from scratch; time limits; Figure 4 and the claims"),

@@ -14,6 +14,11 @@ tag                   meaning
 ``exercise``          a student's answer cell (the scaffold and its check): a static way out
                       shows neither its source nor its output (an unrun verdict); the question
                       is the markdown cell before it
+``optional-exercise`` beside ``exercise``: this exercise is optional homework (an exercise
+                      without it is required); its heading says "(optional)" too
+``student-id``        the cell near the top where a student writes their id
+                      (``STUDENT_ID = None``), from which the exercises draw their numbers
+                      (:func:`ftd_lib.course.exercises.use_student`); a release may write it
 ``hint``              a folded hint (``hint("nb03.ex1")``)
 ``solution``          a worked solution (also nbgrader's ``solution``): never in a students'
                       copy, never on a slide
@@ -33,8 +38,11 @@ HINT = "hint"
 SOLUTION = "solution"
 CHECK_OUTPUT = "nbval-check-output"
 OPTIONAL = "lecture-optional"
+OPTIONAL_EXERCISE = "optional-exercise"
+STUDENT_ID = "student-id"
 
-ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL)
+ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, OPTIONAL_EXERCISE,
+         STUDENT_ID)
 
 
 def tags(cell) -> list[str]:
@@ -53,6 +61,20 @@ def is_solution(cell) -> bool:
     """A worked solution: tagged ``solution`` or marked by nbgrader as a solution cell."""
     return has(cell, SOLUTION) or bool(
         cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+
+
+def is_required_exercise(cell) -> bool:
+    """An exercise's answer cell that is required homework (tagged ``exercise`` and not
+    ``optional-exercise``)."""
+    return has(cell, EXERCISE) and not has(cell, OPTIONAL_EXERCISE)
+
+
+def exercise_counts(nb) -> tuple[int, int]:
+    """``(required, optional)``: how many exercises notebook ``nb`` (an nbformat notebook or
+    a dict with ``cells``) asks, counted by their answer cells (solutions left out)."""
+    cells = [c for c in nb["cells"] if has(c, EXERCISE) and not is_solution(c)]
+    optional = sum(has(c, OPTIONAL_EXERCISE) for c in cells)
+    return len(cells) - optional, optional
 
 
 def shows_code(cell) -> bool:

@@ -62,7 +62,7 @@ class Verdict:
 
     @property
     def mark(self) -> str:
-        return {AGREES: "✅ agrees", DISAGREES: "❌ disagrees"}.get(self.status, "— no data")
+        return {AGREES: "✔ agrees", DISAGREES: "✘ disagrees"}.get(self.status, "— no data")
 
 
 # ----------------------------------------------------------------------------- numbers

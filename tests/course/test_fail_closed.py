@@ -20,7 +20,17 @@ from ftd_lib import algorithms, returns
 from ftd_lib.approx import Linear
 from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_nn_control
-from ftd_lib.course.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07
+from ftd_lib.course.exercises import (
+    COPY_MIN,
+    _fingerprint,
+    nb01,
+    nb02,
+    nb03,
+    nb04,
+    nb05,
+    nb06,
+    nb07,
+)
 from ftd_lib.course.nb02_lambda_return import figure1_data
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.random_walk import random_walk_episodes
@@ -75,17 +85,17 @@ SPECS = {
     nb04.check_next_target: dict(answers=[("v", ())]),
     nb04.check_first_update: dict(answers=[("v", ()), ("v", ())]),
     nb04.check_horizon_extension: dict(answers=[("v", ())] * 3),
-    nb04.check_k1_is_td0: dict(answers=[("v", ()), ("v", (64, 10)), ("v", (64, 10))]),
+    nb04.check_k1_is_td0: dict(answers=[("v", ()), ("v", ())]),
     nb04.check_rho: dict(answers=[("f", None)], library=([returns.rho], lambda fn: (fn,))),
-    nb05.check_true_value: dict(answers=[("v", ())]),
+    nb05.check_true_value: dict(answers=[("f", None)], library=([mc.true_value],
+                                                                 lambda fn: (fn,))),
     nb05.check_constant_baseline: dict(answers=[("v", ())]),
     nb05.check_eta_experiment: dict(answers=[("v", (3,)), ("v", ()), ("v", (3,))],
                                     rest=lambda: (_fig3_right(),)),
     nb06.check_heuristic_steps: dict(answers=[("f", None)], library=(
-        [nb06_nn_control.heuristic_steps], lambda fn: (fn,))),
+        [nb06_nn_control.heuristic_steps, mc.velocity_policy], lambda fn: (fn,))),
     nb06.check_k: dict(answers=[("f", None)], library=([returns.k_bound], lambda fn: (fn,))),
-    nb06.check_greedy_probability: dict(answers=[("v", ()), ("v", ()), ("v", (20_000,)),
-                                                 ("v", (20_000,))]),
+    nb06.check_greedy_probability: dict(answers=[("v", ()), ("v", ())]),
     nb06.check_discounted_return: dict(answers=[("v", ())]),
     nb07.check_gae: dict(answers=[("f", None)], library=([returns.gae], lambda fn: (fn,))),
 }
@@ -93,6 +103,21 @@ SPECS = {
 
 def _returns(value):
     return lambda *a, **k: value
+
+
+def _pasted(lib):
+    """The library function's source pasted in as a student's own, under other names: the
+    function renamed and its first argument renamed (Python's bytecode does not change)."""
+    import textwrap
+
+    src = textwrap.dedent(inspect.getsource(lib))
+    src = re.sub(r"^(\s*)@.*\n", "", src, flags=re.M)
+    first = next(iter(inspect.signature(lib).parameters))
+    src = re.sub(rf"\bdef {lib.__name__}\(", "def my_own(", src, count=1)
+    src = re.sub(rf"\b{first}\b", f"{first}_mine", src)
+    ns = dict(vars(inspect.getmodule(lib)))
+    exec(compile(src, "<pasted>", "exec"), ns)  # noqa: S102
+    return ns["my_own"]
 
 
 def _zeros_like_answer(*a, **k):
@@ -156,6 +181,9 @@ def _cases():
                 for how, fake in _wrappers(lib):
                     yield pytest.param(check, list(args(fake)), f"library:{how}",
                                        id=f"{name}-{lib.__name__}-{how}")
+                if lib is not _simulated_beta and len(_fingerprint(lib.__code__)) >= COPY_MIN:
+                    yield pytest.param(check, list(args(_pasted(lib))), "pasted",
+                                       id=f"{name}-{lib.__name__}-pasted")
 
 
 CASES = list(_cases())
@@ -174,6 +202,11 @@ def _must_fail(check, args, capsys):
     assert result is False, out
     bad = [line for line in out.splitlines() if line.startswith("❌")]
     assert bad and all(len(line) > 20 for line in bad), out
+    verdicts = [line for line in out.splitlines() if line.startswith(("✅", "❌"))]
+    assert verdicts[-1].startswith("❌"), out  # never a ✅ as the last word of a failure
+    for line in verdicts:  # a word beside every symbol
+        assert re.match(r"^(✅ Correct|❌ (Not yet|No answer yet|Close, but|Off by one))",
+                        line), line
     return out
 
 
@@ -188,6 +221,8 @@ def test_a_fake_answer_fails(check, args, label, capsys):
         assert "string" in out or "not the simulation's" in out or "your K is" in out, out
     elif label.startswith("library:"):
         assert "library's own" in out, out
+    elif label == "pasted":
+        assert "copy of the library's" in out, out
 
 
 # ------------------------------------------------------------ the notebooks' own skeletons

@@ -340,7 +340,8 @@ def _run(check, answer, capsys):
 EXERCISES = [
     # (check, right answer by hand, wrong answer)
     (nb01.check_return, 1 + 0.9 + 0.81 + 0.729 + 0.6561, 5.0),
-    (nb01.check_value_state1, 1 + 0.3 * true_values()[1], 0.3 * true_values()[1]),
+    (nb01.check_value_state1, 1 + 0.4 * true_values(p_left=0.6)[1],
+     0.4 * true_values(p_left=0.6)[1]),
     (nb01.check_td0_update, 8 + 0.5 * (1 + 5 - 8), 8 + 0.5 * (1 + 5)),
     (nb02.check_n_step_return, 1 + 0.9 * 0 + 0.81 * 1.0, 1 + 0.9 * 0.5),
     (nb02.check_interim_lambda_return, 0.5 * 1.45 + 0.25 * 1.81 + 0.25 * 2.62,
@@ -357,12 +358,20 @@ def test_exercise_checks(check, right, wrong, capsys):
     assert _run(check, [right, right], capsys) is False  # wrong shape
 
 
-def test_td_lambda_check_names_the_usual_mistakes(capsys):
-    from ftd_lib import algorithms
+def _paper_point() -> float:
+    """Figure 1's point (α = 0.2, the end of episode 1), the default id's answer. (Computed
+    here, outside the test that calls the check: a check refuses an answer whose own cell, or
+    function, calls figure1_data.)"""
     from ftd_lib.course.nb02_lambda_return import figure1_data
 
     d = figure1_data()
-    point = float(d["curves"]["td_lambda"][d["episode_ends"][0]])
+    return float(d["curves"]["td_lambda"][d["episode_ends"][0]])
+
+
+def test_td_lambda_check_names_the_usual_mistakes(capsys):
+    from ftd_lib import algorithms
+
+    point = _paper_point()
     right = students_own("02", nb02.check_td_lambda)  # the notebook's worked solution
     assert nb02.check_td_lambda(right, point)
     assert not nb02.check_td_lambda(algorithms.td_lambda, point)  # the library's own: refused

@@ -400,23 +400,24 @@ def test_readout_text():
 
 
 def test_check_true_value(capsys):
-    v = mc.true_value(*nb05.STATE)
-    assert nb05.check_true_value(v)
-    assert not nb05.check_true_value(-v)
+    def loop(x, v):  # the student's loop, as the notebook suggests it
+        n, term = 0, False
+        while not term:
+            x, v, term = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))
+            n += 1
+        return -n
+
+    assert nb05.check_true_value(loop)
+    assert f"v{nb05.STATE} = {mc.true_value(*nb05.STATE):g}" in capsys.readouterr().out
+    assert not nb05.check_true_value(lambda x, v: -loop(x, v))
     assert "sign" in capsys.readouterr().out
-    assert not nb05.check_true_value(v - 1)
+    assert not nb05.check_true_value(lambda x, v: loop(x, v) - 1)
     assert "Off by one" in capsys.readouterr().out
-    assert not nb05.check_true_value(v + 7)
+    assert not nb05.check_true_value(lambda x, v: loop(x, v) + 7)
+    assert not nb05.check_true_value(lambda x, v: -117.0)  # right at nb05.STATE alone
+    assert not nb05.check_true_value(mc.true_value(*nb05.STATE))  # a number, not a function
     assert not nb05.check_true_value(...)
     assert not nb05.check_true_value("abc")
-    # the student's loop, as the notebook suggests it
-    x, vel = nb05.STATE
-    n = 0
-    term = False
-    while not term:
-        x, vel, term = mc.mountain_car_step(x, vel, mc.evaluation_policy(x, vel))
-        n += 1
-    assert nb05.check_true_value(-n)
 
 
 def test_check_constant_baseline():
@@ -428,7 +429,7 @@ def test_check_constant_baseline():
     assert not nb05.check_constant_baseline(median)  # the median is not the best constant
     assert not nb05.check_constant_baseline(1.0)
     assert not nb05.check_constant_baseline(None)
-    b = nb05.constant_baselines()
+    b = nb05._constant_baselines()
     assert b["best_constant"] == pytest.approx(values.mean())
     assert 0 < b["ratio"] < 1 and math.isclose(b["ratio"], ratio)
 

@@ -392,7 +392,7 @@ def test_best_points_and_claims_from_data(tmp_path):
     assert "a run diverged at every α" in text and f"at α = {best_alpha:<7g}" in text
     rows = figures.claims_side_by_side({"fig4-left": res, "fig4-right": None})
     assert [r["number"] for r in rows] == [5, 6, 7, 8]
-    assert rows[0]["verdict"].startswith("✅ agrees") and "below paper scale" in rows[0][
+    assert rows[0]["verdict"].startswith("✔ agrees") and "below paper scale" in rows[0][
         "verdict"]
     assert all(r["verdict"].startswith("— no data") for r in rows[1:])
     md = figures.claims_markdown(rows)
@@ -463,17 +463,20 @@ def test_exercise_checks(capsys):
     assert not nb06.check_k(lambda g, lam, eta: math.floor(math.log(eta) / math.log(g * lam))
                             if 0 < g * lam < 1 else 1)  # rounded down
     assert not nb06.check_k(k_bound)  # the library's: refused
-    rng = np.random.default_rng(0)
-    draws_mc = [epsilon_greedy(nb06.Q_MOUNTAIN_CAR, 0.05, rng) for _ in range(20_000)]
-    draws_cp = [epsilon_greedy(nb06.Q_CART_POLE, 0.05, rng) for _ in range(20_000)]
     right = (1 - 0.05 + 0.05 / 3, 1 - 0.05 + 0.05 / 2)
-    assert nb06.check_greedy_probability(*right, draws_mc, draws_cp)
-    assert not nb06.check_greedy_probability(0.95, 0.95, draws_mc, draws_cp)
-    assert not nb06.check_greedy_probability(*right, [1] * 20_000, [1] * 20_000)  # no exploring
+    assert nb06.check_greedy_probability(*right)  # the check measures epsilon_greedy itself
+    share = nb06.measure_greedy_share(nb06.Q_MOUNTAIN_CAR, 0.05, n=20_000, seed=1)
+    rng = np.random.default_rng(1)
+    by_hand = np.mean([epsilon_greedy(np.asarray(nb06.Q_MOUNTAIN_CAR, float), 0.05, rng) == 1
+                       for _ in range(20_000)])
+    assert share == by_hand and abs(share - right[0]) < 0.01
+    assert not nb06.check_greedy_probability(0.95, 0.95)
     assert nb06.check_discounted_return(round(sum(0.99**k for k in range(1000)), 3))
     assert not nb06.check_discounted_return(1000)
+    assert not nb06.check_discounted_return(sum(0.99**k for k in range(1001)))
+    assert "one term too many" in capsys.readouterr().out
     for check in (nb06.check_heuristic_steps, nb06.check_k, nb06.check_discounted_return):
         assert not check(None)
     assert not nb06.check_greedy_probability(None, 0.5)
     out = capsys.readouterr().out
-    assert "✅" in out and "❌" in out and "No answer yet" in out
+    assert "❌" in out and "No answer yet" in out

@@ -118,15 +118,15 @@ def test_curves_reading_by_hand():
 
 
 def test_claims_compact_keeps_the_words_the_verdict_and_the_rule():
-    rows = [dict(number=6, paper="“higher λ hurts”", verdict="✅ agrees",
+    rows = [dict(number=6, paper="“higher λ hurts”", verdict="✔ agrees",
                  evidence="returns ...; Spearman ρ(λ, return) = -0.97 (rule: ≤ -0.5)"),
-            dict(number=8, paper="“substantially higher”", verdict="✅ agrees",
+            dict(number=8, paper="“substantially higher”", verdict="✔ agrees",
                  evidence="424 vs 390 (rule: higher by more than two standard errors)"),
-            dict(number=5, paper="“all λ”", verdict="❌ disagrees", evidence="no rule here")]
+            dict(number=5, paper="“all λ”", verdict="✘ disagrees", evidence="no rule here")]
     lines = fig4.claims_compact(rows).splitlines()
-    assert lines[2] == "| 6 | “higher λ hurts” | **✅ agrees** | Spearman ρ(λ, return) ≤ -0.5 |"
+    assert lines[2] == "| 6 | “higher λ hurts” | **✔ agrees** | Spearman ρ(λ, return) ≤ -0.5 |"
     assert lines[3].endswith("| higher by more than two standard errors |")
-    assert lines[4].endswith("| **❌ disagrees** | — |")
+    assert lines[4].endswith("| **✘ disagrees** | — |")
 
 
 def test_forward_minus_sarsa_digits():

@@ -378,7 +378,7 @@ def test_report_verdicts_follow_the_numbers(tmp_path, agree):
     assert "Below paper scale" in text
     for n in FIGURES:
         assert (f"]({n}.png)" in text) == agree
-    assert text.count("✅ agrees" if agree else "❌ disagrees") >= 16  # table + sections
+    assert text.count("✔ agrees" if agree else "✘ disagrees") >= 16  # table + sections
 
 
 def test_report_with_missing_and_paper_scale_data(tmp_path, fake):

@@ -50,8 +50,8 @@ def test_a_study_with_set_ups_is_read_per_set_up(tmp_path):
     assert sections.clearly(d, *pair) == "a tie within noise at some λ"
     text = render(tmp_path)
     assert "## Claim 5: mountain car control under set-up variants, best α per λ" in text
-    assert "**✅ agrees** under *zero output layer*" in text
-    assert "**❌ disagrees** under *as in Fig. 4*" in text
+    assert "**✔ agrees** under *zero output layer*" in text
+    assert "**✘ disagrees** under *as in Fig. 4*" in text
     assert "| small weights | weight initialisation: the scale |" in text
 
 

@@ -13,6 +13,16 @@ which shows one folded box (:mod:`.hints`). The library holds no model answer; t
 instructors' release has them (:mod:`ftd_lib.publish.release`), ``tests/course/test_solutions.py``
 runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
 nobody wrote.
+
+Numbers of one's own: every exercise whose answer is a number computed from given numbers
+draws those numbers from the student's id (:func:`use_student`, called by the cell near the top
+of each notebook, tagged ``student-id``): two ids give different numbers, and a check
+recomputes the answer from the same id, so one student's answers fail in another's notebook.
+Without an id (``None``, the default for self-study) the numbers are the paper's, or the
+course's own where the paper has none.
+
+Verdicts: every line starts with a symbol *and* a word ("✅ Correct", "❌ Not yet", "❌ No answer
+yet" ...), so it reads the same where no emoji font draws the symbol.
 """
 
 from __future__ import annotations
@@ -21,11 +31,41 @@ import textwrap
 
 import numpy as np
 
+from .student import OTHERS_ANSWER as OTHERS_ANSWER
+from .student import default_numbers as default_numbers
+from .student import is_others_answer as is_others_answer
+from .student import student_id as student_id
+from .student import student_rng as student_rng
+from .student import use_student as use_student
+from .student import whose as whose
+
+#: the words a verdict line may start with after its symbol (anything else gets the first)
+GOOD_WORDS = ("Correct",)
+BAD_WORDS = ("Not yet", "No answer yet", "Close, but", "Off by one")
+
 
 def verdict(ok: bool, good: str, bad: str) -> bool:
-    """Print one line (✅ good / ❌ bad) and return ``ok``."""
-    print(("✅ " + good) if ok else ("❌ " + bad))
+    """Print one line, "✅ Correct: good" or "❌ Not yet: bad" (a message that already starts
+    with one of :data:`GOOD_WORDS` / :data:`BAD_WORDS` keeps its own), and return ``ok``."""
+    text, words = (good, GOOD_WORDS) if ok else (bad, BAD_WORDS)
+    if not text.startswith(words):
+        text = f"{words[0]}: {text}"
+    print(("✅ " if ok else "❌ ") + text)
     return bool(ok)
+
+
+def all_parts(oks, names) -> bool:
+    """After a check of several parts, each with its own verdict line: ``True`` when every part
+    passed; otherwise a last ❌ line that names the parts not yet right (so a ✅ line of a
+    part that passed is never the last word of a check that failed)."""
+    oks = [bool(o) for o in oks]
+    if all(oks):
+        return True
+    wrong = [n for o, n in zip(oks, names, strict=True) if not o]
+    verdict(False, "", f"Not yet: {len(oks) - len(wrong)} of {len(oks)} parts right; still "
+            f"to do: {', '.join(wrong)}.")
+    return False
+
 
 
 #: what a check says while the answer is still the placeholder ``None``
@@ -111,16 +151,20 @@ def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
         return False
     e = np.asarray(expected, dtype=float)
     if a.shape != e.shape:
-        return verdict(False, "", f"{name} has shape {a.shape}, expected {e.shape}. {hint}")
+        what = ("one number, not a list" if e.shape == () else
+                f"{e.size} numbers (shape {e.shape})")
+        return verdict(False, "", f"Not yet: {name} must be {what}; got shape {a.shape}.")
     ok = bool(np.allclose(a, e, rtol=rtol, atol=atol))
     if not ok and decimals is not None:
         ok = bool(np.all(np.abs(a - e) <= 0.5 * 10.0 ** -decimals + 1e-12))
+    is_ = "are" if e.size > 1 else "is"
     if not ok and not np.array_equal(a, e):
         how = _rounding_of(a, e)
         if how is not None:
-            return verdict(False, "", f"Close, but {name} is rounded ({how}): don't round, give "
-                           "the full number (keep the digits Python gives you).")
-    return verdict(ok, f"Correct: {name} is right.", f"Not yet: {name} is off. {hint}".strip())
+            return verdict(False, "", f"Close, but {name} {is_} rounded ({how}): don't round, "
+                           "give the full number (keep the digits Python gives you).")
+    return verdict(ok, f"Correct: {name} {is_} right.", f"Not yet: {name} {is_} off. "
+                   f"{hint}".strip())
 
 
 def not_written(fn, name: str = "your function") -> bool:
@@ -134,10 +178,109 @@ def not_written(fn, name: str = "your function") -> bool:
     return False
 
 
+def answer_cell_source() -> str:
+    """The source of the notebook cell that called the check: the first frame outside this
+    package, when it is a cell's (module-level) code, read through :mod:`linecache` (IPython
+    keeps every cell there). Empty when the check is called from inside a function, or where
+    there is nothing to read."""
+    import inspect
+    import linecache
+
+    f = inspect.currentframe()
+    while f is not None and (f.f_globals.get("__name__", "") or "").startswith(__name__):
+        f = f.f_back
+    if f is None:
+        return ""
+    if f.f_code.co_name != "<module>":  # called from a function (a test, a script): no cell
+        return ""
+    return "".join(linecache.getlines(f.f_code.co_filename))
+
+
+def library_in_answer_cell(names) -> str | None:
+    """The first of ``names`` (library functions or variables that compute an exercise's
+    answer) that the calling cell uses outside a comment, or ``None``. A function counts where
+    it is called (``name(``), a variable (``v_true``) wherever it appears."""
+    import re
+
+    code = "\n".join(line.split("#", 1)[0] for line in answer_cell_source().splitlines())
+    for name in names:
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b" if not name.endswith("(") else
+                     rf"(?<!\w){re.escape(name[:-1])}\s*\(", code):
+            return name.rstrip("(")
+    return None
+
+
+#: what a check says when the answer cell uses the library's own answer
+LIBRARY_ANSWER = ("Not yet: your answer cell uses {name}, which computes this exercise's answer "
+                  "for you: a graded answer is your own computation from your numbers (reading "
+                  "the library is fine; calling or pasting the function that answers is not).")
+
+
+def refuse_library_answer(names) -> bool:
+    """Say :data:`LIBRARY_ANSWER` (and return ``True``) when the calling cell uses one of
+    ``names`` (:func:`library_in_answer_cell`)."""
+    name = library_in_answer_cell(names)
+    if name is None:
+        return False
+    verdict(False, "", LIBRARY_ANSWER.format(name=name))
+    return True
+
+
 #: the message when a student's function runs the library's own answer
 BORROWED = ("{what} runs the library's own {name} (called directly, under another name or inside "
             "a wrapper): write it yourself. The check compares yours with the library's, so "
             "handing it the library's proves nothing.")
+
+#: the message when a student's function is the library's source pasted in (renamed or not)
+COPIED = ("Your function is a copy of the library's own {name} (its source pasted in, perhaps "
+          "with other names): a graded answer is your own code. Reading the library is fine; "
+          "write the function yourself from the equations.")
+
+
+def _fingerprint(code) -> tuple:
+    """``code``'s instructions with what renaming cannot change: the operations, the globals,
+    attributes and constants they use (strings such as a docstring left out), nested functions
+    by their own fingerprint; local variables by the order they first appear, jumps without
+    their targets (the offsets shift with the interpreter's inline caches)."""
+    import dis
+
+    out, local = [], {}
+    for ins in dis.get_instructions(code):
+        op = ins.opname.replace("LOAD_METHOD", "LOAD_ATTR")
+        if op in ("CACHE", "NOP", "RESUME", "PRECALL", "EXTENDED_ARG", "KW_NAMES"):
+            continue
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            out.append((op,))
+        elif ins.opcode in dis.haslocal or ins.opcode in dis.hasfree:
+            out.append((op, local.setdefault(ins.argval, len(local))))
+        elif hasattr(ins.argval, "co_code"):
+            out.append((op, _fingerprint(ins.argval)))
+        elif isinstance(ins.argval, str) and op == "LOAD_CONST":
+            out.append((op, "<str>"))
+        else:
+            out.append((op, repr(ins.argval)))
+    return tuple(out)
+
+
+#: a library function shorter than this (in instructions) is a formula, not an algorithm: the
+#: student's own one line is the library's one line, so a "copy" of it proves nothing
+COPY_MIN = 40
+
+
+def copies(fn, library_fn) -> bool:
+    """Is ``fn`` (not ``library_fn`` itself) a pasted copy of ``library_fn``'s source, its
+    variables renamed or not? (The same instructions on the same globals and constants:
+    renaming does not change them, any real rewrite does.) Only for library functions of at
+    least :data:`COPY_MIN` instructions."""
+    mine, theirs = getattr(fn, "__code__", None), getattr(library_fn, "__code__", None)
+    if mine is None or theirs is None or mine is theirs:
+        return False
+    if len(_fingerprint(theirs)) < COPY_MIN:
+        return False
+    if (mine.co_argcount, mine.co_kwonlyargcount) != (theirs.co_argcount,
+                                                      theirs.co_kwonlyargcount):
+        return False
+    return _fingerprint(mine) == _fingerprint(theirs)
 
 
 def borrows(fn, library_fn) -> bool:
@@ -162,6 +305,9 @@ def run_student(fn, *args, refuse=(), **kwargs):
     library's source pasted in as the student's own."""
     import sys
 
+    for f in refuse:
+        if copies(fn, f):
+            return None, COPIED.format(name=f.__name__)
     codes = {f.__code__: f.__name__ for f in refuse}
     hit: list[str] = []
 
@@ -213,14 +359,16 @@ def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
     functions ``refuse``), and its weights after every step must match ``expected`` to 1e-10.
     One verdict per case: an error, the wrong shape (``rows`` is inserted after "the weights
     after every step"), the first step that differs (``differs(step, episodes, expected,
-    usual, case)`` says what), or ``same``. Returns whether all cases passed; ``False`` at once
-    (after one message) while ``fn`` is the skeleton, returns ``None`` or borrows."""
+    usual, case, got=got)`` says what), or ``same``. Returns whether all cases passed;
+    ``False`` at once (after one message) while ``fn`` is the skeleton, returns ``None``,
+    borrows, or returns rows that are one array appended again and again."""
     ok_all = True
     for i, case in enumerate(cases):
         what, usual = case[0], case[-1]
         episodes, w0, kw, expected = make(i, case)
         got, err = run_student(fn, episodes, w0.copy(), refuse=refuse, **kw)
-        if err is not None and (err == MISSING or err.startswith("Your function runs")):
+        if err is not None and (err == MISSING or err.startswith(("Your function runs",
+                                                                  "Your function is a copy"))):
             return verdict(False, "", err)
         if err is not None:
             ok_all = verdict(False, "", f"{what}: {err}") and ok_all
@@ -228,20 +376,41 @@ def check_weights_per_step(fn, cases, make, *, rows: str, same: str, differs,
         if got is None:
             return verdict(False, "", "Your function returns None: return the weights after "
                            f"every step{rows} (an array of shape {expected.shape} here).")
+        aliased = _aliased_rows(got)
         got = as_numbers(got, "what your function returns")
         if got is None:
             return False
+        if aliased or (got.shape == expected.shape and len(got) > 1
+                       and np.all(got == got[-1]) and not np.all(expected == expected[-1])
+                       and not np.all(got == w0)):
+            return verdict(False, "", f"{what}: all your rows are the same array, the last "
+                           "weights: you append w and then change that same array in place "
+                           "(w += ... or w[...] = ...), so every row you appended changes with "
+                           "it. Append a copy: out.append(w.copy()), or make a new array with "
+                           "w = w + ....")
+        if got.shape == expected.shape and np.all(got == w0) and not np.all(expected == w0):
+            return verdict(False, "", f"{what}: your weights never move: every row is w0. "
+                           "Is the update written (and its result kept in w)?")
         if got.shape != expected.shape:
             ok_all = verdict(False, "", f"{what}: return the weights after every step{rows} "
                              f"(shape {expected.shape}), got {got.shape}.") and ok_all
             continue
         bad = np.flatnonzero(np.any(~(np.abs(got - expected) <= 1e-10), axis=1))
         if bad.size:
-            why = differs(int(bad[0]) + 1, episodes, expected, usual, case)
+            why = differs(int(bad[0]) + 1, episodes, expected, usual, case, got=got)
             ok_all = verdict(False, "", f"{what}: {why}") and ok_all
         else:
             verdict(True, f"{what}: {same}", "")
     return ok_all
+
+
+def _aliased_rows(rows) -> bool:
+    """Is ``rows`` a list (or tuple) in which one array object appears more than once (the rows
+    of ``w += ...; out.append(w)``)?"""
+    if not isinstance(rows, (list, tuple)) or len(rows) < 2:
+        return False
+    arrays = [id(r) for r in rows if isinstance(r, np.ndarray)]
+    return len(arrays) != len(set(arrays))
 
 
 # ------------------------------------------------------------------------------------ hints

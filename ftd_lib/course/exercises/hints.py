@@ -7,20 +7,20 @@ HINTS = {
     'nb01.ex1': (
         'Exercise 1, a discounted return',
         r"""
-        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \gamma^3 R_4 + \gamma^4 R_5$:
-        the first reward is not discounted. Five terms of a geometric series.
+        Write out $G_0 = R_1 + \gamma R_2 + \gamma^2 R_3 + \dots$, one term per reward of
+        your episode: the first reward is not discounted, the last gets $\gamma^{T-1}$.
         """),
     'nb01.ex2': (
         'Exercise 2, one row of the Bellman equation',
         r"""
-        From state 1 the walk earns reward 1, then ends (probability 0.7, value 0) or
-        moves to state 2 (probability 0.3, value $v(2)$).
+        From state 1 the walk earns reward 1, then ends (probability `p_left`, value 0) or
+        moves to state 2 (probability `1 - p_left`, value `v2`).
         """),
     'nb01.ex3': (
         'Exercise 3, one TD(0) update by hand',
         r"""
-        Eq. (1) with a one-hot feature: $V(4) \leftarrow V(4) + \alpha\,(R + \gamma V(3) -
-        V(4))$.
+        Eq. (1) with a one-hot feature: $V(s) \leftarrow V(s) + \alpha\,(R + \gamma V(s') -
+        V(s))$; only state $s$ changes.
         """),
     'nb02.ex1': (
         'Exercise 1, an n-step return',
@@ -39,8 +39,9 @@ HINTS = {
         r"""
         Three lines per step: the TD error with the current weights (the terminal's value
         is 0), the trace e ← γλ e + ∇V̂(S_t), the update θ ← θ + α δ e. The trace starts
-        at 0 in each episode. For the point: prepend θ_0 = 0 as row 0 before
-        `normalised_rms`.
+        at 0 in each episode, and every row you append must be a new array (not `w` changed
+        in place afterwards). For the point: run with your α, prepend θ_0 = 0 as row 0
+        before `normalised_rms`, and read the row at the end of your episode.
         """),
     'nb03.ex1': (
         'Exercise 1, β of TD(λ) for λ < 1',
@@ -53,7 +54,7 @@ HINTS = {
         'Exercise 2, the edge of divergence at λ = 0.9',
         r"""
         The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your β of
-        exercise 1 for α.
+        exercise 1 for α, at your λ and T.
         """),
     'nb03.ex3': (
         'Exercise 3, V₀ = 1 and β = 2',
@@ -68,56 +69,61 @@ HINTS = {
         step: what is $e_{T-1}$? Then follow the TD(λ) derivation of section 2.
         """),
     'nb04.ex1': (
-        'Exercise 1, Algorithm 1',
-        r"""
-        Translate the listing line by line; keep V_current from the previous pass (it is
-        V̂(S_t|θ_{t−1}), 0 at t = 0). The update is w + α (U − V̂(S_p|w)) ∇V̂(S_p|w). Then
-        the end of the episode: U ← U_sync if the queue never filled, and the ρ-step only
-        between the remaining updates.
-        """),
-    'nb04.ex2': (
-        'Exercise 2, the next K-bounded return',
-        r"""
-        First one step later in time, $U \leftarrow (U - \rho_t)/\gamma\lambda$ (eq. 7),
-        which gives $G_{t+1}^{\lambda|t+K}$; then one step more horizon with weight
-        $(\gamma\lambda)^{K-1}$ (eq. 6, $h - (t+1) = K - 1$).
-        """),
-    'nb04.ex3': (
-        'Exercise 3, the first update',
-        r"""
-        $K = \lceil \log 0.1/\log 0.5 \rceil = 4$. The update of $S_0$ needs the horizon
-        $0 + K$: the pass that observes $S_K$ is the pass at time step $t = K-1$.
-        """),
-    'nb04.ex4': (
-        'Exercise 4, the horizon-extension identity',
-        r"""
-        Write $G_t^{\lambda|h+1}$ by eq. (2), split off the last two terms, and use that
-        $G_t^{(h+1-t)}$ and $G_t^{(h-t)}$ share their first $h-t$ rewards.
-        """),
-    'nb04.ex5': (
-        'Exercise 5, K = 1 is TD(0)',
-        r"""
-        Put $h = t+1$ in eq. (2): the sum is empty and the last weight is $\lambda^0$.
-        Which return is left, and when is it available?
-        """),
-    'nb04.ex6': (
-        'Exercise 6, the ρ-recursion',
+        'Exercise 1, the ρ-recursion',
         r"""
         Write G_t^{λ|h} by eq. (2) and use G_t^{(n)} = R_{t+1} + γ G_{t+1}^{(n−1)} for n ≥
         2: what is left over that does not belong to γλ G_{t+1}^{λ|h}? The one-step return
         carries weight (1 − λ).
         """),
-    'nb05.ex1': (
-        'Exercise 1, a true value by hand',
+    'nb04.ex2': (
+        'Exercise 2, Algorithm 1',
         r"""
-        Loop: `x, v, terminal = mc.mountain_car_step(x, v, mc.evaluation_policy(x, v))`,
-        count the steps until `terminal`; every step costs −1 on average.
+        Translate the listing line by line; keep V_current from the previous pass (it is
+        V̂(S_t|θ_{t−1}), 0 at t = 0). The update is w + α (U − V̂(S_p|w)) ∇V̂(S_p|w): make a
+        new array (w = w + ...), so the rows you appended stay as they were. Then the end of
+        the episode: U ← U_sync if the queue never filled, the ρ-step only between the
+        remaining updates, and out[-1] = w to record the weights after them.
+        """),
+    'nb04.ex3': (
+        'Exercise 3, the next K-bounded return',
+        r"""
+        First one step later in time, $U \leftarrow (U - \rho_t)/\gamma\lambda$ (eq. 7),
+        which gives $G_{t+1}^{\lambda|t+K}$; then one step more horizon with weight
+        $(\gamma\lambda)^{K-1}$ (eq. 6, $h - (t+1) = K - 1$).
+        """),
+    'nb04.ex4': (
+        'Exercise 4, the first update',
+        r"""
+        $K = \lceil \log \eta/\log \gamma\lambda \rceil$ (1 when $\gamma\lambda \le \eta$).
+        The update of $S_0$ needs the horizon $0 + K$: the pass that observes $S_K$ is the
+        pass at time step $t = K-1$.
+        """),
+    'nb04.ex5': (
+        'Exercise 5, the horizon-extension identity',
+        r"""
+        Write $G_t^{\lambda|h+1}$ by eq. (2), split off the last two terms, and use that
+        $G_t^{(h+1-t)}$ and $G_t^{(h-t)}$ share their first $h-t$ rewards.
+        """),
+    'nb04.ex6': (
+        'Exercise 6, K = 1 is TD(0)',
+        r"""
+        $K = 1$ when $(\gamma\lambda)^1 \le \eta$. Put $h = t+1$ in eq. (2): the sum is
+        empty and the last weight is $\lambda^0$. Which return is left, and when is it
+        available?
+        """),
+    'nb05.ex1': (
+        'Exercise 1, a true value by simulation',
+        r"""
+        In your function, loop: `x, v, terminal = mc.mountain_car_step(x, v,
+        mc.evaluation_policy(x, v))`, count the steps until `terminal`; every step costs −1
+        on average, so return minus the count.
         """),
     'nb05.ex2': (
         'Exercise 2, a yardstick for the metric',
         r"""
-        The constant $c$ that minimises $\sum_s (c - v(s))^2$ is the mean of the true
-        values; its RMS error is their standard deviation.
+        Draw your sample with `mc.evaluation_states(**nb05.given_sample())`. The constant $c$
+        that minimises $\sum_s (c - v(s))^2$ is the mean of the true values; its RMS error is
+        their standard deviation.
         """),
     'nb05.ex3': (
         'Exercise 3, an experiment',
@@ -130,9 +136,10 @@ HINTS = {
     'nb06.ex1': (
         'Exercise 1, simulate a policy',
         r"""
-        Loop at most 10,000 times: `a = 2 if v >= 0 else 0`, then `x, v, terminal =
-        mc.mountain_car_step(x, v, a)`; return the number of calls when `terminal` is True
-        (the call that reaches the goal counts).
+        Loop at most 10,000 times: choose the action from the sign of the velocity (at rest,
+        v = 0, push right: action 2), then `x, v, terminal = mc.mountain_car_step(x, v, a)`;
+        return the number of calls when `terminal` is True (the call that reaches the goal
+        counts).
         """),
     'nb06.ex2': (
         "Exercise 2, forward Sarsa(λ)'s delay",
@@ -144,15 +151,15 @@ HINTS = {
     'nb06.ex3': (
         'Exercise 3, how greedy is ε-greedy?',
         r"""
-        Predict: the greedy action is taken with probability $1-\varepsilon$ plus its share of
-        the random draws, $\varepsilon/|\mathcal A|$. Measure: `[epsilon_greedy(q, 0.05, rng)
-        for _ in range(100_000)]`.
+        The greedy action is taken with probability $1-\varepsilon$ plus its share of the
+        random draws, $\varepsilon/|\mathcal A|$, at your ε. The check then measures the
+        engine's `epsilon_greedy` itself and shows whether the data agree.
         """),
     'nb06.ex4': (
         'Exercise 4, what the learner aims at on cart-pole',
         r"""
-        $\sum_{k=0}^{999} \gamma^k = (1-\gamma^{1000})/(1-\gamma)$: a geometric series, not
-        quite $1/(1-\gamma)$.
+        $\sum_{k=0}^{N-1} \gamma^k = (1-\gamma^{N})/(1-\gamma)$ for your $N$ rewards: a
+        geometric series, not quite $1/(1-\gamma)$.
         """),
     'nb07.ex1': (
         'Exercise 1, GAE from the recursion',

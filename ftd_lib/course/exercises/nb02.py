@@ -1,6 +1,7 @@
 """Self-checks for notebook 02 (the lambda-return). Each check computes the right answer with
 the library (so the solution is never written out here or in the notebook) and prints a
-verdict.
+verdict. The given numbers are the student's own (:func:`~.use_student`): ``given_*`` draws
+them, and the check recomputes the answer from the same draw.
 """
 
 from __future__ import annotations
@@ -13,38 +14,118 @@ from ...envs.random_walk import N_STATES, random_walk_episodes
 from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
 from ..nb02_lambda_return import figure1_data
-from . import check_close, check_weights_per_step, missing, not_written
+from . import (
+    OTHERS_ANSWER,
+    as_numbers,
+    check_close,
+    check_weights_per_step,
+    default_numbers,
+    is_others_answer,
+    missing,
+    not_written,
+    refuse_library_answer,
+    student_rng,
+    verdict,
+    whose,
+)
 
-#: A three-step episode for exercises 1 and 2. ``values[j]`` is the estimate of S_j used for
-#: bootstrapping (``values[0]`` is never used by a return from t = 0; ``values[3] = 0`` is
-#: the terminal state).
+#: A three-step episode for exercises 1 and 2 without a student id. ``values[j]`` is the
+#: estimate of S_j used for bootstrapping (``values[0]`` is never used by a return from t = 0;
+#: ``values[3] = 0`` is the terminal state).
 EPISODE = dict(rewards=[1.0, 0.0, 2.0], values=[0.7, 0.5, 1.0, 0.0], gamma=0.9)
 
-#: Exercise 1 asks for G_0^{(N_STEP)}, exercise 2 for G_0^{lambda|HORIZON} with LAM.
+#: Exercise 1 asks for G_0^{(N_STEP)}, exercise 2 for G_0^{lambda|HORIZON} with LAM (without
+#: an id).
 N_STEP = 2
 LAM = 0.5
 HORIZON = 3
 
+#: library functions that compute exercises 1 and 2's answers
+RETURN_HELPERS = ("n_step_return(", "n_step_returns(", "interim_lambda_return(",
+                  "interim_returns_vs_horizon(", "lambda_return(", "_g2(", "_g_lam(")
+
 #: Exercise 3: the episode length.
 T_ONLINE = 20
 
+#: Exercise 3's point without a student id: Figure 1's (alpha = 0.2, the end of episode 1)
+FIGURE1_POINT = dict(alpha=0.2, episode=1)
+
+
+def given_episode() -> dict:
+    """Exercises 1 and 2's episode for the current student: ``rewards`` (3), ``values`` (4, the
+    last 0: the terminal), ``gamma`` and ``lam`` (exercise 2's λ)."""
+    rng = student_rng("nb02.ex1")
+    if rng is None:
+        return dict(EPISODE, rewards=list(EPISODE["rewards"]), values=list(EPISODE["values"]),
+                    lam=LAM)
+    rewards = rng.integers(-1, 4, 3).astype(float)
+    values = np.append(np.round(rng.uniform(-1.0, 3.0, 3), 1), 0.0)
+    return dict(rewards=rewards.tolist(), values=values.tolist(),
+                gamma=float(rng.choice([0.8, 0.9, 0.95])),
+                lam=float(rng.choice([0.3, 0.4, 0.6, 0.7])))
+
+
+def given_figure1_point() -> dict:
+    """Exercise 3's point for the current student: the step size ``alpha`` of the run on
+    Figure 1's episodes (seed 0, λ = 1, γ = 1, θ_0 = 0) and the ``episode`` (1..3) at whose end
+    the error is read. Without an id, Figure 1's own point."""
+    rng = student_rng("nb02.ex3")
+    if rng is None:
+        return dict(FIGURE1_POINT)
+    return dict(alpha=float(rng.choice([0.05, 0.1, 0.15, 0.25, 0.3])),
+                episode=int(rng.integers(1, 4)))
+
+
+def _g2(e) -> float:
+    return n_step_return(e["rewards"], e["values"], 0, N_STEP, e["gamma"])
+
+
+def _g_lam(e) -> float:
+    return interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], e["lam"])
+
+
+def _others(answer, expected, of) -> bool:
+    """Is ``answer`` (one number) the answer for the paper's numbers (:func:`of` of them)?"""
+    a = as_numbers(answer, "the answer") if not isinstance(answer, str) else None
+    return a is not None and a.shape == () and is_others_answer(
+        a, expected, of(default_numbers(given_episode)))
+
 
 def check_n_step_return(answer) -> bool:
-    """Exercise 1: G_0^{(2)} of ``EPISODE``."""
+    """Exercise 1: G_0^{(2)} of :func:`given_episode`'s episode."""
     if missing(answer, f"G_0^({N_STEP})"):
         return False
-    e = EPISODE
-    return check_close(answer, n_step_return(e["rewards"], e["values"], 0, N_STEP, e["gamma"]),
-                       name=f"G_0^({N_STEP})", rtol=1e-4, atol=1e-6,
+    if refuse_library_answer(RETURN_HELPERS):
+        return False
+    e = given_episode()
+    expected = _g2(e)
+    if isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool):
+        if _others(answer, expected, _g2):
+            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        g, R, V = e["gamma"], e["rewards"], e["values"]
+        if abs(answer - (R[0] + g * R[1] + g * V[2])) < 1e-9 and abs(g - 1) > 1e-9:
+            return verdict(False, "", "Not yet: the value of S_2 is discounted twice: γ² V(S_2).")
+    return check_close(answer, expected, name=f"G_0^({N_STEP})", rtol=1e-4, atol=1e-6,
                        hint="n discounted rewards, then gamma^n times the value of S_n.")
 
 
 def check_interim_lambda_return(answer) -> bool:
-    """Exercise 2: G_0^{lambda|3} of ``EPISODE`` with lambda = 0.5 (eq. 2)."""
+    """Exercise 2: G_0^{lambda|3} of :func:`given_episode`'s episode with its λ (eq. 2)."""
     if missing(answer, f"G_0^(lambda|{HORIZON})"):
         return False
-    e = EPISODE
-    expected = interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], LAM)
+    if refuse_library_answer(RETURN_HELPERS):
+        return False
+    e = given_episode()
+    expected = _g_lam(e)
+    if isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool):
+        if _others(answer, expected, _g_lam):
+            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        lam = e["lam"]
+        Gs = [n_step_return(e["rewards"], e["values"], 0, n, e["gamma"]) for n in (1, 2, 3)]
+        all_geometric = (1 - lam) * (Gs[0] + lam * Gs[1] + lam**2 * Gs[2])
+        if abs(answer - all_geometric) < 1e-9:
+            return verdict(False, "", "Not yet: the longest return gets (1−λ)λ² here; in the "
+                           "interim λ-return it takes all the remaining weight, λ^(h−t−1) = λ².")
     return check_close(answer, expected, name=f"G_0^(lambda|{HORIZON})", rtol=1e-4, atol=1e-6,
                        hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
 
@@ -60,12 +141,19 @@ TD_LAMBDA_CASES = (
 )
 
 
+def _figure1_point(alpha: float, episode: int) -> float:
+    """The normalised RMS error of the library's TD(λ) (λ = 1, γ = 1, θ_0 = 0) with step size
+    ``alpha`` on Figure 1's episodes, at the end of episode ``episode`` (1..3)."""
+    data = figure1_data(alpha=alpha)
+    return float(data["curves"]["td_lambda"][data["episode_ends"][int(episode) - 1]])
+
+
 def check_td_lambda(fn, fig1_point) -> bool:
     r"""Exercise 3: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma)`` (TD(λ) with
     accumulating traces) against :func:`ftd_lib.algorithms.td_lambda`, on 3 seeded random-walk
     episodes per case (a trace left over from the last episode shows from the second); and
-    ``fig1_point``, the normalised RMS error of *your* TD(λ) at the end of Figure 1's first
-    episode (:func:`ftd_lib.course.nb02_lambda_return.figure1_data`)."""
+    ``fig1_point``, the normalised RMS error of *your* TD(λ) on Figure 1's episodes with
+    :func:`given_figure1_point`'s step size, at the end of its episode."""
     if not_written(fn, "your TD(λ) function (my_td_lambda)"):
         return False
     lin = Linear(N_STATES)
@@ -77,7 +165,7 @@ def check_td_lambda(fn, fig1_point) -> bool:
         kw = dict(approx=lin, alpha=0.1, lam=lam, gamma=gamma)
         return episodes, w0, kw, td_lambda(episodes, w0, **kw)
 
-    def differs(step, episodes, expected, usual, case):
+    def differs(step, episodes, expected, usual, case, got=None):
         if step > len(episodes[0][1]):  # first wrong in a later episode
             usual = "the trace must start at 0 in every episode"
         return f"your weights leave TD(λ)'s at step {step}. Usual cause: {usual}."
@@ -87,10 +175,26 @@ def check_td_lambda(fn, fig1_point) -> bool:
         differs=differs, refuse=(td_lambda,))
     if not ok_all:
         return False
-    if missing(fig1_point, "fig1_point (the error of your TD(λ) at the end of episode 1)"):
+    if missing(fig1_point, "fig1_point (the error of your TD(λ) at the end of the episode)"):
         return False
-    data = figure1_data()
-    expected = float(data["curves"]["td_lambda"][data["episode_ends"][0]])
-    return check_close(fig1_point, expected, name="Figure 1's TD(λ) error at the end of "
-                       "episode 1", rtol=1e-6, hint="normalised_rms(W) of your weights with "
-                       "w0 = 0 prepended, at step len(episode 1).") and ok_all
+    if refuse_library_answer(("figure1_episode_ends(", "figure1_data(",
+                                "figure1_average_episode_ends(", "_figure1_point(")):
+        return False
+    p = given_figure1_point()
+    expected = _figure1_point(p["alpha"], p["episode"])
+    a = as_numbers(fig1_point, "fig1_point")
+    if a is None:
+        return False
+    if a.shape == () and (p["alpha"], p["episode"]) != (FIGURE1_POINT["alpha"],
+                                                         FIGURE1_POINT["episode"]):
+        paper = figure1_data()
+        ends = paper["curves"]["td_lambda"][paper["episode_ends"]]
+        if np.any(np.abs(float(a) - ends) < 1e-9):
+            return verdict(False, "", "Not yet: that is a point of the paper's Figure 1 (α = "
+                           f"{FIGURE1_POINT['alpha']}), not of your run: run your TD(λ) with α = "
+                           f"{p['alpha']:g} on Figure 1's episodes and read the error at the end "
+                           f"of episode {p['episode']}.")
+    return check_close(fig1_point, expected, name=f"the error of your TD(λ) (α = "
+                       f"{p['alpha']:g}) at the end of episode {p['episode']}", rtol=1e-6,
+                       hint="normalised_rms(W) of your weights with w0 = 0 prepended as row 0, "
+                       f"at the row after the last step of episode {p['episode']}.")

@@ -1,5 +1,7 @@
 r"""Self-checks for notebook 03 (the one-state example). The right answers are computed here
-with the library, never printed: a check says only whether the answer is right."""
+with the library, never printed: a check says only whether the answer is right. The given
+numbers of exercises 2-4 are the student's own (:func:`~.use_student`): ``given_*`` draws them,
+and the check recomputes the answer from the same draw."""
 
 from __future__ import annotations
 
@@ -10,45 +12,115 @@ import numpy as np
 from ...algorithms import td_lambda
 from ...approx import Linear
 from ...envs.one_state import one_state_episodes
-from ..nb03_one_state_divergence import beta_measured, values_per_episode
-from . import check_close, missing, not_written, one_number, student_number, verdict
+from ..nb03_one_state_divergence import beta_measured, td_lambda_replacing, values_per_episode
+from . import (
+    OTHERS_ANSWER,
+    all_parts,
+    check_close,
+    copies,
+    default_numbers,
+    is_others_answer,
+    missing,
+    not_written,
+    one_number,
+    refuse_library_answer,
+    student_number,
+    student_rng,
+    verdict,
+    whose,
+)
 
-#: Exercise 3(b): a step size and length with beta_TD = alpha T = 2 exactly, from V_0 = 0.
+#: Exercise 3(b) without a student id: a step size and length with beta_TD = alpha T = 2
+#: exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
+
+#: Exercise 2 without a student id
+MAX_ALPHA = dict(lam=0.9, T=25)
+
+
+def given_think() -> dict:
+    """Exercise 3(b)'s run for the current student: ``alpha`` and ``T`` with αT = 2 exactly,
+    the start value ``v0`` and ``n_episodes``."""
+    rng = student_rng("nb03.ex3")
+    if rng is None:
+        return dict(BETA_TWO)
+    alpha, T = ((0.1, 20), (0.25, 8), (0.4, 5), (0.5, 4), (0.2, 10))[int(rng.integers(5))]
+    return dict(alpha=alpha, T=T, v0=float(rng.choice([-1.0, -0.5, 0.5, 2.0, 3.0])),
+                n_episodes=int(rng.integers(4, 7)))
+
+
+def given_max_alpha() -> dict:
+    """Exercise 2's episodes for the current student: ``lam`` (< 1) and length ``T``."""
+    rng = student_rng("nb03.ex2")
+    if rng is None:
+        return dict(MAX_ALPHA)
+    return dict(lam=float(rng.choice([0.7, 0.8, 0.85, 0.95])), T=int(rng.integers(10, 41)))
+
+
+def given_replacing() -> dict:
+    """Exercise 4's step size ``alpha`` and length ``T`` for the current student."""
+    rng = student_rng("nb03.ex4")
+    if rng is None:
+        return dict(REPLACING)
+    return dict(alpha=float(rng.choice([0.05, 0.1, 0.15, 0.2, 0.4, 0.45, 0.6])),
+                T=int(rng.integers(3, 16)))
+
+
+def _values(b) -> np.ndarray:
+    return values_per_episode(b["alpha"], b["T"], b["v0"], b["n_episodes"], "td_lambda")[1:]
 
 
 def check_think(error_answer, values_answer) -> bool:
     r"""Exercise 3: (a) the error :math:`1-\hat V` after one episode from :math:`\hat V_0 = 1`
-    (any :math:`\alpha`, T); (b) the values at the ends of episodes 1..4 at exactly
-    :math:`\beta = 2` (``BETA_TWO``: TD(:math:`\lambda`=1), :math:`\alpha = 0.2`, T = 10,
-    :math:`\hat V_0 = 0`)."""
+    (any :math:`\alpha`, T); (b) the values at the ends of the episodes of
+    :func:`given_think`'s run (TD(:math:`\lambda`=1) at exactly :math:`\beta = \alpha T = 2`)."""
     if missing(error_answer, "error_answer (a)") or missing(values_answer, "values_answer (b)"):
         return False
-    ok_a = check_close(error_answer, 0.0, name="the error after one episode from V₀ = 1",
+    if refuse_library_answer(("values_per_episode(", "td_lambda(", "beta_measured(",
+                                "plot_values(")):
+        return False
+    ok_a = check_close(error_answer, 0.0, name="(a) the error after one episode from V₀ = 1",
                        rtol=0, atol=1e-9, hint="The pseudo-update multiplies the error 1 − V₀ "
                        "by 1 − β.")
-    b = BETA_TWO
-    expected = values_per_episode(b["alpha"], b["T"], b["v0"], b["n_episodes"], "td_lambda")[1:]
-    ok_b = check_close(values_answer, expected, name="the values after episodes 1..4",
-                       rtol=0, atol=1e-6, hint="At β = 2 the error 1 − V is multiplied by "
-                       "1 − β = −1 every episode.")
-    return ok_a and ok_b
+    b = given_think()
+    expected = _values(b)
+    n = b["n_episodes"]
+    name = f"(b) the values after episodes 1..{n}"
+    if is_others_answer(values_answer, expected, _values(default_numbers(given_think))):
+        ok_b = verdict(False, "", "Not yet: (b) " + OTHERS_ANSWER.format(whose=whose()))
+    else:
+        ok_b = check_close(values_answer, expected, name=name, rtol=0, atol=1e-6,
+                           hint=f"At β = 2 the error 1 − V is multiplied by 1 − β = −1 every "
+                           f"episode, from 1 − V₀ = {1 - b['v0']:g}.")
+    return all_parts((ok_a, ok_b), ("(a)", "(b)"))
 
 
-#: Exercise 4: TD(lambda = 1) with replacing traces on the one-state example.
+#: Exercise 4 without a student id: TD(lambda = 1) with replacing traces on the one-state example.
 REPLACING = dict(alpha=0.3, T=8)
 
 
-def check_beta_replacing(answer, *, alpha: float = REPLACING["alpha"],
-                         T: int = REPLACING["T"]) -> bool:
+def check_beta_replacing(answer) -> bool:
     r"""Exercise 4: :math:`\beta` of one episode of TD(:math:`\lambda`=1) with replacing traces,
-    at step size ``alpha`` and length ``T``, checked against a run of
-    :func:`ftd_lib.course.nb03_one_state_divergence.td_lambda_replacing`."""
+    at :func:`given_replacing`'s step size and length, checked against a run of the replacing
+    TD(λ) of :mod:`ftd_lib.course.nb03_one_state_divergence`."""
     if missing(answer, "β with replacing traces"):
         return False
-    return check_close(answer, beta_measured("td_lambda_replacing", alpha, T), name="β with "
-                       "replacing traces", rtol=1e-6, atol=1e-9, hint="What is the trace e at "
-                       "the last step, when it is reset to 1 at every visit?")
+    if refuse_library_answer(("td_lambda_replacing(", "beta_measured(")):
+        return False
+    g = given_replacing()
+    alpha, T = g["alpha"], g["T"]
+    expected = beta_measured("td_lambda_replacing", alpha, T)
+    a = one_number(answer, "β with replacing traces", "β is one number.")
+    if a is None:
+        return False
+    if abs(a - alpha * T) < 1e-9:
+        return verdict(False, "", "Not yet: αT is β of accumulating traces, whose trace counts "
+                       "the T visits; a replacing trace is reset at every visit.")
+    if is_others_answer(a, expected, REPLACING["alpha"]):
+        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    return check_close(a, expected, name="β with replacing traces", rtol=1e-6, atol=1e-9,
+                       hint="What is the trace e at the last step, when it is reset to 1 at "
+                       "every visit?")
 
 
 def beta_run(alpha: float, lam: float, T: int) -> float:
@@ -71,6 +143,10 @@ def check_beta_lambda(fn) -> bool:
     ``algorithms.td_lambda`` (:func:`beta_run`). The usual wrong forms get their own message."""
     if not_written(fn, "your closed form (beta_lambda = my_beta)"):
         return False
+    for lib in (beta_run, beta_measured, td_lambda, td_lambda_replacing):
+        if copies(fn, lib):
+            return verdict(False, "", f"Not yet: your function is a copy of the library's "
+                           f"{lib.__name__}, a run, not a closed form: write β from α, λ and T.")
     got, expected = [], []
     for a, lam, T in BETA_POINTS:
         v = student_number(fn, a, lam, T, refuse=(beta_run, beta_measured, td_lambda),
@@ -102,11 +178,16 @@ def check_beta_lambda(fn) -> bool:
                    "is non-zero: what is the trace at the last step?")
 
 
-def check_max_alpha_lambda(answer, *, lam: float = 0.9, T: int = 25) -> bool:
+def check_max_alpha_lambda(answer) -> bool:
     r"""Exercise 2: the largest step size for which TD(λ) (λ < 1) does not diverge on episodes
-    of length T: β = 2, measured (β is linear in α, so α_max = 2α/β(α) from one run)."""
+    of length T (:func:`given_max_alpha`'s λ and T): β = 2, measured (β is linear in α, so
+    α_max = 2α/β(α) from one run)."""
     if missing(answer, "max_alpha_answer"):
         return False
+    if refuse_library_answer(("beta_run(", "beta_measured(", "td_lambda(", "values_per_episode(")):
+        return False
+    g = given_max_alpha()
+    lam, T = g["lam"], g["T"]
     expected = 2 * 0.01 / beta_run(0.01, lam, T)
     a = one_number(answer, "the largest stable α", "The answer must be one number (a step size).")
     if a is None:
@@ -117,5 +198,9 @@ def check_max_alpha_lambda(answer, *, lam: float = 0.9, T: int = 25) -> bool:
     if math.isclose(a, 2 * (1 - lam), rel_tol=1e-6):
         return verdict(False, "", "Not yet: 2(1−λ) is the edge for T → ∞; this episode has "
                        f"T = {T} steps.")
+    d = default_numbers(given_max_alpha)
+    if is_others_answer(a, expected, 2 * 0.01 / beta_run(0.01, d["lam"], d["T"])):
+        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
     return check_close(a, expected, name="the largest stable α", rtol=1e-6,
-                       hint="Solve β(α) = 2 with your closed form of exercise 1.")
+                       hint=f"Solve β(α) = 2 with your closed form of exercise 1, at λ = {lam:g}, "
+                       f"T = {T}.")

@@ -1,5 +1,10 @@
 r"""Self-checks for notebook 04 (forward TD(:math:`\lambda`)). The right answers are computed
-here with the library, never printed: a check says only whether the answer is right."""
+here with the library, never printed: a check says only whether the answer is right.
+
+The exercises, in the notebook's order: 1 ρ (:func:`check_rho`, asked in section 2, before the
+listing shows line 13), 2 Algorithm 1 (:func:`check_algorithm1`), 3 the next target, 4 the
+first update, 5 the horizon-extension identity, 6 K = 1 is TD(0). The given numbers of 3-6
+are the student's own (:func:`~.use_student`)."""
 
 from __future__ import annotations
 
@@ -20,18 +25,24 @@ from ...returns import (
 from ...returns import rho as library_rho
 from ...rng import run_generator
 from . import (
+    OTHERS_ANSWER,
+    all_parts,
     as_numbers,
     check_close,
     check_weights_per_step,
+    is_others_answer,
     missing,
     not_written,
     one_number,
+    refuse_library_answer,
     run_student,
     student_number,
+    student_rng,
     verdict,
+    whose,
 )
 
-#: Exercise 1: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
+#: Exercise 2: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
 #: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
 #: (what it tests, lam, gamma, eta, k_max, what is special in it)
 ALGORITHM1_CASES = (
@@ -84,7 +95,7 @@ def where_algorithm1_differs(step: int, episodes, K: int) -> str:
 
 
 def check_algorithm1(fn) -> bool:
-    r"""Exercise 1: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
+    r"""Exercise 2: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
     (Algorithm 1) against Sec. 5's definition in every case of ``ALGORITHM1_CASES``; the weights
     after every step must agree to 1e-10. A function that runs the library's Algorithm 1
     (:data:`ALGORITHM1_LIBRARY`, under any name) is refused."""
@@ -99,9 +110,18 @@ def check_algorithm1(fn) -> bool:
         w0 = np.linspace(0.5, 5.0, 10)  # a rough first guess, so that delta' moves from step 1
         return episodes, w0, kw, forward_td_lambda_by_definition(episodes, w0, **kw)
 
-    def differs(step, episodes, expected, special, case):
+    def differs(step, episodes, expected, special, case, got=None):
         _, lam, gamma, eta, k_max, _ = case
         K = k_bound(gamma, lam, eta, k_max)
+        ends = np.cumsum([len(r) for _, r in episodes]) - 1  # the row of each episode's end
+        bad = np.flatnonzero(np.any(~(np.abs(got - expected) <= 1e-10), axis=1))
+        if got is not None and np.isin(bad, ends).all() and bad[0] != len(expected) - 1:
+            j = int(np.searchsorted(ends, bad[0])) + 1
+            return (f"only the last row of an episode differs (first episode {j}, step "
+                    f"{step}), and the next episode starts from the right weights: your "
+                    "end-of-episode updates (lines 29-33) are right, but the row of the "
+                    "episode's last step is not them. Record them after the loop over F: "
+                    "out[-1] = w.")
         return (f"your weights first leave the definition's at step {step} of {len(expected)}, "
                 f"{where_algorithm1_differs(step, episodes, K)}. {special}").strip()
 
@@ -111,19 +131,46 @@ def check_algorithm1(fn) -> bool:
         refuse=ALGORITHM1_LIBRARY))
 
 
-def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: float = 0.5,
-                      gamma: float = 1.0, lam: float = 0.5, K: int = 4) -> bool:
-    r"""Exercise 2: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
-    :math:`\delta'_{t+K}`, the next K-bounded return :math:`G_{t+1}^{\lambda|t+1+K}`
-    (App. B: one step later in time, then one step more horizon)."""
+#: Exercise 3 without a student id
+NEXT_TARGET = dict(U=2.0, rho=0.8, delta_p=0.5, gamma=1.0, lam=0.5, K=4)
+
+
+def given_next_target() -> dict:
+    """Exercise 3's numbers for the current student: ``U`` = G_t^{λ|t+K}, ``rho``,
+    ``delta_p`` (δ'_{t+K}), ``gamma``, ``lam`` and ``K``."""
+    rng = student_rng("nb04.ex3")
+    if rng is None:
+        return dict(NEXT_TARGET)
+    return dict(U=float(np.round(rng.uniform(0.5, 4.0), 1)),
+                rho=float(np.round(rng.uniform(-0.5, 1.5), 1)),
+                delta_p=float(np.round(rng.choice([-1, 1]) * rng.uniform(0.2, 1.5), 1)),
+                gamma=float(rng.choice([1.0, 0.9])), lam=float(rng.choice([0.4, 0.6, 0.8])),
+                K=int(rng.integers(3, 7)))
+
+
+def _next_target(e) -> float:
+    g = advance_time(e["U"], e["rho"], e["gamma"], e["lam"])  # G_{t+1}^{lambda|t+K}
+    return extend_horizon(g, e["delta_p"], 1, e["K"], e["gamma"], e["lam"])
+
+
+def check_next_target(answer) -> bool:
+    r"""Exercise 3: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
+    :math:`\delta'_{t+K}` (:func:`given_next_target`), the next K-bounded return
+    :math:`G_{t+1}^{\lambda|t+1+K}` (App. B: one step later in time, then one step more
+    horizon)."""
     if missing(answer, "next_target_answer"):
+        return False
+    if refuse_library_answer(("advance_time(", "extend_horizon(", "interim_lambda_return(",
+                                "bounded_returns_by_definition(", "bounded_returns_by_rho(",
+                                "_next_target(")):
         return False
     arr = as_numbers(answer, "G_{t+1}^{λ|t+1+K}")
     if arr is None:
         return False
-    t = 0
+    e = given_next_target()
+    U, rho, delta_p, gamma, lam, K = (e[k] for k in ("U", "rho", "delta_p", "gamma", "lam", "K"))
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
-    expected = extend_horizon(g, delta_p, t + 1, t + K, gamma, lam)  # G_{t+1}^{lambda|t+K+1}
+    expected = _next_target(e)
     gl = gamma * lam
     usual = {  # the usual slips, each with what it reveals
         g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (+ (γλ)^(K−1) δ') "
@@ -136,6 +183,8 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
                                                     "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
     }
     a = float(arr) if arr.shape == () else None
+    if a is not None and is_others_answer(a, expected, _next_target(NEXT_TARGET)):
+        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
     for value, why in usual.items():
         if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
                                                                                rel_tol=1e-6):
@@ -144,14 +193,32 @@ def check_next_target(answer, *, U: float = 2.0, rho: float = 0.8, delta_p: floa
                        hint="First U ← (U − ρ)/γλ (eq. 7), then add (γλ)^(K−1) δ' (eq. 6).")
 
 
-def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: float = 1.0,
-                       eta: float = 0.1) -> bool:
-    r"""Exercise 3: in which pass of Algorithm 1's loop (the pass at time step t observes
-    :math:`R_{t+1}` and :math:`S_{t+1}`; t counts from 0) is the first update made, for this
-    :math:`\lambda, \gamma, \eta`, in an episode longer than K? With ``theta_index`` also: which
-    weight vector :math:`\theta_j` of Sec. 5's definition does that update produce?"""
+#: Exercise 4 without a student id (K = 4)
+FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
+
+
+def given_first_update() -> dict:
+    """Exercise 4's ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
+    rng = student_rng("nb04.ex4")
+    if rng is None:
+        return dict(FIRST_UPDATE)
+    return dict(lam=float(rng.choice([0.3, 0.6, 0.7, 0.8])), gamma=float(rng.choice([1.0, 0.9])),
+                eta=float(rng.choice([0.01, 0.05, 0.2])))
+
+
+def check_first_update(answer, theta_index=None) -> bool:
+    r"""Exercise 4: in which pass of Algorithm 1's loop (the pass at time step t observes
+    :math:`R_{t+1}` and :math:`S_{t+1}`; t counts from 0) is the first update made, for
+    :func:`given_first_update`'s :math:`\lambda, \gamma, \eta`, in an episode longer than K?
+    With ``theta_index`` also: which weight vector :math:`\theta_j` of Sec. 5's definition
+    does that update produce?"""
     if missing(answer, "first_update_answer (t of the pass)"):
         return False
+    if refuse_library_answer(("forward_td_lambda(", "stepper_frames(", "algorithm1_stepper(",
+                                "stepper_table(")):
+        return False
+    e = given_first_update()
+    lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
     K = k_bound(gamma, lam, eta)
     if math.isinf(K):
         raise ValueError("choose gamma * lam < 1 for this exercise")
@@ -166,52 +233,96 @@ def check_first_update(answer, theta_index=None, *, lam: float = 0.5, gamma: flo
                    "one time step (a whole number).")
     if a is None:
         return False
-    ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
-                 "when the queue holds K states.",
-                 "Not yet: in which pass is the queue F full for the first time? (t counts "
-                 "from 0; the pass at t observes S_{t+1}.)")
+    if a != first and a == K:
+        ok = verdict(False, "", f"Not yet: K = {K} is right, but t counts from 0: the pass that "
+                     "observes S_K is the pass at t = K − 1.")
+    else:
+        ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
+                     "when the queue holds K states.",
+                     "Not yet: in which pass is the queue F full for the first time? (First K "
+                     "from your λ, γ and η; t counts from 0; the pass at t observes S_{t+1}.)")
     if theta_index is None:
         return ok
     j = one_number(theta_index, "theta_index (j of θ_j)", "theta_index must be one whole "
                    "number j (of θ_j).")
     if j is None:
-        return False
+        return all_parts((ok, False), ("the pass t", "θ_j"))
     ok_j = verdict(j == first + 1, f"Correct: it produces θ_{first + 1} = θ_K; before it, "
                    "θ_t = θ_0 for t < K.", "Not yet: Sec. 5 numbers the weights after the "
                    "update that uses the horizon t + K; the pass at time step t ends with "
                    "θ_{t+1}.")
-    return ok and ok_j
+    return all_parts((ok, ok_j), ("the pass t", "θ_j"))
 
 
-#: Exercise 4: an episode with values V(S_j | theta_{j-1}) that change along it (so delta'
-#: differs from the TD error); t and h of the identity G^{lam|h+1} = G^{lam|h} + ...
+#: Exercise 5 without a student id: an episode with values V(S_j | theta_{j-1}) that change
+#: along it (so delta' differs from the TD error); t and h of the identity
+#: G^{lam|h+1} = G^{lam|h} + ...
 HORIZON = dict(rewards=[1.0, 0.0, 2.0, -1.0], values=[0.0, 0.5, 1.0, 0.8, 0.0], gamma=0.9,
                lam=0.5, t=0, h=2)
 
 
+def given_horizon() -> dict:
+    """Exercise 5's episode for the current student: ``rewards`` (4), ``values`` (5, the last 0),
+    ``gamma``, ``lam``, ``t`` = 0 and ``h`` (1 or 2)."""
+    rng = student_rng("nb04.ex5")
+    if rng is None:
+        return dict(HORIZON, rewards=list(HORIZON["rewards"]), values=list(HORIZON["values"]))
+    return dict(rewards=rng.integers(-1, 3, 4).astype(float).tolist(),
+                values=[0.0, *np.round(rng.uniform(-1.0, 2.0, 3), 1).tolist(), 0.0],
+                gamma=float(rng.choice([0.8, 0.9, 1.0])), lam=float(rng.choice([0.4, 0.6, 0.7])),
+                t=0, h=int(rng.integers(1, 3)))
+
+
+def _horizon_answers(e):
+    r, v, g, lam, t, h = e["rewards"], e["values"], e["gamma"], e["lam"], e["t"], e["h"]
+    return (interim_lambda_return(r, v, t, h, g, lam), r[h] + g * v[h + 1] - v[h],
+            interim_lambda_return(r, v, t, h + 1, g, lam))
+
+
 def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
-    r"""Exercise 4: on ``HORIZON``, :math:`G_t^{\lambda|h}` by eq. (2), :math:`\delta'_h`, and
-    :math:`G_t^{\lambda|h+1}` by the horizon-extension identity; the last is compared with
-    eq. (2) at horizon h + 1."""
+    r"""Exercise 5: on :func:`given_horizon`'s episode, :math:`G_t^{\lambda|h}` by eq. (2),
+    :math:`\delta'_h`, and :math:`G_t^{\lambda|h+1}` by the horizon-extension identity; the last
+    is compared with eq. (2) at horizon h + 1."""
     if missing(g_h, "g_h") or missing(delta_p, "delta_p") or missing(g_h1, "g_h1"):
         return False
-    e = HORIZON
-    r, v, g, lam, t, h = e["rewards"], e["values"], e["gamma"], e["lam"], e["t"], e["h"]
-    ok1 = check_close(g_h, interim_lambda_return(r, v, t, h, g, lam), name=f"G_{t}^(λ|{h})",
-                      rtol=1e-6, hint="Eq. (2): weights (1−λ)λ^(n−1), the rest on the "
-                      "longest return.")
-    ok2 = check_close(delta_p, r[h] + g * v[h + 1] - v[h], name=f"δ'_{h}", rtol=1e-6,
+    if refuse_library_answer(("interim_lambda_return(", "extend_horizon(",
+                                "bounded_returns_by_definition(", "_horizon_answers(")):
+        return False
+    e = given_horizon()
+    t, h = e["t"], e["h"]
+    want = _horizon_answers(e)
+    if is_others_answer([g_h, delta_p, g_h1] if all(
+            isinstance(x, (int, float)) for x in (g_h, delta_p, g_h1)) else None, want,
+            _horizon_answers(HORIZON)):
+        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    ok1 = check_close(g_h, want[0], name=f"G_{t}^(λ|{h})", rtol=1e-6,
+                      hint="Eq. (2): weights (1−λ)λ^(n−1), the rest on the longest return.")
+    ok2 = check_close(delta_p, want[1], name=f"δ'_{h}", rtol=1e-6,
                       hint="δ'_h = R_{h+1} + γ V(S_{h+1}|θ_h) − V(S_h|θ_{h−1}): values[h+1] "
                       "and values[h].")
-    ok3 = check_close(g_h1, interim_lambda_return(r, v, t, h + 1, g, lam),
-                      name=f"G_{t}^(λ|{h + 1}) from the identity", rtol=1e-6,
+    ok3 = check_close(g_h1, want[2], name=f"G_{t}^(λ|{h + 1}) from the identity", rtol=1e-6,
                       hint="Add (γλ)^(h−t) δ'_h to G^(λ|h).")
-    return ok1 and ok2 and ok3
+    return all_parts((ok1, ok2, ok3), ("g_h", "delta_p", "g_h1"))
 
 
-#: Exercise 5: the run both learners make: three seeded random-walk episodes
-#: (``random_walk_episodes(3, run_generator(0, 0))``), tabular, from w0 = 0
+#: Exercise 6: the run on which the check shows K = 1 is TD(0): three seeded random-walk
+#: episodes (``random_walk_episodes(3, run_generator(0, 0))``), tabular, from w0 = 0
 K1_RUN = dict(seed=0, n_episodes=3, alpha=0.1)
+
+#: Exercise 6 without a student id: eta and gamma, and the first step of an episode
+#: (R_1, V(S_1|theta_0)) whose target the student writes down
+K1_EXERCISE = dict(eta=0.01, gamma=1.0, reward=1.0, v_next=2.5)
+
+
+def given_k1() -> dict:
+    """Exercise 6's numbers for the current student: ``eta`` and ``gamma``; ``reward`` R_1 and
+    ``v_next`` = V(S_1|θ_0) of an episode's first step."""
+    rng = student_rng("nb04.ex6")
+    if rng is None:
+        return dict(K1_EXERCISE)
+    return dict(eta=float(rng.choice([0.02, 0.05, 0.1, 0.2])),
+                gamma=float(rng.choice([1.0, 0.95, 0.9])),
+                reward=float(rng.integers(-1, 3)), v_next=float(np.round(rng.uniform(0.5, 4), 1)))
 
 
 def k1_reference(lam: float, *, eta: float, gamma: float):
@@ -223,50 +334,78 @@ def k1_reference(lam: float, *, eta: float, gamma: float):
             td0(episodes, np.zeros(10), **common))
 
 
-def check_k1_is_td0(lam_max, W_forward, W_td0, *, eta: float = 0.01,
-                    gamma: float = 1.0) -> bool:
-    r"""Exercise 5: the largest :math:`\lambda` with K = 1 (for ``eta`` and ``gamma``), and the
-    weights of forward TD(:math:`\lambda`) with that λ and of TD(0) on the run of
-    :data:`K1_RUN`; each history is recomputed here and compared (to 1e-12), so two copies of
-    one history, or a slice of it, do not pass."""
-    if missing(lam_max, "lam_max") or missing(W_forward, "W_forward") or missing(W_td0, "W_td0"):
-        return False
-    ok1 = check_close(lam_max, eta / gamma, name="the largest λ with K = 1", rtol=1e-9,
-                      hint="K = 1 when (γλ)^1 ≤ η already.")
-    ref_forward, ref_td0 = k1_reference(eta / gamma, eta=eta, gamma=gamma)
-    run = ("on random_walk_episodes(3, run_generator(0, 0)), tabular (Linear(10)), α = 0.1, "
-           f"γ = {gamma:g}, from w0 = 0")
-    oks = []
-    for got, ref, name, what in ((W_forward, ref_forward, "W_forward",
-                                  f"algorithms.forward_td_lambda with λ = {eta / gamma:g}, "
-                                  f"η = {eta:g}"),
-                                 (W_td0, ref_td0, "W_td0", "algorithms.td0")):
-        a = as_numbers(got, name)
-        if a is None:
-            oks.append(False)
-            continue
-        if a.shape != ref.shape:
-            oks.append(verdict(False, "", f"{name} has shape {a.shape}: the weights after every "
-                               f"step of {what} {run} have shape {ref.shape}."))
-            continue
-        oks.append(verdict(bool(np.all(np.abs(a - ref) <= 1e-12)),
-                           f"{name}: the weights of {what}, step for step.",
-                           f"Not yet: {name} is not the weights of {what} {run}."))
-    if not all(oks):
-        return False
-    ok2 = verdict(bool(np.all(np.abs(ref_forward - ref_td0) <= 1e-12)), "Correct: with K = 1 "
-                  "forward TD(λ) makes TD(0)'s updates, step for step.", "Not yet: the weights "
-                  "differ; is K = 1?")
-    return ok1 and ok2
+def _k1_target(lam: float, reward: float, v_next: float, gamma: float, eta: float) -> float:
+    """The target Algorithm 1 (``returns.Algorithm1Return``) uses for S_0 in an episode of two
+    steps whose first step has ``reward`` and reaches a state of value ``v_next`` (the weights
+    do not move before that update)."""
+    K = k_bound(gamma, lam, eta)
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    w0 = np.array([0.0, v_next])
+    trace = []
+    forward_td_lambda([(x, np.array([reward, 0.0]))], w0, approx=Linear(2), alpha=0.1,
+                      lam=lam, gamma=gamma, eta=eta, k_max=K, trace=trace)
+    return float(next(s["target"] for s in trace if s["updated"] == 0))
 
 
-#: Exercise 6: episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
+def check_k1_is_td0(lam_max, target) -> bool:
+    r"""Exercise 6: (a) the largest :math:`\lambda` with K = 1 for :func:`given_k1`'s η and γ;
+    (b) the target of the first update with that λ, from the given R_1 and
+    :math:`\hat V(S_1|\theta_0)`, as Algorithm 1 computes it. With both right the check runs
+    forward TD(λ) at the student's λ and TD(0) on :data:`K1_RUN` itself and shows that the
+    two make the same updates, step for step (nothing to hand in for that)."""
+    if missing(lam_max, "lam_max (a)") or missing(target, "target (b)"):
+        return False
+    if refuse_library_answer(("forward_td_lambda(", "Algorithm1Return(", "_k1_target(",
+                                "stepper_frames(")):
+        return False
+    e = given_k1()
+    eta, gamma = e["eta"], e["gamma"]
+    lam_right = eta / gamma
+    a = one_number(lam_max, "lam_max", "lam_max must be one number, the largest λ.")
+    if a is None:
+        return False
+    if math.isclose(a, eta, rel_tol=1e-9) and gamma != 1.0:
+        ok1 = verdict(False, "", f"Not yet: (a) K = 1 when γλ ≤ η, so λ ≤ η/γ; with γ = "
+                      f"{gamma:g}, λ = η is not the largest.")
+    elif is_others_answer(a, lam_right, K1_EXERCISE["eta"] / K1_EXERCISE["gamma"]):
+        ok1 = verdict(False, "", "Not yet: (a) " + OTHERS_ANSWER.format(whose=whose()))
+    else:
+        ok1 = check_close(a, lam_right, name="(a) the largest λ with K = 1", rtol=1e-9,
+                          hint=f"K = 1 when (γλ)^1 ≤ η already; here η = {eta:g}, γ = {gamma:g}.")
+    want = _k1_target(lam_right, e["reward"], e["v_next"], gamma, eta)
+    b = one_number(target, "target", "target must be one number, the first update's target.")
+    if b is None:
+        return all_parts((ok1, False), ("(a) lam_max", "(b) target"))
+    R, V = e["reward"], e["v_next"]
+    if abs(b - (R + gamma * (1 - lam_right) * V)) < 1e-9 and abs(lam_right) > 1e-12 and abs(
+            b - want) > 1e-9:
+        ok2 = verdict(False, "", "Not yet: (b) that is ρ_0 = R_1 + γ(1−λ)V(S_1|θ_0), the "
+                      "part of the return that the ρ-step removes; with K = 1 the target is "
+                      "G_0^{λ|1}, the whole one-step return.")
+    elif abs(b - R) < 1e-9 and abs(want - R) > 1e-9:
+        ok2 = verdict(False, "", "Not yet: (b) the reward alone: with K = 1 the target still "
+                      "bootstraps from V(S_1|θ_0).")
+    else:
+        ok2 = check_close(b, want, name="(b) the target of the first update", rtol=1e-9,
+                          atol=1e-12, hint="Eq. (2) with h = t + 1: the sum is empty and the "
+                          "last weight is λ^0 = 1.")
+    if not (ok1 and ok2):
+        return all_parts((ok1, ok2), ("(a) lam_max", "(b) target"))
+    ref_forward, ref_td0 = k1_reference(a, eta=eta, gamma=gamma)
+    same = bool(np.all(np.abs(ref_forward - ref_td0) <= 1e-12))
+    return verdict(same, f"Correct: at λ = {a:g} (K = 1) forward TD(λ) and TD(0), run here on "
+                   f"random_walk_episodes(3, run_generator(0, 0)) with γ = {gamma:g}, make the "
+                   f"same updates, step for step ({len(ref_td0)} steps): the target is TD(0)'s.",
+                   "Not yet: the weights differ; is K = 1?")
+
+
+#: Exercise 1: episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
 RHO_EPISODE = dict(rewards=[1.0, -0.5, 2.0, 0.0, 1.5, -1.0], values=[0.0, 0.4, -0.3, 1.2, 0.7,
                                                                       -0.2, 0.0])
 
 
 def check_rho(fn) -> bool:
-    r"""Exercise 6: a student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
+    r"""Exercise 1: a student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
     numbers through the identity it must satisfy (App. B, eq. 7):
     :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda` for every
     :math:`t < h - 1` on ``RHO_EPISODE``, at three (γ, λ)."""

@@ -1,7 +1,8 @@
 """Self-checks for notebook 06 (control with one network per action). Each check computes the
 right answer with the library (so it is never written out here or in the notebook) and prints a
 verdict. Exercises 1 and 2 are builds (a function, checked at several points, that may not run
-the library's own); exercise 3 is predict-then-measure; exercise 4 a number to three decimals.
+the library's own); exercise 3 is predict-then-measure (the check measures); exercise 4 a number
+to three decimals. The given numbers of 3 and 4 are the student's own (:func:`~.use_student`).
 """
 
 from __future__ import annotations
@@ -10,10 +11,27 @@ import math
 
 import numpy as np
 
+from ...envs import mountain_car as mc
 from ...envs.tasks import task
 from ...returns import k_bound
+from ...references.common import epsilon_greedy
 from .. import nb06_nn_control as nb06
-from . import MISSING, as_numbers, check_close, missing, not_written, run_student, verdict
+from . import (
+    MISSING,
+    OTHERS_ANSWER,
+    all_parts,
+    as_numbers,
+    check_close,
+    default_numbers,
+    is_others_answer,
+    missing,
+    not_written,
+    refuse_library_answer,
+    run_student,
+    student_rng,
+    verdict,
+    whose,
+)
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student's simulation
 #: reports, and the other starts ``(x0, v0)`` it is checked at
@@ -35,19 +53,31 @@ EPSILON = nb06.EPSILON
 Q_MOUNTAIN_CAR = (0.0, 1.0, 0.0)
 Q_CART_POLE = (0.0, 1.0)
 GREEDY = 1
-N_DRAWS_MIN = 10_000
 
 #: Exercise 4: a cart-pole episode balanced for the whole cap, and the learner's gamma.
 N_BALANCED = task("cartpole").max_steps
 
 
+def _steps_pushing(x0: float, v0: float, at_rest: int, max_steps: int = 10_000):
+    """Steps to the goal pushing in the direction of the velocity, with action ``at_rest`` at
+    v = 0 (the usual slip: 0, pushing left); ``None`` when it takes over ``max_steps``."""
+    x, v = float(x0), float(v0)
+    for t in range(1, max_steps + 1):
+        a = 2 if v > 0 else 0 if v < 0 else at_rest
+        x, v, terminal = mc.mountain_car_step(x, v, a)
+        if terminal:
+            return t
+    return None
+
+
 def check_heuristic_steps(fn) -> bool:
     """Exercise 1: a student's ``fn(x0, v0)``, the steps to the goal pushing in the direction of
     the velocity (right when at rest), at every start of ``HEURISTIC_STARTS`` against
-    :func:`ftd_lib.course.nb06_nn_control.heuristic_steps` (which it may not run)."""
+    :func:`ftd_lib.course.nb06_nn_control.heuristic_steps` (which it may not run, nor the
+    library's policy ``mc.velocity_policy``: the exercise is to write that rule)."""
     if not_written(fn, "your simulation (my_steps)"):
         return False
-    refuse = (nb06.heuristic_steps, nb06.heuristic_trajectory)
+    refuse = (nb06.heuristic_steps, nb06.heuristic_trajectory, mc.velocity_policy)
     for x0, v0 in HEURISTIC_STARTS:
         got, err = run_student(fn, x0, v0, refuse=refuse)
         if err is not None:
@@ -60,10 +90,17 @@ def check_heuristic_steps(fn) -> bool:
             return False
         want = nb06.heuristic_steps(x0, v0)
         if a.shape != () or a != want:
-            hint = ("Count every call of mc.mountain_car_step, the one that reaches the goal "
-                    "included." if a.shape == () and abs(float(a) - want) == 1 else
-                    "Loop: a = 2 if v >= 0 else 0; x, v, terminal = mc.mountain_car_step(x, v, "
-                    "a); count until terminal.")
+            if a.shape == () and v0 == 0 and a == _steps_pushing(x0, v0, at_rest=0):
+                hint = ("At rest (v = 0) your car pushes left: the rule pushes right when the "
+                        "velocity is zero (v ≥ 0 → right), so the first push from rest is to "
+                        "the right.")
+            elif a.shape == () and abs(float(a) - want) == 1:
+                hint = ("One step off: count every call of mc.mountain_car_step, the one that "
+                        "reaches the goal included, and none after it.")
+            else:
+                hint = ("Check the rule (push in the direction of the velocity, right at rest) "
+                        "and that you count calls of mc.mountain_car_step until it returns "
+                        "terminal.")
             return verdict(False, "", f"Not yet: from x0, v0 = {x0}, {v0} your function gives "
                            f"{got!r:.40}, not the simulation's count. {hint}")
     return verdict(True, f"Correct at all {len(HEURISTIC_STARTS)} starts: from x = "
@@ -106,80 +143,114 @@ def check_k(fn) -> bool:
                    f"{k_bound(GAMMA_CP, LAM_K, ETA)} steps.", "")
 
 
-def _measured(actions, n_actions: int, name: str):
-    """The student's drawn actions as an int array, or ``None`` after saying what is wrong."""
-    a = as_numbers(actions, name)
-    if a is None:
-        return None
-    if a.ndim != 1 or a.size < N_DRAWS_MIN:
-        verdict(False, "", f"{name} must be the list of actions drawn, at least {N_DRAWS_MIN} "
-                f"of them, got shape {a.shape}.")
-        return None
-    if not np.all((a == np.round(a)) & (a >= 0) & (a < n_actions)):
-        verdict(False, "", f"{name} must hold actions 0 .. {n_actions - 1}, the values "
-                "epsilon_greedy returns.")
-        return None
-    return a.astype(int)
+#: Exercise 3 without a student id: the engine's epsilon
+GREEDY_EXERCISE = dict(epsilon=EPSILON)
+
+#: Exercise 3: the draws the check makes to measure ε-greedy, and its seed
+N_DRAWS = 50_000
 
 
-def check_greedy_probability(mountain_car, cart_pole, actions_mountain_car=None,
-                             actions_cart_pole=None) -> bool:
-    """Exercise 3: (predict) the probability that ε-greedy (ε = 0.05, as the engine does it)
-    takes the greedy action on mountain car (3 actions) and on cart-pole (2), to three decimals
-    or more; (measure) the actions of many calls of ``ftd_lib.references.common.epsilon_greedy`` on
-    ``Q_MOUNTAIN_CAR`` and ``Q_CART_POLE``: the share of each action must be the prediction
-    (greedy) or ε/|A| (each other action) within 4.5 standard errors."""
+def given_epsilon() -> dict:
+    """Exercise 3's ``epsilon`` for the current student (the engine's 0.05 without an id)."""
+    rng = student_rng("nb06.ex3")
+    if rng is None:
+        return dict(GREEDY_EXERCISE)
+    return dict(epsilon=float(rng.choice([0.08, 0.1, 0.15, 0.2, 0.25, 0.3])))
+
+
+def measure_greedy_share(q, epsilon: float, n: int = N_DRAWS, seed: int = 0) -> float:
+    """The share of ``n`` calls of the engine's ``epsilon_greedy(q, epsilon, rng)`` that take
+    the greedy action ``GREEDY`` (a measurement, seeded)."""
+    rng = np.random.default_rng(seed)
+    return float(np.mean([epsilon_greedy(np.asarray(q, float), epsilon, rng) == GREEDY
+                          for _ in range(int(n))]))
+
+
+def check_greedy_probability(mountain_car, cart_pole) -> bool:
+    """Exercise 3: (predict) the probability that ε-greedy (at :func:`given_epsilon`'s ε, as
+    the engine does it) takes the greedy action on mountain car (3 actions) and on cart-pole
+    (2), to three decimals or more; (measure) the check itself draws :data:`N_DRAWS` actions
+    with ``ftd_lib.references.common.epsilon_greedy`` on ``Q_MOUNTAIN_CAR`` and ``Q_CART_POLE`` and shows
+    whether the shares agree with each prediction within 4.5 standard errors."""
     if missing(mountain_car, "p_mountain_car (your prediction)") or missing(
             cart_pole, "p_cart_pole (your prediction)"):
         return False
+    if refuse_library_answer(("greedy_probability(", "measure_greedy_share(")):
+        return False
+    eps = given_epsilon()["epsilon"]
     hint = ("With probability ε the engine draws an action uniformly from all actions -- the "
             "greedy one among them.")
-    ok1 = check_close(mountain_car, nb06.greedy_probability(EPSILON, 3),
-                      name="the mountain-car probability", rtol=0, atol=1e-12, decimals=3,
-                      hint=hint)
-    ok2 = check_close(cart_pole, nb06.greedy_probability(EPSILON, 2),
-                      name="the cart-pole probability", rtol=0, atol=1e-12, decimals=3,
-                      hint=hint)
-    if missing(actions_mountain_car, "actions_mc (your measurement)") or missing(
-            actions_cart_pole, "actions_cp (your measurement)"):
-        return False
     oks = []
-    for actions, q, name in ((actions_mountain_car, Q_MOUNTAIN_CAR, "actions_mc"),
-                             (actions_cart_pole, Q_CART_POLE, "actions_cp")):
-        a = _measured(actions, len(q), name)
-        if a is None:
-            oks.append(False)
+    for answer, q, name in ((mountain_car, Q_MOUNTAIN_CAR, "the mountain-car probability"),
+                            (cart_pole, Q_CART_POLE, "the cart-pole probability")):
+        A = len(q)
+        expected = nb06.greedy_probability(eps, A)
+        a = as_numbers(answer, name)
+        if a is not None and a.shape == () and eps != EPSILON and abs(
+                float(a) - nb06.greedy_probability(EPSILON, A)) < 5e-4:
+            oks.append(verdict(False, "", f"Not yet: {name}: " + OTHERS_ANSWER.format(
+                whose=whose()).replace("compute it from the numbers printed in the exercise "
+                                       "cell", f"your ε is {eps:g}")))
             continue
-        n, A = a.size, len(q)
-        share = np.bincount(a, minlength=A) / n
-        p = np.array([nb06.greedy_probability(EPSILON, A) if b == GREEDY else EPSILON / A
-                      for b in range(A)])
-        z = np.abs(share - p) / np.sqrt(p * (1 - p) / n)
-        print(f"   {name}: {n} draws, the greedy action {share[GREEDY]:.4f} of them "
-              f"(your prediction {float(as_numbers(mountain_car if A == 3 else cart_pole)):.4f})")
-        oks.append(verdict(bool(np.all(z < 4.5)), f"{name}: the measured shares agree with "
-                           "ε-greedy within the noise of the draws.",
-                           f"{name}: the shares of the actions, {np.round(share, 4).tolist()}, "
-                           f"are not ε-greedy's at ε = {EPSILON} on q = {list(q)}: draw each "
-                           "action with epsilon_greedy(q, 0.05, rng), one call per draw."))
-    return ok1 and ok2 and all(oks)
+        if a is not None and a.shape == () and abs(float(a) - (1 - eps)) < 1e-9:
+            oks.append(verdict(False, "", f"Not yet: {name}: 1 − ε forgets that the random "
+                               "draw (probability ε) can pick the greedy action too, with "
+                               f"probability 1/{A}."))
+            continue
+        ok = check_close(answer, expected, name=name, rtol=0, atol=1e-12, decimals=3,
+                         hint=hint)
+        share = measure_greedy_share(q, eps)
+        se = np.sqrt(expected * (1 - expected) / N_DRAWS)
+        print(f"   measured by the check: {N_DRAWS} calls of epsilon_greedy(q, {eps:g}, rng) on "
+              f"{A} actions took the greedy one {share:.4f} of the time"
+              + (f" (your prediction {float(a):.4f})" if a is not None and a.shape == ()
+                 else ""))
+        if ok and abs(share - expected) > 4.5 * se:  # the engine would contradict the formula
+            ok = verdict(False, "", f"{name}: the measurement disagrees with the prediction.")
+        oks.append(ok)
+    return all_parts(oks, ("p_mountain_car", "p_cart_pole"))
+
+
+#: Exercise 4 without a student id: cart-pole's cap, balanced for all of it
+RETURN_EXERCISE = dict(n_rewards=N_BALANCED, gamma=GAMMA_CP)
+
+
+def given_episode_length() -> dict:
+    """Exercise 4's episode for the current student: ``n_rewards`` rewards of 1 (balanced
+    until the pole fell, or the cap), discounted with cart-pole's ``gamma``."""
+    rng = student_rng("nb06.ex4")
+    if rng is None:
+        return dict(RETURN_EXERCISE)
+    return dict(n_rewards=int(rng.choice([200, 300, 400, 500, 600, 800])), gamma=GAMMA_CP)
 
 
 def check_discounted_return(answer) -> bool:
-    """Exercise 4: the discounted return (gamma = 0.99) of a cart-pole episode balanced for
-    N_BALANCED steps and cut there: the discounted sum of its N_BALANCED rewards, to three
+    """Exercise 4: the discounted return (cart-pole's gamma = 0.99) of an episode of
+    :func:`given_episode_length`'s ``n_rewards`` rewards of 1: their discounted sum, to three
     decimals or more."""
     if missing(answer, "the discounted return"):
+        return False
+    if refuse_library_answer(("discounted_return(",)):
         return False
     arr = as_numbers(answer, "the discounted return")
     if arr is None:
         return False
+    e = given_episode_length()
+    n, g = e["n_rewards"], e["gamma"]
+    expected = nb06.discounted_return(n, g)
     a = float(arr) if arr.shape == () else None
-    if a is not None and abs(a - 1 / (1 - GAMMA_CP)) < 1e-9:
-        return verdict(False, "", "Not yet: 1/(1−γ) = 100 is the infinite sum; this episode "
-                       f"is cut after {N_BALANCED} rewards: the sum stops at γ^{N_BALANCED - 1}.")
-    if a is not None and abs(a - N_BALANCED) < 1e-9:
+    if a is not None and abs(a - 1 / (1 - g)) < 1e-9:
+        return verdict(False, "", f"Not yet: 1/(1−γ) = {1 / (1 - g):g} is the infinite sum; "
+                       f"this episode has {n} rewards: the sum stops at γ^{n - 1}.")
+    if a is not None and abs(a - n) < 1e-9:
         return verdict(False, "", "Not yet: that is the undiscounted return; discount with γ.")
-    return check_close(answer, nb06.discounted_return(N_BALANCED, GAMMA_CP), name="the "
-                       "discounted return", rtol=1e-12, atol=0, decimals=3,
-                       hint="A geometric series: 1 + gamma + ... + gamma^999.")
+    for m, what in ((n + 1, "one term too many"), (n - 1, "one term too few")):
+        if a is not None and abs(a - nb06.discounted_return(m, g)) < 1e-9:
+            return verdict(False, "", f"Not yet: {what}: {m} rewards; the episode has {n}, "
+                           f"weighted γ^0 .. γ^{n - 1}.")
+    d = default_numbers(given_episode_length)
+    if a is not None and is_others_answer(round(a, 3), round(expected, 3), round(
+            nb06.discounted_return(d["n_rewards"], d["gamma"]), 3)):
+        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    return check_close(answer, expected, name="the discounted return", rtol=1e-12, atol=0,
+                       decimals=3, hint=f"A geometric series: 1 + γ + ... + γ^{n - 1}.")
