@@ -13,8 +13,8 @@ import numpy as np
 
 from ...envs import mountain_car as mc
 from ...envs.tasks import task
-from ...returns import k_bound
 from ...references.common import epsilon_greedy
+from ...returns import k_bound
 from .. import nb06_nn_control as nb06
 from . import (
     MISSING,
