@@ -170,7 +170,8 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
     """Exercise 3: (predict) the probability that ε-greedy (at :func:`given_epsilon`'s ε, as
     the engine does it) takes the greedy action on mountain car (3 actions) and on cart-pole
     (2), to three decimals or more; (measure) the check itself draws :data:`N_DRAWS` actions
-    with ``ftd_lib.references.common.epsilon_greedy`` on ``Q_MOUNTAIN_CAR`` and ``Q_CART_POLE`` and shows
+    with ``ftd_lib.references.common.epsilon_greedy`` on ``Q_MOUNTAIN_CAR`` and
+    ``Q_CART_POLE`` and shows
     whether the shares agree with each prediction within 4.5 standard errors."""
     if missing(mountain_car, "p_mountain_car (your prediction)") or missing(
             cart_pole, "p_cart_pole (your prediction)"):
