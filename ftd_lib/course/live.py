@@ -181,12 +181,13 @@ class Comparison:
         """``"stored"`` or ``"live"``: where :attr:`data` comes from."""
         return "stored" if self.stored is not None else "live"
 
-    def about(self) -> str:
-        """Where the stored data comes from, or the commands that make it."""
+    def about(self, command: bool = False) -> str:
+        """Where the stored data comes from (with ``command``, the command that made it: for
+        the notes, not for a slide), or the commands that make it."""
         if self.stored is None:
             return missing_message(self.name) + "\nUntil then, the live run stands in for it."
-        return (f"{self.name}: stored, {scale_label(self.stored)}\n"
-                f"    made by: {self.stored.meta.get('command')}")
+        line = f"{self.name}: stored, {scale_label(self.stored)}"
+        return line + (f"\n    made by: {self.stored.meta.get('command')}" if command else "")
 
     def summary(self, which: str = "stored") -> str:
         """The best point of every curve of the stored figure or of the live run, with the

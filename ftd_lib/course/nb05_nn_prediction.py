@@ -319,7 +319,7 @@ def choices() -> list[dict]:
              ours=f"{len(ALPHAS_FIG3)} values 0.015·√2^k: {ALPHAS_FIG3[0]:g} … "
                   f"{ALPHAS_FIG3[-1]:g}",
              where="ftd_lib.repro.definitions.ALPHAS_FIG3"),
-        dict(item="runs and seeds", paper="50 runs (Fig. 3 right: 200)",
+        dict(item="runs and seeds", given="runs", paper="50 runs (Fig. 3 right: 200)",
              ours=f"the same counts; seed {SEED}; run r is the same run in every cell "
                   "(common random numbers)",
              where="ftd_lib.repro.definitions (figure definitions), ftd_lib.rng"),
@@ -343,7 +343,7 @@ def choices_left_open() -> str:
     given, named, missing = [], [], []
     for c in choices():
         (missing if c["paper"].startswith("not given") else
-         named if c["paper"].startswith("“") else given).append(c["item"])
+         named if c["paper"].startswith("“") else given).append(c.get("given", c["item"]))
     return (f"**The paper gives:** {', '.join(given)}.\n\n"
             f"**It only names:** {', '.join(named)}.\n\n"
             f"**It does not give:** {', '.join(missing)}.")

@@ -375,10 +375,17 @@ def format_forward_minus_sarsa(res, digits: int = 1) -> str:
                       for lam, d in forward_minus_sarsa(res).items())
 
 
+#: the claims whose verdict rule holds a threshold that is the course's, not the paper's
+#: (notebook A1, section 5: claim 4's η spread, claim 6's Spearman bound, claim 7's λ range,
+#: claim 8's two standard errors for "substantially higher")
+OUR_THRESHOLDS = (4, 6, 7, 8)
+
+
 def claims_compact(rows) -> str:
     """The claims table (:func:`ftd_lib.course.live.claims_side_by_side` rows) for a slide: the
-    paper's words, the verdict and the rule of the verdict, where it has one (the evidence is
-    in :func:`ftd_lib.course.live.claims_markdown`)."""
+    paper's words, the verdict and the rule of the verdict, where it has one, marked *(ours)*
+    where its threshold is the course's (:data:`OUR_THRESHOLDS`; the evidence is in
+    :func:`ftd_lib.course.live.claims_markdown`)."""
     import re
 
     out = ["| # | the paper says | verdict | rule |", "|---|---|---|---|"]
@@ -390,6 +397,8 @@ def claims_compact(rows) -> str:
             if text[:1] in "<>≤≥":  # "ρ = -0.97 (rule: ≤ -0.5)": name what is compared
                 text = r["evidence"][:rule.start()].rsplit(";", 1)[-1].split("=")[0].strip() \
                     + " " + text
+        if rule and int(r["number"]) in OUR_THRESHOLDS:
+            text += " *(ours)*"
         out.append(f"| {r['number']} | {r['paper']} | **{r['verdict']}** | "
                    + text.replace("|", "\\|") + " |")
     return "\n".join(out)

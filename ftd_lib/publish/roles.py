@@ -55,6 +55,12 @@ def is_solution(cell) -> bool:
         cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
 
 
+def on_slide(cell) -> bool:
+    """False for a cell no static slide shows at all: an exercise's answer cell, a hint, a
+    worked solution (the question is the markdown before them)."""
+    return not (is_solution(cell) or has(cell, EXERCISE) or has(cell, HINT))
+
+
 def shows_code(cell) -> bool:
     """True when a static way out (deck, handouts, site) shows this code cell's source."""
     return cell.get("cell_type") == "code" and has(cell, SHOW_CODE)

@@ -12,7 +12,9 @@ Words on a slide (:func:`cell_words`), the count the lecturer's review used:
   HTML tags and comments are removed; the body of a closed ``<details>`` block is folded, so
   only its ``<summary>`` counts; an inline formula ``$...$`` is one word, a display formula
   one word per line;
-- code: one per non-blank source line (the ``# NBVAL_...`` test markers excepted);
+- code, as the deck projects it (:func:`ftd_lib.publish.present.present`): one per non-blank
+  source line only where the cell is tagged ``show-code`` (the ``# NBVAL_...`` test markers
+  excepted); an exercise's answer cell, a hint and a worked solution put nothing on a slide;
 - output: the words printed (stream text, ``text/markdown``, or ``text/plain`` where there is
   no picture, HTML table or widget; an HTML table's words count as text).
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
+
+from . import roles
 
 #: at most this many words on a projected slide (issue 24: "a hall can read")
 LIMIT = 100
@@ -102,12 +106,33 @@ def output_words(cell) -> int:
 
 
 def cell_words(cell) -> int:
-    """Words a cell puts on its slide: markdown words, or code lines plus printed words."""
+    """Words a cell puts on its slide as the deck projects it: markdown words, or printed
+    words plus code lines where the code is shown (``show-code``); nothing for an exercise's
+    answer cell, a hint or a worked solution (module docstring)."""
+    if not roles.on_slide(cell):
+        return 0
     if cell.get("cell_type") == "markdown":
         return markdown_words(_src(cell))
     if cell.get("cell_type") == "code":
-        return code_lines(_src(cell)) + output_words(cell)
+        return (code_lines(_src(cell)) if roles.shows_code(cell) else 0) + output_words(cell)
     return 0
+
+
+def display_formulas(cell) -> int:
+    """Display formulas (``$$ … $$`` blocks) a markdown cell projects."""
+    if cell.get("cell_type") != "markdown" or not roles.on_slide(cell):
+        return 0
+    return len(_DISPLAY_MATH.findall(_COMMENT.sub(" ", _src(cell))))
+
+
+def figures(cell) -> int:
+    """Pictures a code cell projects (its stored ``image/*`` outputs; a widget's saved picture
+    counts as its widget, not as a figure)."""
+    if cell.get("cell_type") != "code" or not roles.on_slide(cell):
+        return 0
+    return sum(1 for out in cell.get("outputs", [])
+               if any(k.startswith("image/") for k in out.get("data", {}))
+               and "application/vnd.jupyter.widget-view+json" not in out.get("data", {}))
 
 
 @dataclass(frozen=True)
