@@ -271,7 +271,8 @@ def plot_stored_curves(res, lams, ax=None, block: int = 1, level: float | None =
     ax.set(xlabel="episode", title=title or f"{res.figure}: learning curves at the best α",
            ylabel="return (−steps to the goal)" if _env(res) == "mountain_car"
            else "return (steps balanced)")
-    ax.legend(fontsize=9, ncol=2)
+    # under the axes, off the curves (the figure wants layout="constrained" to make room)
+    ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return ax
 
 
@@ -315,7 +316,7 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
     stored mean over all runs of the same cell).
     ``figsize``: the figure's size in inches when the function makes the figure (a
     slide wants it wide and short)."""
-    from ..style import new_axes
+    from ..style import legend_outside, new_axes
 
     if ax is None:
         _, ax = new_axes(figsize=figsize)
@@ -342,7 +343,8 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
     ax.set(xlabel="episode", title=title,
            ylabel="return (−steps to the goal)" if run["task"] == "mountain_car"
            else "return (steps balanced)")
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left")
+    legend_outside(ax.figure, [ax], where="right")
     return ax
 
 

@@ -85,7 +85,7 @@ def algorithm1_markdown(first: int = 1, last: int | None = None, *, parts=None) 
     parts = [tuple(p) for p in parts]
     if (not parts or parts[0][0] != first or parts[-1][1] != last
             or any(a > b for a, b in parts)
-            or any(p[1] + 1 != q[0] for p, q in zip(parts, parts[1:]))):
+            or any(p[1] + 1 != q[0] for p, q in zip(parts, parts[1:], strict=False))):
         raise ValueError(f"parts must be consecutive line ranges covering {first}..{last}, "
                          f"got {parts!r}")
     spans = []

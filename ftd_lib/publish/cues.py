@@ -20,9 +20,11 @@ from . import roles, slide_words
 CUES = {
     "3. Algorithm 1, step by step": "the plan of the next slides: Algorithm 1 whole in two "
         "halves, its parts lit one by one, then the stepper runs it.",
-    "Algorithm 1, lines 1–16": "walk the set-up (lines 1–9: K from η, the queue, U_sync, c), "
-        "then one pass of the loop (10–16: ρ, δ′); each key press lights the next part.",
-    "Algorithm 1, lines 17–33": "the swap at i = K − 1 (17–22), the update once ready "
+    "Algorithm 1: forward TD(λ) (van Seijen 2016), lines 1–16":
+        "walk the set-up (lines 1–9: K from η, the queue, U_sync, c), then one pass of "
+        "the loop (10–16: ρ, δ′); each key press lights the next part.",
+    "Algorithm 1: forward TD(λ) (van Seijen 2016), lines 17–33":
+        "the swap at i = K − 1 (17–22), the update once ready "
         "(23–28: pop, update, move U on), the flush at the episode's end (29–33).",
     "What Algorithm 1 keeps, per episode": "the state of the algorithm in one breath: the "
         "queue of K states, U, U_sync, c, i; no trace.",
@@ -45,7 +47,16 @@ REASONS = {"optional": "optional (lecture-optional)", "homework": "optional: hom
 
 
 def _first_line(cell) -> str:
-    src = slide_words._src(cell).strip()
+    """The first line a slide shows of ``cell``: a markdown cell's (without ``#``s), a code
+    cell's first Markdown output's (without bold marks)."""
+    if cell.get("cell_type") == "code":
+        src = next((slide_words._src({"source": o["data"]["text/markdown"]})
+                    for o in cell.get("outputs", []) if "text/markdown" in o.get("data", {})),
+                   "")
+        src = src.replace("*", "")
+    else:
+        src = slide_words._src(cell)
+    src = src.strip()
     return src.splitlines()[0].lstrip("#").strip() if src else ""
 
 

@@ -316,8 +316,9 @@ def slide_minutes(cells, optional=None, exercises: int = 0) -> tuple:
 
 
 def timing(nb, indices=None, moved=None) -> Timing:
-    """The rule's minutes for the cells ``indices`` of ``nb`` (default: all) as the deck projects
-    them; ``moved``: cells (indices of ``nb``) the lecture does not project (:func:`moved_cells`)."""
+    """The rule's minutes for the cells ``indices`` of ``nb`` (default: all) as the deck
+    projects them; ``moved``: cells (indices of ``nb``) the lecture does not project
+    (:func:`moved_cells`)."""
     keep = sorted(set(range(len(nb["cells"])) if indices is None else indices))
     moved = moved or {}
     sub = {"cells": [nb["cells"][i] for i in keep]}
@@ -402,6 +403,14 @@ def closing_minutes(lecture: Lecture) -> int:
     from .closing import homework_cells
 
     return math.ceil(slide_minutes(homework_cells(lecture)[:1])[0])
+
+
+def section_cells(seg: Segment, label: str) -> list:
+    """The cells of the section row ``label`` of :func:`section_rows` (``"04 §8"``)."""
+    nb = read(seg.notebook)
+    numbers = section_numbers(nb)
+    n = int(label.split("§")[1]) if "§" in label else None
+    return [i for i in segment_cells(nb, seg) if numbers[i] == n]
 
 
 def lecture_minutes(lecture: Lecture) -> dict:

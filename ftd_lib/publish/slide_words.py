@@ -11,7 +11,7 @@ Words on a slide (:func:`cell_words`), the count the lecturer's review used:
 - markdown: the words of the text (tokens holding a letter or digit) after markdown syntax,
   HTML tags and comments are removed; the body of a closed ``<details>`` block is folded, so
   only its ``<summary>`` counts; an inline formula ``$...$`` is one word, a display formula
-  one word per line;
+  one word per line; a listing (a fenced block, ``<pre>``) one word per line, like code;
 - code, as the deck projects it (:func:`ftd_lib.publish.present.present`): one per non-blank
   source line only where the cell is tagged ``show-code`` (the ``# NBVAL_...`` test markers
   excepted); an exercise's answer cell, a hint and a worked solution put nothing on a slide;
@@ -42,6 +42,7 @@ _SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary>", re.S | re.I)
 _DISPLAY_MATH = re.compile(r"\$\$(.*?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 _TAG = re.compile(r"<[^>]+>")
+_LISTING = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1[ \t]*$|<pre\b[^>]*>(.*?)</pre>", re.S | re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
@@ -72,6 +73,13 @@ def markdown_words(md: str) -> int:
         n += max(1, sum(1 for line in m.group(1).splitlines() if line.strip()))
         return " "
 
+    def listing(m):
+        nonlocal n
+        body = m.group(2) if m.group(2) is not None else m.group(3)
+        n += sum(1 for line in body.splitlines() if line.strip())
+        return " "
+
+    md = _LISTING.sub(listing, md)
     md = _DISPLAY_MATH.sub(display, md)
     md = _INLINE_MATH.sub(" x ", md)
     md = _TAG.sub(" ", md)

@@ -107,6 +107,16 @@ def _settle(page, tries: int = 20):
     raise AssertionError(f"the slide's layout did not settle: {last}")
 
 
+#: screenshots of the lecture decks (test-output/NAME_lectureN.png): the slide whose text
+#: matches, all its fragments shown
+SHOTS = {
+    "deck_algorithm1": lambda t: "Algorithm 1: forward TD(λ)" in t and "lines 1–16" in t,
+    "deck_stepper": lambda t: "The stepper" in t and "time step t" in t,
+    "deck_fig3_left": lambda t: "Figure 3 left: four methods" in t,
+    "deck_discussion": lambda t: t.strip().startswith("Discussion"),
+}
+
+
 @pytest.fixture(scope="module")
 def lecture_decks(tmp_path_factory):
     out = OUT / "decks"
@@ -156,7 +166,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         slides = page.evaluate(SLIDES)
         assert len(slides) >= 5, f"{path.name}: {len(slides)} slides"
         typeset = images = 0
-        shot = None
+        shot, shots, over = None, set(), []
         for hv in slides:
             page.evaluate(SHOW, hv)
             raw = RAW_TEX.findall(page.evaluate(VISIBLE_TEXT))
@@ -169,12 +179,24 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
             bad = [src for ok, src in imgs if not ok]
             assert bad == [], f"{path.name} slide {hv}: images not loaded: {bad}"
             images += len(imgs)
+            # every slide fits 1280 x 720 once MathJax is done (the lecture's own cues,
+            # corner tags, Algorithm 1, the stepper's frames, the closing slides included)
+            lay = _settle(page)
+            if lay["bottom"] > deck.HEIGHT + 1 or lay["right"] > deck.WIDTH + 1:
+                over.append(f"slide {hv} ({lay['where']}): {lay['right']:.0f} x "
+                            f"{lay['bottom']:.0f} px")
             # the screenshot: lecture 1's first slide with a figure and math that fits
             if (shot is None and number == 1 and imgs and math["typeset"]
-                    and page.evaluate(LAYOUT)["bottom"] <= deck.HEIGHT):
+                    and lay["bottom"] <= deck.HEIGHT):
                 shot = hv
                 page.screenshot(path=str(OUT / "deck_lecture1.png"))
+            text = page.evaluate("() => Reveal.getCurrentSlide().textContent")
+            for name, want in SHOTS.items():
+                if want(text) and name not in shots:
+                    shots.add(name)
+                    page.screenshot(path=str(OUT / f"{name}_lecture{number}.png"))
         assert typeset >= 20 and images >= 2, (typeset, images)
+        assert over == [], f"{path.name}: {len(over)} slides do not fit:\n" + "\n".join(over)
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
