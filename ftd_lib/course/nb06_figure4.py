@@ -239,7 +239,7 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
     axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
     axes[0].annotate(f"level at the smallest α ({nl['level']:.0f})", (0.02, nl["level"]),
                      xycoords=("axes fraction", "data"), xytext=(0, 6),
-                     textcoords="offset points", color="0.25", fontsize=11)
+                     textcoords="offset points", color="0.25", fontsize=13)
     plot_results(right, ax=axes[1])
     return axes
 

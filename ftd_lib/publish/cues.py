@@ -28,9 +28,13 @@ CUES = {
         "(23–28: pop, update, move U on), the flush at the episode's end (29–33).",
     "What Algorithm 1 keeps, per episode": "the state of the algorithm in one breath: the "
         "queue of K states, U, U_sync, c, i; no trace.",
-    "The stepper": "step through t = 0…13 with the arrow key: the queue fills for K − 1 "
-        "steps, then every step pops one state and updates it; compare each target with the "
-        "definition's value.",
+    "The stepper": "the episode (10 states, V̂(s) = s, K = 4) and how to read a frame: the "
+        "boxes are time steps, the queue is light, the update dark; the next slide steps "
+        "through it.",
+    "The stepper, frame by frame (→: the next time step)": "one key press per time step, "
+        "t = 0…13 and the episode's end: say which line of Algorithm 1 acts, then check the "
+        "target against the definition's value beside it. The heart of the paper: lecture "
+        "2's discussion has minutes to spare beyond the promised 10, spend them here.",
     "1. GAE is an interim λ-return": "PPO's rollout in the paper's terms; the recursion "
         "A_t = δ_t + γλ A_{t+1} is App. B's ρ-identity with the value subtracted.",
     "The derivation": "go line by line: App. B's identity, subtract V̂(S_t), and GAE's "
@@ -63,8 +67,10 @@ def _first_line(cell) -> str:
 def _first_sentence(text: str, words: int = 24) -> str:
     text = re.sub(r"<[^>]+>|\*\*|`", "", text)
     text = " ".join(text.split())
-    m = re.search(r"(?<=[.?!])\s", text)
-    text = text[:m.start()] if m else text
+    end = next((e.start() + 1 for e in re.finditer(r"[.?!]\s", text)
+                if not re.search(r"\b(?:Sec|App|Fig|eq|e\.g|i\.e|cf|vs)$", text[:e.start()])),
+               None)
+    text = text[:end] if end else text
     toks = text.split()
     return " ".join(toks[:words]) + (" …" if len(toks) > words else "")
 

@@ -207,6 +207,17 @@ def _stepper_cell(cell, frames: str):
     return cell
 
 
+def _stepper_slide(cell, reason) -> list:
+    """The stepper's frames on a sub-slide of their own, with a heading and a cue."""
+    from .cues import cue
+
+    head = nbformat.v4.new_markdown_cell("### The stepper, frame by frame (→: the next time "
+                                         "step)")
+    head.metadata["slideshow"] = {"slide_type": "subslide"}
+    cell.metadata.setdefault("slideshow", {})["slide_type"] = "-"
+    return [head, _notes(cue([head, cell], L.WIDGET_MIN, reason)), cell]
+
+
 def _reason(nb_cell, moved_reason):
     if moved_reason:
         return moved_reason
@@ -264,12 +275,15 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
                       if L.slide_words.slide_type(c) not in ("skip", "notes")), None)
             if k is None:
                 continue
-            for j, c in enumerate(view):
-                if c.cell_type == "code" and "algorithm1_stepper(" in c.source:
-                    frames = frames or stepper_frames_html()
-                    view[j] = _stepper_cell(c, frames)
+            step = next((j for j, c in enumerate(view) if c.cell_type == "code"
+                         and "algorithm1_stepper(" in c.source), None)
+            tail = []
+            if step is not None and step > k:  # the frames get a slide of their own
+                frames = frames or stepper_frames_html()
+                tail = _stepper_slide(_stepper_cell(view[step], frames), reason)
+                view = view[:step] + view[step + 1:]
             head = _mark(view[k], reason) if reason else [view[k]]
-            cells += view[:k] + head + [_notes(cue)] + view[k + 1:]
+            cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + tail
     cells += closing.homework_cells(lecture)
     cells += closing.discussion_cells(lecture, minutes["discussion"])
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(parts[0].metadata))

@@ -6,11 +6,18 @@ without network, and moves through every slide (``Reveal.slide(h, v)``, every fr
   raw TeX (``$\\alpha``, ``\\frac`` …) is left in the visible text; every image (the figures,
   a widget's saved picture) has loaded (``naturalWidth > 0``); the deck has speaker notes and
   reveal.js's speaker view (key ``S``) opens and shows them; no request failed or went to the
-  network. Screenshot of lecture 1's first figure slide: ``test-output/deck_lecture1.png``.
+  network; every slide fits 1280 × 720 (the cues, corner tags, Algorithm 1, the stepper's
+  frames and the closing slides included). Screenshots: lecture 1's first figure slide
+  ``test-output/deck_lecture1.png``; Algorithm 1, the stepper, Fig. 3 left and the discussion
+  (``test-output/deck_*_lectureN.png``, :data:`SHOTS`).
 - ``test_notebook_deck_readable[NN]`` (every notebook 01–07, one deck per notebook): at a
   projector's 1280 × 720, the body text of every slide renders at >= 24 px and every slide's
   content fits on the screen (nothing below or right of the slide, nothing that scrolls).
   It fails on a notebook whose slides are still too long: the words a slide holds decide.
+
+Every measurement waits for MathJax: :data:`SHOW` queues it behind the slide's re-typesetting
+and :func:`_settle` waits for two equal layout readings (measured before, typeset math had no
+size, and two equations cut off at the right edge passed).
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
 """
@@ -111,7 +118,7 @@ def _settle(page, tries: int = 20):
 #: matches, all its fragments shown
 SHOTS = {
     "deck_algorithm1": lambda t: "Algorithm 1: forward TD(λ)" in t and "lines 1–16" in t,
-    "deck_stepper": lambda t: "The stepper" in t and "time step t" in t,
+    "deck_stepper": lambda t: "The stepper, frame by frame" in t,
     "deck_fig3_left": lambda t: "Figure 3 left: four methods" in t,
     "deck_discussion": lambda t: t.strip().startswith("Discussion"),
 }
