@@ -222,8 +222,8 @@ class Comparison:
         fig, ax = plt.subplots(figsize=figsize)
         res = self.stored if which == "stored" else self.live
         plot_results(res, ax=ax)
-        ax.set_title(f"{which}: {scale_label(res)}", fontsize="medium")
-        fig.suptitle(figure(self.name, "paper").title, fontsize="large")
+        ax.set_title(f"{figure(self.name, 'paper').title}\n{which}: {scale_label(res)}",
+                     fontsize="medium")
         legend_outside(fig, where="right")
         return fig
 
