@@ -9,6 +9,10 @@ same everywhere.
 - :func:`plot_off_chart`: diverged values drawn "off the chart", clipped to just above the
   top of the axes with a marker, never left out silently and never an error.
 - :func:`log_alpha_axis`: a step-size axis on a log scale with plain tick labels.
+- :func:`legend_outside`: a figure's legend moved off the data (beside or below the axes).
+- :func:`projected_text_px`: the smallest text of a figure as a projected slide shows it
+  (a picture at most :data:`SLIDE_IMAGE` pixels, ``notebooks/rise.css``), to hold every
+  figure of a lecture to :data:`MIN_PROJECTED_PX`.
 """
 
 from __future__ import annotations
@@ -43,18 +47,19 @@ CURVE_STYLE = {
 
 #: matplotlib settings of every figure (:func:`use_style`; the report's PNGs use them as
 #: well). Sized for a large lecture hall: a single 7-inch panel is shown about 950 px wide (at
-#: 100 dpi it was 700 px, about 620 px of it the axes) and every text at least 12 pt, so labels
-#: and legends stay readable from the back of the room (tests: test_style.py)
+#: 100 dpi it was 700 px, about 620 px of it the axes) and every text at least 13 pt, so that a
+#: 14-inch, slide-wide figure (1890 px, shown 1280 px wide) still projects its smallest text at
+#: 13 pt x 135/72 x 1280/1890 = 16.5 px (:func:`projected_text_px`; tests: test_style.py)
 RC = {
     "figure.figsize": (7.0, 4.2),
     "figure.dpi": 135,
     "savefig.dpi": 135,
-    "font.size": 13,
-    "axes.titlesize": 14,
-    "axes.labelsize": 13,
-    "legend.fontsize": 12,
-    "xtick.labelsize": 12,
-    "ytick.labelsize": 12,
+    "font.size": 14,
+    "axes.titlesize": 15,
+    "axes.labelsize": 14,
+    "legend.fontsize": 13,
+    "xtick.labelsize": 13,
+    "ytick.labelsize": 13,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
@@ -65,6 +70,53 @@ RC = {
 #: dpi of the PNGs the live widgets send: they are drawn 9-12 inches wide, 810-1080 px, a
 #: slide wide
 WIDGET_DPI = 90
+
+
+#: the largest a figure is shown on a 1280 x 720 slide (notebooks/rise.css: max-width 100 %
+#: of the slide, max-height 440 px), and the smallest text it may project there
+SLIDE_IMAGE = (1280, 440)
+MIN_PROJECTED_PX = 16.0
+
+
+def projected_text_px(fig, dpi: float | None = None, box=SLIDE_IMAGE) -> float:
+    """The smallest visible text of matplotlib figure ``fig`` in pixels as a slide projects it:
+    font size (pt) x dpi / 72 x the scale at which the saved picture fits ``box`` (never
+    enlarged)."""
+    dpi = RC["savefig.dpi"] if dpi is None else dpi
+    w, h = fig.get_size_inches() * dpi
+    scale = min(1.0, box[0] / w, box[1] / h)
+    fig.canvas.draw()
+    sizes = [t.get_fontsize() for t in fig.findobj(lambda a: hasattr(a, "get_text")
+                                                   and hasattr(a, "get_fontsize"))
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * dpi / 72 * scale if sizes else float("inf")
+
+
+def legend_outside(fig, axes=None, where: str = "right", ncol: int | None = None):
+    """Move the legends of ``axes`` (default: all of ``fig``'s) off the data: one figure
+    legend (the entries of every legend, each label once) beside the axes (``"right"``) or
+    under them (``"bottom"``), the figure laid out again (constrained) to make room. Returns
+    the legend (None when there was none)."""
+    if where not in ("right", "bottom"):
+        raise ValueError(f"where must be 'right' or 'bottom', got {where!r}")
+    axes = list(fig.axes if axes is None else axes)
+    handles, labels = [], []
+    for ax in axes:
+        leg = ax.get_legend()
+        if leg is None:
+            continue
+        for h, t in zip(leg.legend_handles, leg.get_texts(), strict=False):
+            if t.get_text() not in labels:
+                handles.append(h)
+                labels.append(t.get_text())
+        leg.remove()
+    if not handles:
+        return None
+    fig.set_layout_engine("constrained")
+    if where == "right":
+        return fig.legend(handles, labels, loc="outside right upper", ncol=ncol or 1)
+    return fig.legend(handles, labels, loc="outside lower center",
+                      ncol=ncol or min(len(labels), 3))
 
 
 def use_style() -> None:

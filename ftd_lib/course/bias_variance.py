@@ -157,7 +157,7 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         ax.plot(x[best], r["mse"][best], "ko", ms=8)
         what = f"n = {r['n'][best]}" if key == "n" else f"λ = {r['lam'][best]:g}"
         ax.annotate(f"smallest at {what}", (x[best], r["mse"][best]),
-                    textcoords="offset points", xytext=(0, 26), ha="center", fontsize=12,
+                    textcoords="offset points", xytext=(0, 26), ha="center", fontsize=13,
                     bbox=dict(fc="white", ec="none", alpha=0.85))
         ax.set_xscale("log")
         ax.xaxis.set_minor_locator(NullLocator())
@@ -172,7 +172,7 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         mc = lambda_return_bias_variance(values, [1.0], state)["mse"][0]
         line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
                                label="λ = 1 (Monte Carlo):\nbias² + variance")
-        axes[1].legend(handles=[line], loc="upper right", fontsize=12)
+        axes[1].legend(handles=[line], loc="upper right", fontsize=13)
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")

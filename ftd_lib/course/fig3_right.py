@@ -71,7 +71,7 @@ def plot_against_one_minus_lambda(res, ax=None, ymax: float | None = None,
     handles, _ = ax.get_legend_handles_labels()
     if any(np.any(~np.isfinite(s["y"]) | (s["y"] > top)) for s in summ.values()):
         handles.append(off_chart_handle())
-    ax.legend(handles=handles, loc="lower left", fontsize=11)
+    ax.legend(handles=handles, loc="lower left", fontsize=13)
     return ax
 
 

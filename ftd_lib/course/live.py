@@ -46,9 +46,10 @@ from ..repro.definitions import (
     figure,
     with_grid,
 )
-from ..repro.plots import plot_stored_and_live
+from ..repro.plots import plot_results, plot_stored_and_live
 from ..repro.results import Results, load_results, missing_message, repo_results_dir, scale_label
 from ..repro.runs import run_figure
+from ..style import legend_outside, use_style
 from . import one_torch_thread, quick
 
 SEED = DEFAULT_SEED
@@ -181,12 +182,13 @@ class Comparison:
         """``"stored"`` or ``"live"``: where :attr:`data` comes from."""
         return "stored" if self.stored is not None else "live"
 
-    def about(self) -> str:
-        """Where the stored data comes from, or the commands that make it."""
+    def about(self, command: bool = False) -> str:
+        """Where the stored data comes from (with ``command``, the command that made it: for
+        the notes, not for a slide), or the commands that make it."""
         if self.stored is None:
             return missing_message(self.name) + "\nUntil then, the live run stands in for it."
-        return (f"{self.name}: stored, {scale_label(self.stored)}\n"
-                f"    made by: {self.stored.meta.get('command')}")
+        line = f"{self.name}: stored, {scale_label(self.stored)}"
+        return line + (f"\n    made by: {self.stored.meta.get('command')}" if command else "")
 
     def summary(self, which: str = "stored") -> str:
         """The best point of every curve of the stored figure or of the live run, with the
@@ -200,20 +202,42 @@ class Comparison:
         what = "best mean return over α, per λ" if control else "lowest mean error per curve"
         return f"{which} ({scale_label(res)}): {what}\n{format_best(res)}"
 
-    def plot(self, figsize=(14.0, 4.9)):
-        """The stored figure (or how to make it) beside the live run; the matplotlib figure."""
-        return plot_stored_and_live(self.stored, self.live, self.name, figsize=figsize)
+    def plot(self, figsize=(14.0, 4.9), which: str = "both"):
+        """The stored figure (or how to make it) beside the live run (``which="both"``), or
+        one of them across the whole width (``"stored"``, ``"live"``: a slide each); the
+        legend off the data (:func:`ftd_lib.style.legend_outside`: beside one panel, under
+        two). Returns the matplotlib figure."""
+        if which not in ("both", "stored", "live"):
+            raise ValueError(f"which must be 'both', 'stored' or 'live', got {which!r}")
+        if which == "both" or (which == "stored" and self.stored is None):
+            fig = plot_stored_and_live(self.stored, self.live, self.name, figsize=figsize)
+            for ax in fig.axes:
+                ax.title.set_fontsize("medium")
+            fig._suptitle.set_fontsize("large")
+            legend_outside(fig, where="bottom")
+            return fig
+        import matplotlib.pyplot as plt
+
+        use_style()
+        fig, ax = plt.subplots(figsize=figsize)
+        res = self.stored if which == "stored" else self.live
+        plot_results(res, ax=ax)
+        ax.set_title(f"{figure(self.name, 'paper').title}\n{which}: {scale_label(res)}",
+                     fontsize="medium")
+        legend_outside(fig, where="right")
+        return fig
 
 
 def compare(name: str, *, results=None, seed: int = SEED, plot: bool = True,
-            figsize=(14.0, 4.9), **grid) -> Comparison:
+            figsize=(14.0, 4.9), which: str = "both", **grid) -> Comparison:
     """A paper figure in one call: the stored data (:func:`stored`), a live run (:func:`live`,
     ``grid`` overrides :data:`LIVE`), one line on where the stored data comes from (or the
-    command that makes it), and both drawn side by side (``figsize`` in inches)."""
+    command that makes it), and both drawn side by side (``figsize`` in inches; ``which``:
+    :meth:`Comparison.plot`'s, ``"stored"`` for the stored figure alone, full width)."""
     c = Comparison(name, stored(name, results), live(name, seed=seed, **grid))
     print(c.about())
     if plot:
-        c.plot(figsize)
+        c.plot(figsize, which=which)
     return c
 
 

@@ -76,7 +76,7 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
     alphas = np.linspace(0.0, 1.0, 201) if alphas is None else np.asarray(alphas, dtype=float)
     ax.axhspan(2.0, beta_max * 1.08, color=OKABE_ITO["vermillion"], alpha=0.08, lw=0)
     ax.axhline(2.0, color="k", ls="--", lw=1.2)
-    ax.text(0.02, 2.05, "β = 2: diverges above", fontsize=12, va="bottom")
+    ax.text(0.02, 2.05, "β = 2: diverges above", fontsize=13, va="bottom")
     ax.axhline(1.0, color="k", ls=":", lw=1.0)
     for method, label in (("td_lambda", "β = αT (TD(λ=1))"),
                           ("online_lambda_return", "β = 1 − (1−α)$^T$ (λ-return)")):
@@ -90,7 +90,7 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
                     ms=9, ls="none", color=kw["color"], clip_on=False)
     ax.set_ylim(0, beta_max * 1.08)
     ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=12)
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=13)
     return ax
 
 
@@ -109,7 +109,7 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     handles, _ = ax.get_legend_handles_labels()
     if off:
         handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=12,
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=13,
               frameon=False, borderaxespad=0.2)
     return ax
 

@@ -115,7 +115,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
             note += f"\n(overflows to ∞ at t = {data['t'][inf_at[0]]})"
         x_text = t_rho[k] + 0.04 * n if t_rho[k] < 0.5 * n else 0.03 * n
         ax.annotate(note, xy=(t_rho[k], ymax * 1.04), xytext=(x_text, ymax * 1e-3),
-                    color=OKABE_ITO["vermillion"], fontsize=12, va="top",
+                    color=OKABE_ITO["vermillion"], fontsize=13, va="top",
                     arrowprops=dict(arrowstyle="->", color=OKABE_ITO["vermillion"]))
     ax.plot(data["t"][:n], np.maximum(data["err_algorithm1"][:n], tiny),
             **style("forward_td_lambda"), lw=1.0)
@@ -125,7 +125,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
     ax.set(xlabel="time step t", ylabel="|G − G by definition (eq. 2)|",
            title=title if title is not None
            else f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=12)
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=13)
     return ax
 
 
@@ -258,7 +258,7 @@ def plot_cost(data: dict, ax=None):
     ax.set_yscale("log")
     ax.set(xlabel="episode length T", ylabel="cost per step / TD(0)'s",
            title=f"Measured cost per time step (MLP 2-50-1, λ = {data['lam']:g})")
-    ax.legend(loc="upper left", fontsize=12)
+    ax.legend(loc="upper left", fontsize=13)
     return ax
 
 

@@ -155,7 +155,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     handles += [Patch(color="#c6dbef", label="push right"), Patch(color="#f4c7c3",
                                                                    label="push left"),
                 plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
-    a1.legend(handles=handles, loc="lower right", fontsize=12)
+    a1.legend(handles=handles, loc="lower right", fontsize=13)
     a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(grid["v"][0], grid["v"][-1]))
@@ -167,7 +167,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     a2.set(title="True value v(s) = −(steps to the goal)", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
     a2.grid(False)
-    a2.legend(loc="lower right", fontsize=12, framealpha=0.9)
+    a2.legend(loc="lower right", fontsize=13, framealpha=0.9)
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
     return fig
@@ -319,7 +319,7 @@ def choices() -> list[dict]:
              ours=f"{len(ALPHAS_FIG3)} values 0.015·√2^k: {ALPHAS_FIG3[0]:g} … "
                   f"{ALPHAS_FIG3[-1]:g}",
              where="ftd_lib.repro.definitions.ALPHAS_FIG3"),
-        dict(item="runs and seeds", paper="50 runs (Fig. 3 right: 200)",
+        dict(item="runs and seeds", given="runs", paper="50 runs (Fig. 3 right: 200)",
              ours=f"the same counts; seed {SEED}; run r is the same run in every cell "
                   "(common random numbers)",
              where="ftd_lib.repro.definitions (figure definitions), ftd_lib.rng"),
@@ -343,7 +343,7 @@ def choices_left_open() -> str:
     given, named, missing = [], [], []
     for c in choices():
         (missing if c["paper"].startswith("not given") else
-         named if c["paper"].startswith("“") else given).append(c["item"])
+         named if c["paper"].startswith("“") else given).append(c.get("given", c["item"]))
     return (f"**The paper gives:** {', '.join(given)}.\n\n"
             f"**It only names:** {', '.join(named)}.\n\n"
             f"**It does not give:** {', '.join(missing)}.")

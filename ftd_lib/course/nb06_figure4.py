@@ -239,7 +239,7 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
     axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
     axes[0].annotate(f"level at the smallest α ({nl['level']:.0f})", (0.02, nl["level"]),
                      xycoords=("axes fraction", "data"), xytext=(0, 6),
-                     textcoords="offset points", color="0.25", fontsize=11)
+                     textcoords="offset points", color="0.25", fontsize=13)
     plot_results(right, ax=axes[1])
     return axes
 
@@ -271,7 +271,8 @@ def plot_stored_curves(res, lams, ax=None, block: int = 1, level: float | None =
     ax.set(xlabel="episode", title=title or f"{res.figure}: learning curves at the best α",
            ylabel="return (−steps to the goal)" if _env(res) == "mountain_car"
            else "return (steps balanced)")
-    ax.legend(fontsize=9, ncol=2)
+    # under the axes, off the curves (the figure wants layout="constrained" to make room)
+    ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return ax
 
 
@@ -315,7 +316,7 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
     stored mean over all runs of the same cell).
     ``figsize``: the figure's size in inches when the function makes the figure (a
     slide wants it wide and short)."""
-    from ..style import new_axes
+    from ..style import legend_outside, new_axes
 
     if ax is None:
         _, ax = new_axes(figsize=figsize)
@@ -342,7 +343,8 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
     ax.set(xlabel="episode", title=title,
            ylabel="return (−steps to the goal)" if run["task"] == "mountain_car"
            else "return (steps balanced)")
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left")
+    legend_outside(ax.figure, [ax], where="right")
     return ax
 
 
@@ -375,10 +377,17 @@ def format_forward_minus_sarsa(res, digits: int = 1) -> str:
                       for lam, d in forward_minus_sarsa(res).items())
 
 
+#: the claims whose verdict rule holds a threshold that is the course's, not the paper's
+#: (notebook A1, section 5: claim 4's η spread, claim 6's Spearman bound, claim 7's λ range,
+#: claim 8's two standard errors for "substantially higher")
+OUR_THRESHOLDS = (4, 6, 7, 8)
+
+
 def claims_compact(rows) -> str:
     """The claims table (:func:`ftd_lib.course.live.claims_side_by_side` rows) for a slide: the
-    paper's words, the verdict and the rule of the verdict, where it has one (the evidence is
-    in :func:`ftd_lib.course.live.claims_markdown`)."""
+    paper's words, the verdict and the rule of the verdict, where it has one, marked *(ours)*
+    where its threshold is the course's (:data:`OUR_THRESHOLDS`; the evidence is in
+    :func:`ftd_lib.course.live.claims_markdown`)."""
     import re
 
     out = ["| # | the paper says | verdict | rule |", "|---|---|---|---|"]
@@ -390,6 +399,8 @@ def claims_compact(rows) -> str:
             if text[:1] in "<>≤≥":  # "ρ = -0.97 (rule: ≤ -0.5)": name what is compared
                 text = r["evidence"][:rule.start()].rsplit(";", 1)[-1].split("=")[0].strip() \
                     + " " + text
+        if rule and int(r["number"]) in OUR_THRESHOLDS:
+            text += " *(ours)*"
         out.append(f"| {r['number']} | {r['paper']} | **{r['verdict']}** | "
                    + text.replace("|", "\\|") + " |")
     return "\n".join(out)

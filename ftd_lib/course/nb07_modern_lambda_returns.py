@@ -131,7 +131,7 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
             label=f"sliding window (forward TD(λ)), K = {c['K']}")
     ax.axhline(eta, color="0.4", lw=1, ls=":", label=f"η = {eta:g}")
     ax.set_yscale("log")
-    ax.legend(loc="lower left", fontsize=10)
+    ax.legend(loc="lower left", fontsize=13)
     fig.tight_layout()
     return fig, ax
 
@@ -280,6 +280,6 @@ def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16,
     ax.step(a["u"], a["block"][0], where="post", color=OKABE_ITO["orange"], ls="--",
             label=f"block λ-return (GAE targets), B = {B}")
     ax.set_ylim(-2, max(K, C, B) * 1.6)
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left", fontsize=13)
     fig.tight_layout()
     return fig, ax

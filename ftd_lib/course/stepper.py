@@ -60,20 +60,40 @@ ALGORITHM1 = (
 )
 
 
-def algorithm1_markdown(first: int = 1, last: int | None = None) -> str:
+def algorithm1_markdown(first: int = 1, last: int | None = None, *, parts=None) -> str:
     """Algorithm 1 as a numbered listing (Markdown), the line numbers the stepper cites:
     lines ``first`` to ``last`` (1-based, inclusive; default all 33), so that a slide can show
-    one part of it with the paper's numbering."""
+    one part of it with the paper's numbering.
+
+    ``parts``: ``((a, b), ...)`` consecutive line ranges that cover ``first``..``last``; each
+    becomes a reveal.js fragment (``highlight-current-blue``, painted by ``notebooks/rise.css``)
+    so that a slideshow or a deck lights the lines a walk-through is at, one part per key press;
+    in a notebook the listing reads as without them."""
+    import html
+
     n = len(ALGORITHM1)
     last = n if last is None else last
     if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= n:
         raise ValueError(f"first must be a line number 1..{n}, got {first!r}")
     if isinstance(last, bool) or not isinstance(last, int) or not first <= last <= n:
         raise ValueError(f"last must be a line number {first}..{n}, got {last!r}")
-    body = "\n".join(f"{i:2d}  {ALGORITHM1[i - 1]}" for i in range(first, last + 1))
     part = "" if (first, last) == (1, n) else f", lines {first}–{last}"
-    return (f"**Algorithm 1: forward TD(λ)** (van Seijen 2016){part}\n\n```text\n" + body
-            + "\n```\n")
+    head = f"**Algorithm 1: forward TD(λ)** (van Seijen 2016){part}\n\n"
+    if parts is None:
+        body = "\n".join(f"{i:2d}  {ALGORITHM1[i - 1]}" for i in range(first, last + 1))
+        return head + "```text\n" + body + "\n```\n"
+    parts = [tuple(p) for p in parts]
+    if (not parts or parts[0][0] != first or parts[-1][1] != last
+            or any(a > b for a, b in parts)
+            or any(p[1] + 1 != q[0] for p, q in zip(parts, parts[1:], strict=False))):
+        raise ValueError(f"parts must be consecutive line ranges covering {first}..{last}, "
+                         f"got {parts!r}")
+    spans = []
+    for k, (a, b) in enumerate(parts):
+        lines = "\n".join(f"{i:2d}  {html.escape(ALGORITHM1[i - 1])}" for i in range(a, b + 1))
+        spans.append(f'<span class="fragment highlight-current-blue ftd-alg-part" '
+                     f'data-fragment-index="{k}">{lines}\n</span>')
+    return head + '<pre class="ftd-algorithm">' + "".join(spans) + "</pre>\n"
 
 
 def stepper_table(frames: list[dict]) -> str:

@@ -94,7 +94,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
         if k in (0, T):
             ha = "center" if k == 0 else ("right" if x > 0 else "left")
             a1.annotate("start" if k == 0 else f"t = {T}", (x, hill_height(x) + 0.13),
-                        ha=ha, fontsize=11, color="k")
+                        ha=ha, fontsize=13, color="k")
     sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, T))
     fig.colorbar(sm, ax=a1, label="time step", fraction=0.05, pad=0.02)
     a1.set(xlim=(mc.X_MIN - 0.03, mc.X_MAX + 0.05), ylim=(-1.25, 1.45), xlabel="position x",
@@ -116,14 +116,14 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     handles += [Patch(color=c, alpha=0.35, label=n) for c, n in
                 zip(action_colours("mountain_car"), task("mountain_car").action_names,
                     strict=True)]
-    a2.legend(handles=handles, loc="upper left", fontsize=11, ncol=2)
+    a2.legend(handles=handles, loc="upper left", fontsize=13, ncol=2)
     # the (x, v) plane
     a3.scatter(st[:, 0], st[:, 1], c=t, cmap=cmap, s=4)
     a3.plot(st[0, 0], st[0, 1], "o", color=cmap(0.0), ms=8, mec="k", label="start")
     a3.axvline(mc.X_MAX, color=_GOAL, ls="--", lw=1.2)
     a3.set(xlabel="position x", ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(-mc.V_MAX, mc.V_MAX), title="the (x, v) plane")
-    a3.legend(loc="lower right", fontsize=12)
+    a3.legend(loc="lower right", fontsize=13)
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
@@ -165,7 +165,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
                         arrowprops=dict(arrowstyle="-|>", color="k", lw=1.5))
         ax.set(xlim=(-2.6, 2.6), ylim=(-0.12, 1.3), aspect="equal")
         ax.set_title(f"t = {k} ({k * cp.TAU:.2f} s), x = {x:+.2f}, θ = {math.degrees(th):+.1f}°",
-                     fontsize=12)
+                     fontsize=13)
         ax.axis("off")
     ax = fig.add_subplot(gs[2, :])
     t = np.arange(T + 1)
@@ -184,7 +184,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
     for k in ks:
         ax.axvline(k, color="0.75", lw=0.8)
     h = ax.get_legend_handles_labels()[0] + b.get_legend_handles_labels()[0]
-    ax.legend(handles=h, loc="upper left", fontsize=11, ncol=2)
+    ax.legend(handles=h, loc="upper left", fontsize=13, ncol=2)
     end = {"terminal": f"the pole fell (or the cart left the track) after {T} steps",
            "truncated": f"balanced until the cap, {T} steps"}.get(traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)

@@ -295,11 +295,11 @@ def k_explorer(eta: float = 0.01, gl: float = 0.9) -> Explorer:
         if not math.isinf(K):
             ax.axvline(K - 0.5, color=OKABE_ITO["vermillion"], lw=1.2)
             ax.text(K - 0.5, 1.3, f" K = {K}", color=OKABE_ITO["vermillion"], va="bottom",
-                    fontsize=12)
+                    fontsize=13)
         ax.set(xlabel="n (steps ahead)", ylabel="weight (γλ)$^n$ of δ'$_{t+n}$",
                ylim=(floor, 3.0), xlim=(-1, n_show))
         ax.set_title(f"γλ = {g:.2f}, η = {e:.3g}", loc="left")
-        ax.legend(loc="upper right", fontsize=12)
+        ax.legend(loc="upper right", fontsize=13)
         return text, fig
 
     ex = Explorer(controls, render, readout_class="ftd-k-readout", image_class="ftd-k-plot",

@@ -21,7 +21,17 @@ deck in two frames from the same folder, so it works offline too
 
 The slides are 1280 × 720 (a projector's), the course's slide style is ``notebooks/rise.css``
 (the same sheet RISE loads), inlined: body text 26 px, code 22 px, figures at most 440 px high.
-``--notebooks`` writes one deck per notebook instead (what the fit test checks).
+reveal.js's navigation arrows are off (they sat on figures' corners): the keyboard, a clicker
+and the speaker view move through the deck. ``--notebooks`` writes one deck per notebook
+instead (what the fit test checks).
+
+What a slide shows is decided by the cells' roles (:func:`ftd_lib.publish.present.present`,
+``"deck"``): code only where tagged ``show-code``, an exercise as its question, no hint, no
+solution. Each lecture's deck (:func:`lecture_notebook`) gives every slide a one-line speaker
+cue (:mod:`ftd_lib.publish.cues`), tags every slide the plan does not time as core in its
+corner (optional, homework, self-study), shows the stepper's recorded frames as fragments, and
+ends with a homework slide and the discussion (:mod:`ftd_lib.publish.closing`); ``--core``
+leaves the slides out that are not core.
 """
 
 from __future__ import annotations
@@ -62,7 +72,7 @@ TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
 Reveal.initialize({
-  controls: true, progress: true, hash: true, transition: "none", slideNumber: "c/t",
+  controls: false, progress: true, hash: true, transition: "none", slideNumber: "c/t",
   width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, margin: 0,
   center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
 });
@@ -146,27 +156,136 @@ def _title_cell(text: str):
     return cell
 
 
-def lecture_notebook(lecture: L.Lecture):
-    """One notebook of the cells lecture ``lecture`` shows: a title slide (the plan, and the
-    timetable in its speaker notes), then each segment's cells in order."""
+def _notes(text: str):
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["slideshow"] = {"slide_type": "notes"}
+    return cell
+
+
+def _mark(cell, reason: str):
+    """Show on the slide that it is not core: a corner tag (``notebooks/rise.css``,
+    ``.ftd-mark``) saying why (optional, homework, self-study, dropped from the plan)."""
+    word = {"optional": "optional", "homework": "homework", "self-study": "self-study",
+            "dropped": "optional: not in the plan"}.get(reason, reason)
+    tag = f'<p class="ftd-mark">{word}</p>'
+    if cell.cell_type == "markdown":
+        cell.source = tag + "\n\n" + cell.source
+        return [cell]
+    mark = nbformat.v4.new_markdown_cell(tag)
+    show = cell.metadata.setdefault("slideshow", {})
+    mark.metadata["slideshow"] = {"slide_type": show.get("slide_type", "slide")}
+    show["slide_type"] = "-"
+    return [mark, cell]
+
+
+def stepper_frames_html() -> str:
+    """The stepper's recorded frames (t = 0, 1, …, and the episode's end) drawn by the live
+    stepper itself (:func:`ftd_lib.course.stepper.algorithm1_stepper`, its frame slider set to
+    each frame in turn), stacked as reveal.js fragments: the slide opens on t = 0 and each key
+    press shows the next frame, its readout above its picture."""
+    import base64
+
+    from ..course.stepper import algorithm1_stepper
+
+    ex = algorithm1_stepper()
+    parts = []
+    for k in range(len(ex.frames)):
+        ex.controls["frame"].value = k
+        png = base64.b64encode(ex.png()).decode("ascii")
+        cls = "" if k == 0 else (" fragment fade-in-then-out" if k < len(ex.frames) - 1
+                                 else " fragment")
+        parts.append(f'<div class="ftd-frame{cls}" data-frame="{k}">'
+                     f'<div class="ftd-step-readout">{ex.readout.value}</div>'
+                     f'<img src="data:image/png;base64,{png}" alt="Algorithm 1, frame {k}">'
+                     "</div>")
+    return '<div class="r-stack ftd-frames">' + "".join(parts) + "</div>"
+
+
+def _stepper_cell(cell, frames: str):
+    """The stepper's cell with its saved picture replaced by every recorded frame."""
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": frames})]
+    return cell
+
+
+def _stepper_slide(cell, reason) -> list:
+    """The stepper's frames on a sub-slide of their own, with a heading and a cue."""
+    from .cues import cue
+
+    head = nbformat.v4.new_markdown_cell("### The stepper, frame by frame (→: the next time "
+                                         "step)")
+    head.metadata["slideshow"] = {"slide_type": "subslide"}
+    cell.metadata.setdefault("slideshow", {})["slide_type"] = "-"
+    return [head, _notes(cue([head, cell], L.WIDGET_MIN, reason)), cell]
+
+
+def _reason(nb_cell, moved_reason):
+    if moved_reason:
+        return moved_reason
+    return "optional" if L.is_optional(nb_cell) else None
+
+
+def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
+    """One notebook of the slides lecture ``lecture`` projects, as the deck shows them
+    (:func:`ftd_lib.publish.present.present`, ``"deck"``): a title slide (the plan, and the
+    timetable in its speaker notes), each segment's slides in order, every slide with its
+    speaker cue (:mod:`ftd_lib.publish.cues`) and, where it is not core, a corner tag saying
+    why; the stepper's frames as fragments; then the homework slide and the discussion
+    (:mod:`ftd_lib.publish.closing`). With ``core`` the optional, homework, self-study and
+    dropped slides (and optional cells) are left out: the deck the timing rule's core minutes
+    describe."""
+    from . import closing, cues
     from .lecture_plan import lecture_table
+    from .present import present
 
     parts = [label_cells(L.read(seg.notebook), seg.notebook) for seg in lecture.segments]
     segs = "\n".join(
         f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
         + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
         for s, nb in zip(lecture.segments, parts, strict=True))
+    kind = "core slides only" if core else "optional slides tagged in the corner"
     title = _title_cell(f"# Lecture {lecture.number}\n\n{segs}\n\n"
-                        f"*van Seijen (2016): forward TD(λ)*")
-    notes = nbformat.v4.new_markdown_cell(lecture_table(lecture)[0])
-    notes.metadata["slideshow"] = {"slide_type": "notes"}
-    cells = [title, notes]
+                        f"*van Seijen (2016): forward TD(λ)* · *{kind}*")
+    minutes = L.lecture_minutes(lecture)
+    cells = [title, _notes(f"**Cue** (1 min, core): today's plan, {minutes['core']} min of "
+                           f"slides by the rule and {minutes['discussion']} min of discussion "
+                           "at the end.\n\n" + lecture_table(lecture)[0])]
+    frames = None
     for seg, nb in zip(lecture.segments, parts, strict=True):
-        for i in L.segment_cells(nb, seg):
-            cell = copy.deepcopy(nb.cells[i])
-            if i == 0:  # each notebook's title opens a slide
-                cell.metadata.setdefault("slideshow", {})["slide_type"] = "slide"
-            cells.append(cell)
+        idx = L.segment_cells(nb, seg)
+        moved = L.segment_moved(seg, nb)
+        sub = [copy.deepcopy(nb.cells[i]) for i in idx]
+        sub[0].metadata.setdefault("slideshow", {})["slide_type"] = "slide"
+        for group in L.slide_groups({"cells": sub}):
+            gcells = [sub[k] for k in group]
+            flags = [idx[k] in moved for k in group]
+            shown = [k for k, c in zip(group, gcells, strict=True)
+                     if L.slide_words.slide_type(c) not in ("skip", "notes")]
+            opener = shown[0] if shown else group[0]
+            reason = _reason(sub[opener], moved.get(idx[opener]))
+            if core and reason:
+                continue
+            cue = cues.slide_cue(gcells, flags, reason)
+            for c, f in zip(gcells, flags, strict=True):
+                if f:
+                    c.metadata["ftd_moved"] = True
+            view = present(nbformat.v4.new_notebook(cells=gcells), "deck").cells
+            if core:
+                view = [c for c in view if not (L.is_optional(c) or c.metadata.get("ftd_moved"))]
+            k = next((j for j, c in enumerate(view)
+                      if L.slide_words.slide_type(c) not in ("skip", "notes")), None)
+            if k is None:
+                continue
+            step = next((j for j, c in enumerate(view) if c.cell_type == "code"
+                         and "algorithm1_stepper(" in c.source), None)
+            tail = []
+            if step is not None and step > k:  # the frames get a slide of their own
+                frames = frames or stepper_frames_html()
+                tail = _stepper_slide(_stepper_cell(view[step], frames), reason)
+                view = view[:step] + view[step + 1:]
+            head = _mark(view[k], reason) if reason else [view[k]]
+            cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + tail
+    cells += closing.homework_cells(lecture)
+    cells += closing.discussion_cells(lecture, minutes["discussion"])
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(parts[0].metadata))
     out.metadata["title"] = f"Lecture {lecture.number}"
     return deck_notebook(out)
@@ -195,9 +314,10 @@ def render(nb, ex=None) -> str:
     return html
 
 
-def write_decks(out, *, notebooks=None, force: bool = False) -> list[Path]:
-    """Write one deck per lecture (or, with ``notebooks``, a list of paths, one per notebook)
-    and the assets into ``out``; return the decks' paths."""
+def write_decks(out, *, notebooks=None, force: bool = False, core: bool = False) -> list[Path]:
+    """Write one deck per lecture (or, with ``notebooks``, a list of paths, one per notebook:
+    each notebook as the deck shows it) and the assets into ``out``; return the decks' paths.
+    ``core``: the lecture decks without their optional, homework and self-study slides."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
@@ -207,10 +327,13 @@ def write_decks(out, *, notebooks=None, force: bool = False) -> list[Path]:
         missing = [str(p) for p in notebooks if not Path(p).is_file()]
         if missing:
             raise ValueError(f"--notebooks: no such notebook {missing[0]}")
-        jobs = [(Path(p).stem, deck_notebook(label_cells(nbformat.read(p, as_version=4),
-                                                          Path(p).stem))) for p in notebooks]
+        from .present import present
+
+        jobs = [(Path(p).stem, deck_notebook(present(label_cells(
+            nbformat.read(p, as_version=4), Path(p).stem), "deck"))) for p in notebooks]
     else:
-        jobs = [(f"lecture{lec.number}", lecture_notebook(lec)) for lec in L.LECTURES]
+        jobs = [(f"lecture{lec.number}", lecture_notebook(lec, core=core))
+                for lec in L.LECTURES]
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     ex, written = exporter(), []
@@ -232,9 +355,13 @@ def main(argv=None) -> int:
     ap.add_argument("--force", action="store_true", help="write into a non-empty --out")
     ap.add_argument("--notebooks", nargs="+", metavar="NB",
                     help="one deck per notebook given, instead of one per lecture")
+    ap.add_argument("--core", action="store_true",
+                    help="leave out the optional, homework and self-study slides (the slides "
+                         "the plan's core minutes time)")
     args = ap.parse_args(argv)
     try:
-        paths = write_decks(args.out, notebooks=args.notebooks, force=args.force)
+        paths = write_decks(args.out, notebooks=args.notebooks, force=args.force,
+                            core=args.core)
     except ValueError as e:
         print(f"python -m ftd_lib slides: {e}", file=sys.stderr)
         return 2

@@ -29,19 +29,30 @@ def _exercise(key: str) -> str:
 
 def lecture_table(lec: L.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
-    lines = ["| min | what | slides | words | run | optional |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| min | what | slides | words | formulas | figures | exercises | run | optional |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     t0 = 0
     for seg in lec.segments:
         for label, head, t in L.section_rows(seg):
             t1 = t0 + math.ceil(t.core)
+            moved = L.segment_moved(seg)
+            where = sorted({w for i, w in moved.items()
+                            if i in set(L.section_cells(seg, label))})
+            opt = math.ceil(t.optional) if t.optional else "—"
+            if where and t.core == 0:
+                opt = f"{opt} ({', '.join(where)})"
             lines.append(f"| {t0}–{t1} | {label}: {head} | {t.slides} | {t.words} | "
-                         f"{t.run_s:.1f} s | {math.ceil(t.optional) if t.optional else '—'} |")
+                         f"{t.formulas} | {t.figures} | {t.exercises} | {t.run_s:.1f} s | "
+                         f"{opt} |")
             t0 = t1
+    t1 = t0 + L.closing_minutes(lec)
+    lines.append(f"| {t0}–{t1} | homework slide | 1 | | | | | | |")
+    t0 = t1
     rest = L.LENGTH - t0
     end = max(t0, L.LENGTH)
     lines.append(f"| {t0}–{end} | discussion: {lec.discussion} "
-                 f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}) | | | | |")
+                 f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}) "
+                 "| | | | | | | |")
     return "\n".join(lines), t0, rest
 
 
@@ -59,15 +70,23 @@ def plan_markdown() -> str:
     pre = "; ".join(f"**{s.label()}** ({s.what})" for s in L.PRE_READING)
     parts = [BEGIN, "",
              f"Lectures of {L.LENGTH} minutes. The minutes come from the slides themselves, "
-             "by one rule (`ftd_lib/publish/lectures.py`): per projected slide "
+             "by one rule (`ftd_lib/publish/lectures.py`), per slide as the deck projects it "
+             "(code only where tagged `show-code`, an exercise as its question): "
              f"{L.SLIDE_MIN} min + its words / {L.WORDS_PER_MIN} a minute (markdown words, "
-             "code lines and printed words, as `ftd_lib/publish/slide_words.py` counts them) + "
-             "the measured run time of every code cell shown (the execution timestamps of "
-             f"the saved fresh run) + {L.WIDGET_MIN} min for each live widget; each "
-             "section's minutes are rounded up. Cells tagged `lecture-optional` are counted "
-             "apart (column *optional*): a lecturer may skip them live. The discussion gets "
-             "the rest of the 90 minutes; `tests/publish/test_lectures.py` checks that it is "
-             "at least what the lecture promises.", "",
+             "shown code lines and printed words, as `ftd_lib/publish/slide_words.py` counts "
+             "them) + the measured run time of every code cell on it (the execution "
+             f"timestamps of the saved fresh run) + {L.WIDGET_MIN:g} min for each live widget "
+             f"+ {L.FORMULA_MIN:g} min for each display formula + {L.FIGURE_MIN:g} min for "
+             f"each figure + {L.EXERCISE_MIN:g} min for each exercise put to the room (the "
+             "last three: the lecturer's estimate in review 2026-11-27-lecturer-3); each "
+             "section's minutes are rounded up, and the homework slide at the end counts too. "
+             "Cells tagged `lecture-optional`, and what the plan moves out of the lecture "
+             "(exercises sent home, sections sent to homework or guided self-study, slides "
+             "dropped), are counted apart (column *optional*); the deck tags them in the "
+             "corner, and `python -m ftd_lib slides --core` leaves them out. The discussion "
+             "(its questions in full on the deck's last slides) gets the rest of the 90 "
+             "minutes; `tests/publish/test_lectures.py` checks that it is at least what the "
+             "lecture promises.", "",
              f"**Before lecture 1 and lecture 3 (pre-reading, not lectured):** {pre}.", ""]
     for lec in L.LECTURES:
         table, core, rest = lecture_table(lec)
@@ -76,7 +95,8 @@ def plan_markdown() -> str:
                   f"Slides {segs}: {core} min by the rule; the discussion gets "
                   f"{max(rest, 0)} min" + ("." if rest >= lec.discussion_min else
                                            f" — **over by {lec.discussion_min - rest} min**."),
-                  "Homework: " + ", ".join(_exercise(k) for k in lec.homework) + ".", ""]
+                  "Homework: " + ", ".join(_exercise(k) for k in lec.homework)
+                  + (f"; in writing: {lec.written}" if lec.written else "") + ".", ""]
     parts += ["**Cells a lecturer may skip live** (tagged `lecture-optional`):", "",
               _optional_list(), "", END]
     return "\n".join(parts)

@@ -1,31 +1,46 @@
 """The three-lecture plan, as data, and its minutes computed from the notebooks' slides.
 
 The plan (:data:`PRE_READING`, :data:`LECTURES`): which notebook sections each 90-minute lecture
-projects, the discussion time it promises, its homework. INSTRUCTORS.md's plan tables and the
-"lecture" column of its notebook table are written from it by :mod:`ftd_lib.publish.lecture_plan`
-(``python -m ftd_lib.publish.lecture_plan --write``; ``--check`` says whether the page is up to
-date);
-``tests/publish/test_lectures.py`` checks the page and that every lecture fits.
+projects, what it moves out of the lecture (to homework or guided self-study), the discussion
+it promises (INSTRUCTORS.md's questions, by number), its homework. INSTRUCTORS.md's plan tables
+and the "lecture" column of its notebook table are written from it by
+:mod:`ftd_lib.publish.lecture_plan` (``python -m ftd_lib.publish.lecture_plan --write``;
+``--check`` says whether the page is up to date); ``tests/publish/test_lectures.py`` checks the
+page and that every lecture fits.
 
-**The timing rule** (:func:`slide_minutes`), per projected slide as reveal.js shows it
+**The timing rule** (:func:`slide_minutes`), per slide as the deck projects it
 (:mod:`ftd_lib.publish.slide_words`: ``slide``/``subslide`` open one; ``skip``/``notes`` cells
-are not shown):
+are not shown; code only where tagged ``show-code``; no exercise scaffold, hint or solution):
 
     minutes = SLIDE_MIN + words / WORDS_PER_MIN + run seconds / 60 + WIDGET_MIN per widget
+              + FORMULA_MIN per display formula + FIGURE_MIN per figure
+              + EXERCISE_MIN per exercise done in class
 
 - ``SLIDE_MIN`` (0.5 min): putting a slide up and saying what it is for;
 - ``words / WORDS_PER_MIN`` (60 words a minute): the lecturer reads and explains what is
-  projected (markdown words, code lines, printed words: the count of ``slide_words``);
+  projected (markdown words, shown code lines, printed words: the count of ``slide_words``);
   speaking runs at ~130 words a minute, explaining a slide takes about twice its words;
-- the run time of every code cell shown, measured: the cell execution timestamps nbclient
-  stores in ``cell.metadata.execution`` (``iopub.execute_input`` to ``shell.execute_reply``)
-  from the saved fresh run (the lecturer may re-run any cell on the slide);
-- ``WIDGET_MIN`` (1 min) for each live widget (explorer, stepper) shown: a lecturer moves it.
+- the run time of every code cell on the slide, measured: the cell execution timestamps
+  nbclient stores in ``cell.metadata.execution`` (``iopub.execute_input`` to
+  ``shell.execute_reply``) from the saved fresh run (the lecturer may re-run it live);
+- ``WIDGET_MIN`` (1 min) for each live widget (explorer, stepper) shown: a lecturer moves it;
+- ``FORMULA_MIN`` (1 min) for each display formula (a ``$$ … $$`` block): a room follows a
+  derivation at the speed of its symbols, not of its words;
+- ``FIGURE_MIN`` (1.5 min) for each figure (a stored picture output): reading axes, legend and
+  the point of it with a room;
+- ``EXERCISE_MIN`` (2 min) for each exercise whose question is put to the room (its answer
+  cell, tagged ``exercise``, belongs to the slide) and that the plan does not send home.
 
-A cell tagged ``lecture-optional`` (and every cell of a slide whose first cell is) is counted
-apart: a lecturer may skip it live (:func:`optional_cells`). A lecture fits when its slides
-without the optional cells plus the discussion it promises take at most 90 minutes; the
-timetable gives the optional minutes beside them and the discussion takes the rest of the 90.
+These three terms are the lecturer's estimate (review 2026-11-27-lecturer-3, §2).
+
+What a lecture does not project live is counted apart (column *optional*): a cell tagged
+``lecture-optional`` (and every cell of a slide whose first cell is), and what the plan moves
+out (:func:`moved_cells`): the slides of the exercises it gives as homework, the sections it
+sends to homework or guided self-study (``Segment.moved``), the slides it drops
+(``Segment.dropped``). A lecture fits when its core slides plus the discussion it promises take
+at most 90 minutes; the timetable gives the optional minutes beside them and the discussion
+takes the rest of the 90. ``python -m ftd_lib slides --core`` builds the deck of exactly the
+core slides.
 """
 
 from __future__ import annotations
@@ -46,6 +61,9 @@ LENGTH = 90  #: minutes of a lecture
 SLIDE_MIN = 0.5
 WORDS_PER_MIN = 60
 WIDGET_MIN = 1.0
+FORMULA_MIN = 1.0
+FIGURE_MIN = 1.5
+EXERCISE_MIN = 2.0
 OPTIONAL = "lecture-optional"  #: the cell tag of cells a lecturer may skip live
 #: a lecture whose slides leave more than this many minutes beyond the promised discussion
 #: is under-planned (the plan should give it more to show)
@@ -62,6 +80,11 @@ class Segment:
     first: int | None = None
     last: int | None = None
     what: str = ""
+    #: sections (``## N.`` numbers) the lecture does not project, with where they go
+    #: (``{N: "homework"}`` or ``"self-study"``); the deck keeps them, marked, outside ``--core``
+    moved: tuple = ()
+    #: slides the lecture drops (the first line of the slide's opening cell, without ``#``s)
+    dropped: tuple = ()
 
     def label(self) -> str:
         nb = self.notebook[:2]
@@ -80,6 +103,8 @@ class Lecture:
     discussion_min: int  #: the discussion it promises, at least
     discussion: str
     homework: tuple  #: exercise keys (``nbNN.exK``)
+    questions: tuple = ()  #: INSTRUCTORS.md's discussion questions it discusses (numbers)
+    written: str = ""  #: what the plan asks in writing (on the homework slide)
 
 
 PRE_READING = (
@@ -94,28 +119,36 @@ LECTURES = (
             (Segment("01_td_basics", 4, 4, what="recap of the pre-reading: the general TD "
                      "update (eq. 1), the thread of the course"),
              Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
-                     "interim λ-returns; the online/offline λ-return algorithms; TD(λ) and "
-                     "traces; Figure 1; Theorem 1"),
+                     "interim λ-returns (exercises 1–2 in pairs); the online/offline λ-return "
+                     "algorithms; TD(λ) and traces; Figure 1; Theorem 1"),
              Segment("03_one_state_divergence", what="the one-state example: β = αT against "
-                     "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2")),
+                     "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2; §6's "
+                     "exercises go home", moved=((6, "homework"),))),
             10, "discussion question 1 (replacing traces)",
-            ("nb02.ex3", "nb03.ex1", "nb03.ex2", "nb03.ex4")),
+            ("nb01.ex3", "nb02.ex3", "nb03.ex1", "nb03.ex2", "nb03.ex3", "nb03.ex4"),
+            questions=(1,)),
     Lecture(2, "notebooks 04 and 05 — forward TD(λ), and prediction with a network",
             (Segment("04_forward_td_lambda", what="the K-bounded λ-return, the δ′-sum, "
-                     "Algorithm 1 with the stepper (t = 0…5 on the slide), rounding, cost and "
-                     "memory"),
-             Segment("05_nn_prediction", what="mountain car; Figure 3 (stored): TD(λ) "
-                     "diverges, forward TD(λ) wins; the η question (claim 4)")),
-            10, "discussion questions 2 (the DQN analogy) and 4 (the η result)",
-            ("nb04.ex1", "nb04.ex2", "nb04.ex5", "nb04.ex6", "nb05.ex3")),
+                     "Algorithm 1 whole with the stepper's frames, rounding, cost and memory; "
+                     "§8's exercises on the homework slide", moved=((8, "homework"),)),
+             Segment("05_nn_prediction", what="mountain car; Figure 3 left (stored): TD(λ) "
+                     "diverges, forward TD(λ) wins; §5–6 (Figure 3 right, the claims) are "
+                     "guided self-study, claim 4 (the η question) written homework",
+                     moved=((5, "self-study"), (6, "self-study")))),
+            10, "discussion question 2 (the DQN analogy)",
+            ("nb04.ex1", "nb04.ex2", "nb04.ex5", "nb04.ex6", "nb05.ex3"), questions=(2,),
+            written="discussion question 4 (the η result, claim 4), after 05 §5–6"),
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
-            (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole, the collapse "
-                     "and learning from scratch; time limits; Figure 4 and the claims"),
+            (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole (the live "
+                     "run dropped), the collapse and learning from scratch; time limits; "
+                     "Figure 4 and the claims; exercises 2–4 go home",
+                     dropped=("Both methods on cart-pole, live", "Cart-pole: the returns",
+                              "What the cart-pole agent does", "Greedy and frozen")),
              Segment("07_modern_lambda_returns", what="GAE as the truncated λ-return over a "
                      "rollout; sliding window against block; the block λ-return experiment; "
                      "target networks")),
             10, "discussion questions 3 (forward Sarsa(1)) and 5 (time limits)",
-            ("nb06.ex2", "nb06.ex4", "nb07.ex1")),
+            ("nb06.ex2", "nb06.ex3", "nb06.ex4", "nb07.ex1"), questions=(3, 5)),
 )
 
 _SECTION = re.compile(r"##\s+(\d+)\.")
@@ -171,9 +204,12 @@ def run_seconds(cell) -> float:
 
 
 def cell_minutes(cell) -> float:
-    """A shown cell's share of its slide's minutes (the rule, without ``SLIDE_MIN``)."""
+    """A shown cell's share of its slide's minutes (the rule, without ``SLIDE_MIN`` and the
+    exercise term, which belong to the slide)."""
     return (slide_words.cell_words(cell) / WORDS_PER_MIN + run_seconds(cell) / 60
-            + (WIDGET_MIN if is_widget_cell(cell) else 0.0))
+            + (WIDGET_MIN if is_widget_cell(cell) else 0.0)
+            + FORMULA_MIN * slide_words.display_formulas(cell)
+            + FIGURE_MIN * (0 if is_widget_cell(cell) else slide_words.figures(cell)))
 
 
 def is_optional(cell) -> bool:
@@ -182,48 +218,152 @@ def is_optional(cell) -> bool:
 
 @dataclass(frozen=True)
 class Timing:
-    core: float  #: minutes of the slides shown, the optional cells left out
-    optional: float  #: minutes of the optional cells
+    core: float  #: minutes of the core slides (the optional and the moved cells left out)
+    optional: float  #: minutes of the optional and the moved cells
     slides: int  #: projected slides
     words: int  #: projected words
     run_s: float  #: measured run time of the code cells shown
     widgets: int
+    formulas: int = 0  #: display formulas on the core slides
+    figures: int = 0  #: figures on the core slides
+    exercises: int = 0  #: exercises put to the room on the core slides
 
 
-def slide_minutes(cells) -> tuple:
-    """``(core, optional)`` minutes of one projected slide made of ``cells`` (the rule)."""
+def slide_groups(nb) -> list:
+    """Every cell of ``nb`` by the slide it belongs to: ``[[cell index, ...], ...]``, one list
+    per projected slide (:func:`ftd_lib.publish.slide_words.projected_slides`), a hidden cell
+    (``skip``, ``notes``: an exercise's answer cell, its hint, the speaker notes) with the slide
+    open where it stands (before the first slide: with the first)."""
+    groups, pending = [], []
+    for i, cell in enumerate(nb["cells"]):
+        t = slide_words.slide_type(cell, first=(i == 0))
+        if t in ("skip", "notes"):
+            (groups[-1] if groups else pending).append(i)
+        elif t in ("slide", "subslide") or not groups:
+            groups.append(pending + [i])
+            pending = []
+        else:
+            groups[-1].append(i)
+    if pending:
+        groups.append(pending)
+    return groups
+
+
+def exercise_keys(nb) -> dict:
+    """``{cell index: "nbNN.exK"}`` for each exercise's answer cell (tagged ``exercise``): the
+    key of the hint cell that follows it (``hint("nbNN.exK")``)."""
+    from .present import hint_key
+    from .roles import EXERCISE, has
+
+    out, open_ = {}, None
+    for i, cell in enumerate(nb["cells"]):
+        if has(cell, EXERCISE):
+            open_ = i
+        key = hint_key(cell)
+        if key is not None and open_ is not None:
+            out[open_] = key
+            open_ = None
+    return out
+
+
+def _opening_line(cell) -> str:
+    src = slide_words._src(cell).strip()
+    return src.splitlines()[0].lstrip("#").strip() if src else ""
+
+
+def moved_cells(nb, seg: Segment, homework=()) -> dict:
+    """``{cell index: where}`` of the cells of ``nb`` the lecture does not project: the slides of
+    the exercises given as ``homework`` (``"homework"``), the sections ``seg.moved`` sends away
+    (their ``where``) and the slides ``seg.dropped`` names (``"dropped"``)."""
+    out = {}
+    sections = section_numbers(nb)
+    moved = dict(seg.moved)
+    for i, n in enumerate(sections):
+        if n in moved:
+            out[i] = moved[n]
+    keys = exercise_keys(nb)
+    for group in slide_groups(nb):
+        if any(keys.get(i) in homework for i in group):
+            for i in group:
+                out.setdefault(i, "homework")
+        if _opening_line(nb["cells"][group[0]]) in seg.dropped:
+            for i in group:
+                out.setdefault(i, "dropped")
+    return out
+
+
+def slide_minutes(cells, optional=None, exercises: int = 0) -> tuple:
+    """``(core, optional)`` minutes of one projected slide made of ``cells`` (the rule), with
+    ``exercises`` exercises put to the room on it. ``optional[k]``: cell ``k`` is not projected
+    in the core deck (default: tagged ``lecture-optional``); a slide whose first cell is not
+    goes wholly to the optional column."""
     if not cells:
         return 0.0, 0.0
-    whole = is_optional(cells[0])
+    optional = [is_optional(c) for c in cells] if optional is None else list(optional)
+    whole = optional[0]
     core = opt = 0.0
     for k, cell in enumerate(cells):
         m = cell_minutes(cell) + (SLIDE_MIN if k == 0 else 0.0)
-        if whole or is_optional(cell):
+        if whole or optional[k]:
             opt += m
         else:
             core += m
+    if whole:
+        opt += EXERCISE_MIN * exercises
+    else:
+        core += EXERCISE_MIN * exercises
     return core, opt
 
 
-def timing(nb, indices=None) -> Timing:
-    """The rule's minutes for the cells ``indices`` of ``nb`` (default: all) as projected."""
-    keep = set(range(len(nb["cells"])) if indices is None else indices)
-    sub = {"cells": [c for i, c in enumerate(nb["cells"]) if i in keep]}
+def timing(nb, indices=None, moved=None) -> Timing:
+    """The rule's minutes for the cells ``indices`` of ``nb`` (default: all) as the deck
+    projects them; ``moved``: cells (indices of ``nb``) the lecture does not project
+    (:func:`moved_cells`)."""
+    keep = sorted(set(range(len(nb["cells"])) if indices is None else indices))
+    moved = moved or {}
+    sub = {"cells": [nb["cells"][i] for i in keep]}
+    from .roles import EXERCISE, has
+
     core = opt = run = 0.0
-    words = widgets = 0
-    slides = slide_words.projected_slides(sub)
-    for s in slides:
-        cells = [sub["cells"][i] for i in s.cells]
-        c, o = slide_minutes(cells)
-        core, opt, words = core + c, opt + o, words + s.words
+    words = widgets = formulas = figures = exercises = 0
+    slides = 0
+    for group in slide_groups(sub):
+        shown = [k for k in group if slide_words.slide_type(sub["cells"][k], first=(k == 0))
+                 not in ("skip", "notes")]
+        if not shown:
+            continue
+        slides += 1
+        cells = [sub["cells"][k] for k in shown]
+        off = [is_optional(sub["cells"][k]) or keep[k] in moved for k in shown]
+        n_ex = sum(has(sub["cells"][k], EXERCISE) for k in group)
+        c, o = slide_minutes(cells, off, n_ex)
+        core, opt = core + c, opt + o
+        words += sum(slide_words.cell_words(x) for x in cells)
         run += sum(run_seconds(x) for x in cells)
         widgets += sum(is_widget_cell(x) for x in cells)
-    return Timing(core, opt, len(slides), words, run, widgets)
+        if not off[0]:
+            kept = [x for x, f in zip(cells, off, strict=True) if not f]
+            formulas += sum(slide_words.display_formulas(x) for x in kept)
+            figures += sum(0 if is_widget_cell(x) else slide_words.figures(x) for x in kept)
+            exercises += n_ex
+    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises)
+
+
+def lecture_of(seg: Segment):
+    """The lecture whose segments include ``seg`` (None for the pre-reading)."""
+    return next((lec for lec in LECTURES if seg in lec.segments), None)
+
+
+def segment_moved(seg: Segment, nb=None) -> dict:
+    """:func:`moved_cells` of ``seg`` with its lecture's homework."""
+    nb = read(seg.notebook) if nb is None else nb
+    lec = lecture_of(seg)
+    return moved_cells(nb, seg, lec.homework if lec else ())
 
 
 def segment_timing(seg: Segment) -> Timing:
     nb = read(seg.notebook)
-    return timing(nb, segment_cells(nb, seg))
+    return timing(nb, segment_cells(nb, seg), segment_moved(seg, nb))
 
 
 def _heading(nb, i) -> str:
@@ -236,6 +376,7 @@ def section_rows(seg: Segment) -> list:
     unnumbered section goes with the one before it; the title and intro with the first)."""
     nb = read(seg.notebook)
     numbers = section_numbers(nb)
+    moved = segment_moved(seg, nb)
     groups, order = {}, []
     for i in segment_cells(nb, seg):
         key = numbers[i] if numbers[i] is not None else "intro"
@@ -252,16 +393,33 @@ def section_rows(seg: Segment) -> list:
         head = next((j for j in idx if nb["cells"][j]["cell_type"] == "markdown"
                      and slide_words._src(nb["cells"][j]).lstrip().startswith("## ")), idx[0])
         label = f"{seg.notebook[:2]} §{key}" if key != "intro" else seg.notebook[:2]
-        rows.append((label, _heading(nb, head), timing(nb, idx)))
+        rows.append((label, _heading(nb, head), timing(nb, idx, moved)))
     return rows
+
+
+def closing_minutes(lecture: Lecture) -> int:
+    """Minutes of the lecture's homework slide (:mod:`ftd_lib.publish.closing`) by the rule,
+    rounded up."""
+    from .closing import homework_cells
+
+    return math.ceil(slide_minutes(homework_cells(lecture)[:1])[0])
+
+
+def section_cells(seg: Segment, label: str) -> list:
+    """The cells of the section row ``label`` of :func:`section_rows` (``"04 §8"``)."""
+    nb = read(seg.notebook)
+    numbers = section_numbers(nb)
+    n = int(label.split("§")[1]) if "§" in label else None
+    return [i for i in segment_cells(nb, seg) if numbers[i] == n]
 
 
 def lecture_minutes(lecture: Lecture) -> dict:
     """The lecture's minutes as its timetable gives them: each section's minutes rounded up,
-    summed (``core``: without the optional cells; ``optional``: those), per segment
-    (``rows``: ``[(segment, core minutes, Timing of the segment)]``), and the discussion it
-    gets: the rest of :data:`LENGTH` after the core slides."""
-    rows, core, optional = [], 0, 0
+    summed with the homework slide's (``core``: without the optional and moved cells;
+    ``optional``: those), per segment (``rows``: ``[(segment, core minutes, Timing of the
+    segment)]``), and the discussion it gets: the rest of :data:`LENGTH` after the core
+    slides."""
+    rows, core, optional = [], closing_minutes(lecture), 0
     for seg in lecture.segments:
         sections = section_rows(seg)
         c = sum(math.ceil(t.core) for _, _, t in sections)

@@ -9,7 +9,10 @@ What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or
   output are left out (an unrun scaffold, a "No answer yet" verdict or a stub's
   ``NotImplementedError`` make sense only after running); on the handouts and the site one
   line takes its place: where the exercise is run and checked (:data:`RUN_IT`). The
-  question is the markdown before it, which stays;
+  question is the markdown before it, which stays. On the deck, an answer cell tagged
+  ``show-code`` as well (the exercise is to write a function whose contract is the point: the
+  GAE exercise) shows its source up to its first blank line (:func:`signature`: the
+  signature and the docstring), never its output;
 - a hint (``hint``): on the handouts and the site its text, folded (the same box the
   notebook shows); on the deck nothing (the lecturer has the speaker notes);
 - any other code cell: on the deck and the handouts its output alone, its source only where
@@ -83,6 +86,12 @@ def present(nb, way: str):
             cells.append(cell)
             continue
         if roles.has(cell, roles.EXERCISE):
+            if way == "deck" and roles.shows_code(cell):
+                cell.source = signature(cell.source)
+                cell.outputs = []
+                cell.metadata.setdefault("slideshow", {})["slide_type"] = "-"
+                cells.append(cell)
+                continue
             if way == "site":
                 _add_tag(cell, "remove-cell")
                 cells.append(cell)
@@ -106,6 +115,12 @@ def present(nb, way: str):
         cells.append(cell)
     nb.cells = cells
     return nb
+
+
+def signature(source: str) -> str:
+    """An answer cell's source up to its first blank line: the function's signature and
+    docstring, without the scaffold's body below it and the check call."""
+    return source.strip("\n").split("\n\n", 1)[0].rstrip()
 
 
 def shown_source(cell) -> bool:

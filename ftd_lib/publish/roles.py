@@ -77,6 +77,12 @@ def exercise_counts(nb) -> tuple[int, int]:
     return len(cells) - optional, optional
 
 
+def on_slide(cell) -> bool:
+    """False for a cell no static slide shows at all: an exercise's answer cell, a hint, a
+    worked solution (the question is the markdown before them)."""
+    return not (is_solution(cell) or has(cell, EXERCISE) or has(cell, HINT))
+
+
 def shows_code(cell) -> bool:
     """True when a static way out (deck, handouts, site) shows this code cell's source."""
     return cell.get("cell_type") == "code" and has(cell, SHOW_CODE)

@@ -11,8 +11,10 @@ Words on a slide (:func:`cell_words`), the count the lecturer's review used:
 - markdown: the words of the text (tokens holding a letter or digit) after markdown syntax,
   HTML tags and comments are removed; the body of a closed ``<details>`` block is folded, so
   only its ``<summary>`` counts; an inline formula ``$...$`` is one word, a display formula
-  one word per line;
-- code: one per non-blank source line (the ``# NBVAL_...`` test markers excepted);
+  one word per line; a listing (a fenced block, ``<pre>``) one word per line, like code;
+- code, as the deck projects it (:func:`ftd_lib.publish.present.present`): one per non-blank
+  source line only where the cell is tagged ``show-code`` (the ``# NBVAL_...`` test markers
+  excepted); an exercise's answer cell, a hint and a worked solution put nothing on a slide;
 - output: the words printed (stream text, ``text/markdown``, or ``text/plain`` where there is
   no picture, HTML table or widget; an HTML table's words count as text).
 
@@ -27,6 +29,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from . import roles
+
 #: at most this many words on a projected slide (issue 24: "a hall can read")
 LIMIT = 100
 #: and the median slide of a notebook holds at most this many
@@ -38,6 +42,7 @@ _SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary>", re.S | re.I)
 _DISPLAY_MATH = re.compile(r"\$\$(.*?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 _TAG = re.compile(r"<[^>]+>")
+_LISTING = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1[ \t]*$|<pre\b[^>]*>(.*?)</pre>", re.S | re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
@@ -68,6 +73,13 @@ def markdown_words(md: str) -> int:
         n += max(1, sum(1 for line in m.group(1).splitlines() if line.strip()))
         return " "
 
+    def listing(m):
+        nonlocal n
+        body = m.group(2) if m.group(2) is not None else m.group(3)
+        n += sum(1 for line in body.splitlines() if line.strip())
+        return " "
+
+    md = _LISTING.sub(listing, md)
     md = _DISPLAY_MATH.sub(display, md)
     md = _INLINE_MATH.sub(" x ", md)
     md = _TAG.sub(" ", md)
@@ -102,12 +114,33 @@ def output_words(cell) -> int:
 
 
 def cell_words(cell) -> int:
-    """Words a cell puts on its slide: markdown words, or code lines plus printed words."""
+    """Words a cell puts on its slide as the deck projects it: markdown words, or printed
+    words plus code lines where the code is shown (``show-code``); nothing for an exercise's
+    answer cell, a hint or a worked solution (module docstring)."""
+    if not roles.on_slide(cell):
+        return 0
     if cell.get("cell_type") == "markdown":
         return markdown_words(_src(cell))
     if cell.get("cell_type") == "code":
-        return code_lines(_src(cell)) + output_words(cell)
+        return (code_lines(_src(cell)) if roles.shows_code(cell) else 0) + output_words(cell)
     return 0
+
+
+def display_formulas(cell) -> int:
+    """Display formulas (``$$ … $$`` blocks) a markdown cell projects."""
+    if cell.get("cell_type") != "markdown" or not roles.on_slide(cell):
+        return 0
+    return len(_DISPLAY_MATH.findall(_COMMENT.sub(" ", _src(cell))))
+
+
+def figures(cell) -> int:
+    """Pictures a code cell projects (its stored ``image/*`` outputs; a widget's saved picture
+    counts as its widget, not as a figure)."""
+    if cell.get("cell_type") != "code" or not roles.on_slide(cell):
+        return 0
+    return sum(1 for out in cell.get("outputs", [])
+               if any(k.startswith("image/") for k in out.get("data", {}))
+               and "application/vnd.jupyter.widget-view+json" not in out.get("data", {}))
 
 
 @dataclass(frozen=True)

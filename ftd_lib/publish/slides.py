@@ -10,6 +10,9 @@ to every cell that has no slide type yet (a type set by hand is kept):
   of the previous section's slide; a sub-heading
   (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
 - the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
+- a cell whose role keeps it off every slide (:func:`ftd_lib.publish.roles.on_slide`: an
+  exercise's answer cell, a hint, a worked solution): **skip**, as the static deck leaves it
+  out: the question (the markdown before it) is the slide;
 - where a figure builds up, the numbers under a figure (a cell tagged ``nbval-check-output`` right
   after a plotting cell) and the text that reads it (``**Reading``) come as **fragments**;
 - everything else continues the current slide (``-``).
@@ -93,6 +96,8 @@ def slide_type(cells, i: int) -> str:
         if src.startswith("**Reading"):
             return "fragment"
         return "-"
+    if not roles.on_slide(cell):
+        return "skip"
     code = [c for c in cells[:i] if c["cell_type"] == "code"]
     if not code:
         return "skip"  # the imports
@@ -150,6 +155,9 @@ def problems(nb) -> list[str]:
             out.append(f"cell {i} ({src[:30]!r}) should start a slide, is {t!r}")
         elif is_widget_cell(cell) and t in ("skip", "notes"):
             out.append(f"cell {i}: a widget hidden from the slides ({t!r})")
+        elif not roles.on_slide(cell) and t != "skip":
+            out.append(f"cell {i}: an exercise's answer cell, hint or solution on a slide "
+                       f"({t!r}); the deck shows its question only")
     if not any(c.metadata.get("slideshow", {}).get("slide_type") == "fragment"
                for c in nb.cells):
         out.append("no fragment: let at least one figure build up")

@@ -51,3 +51,49 @@ def test_single_panel_is_readable_in_a_large_hall():
                                         *leg.get_texts(), *ax.get_xticklabels())]
     assert min(sizes) >= 12, sizes
     plt.close(fig)
+
+
+def test_projected_text_px_by_hand():
+    """A 14-inch figure at 135 dpi (1890 px) is shown 1280 px wide on a slide: 13 pt text
+    projects at 13 x 135 / 72 x 1280 / 1890 = 16.5 px; 12 pt at 15.2 px (too small)."""
+    from ftd_lib.style import MIN_PROJECTED_PX, projected_text_px
+
+    fig, ax = plt.subplots(figsize=(14.0, 3.0))
+    ax.set_title("t", fontsize=13)
+    ax.set_xlabel("x", fontsize=13)
+    ax.tick_params(labelsize=13)
+    assert abs(projected_text_px(fig, dpi=135) - 13 * 135 / 72 * 1280 / 1890) < 1e-9
+    assert projected_text_px(fig, dpi=135) >= MIN_PROJECTED_PX
+    ax.set_xlabel("x", fontsize=12)
+    assert projected_text_px(fig, dpi=135) < MIN_PROJECTED_PX
+    plt.close(fig)
+    # a tall figure is limited by the slide's 440 px for a picture, not by its width
+    fig, ax = plt.subplots(figsize=(5.0, 8.8))
+    ax.set_title("t", fontsize=14)
+    ax.tick_params(labelsize=14)
+    assert abs(projected_text_px(fig, dpi=100) - 14 * 100 / 72 * 440 / 880) < 1e-9
+    plt.close(fig)
+
+
+def test_legend_outside_leaves_the_data_alone():
+    """The legend moves off the axes: beside one panel, under two; every label once; the
+    axes keep no legend of their own."""
+    from ftd_lib.style import legend_outside
+
+    for where, n in (("right", 1), ("bottom", 2)):
+        fig, axes = plt.subplots(1, n, figsize=(10, 3), squeeze=False)
+        for ax in axes.flat:
+            ax.plot([0, 1], [0, 1], label="TD(λ)")
+            ax.plot([0, 1], [1, 0], label="forward TD(λ)")
+            ax.legend(loc="center")
+        leg = legend_outside(fig, where=where)
+        assert [t.get_text() for t in leg.get_texts()] == ["TD(λ)", "forward TD(λ)"]
+        assert all(ax.get_legend() is None for ax in axes.flat)
+        fig.canvas.draw()
+        box = leg.get_window_extent()
+        for ax in axes.flat:
+            a = ax.get_window_extent()
+            overlap = (min(box.x1, a.x1) - max(box.x0, a.x0) > 0
+                       and min(box.y1, a.y1) - max(box.y0, a.y0) > 0)
+            assert not overlap, (where, box, a)
+        plt.close(fig)

@@ -10,8 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.publish import deck
+from ftd_lib.publish import deck, present, roles
 from ftd_lib.publish import lectures as L
+from ftd_lib.publish import slide_words as sw
 
 REPO = Path(__file__).resolve().parents[2]
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -50,17 +51,79 @@ def test_one_deck_per_lecture_loading_only_local_files(decks):
         assert fonts and all((font_css.parent / f).is_file() for f in fonts), fonts
 
 
-def test_lecture_takes_the_planned_cells():
-    lec = L.LECTURES[2]  # 06 from §3, then 07
-    nb = deck.lecture_notebook(lec)
-    src06 = L.read("06_nn_control")
-    want = len(L.segment_cells(src06, lec.segments[0])) + len(L.read(
-        "07_modern_lambda_returns").cells)
-    assert len(nb.cells) == 2 + want  # the title slide and its notes
+@pytest.fixture(scope="module")
+def lecture_views():
+    """Each lecture's deck notebook, in full and core (the cells the deck renders)."""
+    return {(lec.number, core): deck.lecture_notebook(lec, core=core)
+            for lec in L.LECTURES for core in (False, True)}
+
+
+def _slides(nb):
+    """The deck's slides: lists of cells, as reveal.js groups them."""
+    return [[nb.cells[i] for i in g] for g in L.slide_groups(nb)]
+
+
+def test_lecture_takes_the_planned_cells(lecture_views):
+    nb = lecture_views[(3, False)]  # 06 from §3, then 07
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "## 3." in text and "## 1. From TD(λ) to Sarsa(λ)" not in text
     assert nb.cells[1].metadata["slideshow"]["slide_type"] == "notes"
     assert "| min |" in nb.cells[1].source
+
+
+@pytest.mark.parametrize("number", [lec.number for lec in L.LECTURES])
+def test_a_slide_shows_what_the_room_needs(lecture_views, number):
+    """No scaffold, hint, solution or test marker on a slide; code only where tagged
+    show-code, on at most one slide in eight; every slide opens with its speaker cue; the
+    deck ends on the homework slide and the discussion."""
+    nb = lecture_views[(number, False)]
+    assert not any(roles.has(c, roles.EXERCISE) and not roles.shows_code(c)
+                   or roles.has(c, roles.HINT) or roles.is_solution(c) for c in nb.cells)
+    slides = _slides(nb)
+    code = [s for s in slides if any(c.cell_type == "code" and present.shown_source(c)
+                                     and sw.slide_type(c) not in ("skip", "notes") for c in s)]
+    assert len(code) <= len(slides) / 8, (len(code), len(slides))
+    assert all(roles.shows_code(c) for s in code for c in s
+               if c.cell_type == "code" and present.shown_source(c))
+    html = deck.render(nb)
+    assert "NBVAL" not in html and "No answer yet" not in html
+    assert "display(Markdown(" not in html and "NotImplementedError" not in html
+    for k, s in enumerate(slides):
+        notes = [c.source for c in s if sw.slide_type(c) == "notes"]
+        assert notes and notes[0].startswith("**Cue** ("), (number, k, s[0].source[:60])
+        assert (" min, core)" in notes[0]) == ('class="ftd-mark"' not in s[0].source
+                                                and 'class="ftd-mark"' not in
+                                                (s[1].source if len(s) > 1 else "")), notes[0]
+    lec = L.LECTURES[number - 1]
+    assert slides[-len(lec.questions) - 1][0].source.startswith(f"## Homework after lecture "
+                                                                f"{number}")
+    assert slides[-1][0].source.startswith("## Discussion")
+
+
+def test_the_core_deck_leaves_out_what_the_plan_does_not_time(lecture_views):
+    for lec in L.LECTURES:
+        full, core = lecture_views[(lec.number, False)], lecture_views[(lec.number, True)]
+        marked = sum('class="ftd-mark"' in c.source for c in full.cells)
+        assert marked > 0 and not any('class="ftd-mark"' in c.source for c in core.cells)
+        assert not any(L.is_optional(c) for c in core.cells)
+        assert len(_slides(core)) == len(_slides(full)) - marked, lec.number
+    # 06 §4's live cart-pole run is not in the core deck, Figure 3 right (05 §5) neither
+    core2, core3 = lecture_views[(2, True)], lecture_views[(3, True)]
+    assert not any("Both methods on cart-pole, live" in c.source for c in core3.cells)
+    assert not any("## 5. Figure 3 right" in c.source for c in core2.cells)
+
+
+def test_algorithm1_whole_and_the_stepper_frame_by_frame(lecture_views):
+    """Lecture 2 shows Algorithm 1 in two halves (lines 1–16, 17–33), its five parts as
+    fragments, and the stepper's every recorded frame as fragments."""
+    html = deck.render(lecture_views[(2, True)])
+    assert html.count('class="fragment highlight-current-blue ftd-alg-part"') == 5
+    assert "lines 1–16" in html and "lines 17–33" in html
+    from ftd_lib.course.stepper import algorithm1_stepper
+
+    n = len(algorithm1_stepper().frames)
+    assert n >= 14 and html.count('class="ftd-frame') == n
+    assert html.count('data-frame="13"') >= 1
 
 
 def test_widget_shows_its_saved_picture():

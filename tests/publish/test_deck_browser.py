@@ -6,11 +6,18 @@ without network, and moves through every slide (``Reveal.slide(h, v)``, every fr
   raw TeX (``$\\alpha``, ``\\frac`` …) is left in the visible text; every image (the figures,
   a widget's saved picture) has loaded (``naturalWidth > 0``); the deck has speaker notes and
   reveal.js's speaker view (key ``S``) opens and shows them; no request failed or went to the
-  network. Screenshot of lecture 1's first figure slide: ``test-output/deck_lecture1.png``.
+  network; every slide fits 1280 × 720 (the cues, corner tags, Algorithm 1, the stepper's
+  frames and the closing slides included). Screenshots: lecture 1's first figure slide
+  ``test-output/deck_lecture1.png``; Algorithm 1, the stepper, Fig. 3 left and the discussion
+  (``test-output/deck_*_lectureN.png``, :data:`SHOTS`).
 - ``test_notebook_deck_readable[NN]`` (every notebook 01–07, one deck per notebook): at a
   projector's 1280 × 720, the body text of every slide renders at >= 24 px and every slide's
   content fits on the screen (nothing below or right of the slide, nothing that scrolls).
   It fails on a notebook whose slides are still too long: the words a slide holds decide.
+
+Every measurement waits for MathJax: :data:`SHOW` queues it behind the slide's re-typesetting
+and :func:`_settle` waits for two equal layout readings (measured before, typeset math had no
+size, and two equations cut off at the right edge passed).
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
 """
@@ -39,12 +46,19 @@ RAW_TEX = re.compile(r"\$[^$\s]|\\(?:alpha|beta|lambda|gamma|frac|hat|theta|delt
 SLIDES = """() => Reveal.getHorizontalSlides().flatMap((s, h) => {
     const v = s.querySelectorAll(':scope > section').length;
     return v ? [...Array(v).keys()].map(k => [h, k]) : [[h, 0]]; })"""
+# show slide [h, v] with every fragment, then wait until MathJax has re-typeset it: the deck
+# asks MathJax to re-render a slide when it is shown (math typeset while hidden has no size;
+# reveal.js fires "slidechanged" inside Reveal.slide), so a callback queued on MathJax's queue
+# after that runs once the re-render is done; it then waits for the queue to be empty and two
+# animation frames; _settle then waits for two equal layout readings
 SHOW = """([h, v]) => { Reveal.slide(h, v, 1e6);
-    Reveal.getCurrentSlide().querySelectorAll('.fragment').forEach(f => f.classList.add('visible'));
+    const s = Reveal.getCurrentSlide();
+    s.querySelectorAll('.fragment').forEach(f => f.classList.add('visible'));
     const idle = () => !MathJax.Hub.queue.pending && !MathJax.Hub.queue.running;
-    return new Promise(r => { const poll = () => idle() ? MathJax.Hub.Queue(() => r(true))
-                                                         : setTimeout(poll, 50);
-                              setTimeout(poll, 100); }); }"""
+    return new Promise(r => MathJax.Hub.Queue(() => {
+        const poll = () => idle() ? requestAnimationFrame(() => requestAnimationFrame(
+            () => r(true))) : setTimeout(poll, 50);
+        poll(); })); }"""
 # the visible text of the current slide, without code, notes and typeset math
 VISIBLE_TEXT = """() => { const c = Reveal.getCurrentSlide().cloneNode(true);
     c.querySelectorAll('aside.notes, pre, code, script, .MathJax, .MathJax_Display,'
@@ -84,6 +98,30 @@ LAYOUT = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
             width: box.width / k, height: box.height / k,
             where: (s.dataset.ftdCell || (first && first.dataset.ftdCell) || '?') + ' '
                 + JSON.stringify((s.textContent || '').trim().slice(0, 40))}; }"""
+
+
+def _settle(page, tries: int = 20):
+    """The current slide's layout (:data:`LAYOUT`) once two readings 100 ms apart agree (the
+    slide has stopped moving after MathJax's re-render and the images' decoding)."""
+    last = page.evaluate(LAYOUT)
+    for _ in range(tries):
+        page.wait_for_timeout(100)
+        now = page.evaluate(LAYOUT)
+        if (abs(now["right"] - last["right"]) < 0.5 and abs(now["bottom"] - last["bottom"]) < 0.5
+                and now["minText"] == last["minText"]):
+            return now
+        last = now
+    raise AssertionError(f"the slide's layout did not settle: {last}")
+
+
+#: screenshots of the lecture decks (test-output/NAME_lectureN.png): the slide whose text
+#: matches, all its fragments shown
+SHOTS = {
+    "deck_algorithm1": lambda t: "Algorithm 1: forward TD(λ)" in t and "lines 1–16" in t,
+    "deck_stepper": lambda t: "The stepper, frame by frame" in t,
+    "deck_fig3_left": lambda t: "Figure 3 left: four methods" in t,
+    "deck_discussion": lambda t: t.strip().startswith("Discussion"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +173,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         slides = page.evaluate(SLIDES)
         assert len(slides) >= 5, f"{path.name}: {len(slides)} slides"
         typeset = images = 0
-        shot = None
+        shot, shots, over = None, set(), []
         for hv in slides:
             page.evaluate(SHOW, hv)
             raw = RAW_TEX.findall(page.evaluate(VISIBLE_TEXT))
@@ -148,12 +186,24 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
             bad = [src for ok, src in imgs if not ok]
             assert bad == [], f"{path.name} slide {hv}: images not loaded: {bad}"
             images += len(imgs)
+            # every slide fits 1280 x 720 once MathJax is done (the lecture's own cues,
+            # corner tags, Algorithm 1, the stepper's frames, the closing slides included)
+            lay = _settle(page)
+            if lay["bottom"] > deck.HEIGHT + 1 or lay["right"] > deck.WIDTH + 1:
+                over.append(f"slide {hv} ({lay['where']}): {lay['right']:.0f} x "
+                            f"{lay['bottom']:.0f} px")
             # the screenshot: lecture 1's first slide with a figure and math that fits
             if (shot is None and number == 1 and imgs and math["typeset"]
-                    and page.evaluate(LAYOUT)["bottom"] <= deck.HEIGHT):
+                    and lay["bottom"] <= deck.HEIGHT):
                 shot = hv
                 page.screenshot(path=str(OUT / "deck_lecture1.png"))
+            text = page.evaluate("() => Reveal.getCurrentSlide().textContent")
+            for name, want in SHOTS.items():
+                if want(text) and name not in shots:
+                    shots.add(name)
+                    page.screenshot(path=str(OUT / f"{name}_lecture{number}.png"))
         assert typeset >= 20 and images >= 2, (typeset, images)
+        assert over == [], f"{path.name}: {len(over)} slides do not fit:\n" + "\n".join(over)
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
@@ -188,7 +238,7 @@ def test_notebook_deck_readable(browser, notebook_decks, path):
         smallest = 1e9
         for hv in page.evaluate(SLIDES):
             page.evaluate(SHOW, hv)
-            lay = page.evaluate(LAYOUT)
+            lay = _settle(page)
             assert lay["width"] == pytest.approx(deck.WIDTH, abs=1), lay
             if lay["minText"] is not None:
                 smallest = min(smallest, lay["minText"])
@@ -207,8 +257,10 @@ def test_notebook_deck_readable(browser, notebook_decks, path):
 
 
 def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path):
-    """The measure the notebook test uses, on a deck of three slides: a short one fits, one of
-    40 paragraphs runs off the bottom, one with a small-font paragraph is too small to read."""
+    """The measure the notebook test uses, on a deck of four slides: a short one fits, one of
+    40 paragraphs runs off the bottom, one with a small-font paragraph is too small to read,
+    and one whose display equation is wider than the slide is measured wide once MathJax has
+    typeset it (before, typeset math has no size and the slide seemed to fit)."""
     import nbformat
 
     def md(src, t):
@@ -220,7 +272,9 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
         md("# Short\n\nOne idea, a few words.", "slide"),
         md("## Long\n\n" + "\n\n".join(f"Paragraph {k} of a long slide." for k in range(40)),
            "slide"),
-        md("## Small\n\n<p style='font-size: 12px'>small print</p>", "slide")])
+        md("## Small\n\n<p style='font-size: 12px'>small print</p>", "slide"),
+        md("## Wide\n\n$$" + " + ".join(f"\\alpha_{{{k}}}\\,\\theta_{{{k}}}" for k in range(40))
+           + "$$", "slide")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     path = tmp_path / "fit.html"
@@ -231,12 +285,13 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
         got = []
         for hv in page.evaluate(SLIDES):
             page.evaluate(SHOW, hv)
-            got.append(page.evaluate(LAYOUT))
-        assert len(got) == 3
+            got.append(_settle(page))
+        assert len(got) == 4
         assert got[0]["bottom"] <= deck.HEIGHT and got[0]["minText"] >= MIN_TEXT_PX
         assert got[0]["minText"] == pytest.approx(26, abs=0.5)  # notebooks/rise.css
         assert got[1]["bottom"] > 2 * deck.HEIGHT
         assert got[2]["minText"] == pytest.approx(12, abs=0.5)
+        assert got[3]["right"] > 1.5 * deck.WIDTH, got[3]
         assert page.failures == [], "\n".join(page.failures)
     finally:
         ctx.close()

@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
-from ftd_lib.publish import lecture_plan
+from ftd_lib.publish import closing, lecture_plan
 from ftd_lib.publish import lectures as L
+from ftd_lib.publish.roles import EXERCISE, HINT, SHOW_CODE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,20 +38,21 @@ def test_rule_on_a_small_notebook():
     cells = [
         _cell("md", "# Title " + _words(29), "slide"),  # 30 words
         _cell("code", "import x", "skip", run_s=1),  # not shown
-        _cell("code", "f()\ng()\nh()", "-", run_s=12, outputs=[out]),  # 3 lines + 3 words, 12 s
+        _cell("code", "f()\ng()\nh()", "-", run_s=12, outputs=[out],
+              tags=[SHOW_CODE]),  # code shown: 3 lines + 3 words, 12 s
         _cell("md", "## 1. A\n\n" + _words(58), "slide"),  # 60 words
         _cell("md", _words(120), "notes"),  # not shown
         _cell("md", "### Side\n\n" + _words(29), "subslide", tags=[L.OPTIONAL]),  # optional
-        _cell("code", "one_state_explorer()", "-", run_s=2),  # optional too (its slide is)
+        _cell("code", "one_state_explorer()", "-", run_s=2),  # optional too; code not shown
         _cell("md", _words(30), "fragment", tags=[L.OPTIONAL]),
     ]
     nb = nbformat.v4.new_notebook(cells=cells)
     t = L.timing(nb)
     slide1 = L.SLIDE_MIN + 30 / L.WORDS_PER_MIN + 6 / L.WORDS_PER_MIN + 12 / 60
     slide2 = L.SLIDE_MIN + 60 / L.WORDS_PER_MIN
-    slide3 = (L.SLIDE_MIN + 30 / L.WORDS_PER_MIN + 1 / L.WORDS_PER_MIN + 2 / 60 + L.WIDGET_MIN
+    slide3 = (L.SLIDE_MIN + 30 / L.WORDS_PER_MIN + 2 / 60 + L.WIDGET_MIN
               + 30 / L.WORDS_PER_MIN)
-    assert t.slides == 3 and t.words == 36 + 60 + 61 and t.widgets == 1
+    assert t.slides == 3 and t.words == 36 + 60 + 60 and t.widgets == 1
     assert t.run_s == pytest.approx(14.0)
     assert t.core == pytest.approx(slide1 + slide2)
     assert t.optional == pytest.approx(slide3)
@@ -60,6 +62,75 @@ def test_rule_on_a_small_notebook():
     cells[3].metadata["tags"] = [L.OPTIONAL]
     t2 = L.timing(nb)
     assert t2.optional == pytest.approx(slide2)
+
+
+def test_formulas_figures_and_exercises_by_hand():
+    """The lecturer's three terms: 1 min a display formula, 1.5 min a figure, 2 min an exercise
+    put to the room; an exercise the plan sends home, with its slide, goes to the optional
+    column; what the deck does not show (a scaffold, a hint) costs nothing."""
+    png = nbformat.v4.new_output("display_data", data={"image/png": "iVBO", "text/plain": "F"})
+    cells = [
+        _cell("md", "# T", "slide"),                                      # 1 word
+        _cell("md", "## 1. A\n\n$$a = b$$\n\nand\n\n$$c = d$$", "slide"),  # 2 formulas: 5 words
+        _cell("code", "plot()", "-", run_s=0, outputs=[png]),              # a figure, no words
+        _cell("md", "### Exercise 1 — x", "subslide"),                    # 3 words
+        _cell("code", "answer = None\ncheck(answer)", "skip", run_s=0, tags=[EXERCISE]),
+        _cell("code", 'hint("nb01.ex1")', "skip", run_s=0, tags=[HINT]),
+        _cell("md", "### Exercise 2 — y", "subslide"),                    # 3 words
+        _cell("code", "answer = None", "skip", run_s=0, tags=[EXERCISE]),
+        _cell("code", 'hint("nb01.ex2")', "skip", run_s=0, tags=[HINT]),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert L.exercise_keys(nb) == {4: "nb01.ex1", 7: "nb01.ex2"}
+    assert L.slide_groups(nb) == [[0], [1, 2], [3, 4, 5], [6, 7, 8]]
+    moved = L.moved_cells(nb, L.Segment("x"), homework=("nb01.ex2",))
+    assert moved == {6: "homework", 7: "homework", 8: "homework"}
+    t = L.timing(nb, moved=moved)
+    w = L.WORDS_PER_MIN
+    core = (L.SLIDE_MIN + 1 / w) + (L.SLIDE_MIN + 5 / w + 2 * L.FORMULA_MIN + L.FIGURE_MIN) + (
+        L.SLIDE_MIN + 3 / w + L.EXERCISE_MIN)
+    assert t.core == pytest.approx(core)
+    assert t.optional == pytest.approx(L.SLIDE_MIN + 3 / w + L.EXERCISE_MIN)
+    assert (t.formulas, t.figures, t.exercises, t.slides) == (2, 1, 1, 4)
+    # a section sent away and a slide dropped
+    moved = L.moved_cells(nb, L.Segment("x", moved=((1, "self-study"),), dropped=("T",)))
+    assert moved[0] == "dropped" and moved[1] == moved[6] == "self-study"
+
+
+def test_the_cuts_of_the_review_are_in_the_plan():
+    """Review 2026-11-27-lecturer-3 §2: 03 §6 to homework; 04 §8 to homework; 05 §5–6 to
+    guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
+    l1, l2, l3 = L.LECTURES
+    assert dict(l1.segments[2].moved) == {6: "homework"}
+    assert dict(l2.segments[0].moved) == {8: "homework"}
+    assert dict(l2.segments[1].moved) == {5: "self-study", 6: "self-study"}
+    assert {"nb06.ex2", "nb06.ex3", "nb06.ex4"} <= set(l3.homework)
+    nb = L.read("06_nn_control")
+    moved = L.segment_moved(l3.segments[0], nb)
+    dropped = [i for i, w in moved.items() if w == "dropped"]
+    assert dropped and any("train_methods(\"cartpole\"" in nb.cells[i].source for i in dropped)
+    assert l1.questions == (1,) and l2.questions == (2,) and l3.questions == (3, 5)
+
+
+def test_the_closing_slides():
+    """Each lecture ends on a homework slide naming every exercise it sends home, and on the
+    plan's discussion questions in full, as INSTRUCTORS.md words them."""
+    text = (REPO / "INSTRUCTORS.md").read_text()
+    qs = closing.questions(text)
+    assert set(qs) == {1, 2, 3, 4, 5}
+    assert qs[1].startswith("**Replacing traces.**") and "<details>" not in qs[1]
+    assert "Model answer" not in " ".join(qs.values())
+    for lec in L.LECTURES:
+        md = closing.homework_markdown(lec)
+        for key in lec.homework:
+            nb, ex = key.split(".ex")
+            assert f"**{nb[2:]}.{ex}**" in md, (lec.number, key)
+        cells = closing.discussion_cells(lec, 12)
+        slides = [c.source for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
+        assert len(slides) == len(lec.questions)
+        for q, src in zip(lec.questions, slides, strict=True):
+            assert f"**Question {q}.**" in src and qs[q].split("**")[1] in src
+    assert closing.exercise_title(L.read("01_td_basics"), 11) == "a discounted return"
 
 
 def test_run_seconds_needs_the_timestamps():

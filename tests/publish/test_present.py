@@ -51,6 +51,21 @@ def test_the_site_keeps_a_removed_cell_for_the_build_to_run():
     assert "hide-input" in kept["plot(x)"] and "hide-input" not in kept["x = td0(...)"]
 
 
+def test_the_deck_shows_an_exercise_signature_where_it_is_the_point():
+    """An answer cell tagged show-code as well (the GAE exercise): on the deck its signature
+    and docstring, never the scaffold's check call or its output; elsewhere as any answer."""
+    nb = _nb()
+    src = 'def my_f(x):\n    """y = 2x."""\n    return None\n\nnb01.check_f(my_f);'
+    nb.cells[4].source = src
+    nb.cells[4].metadata["tags"] = [roles.EXERCISE, roles.SHOW_CODE]
+    view = present.present(nb, "deck")
+    shown = [c for c in view.cells if c.cell_type == "code" and present.shown_source(c)]
+    assert [c.source for c in shown] == ["x = td0(...)", 'def my_f(x):\n    """y = 2x."""'
+                                         "\n    return None"]
+    assert shown[1].outputs == [] and shown[1].metadata["slideshow"]["slide_type"] == "-"
+    assert src not in [c.source for c in present.present(nb, "handout").cells]
+
+
 def test_an_unknown_way_is_refused():
     with pytest.raises(ValueError, match="way"):
         present.present(_nb(), "poster")
@@ -63,5 +78,7 @@ def test_no_static_view_of_a_course_notebook_shows_an_unrun_verdict(notebook):
         view = present.present(nb, way)
         shown = " ".join(str(c.get("outputs", "")) for c in view.cells)
         assert "No answer yet" not in shown and "NotImplementedError" not in shown, way
-        assert not any(roles.has(c, roles.EXERCISE) or roles.is_solution(c)
-                       for c in view.cells), way
+        assert not any(roles.has(c, roles.EXERCISE) and not (way == "deck"
+                                                            and roles.shows_code(c))
+                       or roles.is_solution(c) for c in view.cells), way
+        assert all(c.outputs == [] for c in view.cells if roles.has(c, roles.EXERCISE)), way

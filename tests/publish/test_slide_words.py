@@ -35,6 +35,9 @@ def test_markdown_words_by_hand():
     folded = "<details><summary>Open me</summary>\nmany words are folded away here\n</details>"
     assert sw.markdown_words(folded) == 2
     assert sw.markdown_words("| a | b |\n|---|---|\n| 1 | 2 |") == 4
+    listing = "two words\n\n```text\n 1  If γλ > 0 then: K = 1\n\n 2  θ ← θ_init\n```\n"
+    assert sw.markdown_words(listing) == 4                            # a listing: one per line
+    assert sw.markdown_words('<pre class="x"><span>a b c\nd e</span>\n</pre>') == 2
 
 
 def test_code_and_output_words_by_hand():
@@ -44,7 +47,11 @@ def test_code_and_output_words_by_hand():
     cell = _code("# NBVAL_CHECK_OUTPUT\nx = 1\n\nprint(x)\n", outputs=out)
     assert sw.code_lines(cell.source) == 2
     assert sw.output_words(cell) == 6          # the picture's text/plain is not projected
-    assert sw.cell_words(cell) == 8
+    assert sw.cell_words(cell) == 6            # the deck shows the output alone
+    cell.metadata["tags"] = ["show-code"]
+    assert sw.cell_words(cell) == 8            # ... and the code where it is the point
+    cell.metadata["tags"] = ["exercise"]
+    assert sw.cell_words(cell) == 0            # an answer cell is never on a slide
 
 
 def test_slides_open_continue_and_hide():
@@ -55,12 +62,12 @@ def test_slides_open_continue_and_hide():
         _md("four five", "fragment"),                  # 2, same slide
         _md("### Sub", "subslide"),                    # 1, new slide
         _md("speaker notes are not projected", "notes"),
-        _code("a = 1\nb = 2"),                         # no type: continues, 2 lines
+        _code("a = 1\nb = 2"),                         # no type: continues, code not shown
     ])
     slides = sw.projected_slides(nb)
     assert [s.cells for s in slides] == [(0,), (2, 3), (4, 6)]
-    assert [s.words for s in slides] == [2, 5, 3]
-    assert sw.summary(nb) == {"slides": 3, "median": 3, "largest": 5, "over": 0, "over_120": 0}
+    assert [s.words for s in slides] == [2, 5, 1]
+    assert sw.summary(nb) == {"slides": 3, "median": 2, "largest": 5, "over": 0, "over_120": 0}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.split("/")[-1])

@@ -30,9 +30,12 @@ def test_rules():
     cells = [md("# T"), code("import x"), md("## 1. A"), code("plot_x()"),
              code("print(1)", metadata={"tags": ["nbval-check-output"]}),
              md("**Reading.** ..."), md("### Ex"),
-             md("text"), code("one_state_explorer()")]
+             md("text"), code("one_state_explorer()"),
+             code("answer = None", metadata={"tags": ["exercise"]}),
+             code('hint("nb01.ex1")', metadata={"tags": ["hint"]})]
     assert [slides.slide_type(cells, i) for i in range(len(cells))] == [
-        "slide", "skip", "slide", "-", "fragment", "fragment", "subslide", "-", "-"]
+        "slide", "skip", "slide", "-", "fragment", "fragment", "subslide", "-", "-", "skip",
+        "skip"]
     nb = nbformat.v4.new_notebook(cells=cells)
     assert slides.apply(nb) == len(cells) and slides.problems(nb) == []
     nb.cells[8].metadata["slideshow"]["slide_type"] = "skip"
@@ -40,6 +43,8 @@ def test_rules():
     nb.cells[8].metadata["slideshow"]["slide_type"] = "fragment"
     assert slides.apply(nb) == 0  # a type set by hand is kept
     assert slides.apply(nb, overwrite=True) == 1
+    nb.cells[9].metadata["slideshow"]["slide_type"] = "-"
+    assert any("answer cell" in p for p in slides.problems(nb))
 
 
 @pytest.mark.parametrize("path", EVERY_NOTEBOOK, ids=lambda p: p.stem)

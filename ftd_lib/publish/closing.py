@@ -1,0 +1,143 @@
+"""How a lecture ends on its deck: one homework slide that gathers the lecture's exercises (the
+ones done in class and the ones sent home, each named by its question's title) and the
+discussion the plan times, its questions in full as INSTRUCTORS.md asks them.
+
+The questions are read from INSTRUCTORS.md's "Questions for discussion" (one numbered item per
+question, its model answer folded in ``<details>``, which the slide leaves out), so the deck and
+the instructors' page never say two different things. :func:`homework_cells` and
+:func:`discussion_cells` give the slides as notebook cells (with a speaker cue each);
+:mod:`ftd_lib.publish.deck` puts them at the end of each lecture and
+:mod:`ftd_lib.publish.lectures` times the homework slide like any other.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+
+from . import lectures as L
+
+INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
+QUESTIONS_HEADING = "## Questions for discussion"
+_ITEM = re.compile(r"^(\d+)\.\s+(.*)$")
+_EXERCISE = re.compile(r"^\s*(?:#+\s*)?\**\s*Exercise\s+(\d+)\s*\**\s*(.*)$")
+
+
+def questions(text: str | None = None) -> dict:
+    """``{number: question}``: INSTRUCTORS.md's discussion questions in full (markdown, one
+    paragraph each), without their folded model answers."""
+    text = INSTRUCTORS.read_text() if text is None else text
+    if QUESTIONS_HEADING not in text:
+        raise ValueError(f"INSTRUCTORS.md has no {QUESTIONS_HEADING!r} section")
+    body = text.split(QUESTIONS_HEADING, 1)[1].split("\n## ", 1)[0]
+    out, current, folded = {}, None, False
+    for line in body.splitlines():
+        m = _ITEM.match(line)
+        if m:
+            current, folded = int(m.group(1)), False
+            out[current] = [m.group(2).strip()]
+        elif current is not None and "<details>" in line:
+            folded = True
+        elif current is not None and not folded and line.startswith("   ") and line.strip():
+            out[current].append(line.strip())
+    return {k: " ".join(v) for k, v in out.items()}
+
+
+def exercise_title(nb, answer_cell: int, limit: int = 60) -> str:
+    """The title of the exercise whose answer cell is ``answer_cell``: from the last markdown
+    cell before it with a line ``Exercise N``, the words after the number up to the first
+    sentence's end (at most ``limit`` characters, cut at a word), without bold or code marks:
+    ``"a discounted return"``, ``"derive, then check: Section 2 derived …"``."""
+    for i in range(answer_cell - 1, -1, -1):
+        cell = nb["cells"][i]
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = L.slide_words._src(cell).strip().splitlines()
+        for k, line in enumerate(lines):
+            m = _EXERCISE.match(line)
+            if not m:
+                continue
+            rest = [] if line.lstrip().startswith("#") else [x.strip() for x in lines[k + 1:]]
+            text = " ".join([m.group(2)] + rest)
+            text = re.sub(r"[*`]", "", text).strip(" —–-.:")
+            text = re.sub(r"^\((.*?)\)\.?\s*", r"\1: ", text).strip(" :")
+            end = next((e.start() + 1 for e in re.finditer(r"[.?!]\s", text)
+                        if not re.search(r"\b(?:App|Sec|eq|e\.g|i\.e|cf)$", text[:e.start()])),
+                       None)
+            text = text[:end] if end else text
+            if len(text) > limit:
+                text = text[:limit].rsplit(" ", 1)[0] + " …"
+            return text
+    return ""
+
+
+def lecture_exercises(lecture: L.Lecture) -> list:
+    """``[(key, title, at home)]`` for every exercise in the cells the lecture takes, in order."""
+    out = []
+    for seg in lecture.segments:
+        nb = L.read(seg.notebook)
+        cells = set(L.segment_cells(nb, seg))
+        for i, key in L.exercise_keys(nb).items():
+            if i in cells:
+                out.append((key, exercise_title(nb, i), key in lecture.homework))
+    return out
+
+
+def _label(key: str) -> str:
+    nb, ex = key.split(".ex")
+    return f"{nb[2:]}.{ex}"
+
+
+def _md(text: str, slide_type: str):
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["slideshow"] = {"slide_type": slide_type}
+    return cell
+
+
+def homework_markdown(lecture: L.Lecture) -> str:
+    """The homework slide: the exercises sent home with their titles, then those done in
+    class (to finish at home), then what the plan asks in writing."""
+    ex = lecture_exercises(lecture)
+    home = [f"- **{_label(k)}** {t}" for k, t, h in ex if h]
+    here = [_label(k) for k, _, h in ex if not h]
+    lines = [f"## Homework after lecture {lecture.number}", ""]
+    lines += home or ["- none"]
+    if here:
+        lines += ["", f"Done in class, finish at home: {', '.join(here)}."]
+    if lecture.written:
+        lines += ["", f"In writing: {lecture.written}."]
+    lines += ["", "*Each exercise checks itself in its notebook (Binder, Colab or "
+              "`./start.sh`).*"]
+    return "\n".join(lines)
+
+
+def homework_cells(lecture: L.Lecture) -> list:
+    """The homework slide as cells: the slide and its speaker cue."""
+    n = sum(h for _, _, h in lecture_exercises(lecture))
+    return [_md(homework_markdown(lecture), "slide"),
+            _md(f"**Cue** (1 min, core): point to the {n} exercises sent home and to the ones "
+                "done in class; each notebook's check says Correct or Not yet.", "notes")]
+
+
+def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:
+    """The discussion: one slide per question the lecture discusses, the question in full
+    (INSTRUCTORS.md), numbered as there ("Discussion question 3"), with its speaker cue."""
+    qs = questions()
+    missing = [q for q in lecture.questions if q not in qs]
+    if missing:
+        raise ValueError(f"lecture {lecture.number}: no discussion question {missing} in "
+                         "INSTRUCTORS.md")
+    share = None if minutes is None else max(1, minutes // max(1, len(lecture.questions)))
+    cells = []
+    for k, q in enumerate(lecture.questions):
+        head = "## Discussion" + (f" ({k + 1} of {len(lecture.questions)})"
+                                  if len(lecture.questions) > 1 else "")
+        text = re.sub(r"^\(Optional\)\s*", "", qs[q])
+        cells.append(_md(f"{head}\n\n**Question {q}.** {text}", "slide" if k == 0 else
+                         "subslide"))
+        when = f"{share} min" if share else "the rest of the lecture"
+        cells.append(_md(f"**Cue** ({when}, core): pairs for 2 min, then take three answers; "
+                         "the model answer is in INSTRUCTORS.md (instructors' release).",
+                         "notes"))
+    return cells
