@@ -19,6 +19,11 @@ tag                   meaning
                       copy, never on a slide
 ``nbval-check-output`` nbval's own tag: CI compares this cell's (rounded, seeded) output
 ``lecture-optional``  a lecturer may skip it live
+``optional``          beside ``exercise``: a student may leave this exercise out (the students'
+                      README counts it apart; ``python -m ftd_lib check`` names it but does not
+                      fail on it); an exercise without it is required
+``self-check``        the notebook's last cell: "n of m pass" for its exercises
+                      (:mod:`ftd_lib.course.grading`)
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -33,8 +38,11 @@ HINT = "hint"
 SOLUTION = "solution"
 CHECK_OUTPUT = "nbval-check-output"
 OPTIONAL = "lecture-optional"
+EXERCISE_OPTIONAL = "optional"
+SELF_CHECK = "self-check"
 
-ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL)
+ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, EXERCISE_OPTIONAL,
+         SELF_CHECK)
 
 
 def tags(cell) -> list[str]:
