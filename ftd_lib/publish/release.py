@@ -14,10 +14,12 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
   on notebook 01) and its own README (``release/README.students.md``: what the course is,
   the two commands, offline
-  use, where to ask). No worked solution exists in it: every solution cell is dropped with
-  its outputs; the library holds only checks and hints; no compiled file, no MyST source
-  (``notebooks/src`` holds the solutions), no tests. ``--no-hints`` drops the hint cells too
-  and writes the hint table empty.
+  use, the homework: what to edit and hand in, how it is graded, the table of exercises,
+  where to ask), and ``tests/test_homework.py`` (``pytest`` there runs ``python -m ftd_lib
+  check`` on each notebook). No worked solution exists in it: every solution cell is dropped
+  with its outputs; the library holds only checks and hints; no compiled file, no MyST source
+  (``notebooks/src`` holds the solutions), none of the course's own tests. ``--no-hints``
+  drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and all the pins, plus
   INSTRUCTORS.md and an ``nbgrader_config.py`` whose stubs keep the student notebooks
   runnable (INSTRUCTORS.md says how to import the release into nbgrader or otter-grader).
@@ -48,9 +50,19 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
 
-#: the copy's README template and start script (in the repository, not in a release)
+#: the copy's README template, start script and tests (in the repository, not in a release)
 README_TEMPLATE = Path("release") / "README.students.md"
 START = Path("release") / "start.sh"
+HOMEWORK_TEST = Path("release") / "test_homework.py"
+
+#: what the students' README says about copying the library's source into a graded answer
+COPYING_RULE = (
+    "The checks refuse an answer that runs the library's own implementation of what you were "
+    "asked to write (called directly, under another name or inside a wrapper). Reading "
+    "`ftd_lib/` to understand a method is welcome; copying a library function's source (or a "
+    "classmate's answer) into a graded answer is not your answer, even where the check cannot "
+    "tell: for the exercises where you write a function, your instructor may read your code or "
+    "ask you to explain it, and a copied one counts as not answered.")
 
 #: pins the students' requirements leave out: the developers' and instructors' tools (browser
 #: test, Binder check, handouts, nbgrader, the Dask executor, the linter) and what only they pull
@@ -161,9 +173,31 @@ def requirements(text: str, audience: str) -> str:
     return STUDENT_REQUIREMENTS_HEAD + "\n".join(pins) + "\n"
 
 
+def exercise_table(root: Path) -> str:
+    """The README's table of exercises: per notebook with exercises, how many, how many of them
+    required, and the optional ones by name, read from the cells (tag ``exercise``, and
+    ``optional`` beside it: :mod:`ftd_lib.publish.roles`, :func:`ftd_lib.course.grading.exercises`),
+    so it stays right when an exercise is added, moved or relabelled."""
+    from ..course.grading import exercises
+
+    rows = ["| notebook | exercises | required | optional |", "| --- | ---: | ---: | --- |"]
+    total = required = 0
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        exs = exercises(nbformat.read(path, as_version=4))
+        if not exs:
+            continue
+        req = sum(e.required for e in exs)
+        optional = ", ".join(e.title.split(" — ")[0] for e in exs if not e.required) or "none"
+        rows.append(f"| `{path.name}` | {len(exs)} | {req} | {optional} |")
+        total, required = total + len(exs), required + req
+    rows.append(f"| all | {total} | {required} | {total - required} |")
+    return "\n".join(rows)
+
+
 def readme(root: Path, audience: str, hints: bool) -> str:
-    """The release's README: the students' template with the list of notebooks (and, for the
-    instructors, a paragraph on INSTRUCTORS.md)."""
+    """The release's README: the students' template with the list of notebooks, the table of
+    exercises (:func:`exercise_table`) and the rule on copying (:data:`COPYING_RULE`); for the
+    instructors, a paragraph on INSTRUCTORS.md."""
     rows = []
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -172,7 +206,8 @@ def readme(root: Path, audience: str, hints: bool) -> str:
         rows.append(f"- `notebooks/{path.name}`: {title}")
     text = (root / README_TEMPLATE).read_text()
     text = text.replace("{notebooks}", "\n".join(rows)).replace(
-        "{hint_sentence}", "; a folded 💡 hint sits under each one" if hints else "")
+        "{hint_sentence}", "; a folded 💡 hint sits under each one" if hints else "").replace(
+        "{exercise_table}", exercise_table(root)).replace("{copying_rule}", COPYING_RULE)
     return text + (INSTRUCTORS_README if audience == "instructors" else "")
 
 
@@ -207,6 +242,8 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
                                                        audience))
     shutil.copy2(root / START, tmp / "start.sh")
     os.chmod(tmp / "start.sh", 0o755)
+    (tmp / "tests").mkdir()  # `pytest` in the copy grades the homework (README: "Homework")
+    shutil.copy2(root / HOMEWORK_TEST, tmp / "tests" / "test_homework.py")
     (tmp / "notebooks").mkdir()
     for css in sorted((root / "notebooks").glob("*.css")):  # the slideshow's styles
         shutil.copy2(css, tmp / "notebooks" / css.name)

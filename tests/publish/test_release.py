@@ -82,7 +82,8 @@ def test_the_students_release_holds_no_worked_solution(releases):
     assert not found, found[:5]
     stud = releases["students"]
     assert not list(stud.rglob("*.pyc")) and not list(stud.rglob("__pycache__"))
-    assert not (stud / "notebooks" / "src").exists() and not (stud / "tests").exists()
+    assert not (stud / "notebooks" / "src").exists()
+    assert [p.name for p in (stud / "tests").iterdir()] == ["test_homework.py"]  # none of ours
     assert not (stud / "INSTRUCTORS.md").exists()
     for path in (stud / "notebooks").glob("*.ipynb"):
         text = path.read_text()
@@ -256,3 +257,108 @@ def test_the_readme_follows_the_hints(releases):
     without = (releases["no_hints"] / "README.md").read_text()
     assert "hint sits under each one" in with_hints and "hint" not in without.lower()
     assert "{" not in with_hints.replace("{notebooks}", "")  # every placeholder filled
+
+
+def test_the_readme_says_how_homework_is_graded(releases, tmp_path):
+    """The students' README: what to edit and hand in, the check command, the rule on copying,
+    and a table of exercises per notebook read from the cells (an exercise tagged ``optional``
+    moves from the required count to the optional column)."""
+    text = (releases["students"] / "README.md").read_text()
+    for words in ("## Homework", "What to edit", "What to hand in", "python -m ftd_lib check",
+                  "tests/test_homework.py", rel.COPYING_RULE, "--ServerApp.root_dir"):
+        assert words in text, words
+    total = 0
+    for path in NOTEBOOKS:
+        m = sum("exercise" in c.metadata.get("tags", [])
+                for c in nbformat.read(path, as_version=4).cells)
+        assert f"| `{path.name}` | {m} | {m} | none |" in text, path.name
+        total += m
+    assert f"| all | {total} | {total} | 0 |" in text
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    ex = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
+    ex[1].metadata["tags"].append("optional")
+    nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOKS[0].name)
+    table = rel.exercise_table(tmp_path).splitlines()
+    assert table[2] == f"| `{NOTEBOOKS[0].name}` | {len(ex)} | {len(ex) - 1} | Exercise 2 |"
+    assert table[3] == f"| all | {len(ex)} | {len(ex) - 1} | 1 |"
+
+
+def test_pytest_in_the_copies_grades_the_homework(releases):
+    """``pytest`` in a copy collects its tests/test_homework.py: notebook 01 untouched fails
+    (0 of 3, named), with the worked solutions it passes."""
+    for audience, want in (("students", "1 failed"), ("instructors", "1 passed")):
+        copy = releases[audience]
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "-k", "01_td_basics"], cwd=copy, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=str(copy), CI="true"), timeout=600)
+        assert want in r.stdout, r.stdout[-3000:]
+        if audience == "students":
+            assert "01_td_basics.ipynb: 0 of 3 pass" in r.stdout, r.stdout[-3000:]
+
+
+def _fake_venv(copy: Path, tmp_path: Path) -> Path:
+    """A .venv whose ``jupyter`` only prints its arguments (one a line) and its folder."""
+    bin_ = copy / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "jupyter").write_text('#!/bin/sh\npwd\nfor a in "$@"; do echo "$a"; done\n')
+    os.chmod(bin_ / "jupyter", 0o755)
+    return bin_
+
+
+def test_start_sh_roots_jupyterlab_at_the_copy_and_says_why_root(tmp_path):
+    """``./start.sh`` runs ``jupyter lab`` with the copy as its root (so ftd_lib/, results/ and
+    the README are in reach, notebook 06's link to results/REPORT.md resolves) on notebook 01;
+    as root it adds --allow-root and says so; ``--help`` prints the header comment only."""
+    copy = release("students", tmp_path / "copy")
+    _fake_venv(copy, tmp_path)
+    r = subprocess.run(["./start.sh", "--no-browser"], cwd=copy, capture_output=True,
+                       text=True, check=True)
+    args = r.stdout.splitlines()
+    assert args[0] == str(copy) and args[1] == "lab"
+    assert f"--ServerApp.root_dir={copy}" in args and args[-1] == "notebooks/01_td_basics.ipynb"
+    assert (copy / args[-1]).is_file() and (copy / "results" / "REPORT.md").is_file()
+    link = re.search(r"\(\.\./(results/REPORT\.md)#", (copy / "notebooks" /
+                                                     "06_nn_control.ipynb").read_text())
+    assert link and (copy / link.group(1)).is_file()
+    assert ("--allow-root" in args) == (os.geteuid() == 0)
+    assert ("running as root" in r.stderr) == (os.geteuid() == 0)
+    r = subprocess.run(["./start.sh", "--allow-root"], cwd=copy, capture_output=True,
+                       text=True, check=True)
+    assert r.stdout.splitlines().count("--allow-root") == 1 and "running as root" not in r.stderr
+    r = subprocess.run([str(copy / "start.sh"), "--help"], cwd=tmp_path, capture_output=True,
+                       text=True, check=True)
+    assert r.stdout.startswith("The course's start script") and "./start.sh setup" in r.stdout
+    assert "set -" not in r.stdout and "#" not in r.stdout and "FTD_TORCH" in r.stdout
+
+
+def test_start_sh_picks_torchs_cpu_build_without_an_nvidia_gpu(tmp_path):
+    """The set-up's choice of torch build: on Linux with no nvidia-smi, or one that lists no
+    GPU, the CPU build (its index and a ``+cpu`` constraint); with a GPU pip's default;
+    ``FTD_TORCH`` overrides, anything else is refused."""
+    script = (REPO / "release" / "start.sh").read_text()
+    body = script[script.index("torch_build() {"):]
+    body = body[:body.index("\n}\n") + 3]
+    fake = tmp_path / "bin"
+    fake.mkdir()
+
+    def build(gpu: str | None, **env):
+        (fake / "nvidia-smi").unlink(missing_ok=True)
+        if gpu is not None:
+            (fake / "nvidia-smi").write_text(f"#!/bin/sh\necho '{gpu}'\n")
+            os.chmod(fake / "nvidia-smi", 0o755)
+        path = f"{fake}:/usr/bin:/bin"
+        return subprocess.run(["bash", "-c", body + "torch_build"], capture_output=True,
+                              text=True, env=dict(PATH=path, **env))
+
+    if os.uname().sysname != "Linux":
+        pytest.skip("the automatic choice is Linux's")
+    assert build(None).stdout == "cpu\n"
+    assert build("No devices were found").stdout == "cpu\n"
+    assert build("GPU 0: NVIDIA H100 (UUID: GPU-1)").stdout == "default\n"
+    assert build(None, FTD_TORCH="default").stdout == "default\n"
+    assert build("GPU 0: NVIDIA H100", FTD_TORCH="cpu").stdout == "cpu\n"
+    r = build(None, FTD_TORCH="cuda")
+    assert r.returncode == 1 and "FTD_TORCH must be cpu or default" in r.stderr
+    assert '-c "$VENV/torch-cpu.txt"' in script and "+cpu" in script
+    assert "--extra-index-url \"$CPU_INDEX\"" in script
