@@ -9,8 +9,9 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
 
 - ``--for students`` writes a self-contained copy of the course that starts on a fresh machine:
   the notebooks with their slideshow CSS (``notebooks/rise.css`` and one per notebook), the
-  library (installable: ``pyproject.toml``), ``requirements.txt`` (the repository's pins less
-  the developers' tools, :data:`STUDENT_SKIP`), binder/, the experiment files, the stored
+  library (installable: ``pyproject.toml``), ``requirements.txt`` (the pins of the ``student``
+  role, ``requirements/student.txt`` with what it reads) and the lock as ``constraints.txt``,
+  binder/, the experiment files, the stored
   results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
   on notebook 01) and its own README (``release/README.students.md``: what the course is,
   the two commands, offline
@@ -20,7 +21,8 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   with its outputs; the library holds only checks and hints; no compiled file, no MyST source
   (``notebooks/src`` holds the solutions), none of the course's own tests. ``--no-hints``
   drops the hint cells too and writes the hint table empty.
-- ``--for instructors`` writes the same with the solutions and all the pins, plus
+- ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
+  (nbgrader), plus
   INSTRUCTORS.md and an ``nbgrader_config.py`` whose stubs keep the student notebooks
   runnable (INSTRUCTORS.md says how to import the release into nbgrader or otter-grader).
 
@@ -64,22 +66,19 @@ COPYING_RULE = (
     "tell: for the exercises where you write a function, your instructor may read your code or "
     "ask you to explain it, and a copied one counts as not answered.")
 
-#: pins the students' requirements leave out: the developers' and instructors' tools (browser
-#: test, Binder check, handouts, nbgrader, the Dask executor, the linter) and what only they pull
-STUDENT_SKIP = frozenset({
-    "playwright", "greenlet", "jupyter-server-mathjax", "pypdf", "pypdfium2",
-    "jupyter-repo2docker", "docker", "entrypoints", "escapism", "iso8601", "ruamel-yaml",
-    "semver", "toml", "nbgrader", "notebook", "sqlalchemy", "alembic", "mako", "rapidfuzz",
-    "dask", "distributed", "ruff",
-})
+#: the requirements role each release installs (``requirements/ROLE.txt``, flattened)
+ROLE = {"students": "student", "instructors": "grading"}
 
-#: the head of the students' requirements.txt
-STUDENT_REQUIREMENTS_HEAD = """\
-# The course's packages, pinned: the course repository's pins less the developers' and
-# instructors' tools. ./start.sh setup installs them into .venv/ (README.md: on Linux without a
-# GPU, the CPU build of torch). jupyterlab_widgets 3.0.10 and widgetsnbextension 4.0.10 keep the
-# widgets live on the slides (jupyterlab-rise bundles JupyterLab 4.3).
+#: the head of a release's requirements.txt
+REQUIREMENTS_HEAD = """\
+# The course's packages, pinned ({what}; the course repository's requirements/{role}.txt).
+# ./start.sh setup installs them into .venv/ (on Linux without an NVIDIA GPU, the CPU build of
+# torch), reading the lock constraints.txt (every package they pull in, pinned).
+-c constraints.txt
 """
+
+#: what each release's requirements are for
+WHAT = {"students": "taking the course", "instructors": "taking and grading the course"}
 
 #: what the instructors' README adds to the students'
 INSTRUCTORS_README = """
@@ -155,22 +154,30 @@ def with_autograder_tests(nb):
     return nb
 
 
-def _norm(name: str) -> str:
-    import re
+def role_pins(role: str, root: Path = REPO) -> list[str]:
+    """The pins of ``requirements/ROLE.txt`` with every ``-r`` file it reads, in order, each
+    once (``-c`` lines and comments dropped)."""
+    path = Path(root) / "requirements" / f"{role}.txt"
+    if not path.is_file():
+        raise ValueError(f"role must name a file of {path.parent}, got {role!r}")
+    out: list[str] = []
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("-r"):
+            out += [p for p in role_pins(Path(line[2:].strip()).stem, root) if p not in out]
+        elif line and not line.startswith("-") and line not in out:
+            out.append(line)
+    return out
 
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
 
-
-def requirements(text: str, audience: str) -> str:
-    """The release's ``requirements.txt`` from the repository's: the students' holds the pins
-    less :data:`STUDENT_SKIP`, under a header of its own (the repository's comments speak of
-    its tests); the instructors' is the repository's."""
-    if audience != "students":
-        return text
-    pins = [line.strip() for line in text.splitlines()
-            if line.split("#", 1)[0].strip() and _norm(line.split("==", 1)[0].split("[", 1)[0]
-                                                       .strip()) not in STUDENT_SKIP]
-    return STUDENT_REQUIREMENTS_HEAD + "\n".join(pins) + "\n"
+def requirements(audience: str, root: Path = REPO) -> str:
+    """The release's ``requirements.txt``: the pins of its role (:data:`ROLE`: the students'
+    ``student``, the instructors' ``grading``), flattened, reading the lock the release ships as
+    ``constraints.txt``."""
+    if audience not in ROLE:
+        raise ValueError(f"audience must be one of {', '.join(ROLE)}, got {audience!r}")
+    return (REQUIREMENTS_HEAD.format(what=WHAT[audience], role=ROLE[audience])
+            + "\n".join(role_pins(ROLE[audience], root)) + "\n")
 
 
 def exercise_table(root: Path) -> str:
@@ -238,8 +245,8 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
     (tmp / "README.md").write_text(readme(root, audience, hints))
-    (tmp / "requirements.txt").write_text(requirements((root / "requirements.txt").read_text(),
-                                                       audience))
+    (tmp / "requirements.txt").write_text(requirements(audience, root))
+    shutil.copy2(root / "requirements" / "lock.txt", tmp / "constraints.txt")
     shutil.copy2(root / START, tmp / "start.sh")
     os.chmod(tmp / "start.sh", 0o755)
     (tmp / "tests").mkdir()  # `pytest` in the copy grades the homework (README: "Homework")

@@ -239,17 +239,22 @@ def test_the_students_notebooks_pass_nbval_lax(releases):
         p.read_text() for p in (stud / "notebooks").glob("*.ipynb"))
 
 
-def test_the_students_requirements_are_the_pins_less_the_tools():
-    """Every pin of requirements.txt is in the students' file, exactly, unless it is one of the
-    developers' or instructors' tools (STUDENT_SKIP, each of which requirements.txt pins)."""
-    text = (REPO / "requirements.txt").read_text()
-    pins = {rel._norm(ln.split("==")[0]): ln.strip() for ln in text.splitlines()
-            if ln.split("#", 1)[0].strip()}
-    assert rel.STUDENT_SKIP <= set(pins), rel.STUDENT_SKIP - set(pins)
-    stud = rel.requirements(text, "students").splitlines()
-    kept = [ln for ln in stud if ln and not ln.startswith("#")]
-    assert kept == [p for n, p in pins.items() if n not in rel.STUDENT_SKIP]
-    assert "torch==" in "\n".join(kept) and rel.requirements(text, "instructors") == text
+def test_each_release_installs_its_role_with_the_lock(releases):
+    """The students' requirements.txt: the ``student`` role's pins (no tool of grading, the
+    site or the tests), reading the lock shipped as constraints.txt; the instructors': the
+    ``grading`` role (the students' pins and nbgrader)."""
+    stud = (releases["students"] / "requirements.txt").read_text().splitlines()
+    inst = (releases["instructors"] / "requirements.txt").read_text().splitlines()
+    assert [ln for ln in stud if ln and not ln.startswith("#")] == ["-c constraints.txt",
+                                                                   *rel.role_pins("student")]
+    assert set(rel.role_pins("student")) < set(ln for ln in inst if "==" in ln)
+    assert "nbgrader==0.9.6" in inst and not [ln for ln in stud if ln.lower().startswith(
+        ("nbgrader", "sphinx", "playwright", "ruff", "nbval", "dask", "jupytext", "myst"))]
+    lock = (REPO / "requirements" / "lock.txt").read_text()
+    for audience in ("students", "instructors"):
+        assert (releases[audience] / "constraints.txt").read_text() == lock
+    with pytest.raises(ValueError, match="role must name a file"):
+        rel.role_pins("teacher")
 
 
 def test_the_readme_follows_the_hints(releases):
