@@ -43,21 +43,20 @@ setup() {
              "set PYTHON=/path/to/python3.11" >&2
         exit 1
     fi
-    local build pins=()
+    local build
     build=$(torch_build)
-    if [ "$build" = cpu ]; then
-        # the CPU wheel of the pinned version, never the CUDA one: its index beside pip's own,
-        # and the local version label +cpu required (a constraint)
-        local torch
-        torch=$(sed -n 's/^torch==\([^ #]*\).*/\1/p' requirements.txt)
-        mkdir -p "$VENV"
-        echo "torch==${torch%+cpu}+cpu" > "$VENV/torch-cpu.txt"
-        pins=(--extra-index-url "$CPU_INDEX" -c "$VENV/torch-cpu.txt")
-        echo "start.sh: no NVIDIA GPU (Linux): torch's CPU build (FTD_TORCH=default to change)"
-    fi
     echo "start.sh: making $VENV/ and installing the pinned requirements (a few minutes) ..."
     "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install --quiet -r requirements.txt ${pins[@]+"${pins[@]}"}
+    if [ "$build" = cpu ]; then
+        # first the CPU wheel of the pinned version alone, from PyTorch's CPU index (only torch is
+        # looked up there); the requirements then find torch installed and keep it
+        local torch
+        torch=$(sed -n 's/^torch==\([^ #+]*\).*/\1/p' requirements.txt)
+        echo "start.sh: no NVIDIA GPU (Linux): torch's CPU build (FTD_TORCH=default to change)"
+        "$VENV/bin/python" -m pip install --quiet --no-deps --extra-index-url "$CPU_INDEX" \
+            "torch==$torch+cpu"
+    fi
+    "$VENV/bin/python" -m pip install --quiet -r requirements.txt
     "$VENV/bin/python" -m pip install --quiet --no-deps -e .
     "$VENV/bin/python" -c "import ftd_lib, torch; print('start.sh: ready: ftd_lib', \
 ftd_lib.__file__.rsplit('/', 2)[0], '| torch', torch.__version__)"

@@ -111,6 +111,7 @@ HINTS: dict = {}
 '''
 
 END = "### END SOLUTION"
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints",
                                  ".pytest_cache", "*.egg-info")
@@ -136,8 +137,11 @@ def student_notebook(nb, *, hints: bool = True):
 
 def with_autograder_tests(nb):
     """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
-    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point).
-    The checks return True/False, so nbgrader's autograde scores them."""
+    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point),
+    between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students'
+    version holds only the comment above them and still runs top to bottom with its exercises
+    unanswered (autograde puts the assert back). The checks return True/False, so nbgrader's
+    autograde scores them."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
@@ -146,7 +150,9 @@ def with_autograder_tests(nb):
             continue
         check = cell.source.split(END, 1)[1].strip().rstrip(";")
         grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
-        test = nbformat.v4.new_code_cell(f"assert {check}")
+        test = nbformat.v4.new_code_cell(
+            "# graded: the exercise's check, run again by nbgrader's autograde (1 point)\n"
+            f"{HIDDEN[0]}\nassert {check}\n{HIDDEN[1]}")
         test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
                                          schema_version=3, solution=False, task=False)
         cells.append(test)

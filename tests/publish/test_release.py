@@ -105,7 +105,8 @@ def test_the_instructors_release(releases):
 
 def test_nbgrader_tests_and_metadata(tmp_path):
     """With --nbgrader-tests every worked solution is followed by a locked autograder-test cell
-    that asserts its check; every nbgrader cell follows nbgrader's schema-3 rules."""
+    that asserts its check between nbgrader's hidden-test markers (the students' version keeps
+    only its comment); every nbgrader cell follows nbgrader's schema-3 rules."""
     with pytest.raises(ValueError, match="instructors"):
         release("students", tmp_path / "s", nbgrader_tests=True)
     inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
@@ -124,7 +125,10 @@ def test_nbgrader_tests_and_metadata(tmp_path):
                 assert meta["grade"] and meta["solution"]
             if c.cell_type == "code" and meta["solution"]:
                 test = cells[i + 1]
-                assert test.source.startswith("assert nb") and ".check_" in test.source
+                lines = test.source.splitlines()
+                assert lines[0].startswith("# graded:") and lines[1::2] == list(rel.HIDDEN)
+                assert lines[2].startswith("assert nb") and ".check_" in lines[2]
+                assert lines[2][len("assert "):] in c.source  # the solution's own check
                 assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
         assert len(ids) == len(set(ids)), path.name
 
@@ -339,8 +343,9 @@ def test_start_sh_roots_jupyterlab_at_the_copy_and_says_why_root(tmp_path):
 
 def test_start_sh_picks_torchs_cpu_build_without_an_nvidia_gpu(tmp_path):
     """The set-up's choice of torch build: on Linux with no nvidia-smi, or one that lists no
-    GPU, the CPU build (its index and a ``+cpu`` constraint); with a GPU pip's default;
-    ``FTD_TORCH`` overrides, anything else is refused."""
+    GPU, the CPU build (``torch==X+cpu`` alone from PyTorch's CPU index, before the
+    requirements); with a GPU pip's default; ``FTD_TORCH`` overrides, anything else is
+    refused."""
     script = (REPO / "release" / "start.sh").read_text()
     body = script[script.index("torch_build() {"):]
     body = body[:body.index("\n}\n") + 3]
@@ -365,5 +370,6 @@ def test_start_sh_picks_torchs_cpu_build_without_an_nvidia_gpu(tmp_path):
     assert build("GPU 0: NVIDIA H100", FTD_TORCH="cpu").stdout == "cpu\n"
     r = build(None, FTD_TORCH="cuda")
     assert r.returncode == 1 and "FTD_TORCH must be cpu or default" in r.stderr
-    assert '-c "$VENV/torch-cpu.txt"' in script and "+cpu" in script
-    assert "--extra-index-url \"$CPU_INDEX\"" in script
+    cpu = script.index('--no-deps --extra-index-url "$CPU_INDEX"')
+    assert '"torch==$torch+cpu"' in script[cpu:cpu + 100]
+    assert cpu < script.index("pip install --quiet -r requirements.txt")
