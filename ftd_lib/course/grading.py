@@ -229,9 +229,9 @@ def _first_cross(cell) -> str:
 
 def run_notebook(path: Path, timeout: int = 600) -> Report:
     """Grade the saved notebook ``path``: run it in a fresh kernel from its folder (errors
-    allowed; the ``self-check`` cell and every cell after the last check call skipped) and
-    read the checks' results; an exercise passes when its check's last call returned
-    ``True``."""
+    allowed, a cell past ``timeout`` seconds interrupted; the ``self-check`` cell and every
+    cell after the last check call skipped) and read the checks' results; an exercise passes
+    when its check's last call returned ``True``."""
     import json
 
     import nbformat
@@ -246,24 +246,33 @@ def run_notebook(path: Path, timeout: int = 600) -> Report:
     last = max(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                and CHECK_CALL.search(c.source) and not roles.has(c, roles.SELF_CHECK))
     os.environ[ENV] = "1"  # the kernel inherits it
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name="python3",
+    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
+                            kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     marker = "FTD-CHECK-RESULTS "
+    probe = nbformat.v4.new_code_cell(
+        "import json as _j\nfrom ftd_lib.course import grading as _g\n"
+        f"print({marker!r} + _j.dumps(_g.RESULTS))")
+    stopped = ""
     try:
         with client.setup_kernel():
             for i, cell in enumerate(nb.cells[:last + 1]):
                 if cell.cell_type == "code" and not roles.has(cell, roles.SELF_CHECK):
-                    client.execute_cell(cell, i)
-            probe = nbformat.v4.new_code_cell(
-                "import json as _j\nfrom ftd_lib.course import grading as _g\n"
-                f"print({marker!r} + _j.dumps(_g.RESULTS))")
+                    try:
+                        client.execute_cell(cell, i)
+                    except Exception as e:  # noqa: BLE001 -- a cell past --timeout, a dead kernel
+                        stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
+                        break
             nb.cells.append(probe)
-            client.execute_cell(probe, len(nb.cells) - 1)
+            try:
+                client.execute_cell(probe, len(nb.cells) - 1)
+            except Exception:  # noqa: BLE001 -- the kernel died: no result is read
+                pass
     finally:
         os.environ.pop(ENV, None)
     text = "".join(o.get("text", "") for o in probe.outputs)
     results = json.loads(text.split(marker, 1)[1]) if marker in text else []
-    why = {e.index: _first_cross(nb.cells[e.index]) for e in exs}
+    why = {e.index: _first_cross(nb.cells[e.index]) or stopped for e in exs}
     return _grade(path.name, exs, results, {i: w for i, w in why.items() if w})
 
 

@@ -147,6 +147,22 @@ def test_one_answer_counts_one_and_a_broken_one_is_named(students, tmp_path):
     assert "Exercise 3" in lines[2] and "No answer yet" in lines[2], out
 
 
+def test_a_cell_past_the_timeout_is_interrupted_and_named(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from ftd_lib.course.exercises import nb01"),
+                nbformat.v4.new_code_cell("nb01.check_return(4.0951);"),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(60)\n"
+                                          "nb01.check_value_state1(0.0);"),
+                nbformat.v4.new_code_cell("nb01.check_td0_update(7.0);")]
+    for c in nb.cells[1:]:
+        c.metadata["tags"] = ["exercise"]
+    nbformat.write(nb, tmp_path / "slow.ipynb")
+    rc, out = check("--timeout", "5", tmp_path / "slow.ipynb")
+    lines = out.splitlines()
+    assert rc == 1 and lines[0] == "slow.ipynb: 2 of 3 pass", out
+    assert "exercise 2" in lines[1] and "raised KeyboardInterrupt" in lines[1], out
+
+
 def test_check_refuses_what_is_not_a_notebook(tmp_path):
     rc, out = check(tmp_path / "missing.ipynb")
     assert rc == 2
