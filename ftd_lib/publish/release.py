@@ -129,9 +129,15 @@ def is_hint(cell) -> bool:
 
 def student_notebook(nb, *, hints: bool = True):
     """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
-    its hint cells)."""
+    its hint cells); the ``self-check`` cell's saved output (the solutions' "m of m pass") is
+    cleared."""
+    from . import roles
+
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
+    for c in nb.cells:
+        if c.cell_type == "code" and roles.has(c, roles.SELF_CHECK):
+            c.outputs, c.execution_count = [], None
     return nb
 
 

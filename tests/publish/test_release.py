@@ -89,6 +89,8 @@ def test_the_students_release_holds_no_worked_solution(releases):
         text = path.read_text()
         assert "BEGIN SOLUTION" not in text and '"solution": true' not in text, path.name
         nb = nbformat.read(path, as_version=4)
+        assert not [c for c in nb.cells if "self-check" in c.metadata.get("tags", [])
+                    and c.outputs], path.name  # no "m of m pass" the student did not earn
         appendix = path.stem.startswith("A")  # A1_...: an appendix, no exercises
         assert any(is_hint(c) for c in nb.cells) or path.stem[:2] == "00" or appendix, path.name
 
