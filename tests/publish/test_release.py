@@ -128,9 +128,10 @@ def test_nbgrader_tests_and_metadata(tmp_path):
             if c.cell_type == "code" and meta["solution"]:
                 test = cells[i + 1]
                 lines = test.source.splitlines()
-                assert lines[0].startswith("# graded:") and lines[1::2] == list(rel.HIDDEN)
-                assert lines[2].startswith("assert nb") and ".check_" in lines[2]
-                assert lines[2][len("assert "):] in c.source  # the solution's own check
+                assert lines[0].startswith("# graded:") and (lines[1], lines[-1]) == rel.HIDDEN
+                body = "\n".join(lines[2:-1])
+                assert body.startswith("assert nb") and ".check_" in body
+                assert body[len("assert "):] in c.source  # the solution's own check
                 assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
         assert len(ids) == len(set(ids)), path.name
 
