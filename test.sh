@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Run every test: lint, library tests, the notebooks under nbval (sets up .venv on first use).
+# Run every test: lint, library tests, the notebooks under nbval (sets up .venv on first use,
+# with every role: requirements/test.txt).
 set -euo pipefail
 cd "$(dirname "$0")"
-. scripts/setup_env.sh
+FTD_ROLE=test . scripts/setup_env.sh
 python -m ruff check .
 python -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env tests notebooks "$@"
 # The engine's tests (golden numbers included) a second time on other CPU paths of every

@@ -1,6 +1,7 @@
 """``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts``, ``slides``
 and ``site`` are the course's (:mod:`ftd_lib.publish.release`, :mod:`ftd_lib.publish.handouts`,
-:mod:`ftd_lib.publish.deck`, :mod:`ftd_lib.publish.site`)."""
+:mod:`ftd_lib.publish.deck`, :mod:`ftd_lib.publish.site`); ``check`` grades the saved notebooks
+by the exercises' checks (:mod:`ftd_lib.course.grading`)."""
 
 import sys
 
@@ -10,6 +11,10 @@ def _main(argv) -> int:
         from .publish.release import main as release
 
         return release(argv[1:])
+    if argv[:1] == ["check"]:
+        from .course.grading import main as check
+
+        return check(argv[1:])
     if argv[:1] == ["slides"]:
         from .publish.deck import main as slides
 

@@ -5,6 +5,7 @@
 What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or ``"site"``):
 
 - a worked solution (``solution``): left out, everywhere;
+- the notebook's last cell (``self-check``: "n of m pass" for the session): left out, everywhere;
 - an exercise's answer cell (``exercise``: the scaffold and its check): its source and its
   output are left out (an unrun scaffold, a "No answer yet" verdict or a stub's
   ``NotImplementedError`` make sense only after running); on the handouts and the site one
@@ -84,6 +85,11 @@ def present(nb, way: str):
             continue
         if cell.cell_type != "code":
             cells.append(cell)
+            continue
+        if roles.has(cell, roles.SELF_CHECK):  # "n of m pass": a count only a run has
+            if way == "site":
+                _add_tag(cell, "remove-cell")
+                cells.append(cell)
             continue
         if roles.has(cell, roles.EXERCISE):
             if way == "deck" and roles.shows_code(cell):

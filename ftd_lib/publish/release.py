@@ -9,16 +9,20 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
 
 - ``--for students`` writes a self-contained copy of the course that starts on a fresh machine:
   the notebooks with their slideshow CSS (``notebooks/rise.css`` and one per notebook), the
-  library (installable: ``pyproject.toml``), ``requirements.txt`` (the repository's pins less
-  the developers' tools, :data:`STUDENT_SKIP`), binder/, the experiment files, the stored
+  library (installable: ``pyproject.toml``), ``requirements.txt`` (the pins of the ``student``
+  role, ``requirements/student.txt`` with what it reads) and the lock as ``constraints.txt``,
+  binder/, the experiment files, the stored
   results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
   on notebook 01) and its own README (``release/README.students.md``: what the course is,
   the two commands, offline
-  use, where to ask). No worked solution exists in it: every solution cell is dropped with
-  its outputs; the library holds only checks and hints; no compiled file, no MyST source
-  (``notebooks/src`` holds the solutions), no tests. ``--no-hints`` drops the hint cells too
-  and writes the hint table empty.
-- ``--for instructors`` writes the same with the solutions and all the pins, plus
+  use, the homework: what to edit and hand in, how it is graded, the table of exercises,
+  where to ask), and ``tests/test_homework.py`` (``pytest`` there runs ``python -m ftd_lib
+  check`` on each notebook). No worked solution exists in it: every solution cell is dropped
+  with its outputs; the library holds only checks and hints; no compiled file, no MyST source
+  (``notebooks/src`` holds the solutions), none of the course's own tests. ``--no-hints``
+  drops the hint cells too and writes the hint table empty.
+- ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
+  (nbgrader), plus
   INSTRUCTORS.md and an ``nbgrader_config.py`` whose stubs keep the student notebooks
   runnable (INSTRUCTORS.md says how to import the release into nbgrader or otter-grader).
 
@@ -48,26 +52,33 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
 
-#: the copy's README template and start script (in the repository, not in a release)
+#: the copy's README template, start script and tests (in the repository, not in a release)
 README_TEMPLATE = Path("release") / "README.students.md"
 START = Path("release") / "start.sh"
+HOMEWORK_TEST = Path("release") / "test_homework.py"
 
-#: pins the students' requirements leave out: the developers' and instructors' tools (browser
-#: test, Binder check, handouts, nbgrader, the Dask executor, the linter) and what only they pull
-STUDENT_SKIP = frozenset({
-    "playwright", "greenlet", "jupyter-server-mathjax", "pypdf", "pypdfium2",
-    "jupyter-repo2docker", "docker", "entrypoints", "escapism", "iso8601", "ruamel-yaml",
-    "semver", "toml", "nbgrader", "notebook", "sqlalchemy", "alembic", "mako", "rapidfuzz",
-    "dask", "distributed", "ruff",
-})
+#: what the students' README says about copying the library's source into a graded answer
+COPYING_RULE = (
+    "The checks refuse an answer that runs the library's own implementation of what you were "
+    "asked to write (called directly, under another name or inside a wrapper). Reading "
+    "`ftd_lib/` to understand a method is welcome; copying a library function's source (or a "
+    "classmate's answer) into a graded answer is not your answer, even where the check cannot "
+    "tell: for the exercises where you write a function, your instructor may read your code or "
+    "ask you to explain it, and a copied one counts as not answered.")
 
-#: the head of the students' requirements.txt
-STUDENT_REQUIREMENTS_HEAD = """\
-# The course's packages, pinned: the course repository's pins less the developers' and
-# instructors' tools. ./start.sh setup installs them into .venv/ (README.md: on Linux without a
-# GPU, the CPU build of torch). jupyterlab_widgets 3.0.10 and widgetsnbextension 4.0.10 keep the
-# widgets live on the slides (jupyterlab-rise bundles JupyterLab 4.3).
+#: the requirements role each release installs (``requirements/ROLE.txt``, flattened)
+ROLE = {"students": "student", "instructors": "grading"}
+
+#: the head of a release's requirements.txt
+REQUIREMENTS_HEAD = """\
+# The course's packages, pinned ({what}; the course repository's requirements/{role}.txt).
+# ./start.sh setup installs them into .venv/ (on Linux without an NVIDIA GPU, the CPU build of
+# torch), reading the lock constraints.txt (every package they pull in, pinned).
+-c constraints.txt
 """
+
+#: what each release's requirements are for
+WHAT = {"students": "taking the course", "instructors": "taking and grading the course"}
 
 #: what the instructors' README adds to the students'
 INSTRUCTORS_README = """
@@ -100,6 +111,7 @@ HINTS: dict = {}
 '''
 
 END = "### END SOLUTION"
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints",
                                  ".pytest_cache", "*.egg-info")
@@ -117,16 +129,25 @@ def is_hint(cell) -> bool:
 
 def student_notebook(nb, *, hints: bool = True):
     """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
-    its hint cells)."""
+    its hint cells); the ``self-check`` cell's saved output (the solutions' "m of m pass") is
+    cleared."""
+    from . import roles
+
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
+    for c in nb.cells:
+        if c.cell_type == "code" and roles.has(c, roles.SELF_CHECK):
+            c.outputs, c.execution_count = [], None
     return nb
 
 
 def with_autograder_tests(nb):
     """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
-    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point).
-    The checks return True/False, so nbgrader's autograde scores them."""
+    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point),
+    between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students'
+    version holds only the comment above them and still runs top to bottom with its exercises
+    unanswered (autograde puts the assert back). The checks return True/False, so nbgrader's
+    autograde scores them."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
@@ -135,7 +156,9 @@ def with_autograder_tests(nb):
             continue
         check = cell.source.split(END, 1)[1].strip().rstrip(";")
         grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
-        test = nbformat.v4.new_code_cell(f"assert {check}")
+        test = nbformat.v4.new_code_cell(
+            "# graded: the exercise's check, run again by nbgrader's autograde (1 point)\n"
+            f"{HIDDEN[0]}\nassert {check}\n{HIDDEN[1]}")
         test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
                                          schema_version=3, solution=False, task=False)
         cells.append(test)
@@ -143,27 +166,57 @@ def with_autograder_tests(nb):
     return nb
 
 
-def _norm(name: str) -> str:
-    import re
+def role_pins(role: str, root: Path = REPO) -> list[str]:
+    """The pins of ``requirements/ROLE.txt`` with every ``-r`` file it reads, in order, each
+    once (``-c`` lines and comments dropped)."""
+    path = Path(root) / "requirements" / f"{role}.txt"
+    if not path.is_file():
+        raise ValueError(f"role must name a file of {path.parent}, got {role!r}")
+    out: list[str] = []
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("-r"):
+            out += [p for p in role_pins(Path(line[2:].strip()).stem, root) if p not in out]
+        elif line and not line.startswith("-") and line not in out:
+            out.append(line)
+    return out
 
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+def requirements(audience: str, root: Path = REPO) -> str:
+    """The release's ``requirements.txt``: the pins of its role (:data:`ROLE`: the students'
+    ``student``, the instructors' ``grading``), flattened, reading the lock the release ships as
+    ``constraints.txt``."""
+    if audience not in ROLE:
+        raise ValueError(f"audience must be one of {', '.join(ROLE)}, got {audience!r}")
+    return (REQUIREMENTS_HEAD.format(what=WHAT[audience], role=ROLE[audience])
+            + "\n".join(role_pins(ROLE[audience], root)) + "\n")
 
 
-def requirements(text: str, audience: str) -> str:
-    """The release's ``requirements.txt`` from the repository's: the students' holds the pins
-    less :data:`STUDENT_SKIP`, under a header of its own (the repository's comments speak of
-    its tests); the instructors' is the repository's."""
-    if audience != "students":
-        return text
-    pins = [line.strip() for line in text.splitlines()
-            if line.split("#", 1)[0].strip() and _norm(line.split("==", 1)[0].split("[", 1)[0]
-                                                       .strip()) not in STUDENT_SKIP]
-    return STUDENT_REQUIREMENTS_HEAD + "\n".join(pins) + "\n"
+def exercise_table(root: Path) -> str:
+    """The README's table of exercises: per notebook with exercises, how many, how many of them
+    required, and the optional ones by name, read from the cells (tag ``exercise``, and
+    ``optional`` beside it: :mod:`ftd_lib.publish.roles`, :func:`ftd_lib.course.grading.exercises`),
+    so it stays right when an exercise is added, moved or relabelled."""
+    from ..course.grading import exercises
+
+    rows = ["| notebook | exercises | required | optional |", "| --- | ---: | ---: | --- |"]
+    total = required = 0
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        exs = exercises(nbformat.read(path, as_version=4))
+        if not exs:
+            continue
+        req = sum(e.required for e in exs)
+        optional = ", ".join(e.title.split(" — ")[0] for e in exs if not e.required) or "none"
+        rows.append(f"| `{path.name}` | {len(exs)} | {req} | {optional} |")
+        total, required = total + len(exs), required + req
+    rows.append(f"| all | {total} | {required} | {total - required} |")
+    return "\n".join(rows)
 
 
 def readme(root: Path, audience: str, hints: bool) -> str:
-    """The release's README: the students' template with the list of notebooks (and, for the
-    instructors, a paragraph on INSTRUCTORS.md)."""
+    """The release's README: the students' template with the list of notebooks, the table of
+    exercises (:func:`exercise_table`) and the rule on copying (:data:`COPYING_RULE`); for the
+    instructors, a paragraph on INSTRUCTORS.md."""
     rows = []
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -172,7 +225,8 @@ def readme(root: Path, audience: str, hints: bool) -> str:
         rows.append(f"- `notebooks/{path.name}`: {title}")
     text = (root / README_TEMPLATE).read_text()
     text = text.replace("{notebooks}", "\n".join(rows)).replace(
-        "{hint_sentence}", "; a folded 💡 hint sits under each one" if hints else "")
+        "{hint_sentence}", "; a folded 💡 hint sits under each one" if hints else "").replace(
+        "{exercise_table}", exercise_table(root)).replace("{copying_rule}", COPYING_RULE)
     return text + (INSTRUCTORS_README if audience == "instructors" else "")
 
 
@@ -203,10 +257,12 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
     (tmp / "README.md").write_text(readme(root, audience, hints))
-    (tmp / "requirements.txt").write_text(requirements((root / "requirements.txt").read_text(),
-                                                       audience))
+    (tmp / "requirements.txt").write_text(requirements(audience, root))
+    shutil.copy2(root / "requirements" / "lock.txt", tmp / "constraints.txt")
     shutil.copy2(root / START, tmp / "start.sh")
     os.chmod(tmp / "start.sh", 0o755)
+    (tmp / "tests").mkdir()  # `pytest` in the copy grades the homework (README: "Homework")
+    shutil.copy2(root / HOMEWORK_TEST, tmp / "tests" / "test_homework.py")
     (tmp / "notebooks").mkdir()
     for css in sorted((root / "notebooks").glob("*.css")):  # the slideshow's styles
         shutil.copy2(css, tmp / "notebooks" / css.name)

@@ -15,7 +15,9 @@ tag                   meaning
                       shows neither its source nor its output (an unrun verdict); the question
                       is the markdown cell before it
 ``optional-exercise`` beside ``exercise``: this exercise is optional homework (an exercise
-                      without it is required); its heading says "(optional)" too
+                      without it is required); its heading says "(optional)" too; the
+                      students' README counts it apart, ``python -m ftd_lib check`` names it
+                      but does not fail on it
 ``student-id``        the cell near the top where a student writes their id
                       (``STUDENT_ID = None``), from which the exercises draw their numbers
                       (:func:`ftd_lib.course.exercises.use_student`); a release may write it
@@ -24,6 +26,8 @@ tag                   meaning
                       copy, never on a slide
 ``nbval-check-output`` nbval's own tag: CI compares this cell's (rounded, seeded) output
 ``lecture-optional``  a lecturer may skip it live
+``self-check``        the notebook's last cell: "n of m pass" for its exercises
+                      (:mod:`ftd_lib.course.grading`)
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -40,9 +44,10 @@ CHECK_OUTPUT = "nbval-check-output"
 OPTIONAL = "lecture-optional"
 OPTIONAL_EXERCISE = "optional-exercise"
 STUDENT_ID = "student-id"
+SELF_CHECK = "self-check"
 
 ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, OPTIONAL_EXERCISE,
-         STUDENT_ID)
+         STUDENT_ID, SELF_CHECK)
 
 
 def tags(cell) -> list[str]:
@@ -79,8 +84,9 @@ def exercise_counts(nb) -> tuple[int, int]:
 
 def on_slide(cell) -> bool:
     """False for a cell no static slide shows at all: an exercise's answer cell, a hint, a
-    worked solution (the question is the markdown before them)."""
-    return not (is_solution(cell) or has(cell, EXERCISE) or has(cell, HINT))
+    worked solution (the question is the markdown before them), the self-check count."""
+    return not (is_solution(cell) or has(cell, EXERCISE) or has(cell, HINT)
+                or has(cell, SELF_CHECK))
 
 
 def shows_code(cell) -> bool:

@@ -1,14 +1,10 @@
 """Binder: ``binder/`` describes the course's environment, and repo2docker accepts it.
 
-The rule for ``binder/requirements.txt``: every pin of ``requirements.txt``, the same version,
-except
-
-- torch: the CPU build of the same release (``torch==X+cpu``) from the PyTorch CPU wheel index
-  (``--extra-index-url https://download.pytorch.org/whl/cpu``): PyPI's Linux wheel pulls in
-  several GB of CUDA libraries that a Binder pod cannot use;
-- TEST_ONLY below, left out: tools for the browser test and for this check, which need a
-  Chromium or a Docker engine that the Binder image doesn't have. Everything a student runs
-  (the notebooks, ``pytest``, ``nbval``, ``ruff``) stays.
+The rule for ``binder/requirements.txt``: the students' role (``requirements/student.txt``
+with the files it reads), every pin the same version, except torch: the CPU build of the same
+release (``torch==X+cpu``) from the PyTorch CPU wheel index (``--extra-index-url
+https://download.pytorch.org/whl/cpu``): PyPI's Linux wheel pulls in several GB of CUDA
+libraries that a Binder pod cannot use. Nothing of the other roles (grading, site, test, Dask).
 
 ``repo2docker --no-build`` writes the Dockerfile Binder would build, without Docker.
 """
@@ -25,38 +21,6 @@ from packaging.version import Version
 REPO = Path(__file__).resolve().parents[2]
 BINDER = REPO / "binder"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-TEST_ONLY = {
-    # browser test (tests/course/test_browser.py)
-    "playwright",
-    "greenlet",
-    # handouts (python -m ftd_lib handouts needs a Chromium too) and their test
-    "jupyter-server-mathjax",
-    "pypdf",
-    "pypdfium2",
-    # grading: nbgrader and what it adds (tests/publish/test_nbgrader_flow.py)
-    "nbgrader",
-    "notebook",
-    "sqlalchemy",
-    "alembic",
-    "mako",
-    "rapidfuzz",
-    # the course website (python -m ftd_lib site; its handouts need a Chromium) and its
-    # dependencies
-    "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme", "pydata-sphinx-theme", "docutils",
-    "jupyter-cache", "accessible-pygments", "alabaster", "imagesize", "roman-numerals",
-    "snowballstemmer", "sphinxcontrib-applehelp", "sphinxcontrib-devhelp",
-    "sphinxcontrib-htmlhelp", "sphinxcontrib-jsmath", "sphinxcontrib-qthelp",
-    "sphinxcontrib-serializinghtml", "tabulate",
-    # Binder check (this file) and its dependencies
-    "jupyter-repo2docker",
-    "docker",
-    "entrypoints",
-    "escapism",
-    "iso8601",
-    "ruamel-yaml",
-    "semver",
-    "toml",
-}
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;,]+)$")
 
 
@@ -82,16 +46,14 @@ def read_requirements(path):
     return pins, options
 
 
-def test_binder_requirements_match_top_level_pins():
-    top, _ = read_requirements(REPO / "requirements.txt")
+def test_binder_requirements_are_the_students_role():
+    from ftd_lib.publish.release import role_pins
+
+    top = dict(PIN.match(p).groups() for p in role_pins("student"))
+    top = {_norm(n): v for n, v in top.items()}
     binder, options = read_requirements(BINDER / "requirements.txt")
-
-    stale = TEST_ONLY - set(top)
-    assert not stale, f"TEST_ONLY names packages that requirements.txt no longer pins: {stale}"
-    assert "torch" in top, "requirements.txt should pin torch"
-
-    want = {name: v for name, v in top.items() if name not in TEST_ONLY}
-    want["torch"] = Version(top["torch"]).public + "+cpu"
+    assert "torch" in top and "jupyterlab" in top and "nbgrader" not in top
+    want = dict(top, torch=Version(top["torch"]).public + "+cpu")
     missing = {n: v for n, v in want.items() if binder.get(n) != v}
     extra = {n: v for n, v in binder.items() if n not in want}
     assert not missing and not extra, (

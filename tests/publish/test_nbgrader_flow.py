@@ -1,10 +1,12 @@
 """Real nbgrader (0.9.6, pinned in requirements.txt) on the instructors' release, as
 INSTRUCTORS.md tells an instructor to do it: the test reads the fenced block of its "nbgrader"
 paragraph and runs it (``release --for instructors --nbgrader-tests``, ``generate_assignment``,
-``autograde``, ``export``), with two submissions in between: the untouched student version that
-``generate_assignment`` wrote, and the instructors' version with every worked solution. From the
-gradebook, for every notebook with exercises: the untouched version scores 0, the solved one
-full marks (one point per exercise), and the students' version holds no solution.
+``autograde``, ``generate_feedback``, ``export``), with two submissions in between: the untouched
+student version that ``generate_assignment`` wrote, and the instructors' version with every
+worked solution. From the gradebook, for every notebook with exercises: the untouched version
+scores 0, the solved one full marks (one point per exercise); each student gets a feedback page
+per notebook with those scores; the students' version holds no solution and no visible test, and
+runs top to bottom; ``python -m ftd_lib check`` on a submission says what autograde scored.
 
 One nbgrader course, built once for the module (about 4 minutes on 2 shared cores: the
 autograder runs every notebook twice)."""
@@ -118,3 +120,61 @@ def test_generate_assignment_leaves_no_solution(name, course):
 def test_the_grades_are_exported(course):
     rows = (course / "grades.csv").read_text().splitlines()
     assert rows[0].startswith("assignment") and len(rows) == 3  # header, two students
+
+
+@pytest.mark.parametrize("name", GRADED, ids=lambda n: n[:2])
+def test_feedback_pages_for_every_notebook(name, course):
+    """generate_feedback: one HTML page per student and notebook, with the notebook's total and
+    each test cell's point; the untouched one shows the check's ❌ message and the failed
+    assert, the solved one no failed assert."""
+    n = _exercises(REPO / "notebooks" / name)
+    stem = name.removesuffix(".ipynb")
+    for who, score in (("untouched", 0), ("solved", n)):
+        page = course / "feedback" / who / "course" / f"{stem}.html"
+        assert page.is_file(), sorted(p.name for p in page.parent.glob("*"))
+        html = page.read_text()
+        assert f"{stem} (Score: {float(score)} / {float(n)})" in html, who
+        tests = re.findall(r"Test cell</a> \(Score: ([\d.]+) / 1.0\)", html)
+        assert tests == [f"{score / n:.1f}"] * n, (who, tests)
+        assert ("AssertionError" in html) == (who == "untouched"), who
+        assert who == "solved" or "❌" in html  # the check's own message, kept in its output
+
+
+def test_the_students_version_hides_the_tests_and_runs(course):
+    """The students' version of every notebook shows no assert (nbgrader's hidden tests), and
+    notebook 01 runs top to bottom with its exercises unanswered (no error)."""
+    from nbclient import NotebookClient
+
+    for name in GRADED:
+        cells = nbformat.read(course / "release" / "course" / name, as_version=4).cells
+        graded = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade")
+                  and c.cell_type == "code"]
+        assert len(graded) == _exercises(REPO / "notebooks" / name), name
+        assert all("assert" not in c.source and "HIDDEN" not in c.source for c in graded), name
+    nb = nbformat.read(course / "release" / "course" / GRADED[0], as_version=4)
+    env = dict(os.environ, CI="true")
+    old = os.environ.copy()
+    os.environ.update(env)
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={
+            "metadata": {"path": str(course / "release" / "course")}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    out = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                  for o in c.outputs)
+    assert "No answer yet" in out and f"{GRADED[0]}: 0 of" in out
+
+
+def test_check_says_what_autograde_scored(course, scores):
+    """``python -m ftd_lib check`` on the two submissions of notebook 01: the untouched one 0 of
+    m (exit 1), the solved one m of m (exit 0), as the gradebook says."""
+    name = GRADED[0]
+    for who in ("untouched", "solved"):
+        r = subprocess.run([sys.executable, "-m", "ftd_lib", "check",
+                            str(course / "submitted" / who / "course" / name)],
+                           env=dict(os.environ, PYTHONPATH=str(REPO), CI="true"),
+                           capture_output=True, text=True, timeout=600)
+        score, total = scores[who][name]
+        assert r.stdout.splitlines()[0] == f"{name}: {score:g} of {total:g} pass", r.stdout
+        assert r.returncode == (0 if score == total else 1)

@@ -23,6 +23,7 @@ def _nb():
              outputs=[nbformat.v4.new_output("stream", name="stdout", text="No answer yet")]),
         code('hint("nb01.ex1")', metadata={"tags": [roles.HINT]}),
         code("answer = 1", metadata={"tags": [roles.SOLUTION]}),
+        code("grading.session_summary()", metadata={"tags": [roles.SELF_CHECK]}),
     ])
 
 

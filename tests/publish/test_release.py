@@ -82,12 +82,15 @@ def test_the_students_release_holds_no_worked_solution(releases):
     assert not found, found[:5]
     stud = releases["students"]
     assert not list(stud.rglob("*.pyc")) and not list(stud.rglob("__pycache__"))
-    assert not (stud / "notebooks" / "src").exists() and not (stud / "tests").exists()
+    assert not (stud / "notebooks" / "src").exists()
+    assert [p.name for p in (stud / "tests").iterdir()] == ["test_homework.py"]  # none of ours
     assert not (stud / "INSTRUCTORS.md").exists()
     for path in (stud / "notebooks").glob("*.ipynb"):
         text = path.read_text()
         assert "BEGIN SOLUTION" not in text and '"solution": true' not in text, path.name
         nb = nbformat.read(path, as_version=4)
+        assert not [c for c in nb.cells if "self-check" in c.metadata.get("tags", [])
+                    and c.outputs], path.name  # no "m of m pass" the student did not earn
         appendix = path.stem.startswith("A")  # A1_...: an appendix, no exercises
         assert any(is_hint(c) for c in nb.cells) or path.stem[:2] == "00" or appendix, path.name
 
@@ -104,7 +107,8 @@ def test_the_instructors_release(releases):
 
 def test_nbgrader_tests_and_metadata(tmp_path):
     """With --nbgrader-tests every worked solution is followed by a locked autograder-test cell
-    that asserts its check; every nbgrader cell follows nbgrader's schema-3 rules."""
+    that asserts its check between nbgrader's hidden-test markers (the students' version keeps
+    only its comment); every nbgrader cell follows nbgrader's schema-3 rules."""
     with pytest.raises(ValueError, match="instructors"):
         release("students", tmp_path / "s", nbgrader_tests=True)
     inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
@@ -123,7 +127,11 @@ def test_nbgrader_tests_and_metadata(tmp_path):
                 assert meta["grade"] and meta["solution"]
             if c.cell_type == "code" and meta["solution"]:
                 test = cells[i + 1]
-                assert test.source.startswith("assert nb") and ".check_" in test.source
+                lines = test.source.splitlines()
+                assert lines[0].startswith("# graded:") and (lines[1], lines[-1]) == rel.HIDDEN
+                body = "\n".join(lines[2:-1])
+                assert body.startswith("assert nb") and ".check_" in body
+                assert body[len("assert "):] in c.source  # the solution's own check
                 assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
         assert len(ids) == len(set(ids)), path.name
 
@@ -238,17 +246,22 @@ def test_the_students_notebooks_pass_nbval_lax(releases):
         p.read_text() for p in (stud / "notebooks").glob("*.ipynb"))
 
 
-def test_the_students_requirements_are_the_pins_less_the_tools():
-    """Every pin of requirements.txt is in the students' file, exactly, unless it is one of the
-    developers' or instructors' tools (STUDENT_SKIP, each of which requirements.txt pins)."""
-    text = (REPO / "requirements.txt").read_text()
-    pins = {rel._norm(ln.split("==")[0]): ln.strip() for ln in text.splitlines()
-            if ln.split("#", 1)[0].strip()}
-    assert rel.STUDENT_SKIP <= set(pins), rel.STUDENT_SKIP - set(pins)
-    stud = rel.requirements(text, "students").splitlines()
-    kept = [ln for ln in stud if ln and not ln.startswith("#")]
-    assert kept == [p for n, p in pins.items() if n not in rel.STUDENT_SKIP]
-    assert "torch==" in "\n".join(kept) and rel.requirements(text, "instructors") == text
+def test_each_release_installs_its_role_with_the_lock(releases):
+    """The students' requirements.txt: the ``student`` role's pins (no tool of grading, the
+    site or the tests), reading the lock shipped as constraints.txt; the instructors': the
+    ``grading`` role (the students' pins and nbgrader)."""
+    stud = (releases["students"] / "requirements.txt").read_text().splitlines()
+    inst = (releases["instructors"] / "requirements.txt").read_text().splitlines()
+    assert [ln for ln in stud if ln and not ln.startswith("#")] == ["-c constraints.txt",
+                                                                   *rel.role_pins("student")]
+    assert set(rel.role_pins("student")) < set(ln for ln in inst if "==" in ln)
+    assert "nbgrader==0.9.6" in inst and not [ln for ln in stud if ln.lower().startswith(
+        ("nbgrader", "sphinx", "playwright", "ruff", "nbval", "dask", "jupytext", "myst"))]
+    lock = (REPO / "requirements" / "lock.txt").read_text()
+    for audience in ("students", "instructors"):
+        assert (releases[audience] / "constraints.txt").read_text() == lock
+    with pytest.raises(ValueError, match="role must name a file"):
+        rel.role_pins("teacher")
 
 
 def test_the_readme_follows_the_hints(releases):
@@ -256,3 +269,110 @@ def test_the_readme_follows_the_hints(releases):
     without = (releases["no_hints"] / "README.md").read_text()
     assert "hint sits under each one" in with_hints and "hint" not in without.lower()
     assert "{" not in with_hints.replace("{notebooks}", "")  # every placeholder filled
+
+
+def test_the_readme_says_how_homework_is_graded(releases, tmp_path):
+    """The students' README: what to edit and hand in, the check command, the rule on copying,
+    and a table of exercises per notebook read from the cells (an exercise tagged ``optional``
+    moves from the required count to the optional column)."""
+    text = (releases["students"] / "README.md").read_text()
+    for words in ("## Homework", "What to edit", "What to hand in", "python -m ftd_lib check",
+                  "tests/test_homework.py", rel.COPYING_RULE, "--ServerApp.root_dir"):
+        assert words in text, words
+    total = 0
+    for path in NOTEBOOKS:
+        m = sum("exercise" in c.metadata.get("tags", [])
+                for c in nbformat.read(path, as_version=4).cells)
+        assert f"| `{path.name}` | {m} | {m} | none |" in text, path.name
+        total += m
+    assert f"| all | {total} | {total} | 0 |" in text
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    ex = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
+    ex[1].metadata["tags"].append("optional-exercise")
+    nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOKS[0].name)
+    table = rel.exercise_table(tmp_path).splitlines()
+    assert table[2] == f"| `{NOTEBOOKS[0].name}` | {len(ex)} | {len(ex) - 1} | Exercise 2 |"
+    assert table[3] == f"| all | {len(ex)} | {len(ex) - 1} | 1 |"
+
+
+def test_pytest_in_the_copies_grades_the_homework(releases):
+    """``pytest`` in a copy collects its tests/test_homework.py: notebook 01 untouched fails
+    (0 of 3, named), with the worked solutions it passes."""
+    for audience, want in (("students", "1 failed"), ("instructors", "1 passed")):
+        copy = releases[audience]
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "-k", "01_td_basics"], cwd=copy, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=str(copy), CI="true"), timeout=600)
+        assert want in r.stdout, r.stdout[-3000:]
+        if audience == "students":
+            assert "01_td_basics.ipynb: 0 of 3 pass" in r.stdout, r.stdout[-3000:]
+
+
+def _fake_venv(copy: Path, tmp_path: Path) -> Path:
+    """A .venv whose ``jupyter`` only prints its arguments (one a line) and its folder."""
+    bin_ = copy / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "jupyter").write_text('#!/bin/sh\npwd\nfor a in "$@"; do echo "$a"; done\n')
+    os.chmod(bin_ / "jupyter", 0o755)
+    return bin_
+
+
+def test_start_sh_roots_jupyterlab_at_the_copy_and_says_why_root(tmp_path):
+    """``./start.sh`` runs ``jupyter lab`` with the copy as its root (so ftd_lib/, results/ and
+    the README are in reach, notebook 06's link to results/REPORT.md resolves) on notebook 01;
+    as root it adds --allow-root and says so; ``--help`` prints the header comment only."""
+    copy = release("students", tmp_path / "copy")
+    _fake_venv(copy, tmp_path)
+    r = subprocess.run(["./start.sh", "--no-browser"], cwd=copy, capture_output=True,
+                       text=True, check=True)
+    args = r.stdout.splitlines()
+    assert args[0] == str(copy) and args[1] == "lab"
+    assert f"--ServerApp.root_dir={copy}" in args and args[-1] == "notebooks/01_td_basics.ipynb"
+    assert (copy / args[-1]).is_file() and (copy / "results" / "REPORT.md").is_file()
+    link = re.search(r"\(\.\./(results/REPORT\.md)#", (copy / "notebooks" /
+                                                     "06_nn_control.ipynb").read_text())
+    assert link and (copy / link.group(1)).is_file()
+    assert ("--allow-root" in args) == (os.geteuid() == 0)
+    assert ("running as root" in r.stderr) == (os.geteuid() == 0)
+    r = subprocess.run(["./start.sh", "--allow-root"], cwd=copy, capture_output=True,
+                       text=True, check=True)
+    assert r.stdout.splitlines().count("--allow-root") == 1 and "running as root" not in r.stderr
+    r = subprocess.run([str(copy / "start.sh"), "--help"], cwd=tmp_path, capture_output=True,
+                       text=True, check=True)
+    assert r.stdout.startswith("The course's start script") and "./start.sh setup" in r.stdout
+    assert "set -" not in r.stdout and "#" not in r.stdout and "FTD_TORCH" in r.stdout
+
+
+def test_start_sh_picks_torchs_cpu_build_without_an_nvidia_gpu(tmp_path):
+    """The set-up's choice of torch build: on Linux with no nvidia-smi, or one that lists no
+    GPU, the CPU build (``torch==X+cpu`` alone from PyTorch's CPU index, before the
+    requirements); with a GPU pip's default; ``FTD_TORCH`` overrides, anything else is
+    refused."""
+    script = (REPO / "release" / "start.sh").read_text()
+    body = script[script.index("torch_build() {"):]
+    body = body[:body.index("\n}\n") + 3]
+    fake = tmp_path / "bin"
+    fake.mkdir()
+
+    def build(gpu: str | None, **env):
+        (fake / "nvidia-smi").unlink(missing_ok=True)
+        if gpu is not None:
+            (fake / "nvidia-smi").write_text(f"#!/bin/sh\necho '{gpu}'\n")
+            os.chmod(fake / "nvidia-smi", 0o755)
+        path = f"{fake}:/usr/bin:/bin"
+        return subprocess.run(["bash", "-c", body + "torch_build"], capture_output=True,
+                              text=True, env=dict(PATH=path, **env))
+
+    if os.uname().sysname != "Linux":
+        pytest.skip("the automatic choice is Linux's")
+    assert build(None).stdout == "cpu\n"
+    assert build("No devices were found").stdout == "cpu\n"
+    assert build("GPU 0: NVIDIA H100 (UUID: GPU-1)").stdout == "default\n"
+    assert build(None, FTD_TORCH="default").stdout == "default\n"
+    assert build("GPU 0: NVIDIA H100", FTD_TORCH="cpu").stdout == "cpu\n"
+    r = build(None, FTD_TORCH="cuda")
+    assert r.returncode == 1 and "FTD_TORCH must be cpu or default" in r.stderr
+    cpu = script.index('--no-deps --extra-index-url "$CPU_INDEX"')
+    assert '"torch==$torch+cpu"' in script[cpu:cpu + 100]
+    assert cpu < script.index("pip install --quiet -r requirements.txt")

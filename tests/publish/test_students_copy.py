@@ -2,8 +2,8 @@
 notebooks name exists in the copy; no check message or hint in it speaks of a worked solution
 it lacks; both releases ship the slideshow CSS and the start script; and the copy's own
 ``./start.sh setup`` makes a fresh venv (pip from this machine's package index; torch's CPU
-wheel from local disk) in which notebook 01 runs top to bottom, and ``./start.sh`` serves
-JupyterLab on notebook 01."""
+wheel from local disk) in which notebook 01 runs top to bottom and ``python -m ftd_lib check``
+grades it 0 of 3, and ``./start.sh`` serves JupyterLab rooted at the copy on notebook 01."""
 
 import json
 import os
@@ -148,7 +148,16 @@ def test_the_copys_own_setup_in_a_fresh_venv_runs_notebook_01(tmp_path):
     assert code and all(c.execution_count for c in code)
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     assert "No answer yet" in "".join(o.get("text", "") for c in code for o in c.outputs)
-    # ./start.sh (no argument) serves JupyterLab from notebooks/ with notebook 01 as its page
+    r = subprocess.run([str(py), "-m", "ftd_lib", "check", FIRST], cwd=copy,
+                       env=dict(env, CI="true"), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and r.stdout.startswith("01_td_basics.ipynb: 0 of 3 pass"), r.stdout
+    size = sum(p.stat().st_size for p in (copy / ".venv").rglob("*") if p.is_file()
+               and not p.is_symlink())
+    print(f"students' .venv: {size / 2**20:.0f} MiB")
+    (REPO / "test-output" / "students_copy_setup.json").write_text(json.dumps(
+        dict(seconds=round(took, 1), venv_mib=round(size / 2**20), python=env["PYTHON"])))
+    # ./start.sh (no argument) serves JupyterLab rooted at the copy with notebook 01 as its page;
+    # results/REPORT.md (notebook 06 links it) is served too
     port, runtime = _free_port(), tmp_path / "runtime"
     root = ["--allow-root"] if os.geteuid() == 0 else []  # CI runs as root; a student does not
     proc = subprocess.Popen(["./start.sh", "--no-browser", f"--ServerApp.port={port}",
@@ -162,18 +171,19 @@ def test_the_copys_own_setup_in_a_fresh_venv_runs_notebook_01(tmp_path):
             log.append(proc.stdout.readline())
             assert log[-1] or proc.poll() is None, "".join(log)[-2000:]
         text = "".join(log)
-        assert f"Serving notebooks from local directory: {copy / 'notebooks'}" in text, text[-2000:]
+        assert f"Serving notebooks from local directory: {copy}\n" in text, text[-2000:]
         pages = []  # the page a browser would be sent to, written beside the server's info
         while time.time() < deadline and not pages:
             pages = sorted(runtime.glob("jpserver-file-to-run-*-open.html"))
             time.sleep(0.5)
         assert pages, sorted(p.name for p in runtime.glob("*"))
         page = pages[0].read_text()
-        assert f"127.0.0.1:{port}/lab/tree/01_td_basics.ipynb" in page.replace("localhost",
-                                                                               "127.0.0.1")
-        api = f"http://127.0.0.1:{port}/api/contents/01_td_basics.ipynb?content=0&token=fresh"
-        with urllib.request.urlopen(api, timeout=30) as resp:
-            assert resp.status == 200 and json.load(resp)["type"] == "notebook"
+        assert f"127.0.0.1:{port}/lab/tree/{FIRST}" in page.replace("localhost", "127.0.0.1")
+        for path, kind in ((FIRST, "notebook"), ("results/REPORT.md", "file"),
+                           ("ftd_lib/algorithms.py", "file"), ("README.md", "file")):
+            api = f"http://127.0.0.1:{port}/api/contents/{path}?content=0&token=fresh"
+            with urllib.request.urlopen(api, timeout=30) as resp:
+                assert resp.status == 200 and json.load(resp)["type"] == kind, path
     finally:
         proc.terminate()
         proc.wait(timeout=30)
