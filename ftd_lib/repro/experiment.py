@@ -93,6 +93,8 @@ class _Reader:
             except (KeyError, TypeError, ValueError):
                 raise self.fail(name, "a geometric grid needs centre, ratio, from, to "
                                 "(numbers)") from None
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            v = [v]  # one value: a grid of one (--set grid.lams=0.5)
         if not isinstance(v, list) or not v:
             raise self.fail(name, f"must be a non-empty list of numbers, got {v!r}")
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
@@ -253,15 +255,24 @@ def _cap(r, task_t, task):
 
 def _curves(r, raw) -> list[dict]:
     methods, curves = raw.get("methods"), raw.get("curves")
-    if (methods is None) == (curves is None):
-        raise r.fail("methods", "give either methods = [...] or [[curves]], not both"
-                     if methods is not None else "missing (or [[curves]])")
+    if methods is None and curves is None:
+        raise r.fail("methods", "missing (or [[curves]])")
     grid = raw.get("grid", {})
     if methods is not None:
+        if isinstance(methods, str):
+            methods = [methods]  # --set methods=sarsa_lambda
         if not isinstance(methods, list) or not methods or not all(
                 isinstance(m, str) for m in methods):
             raise r.fail("methods", f"must be a non-empty list of method ids, got {methods!r}")
-        curves = [{"method": m} for m in dict.fromkeys(methods)]
+        methods = list(dict.fromkeys(methods))
+        if isinstance(curves, list):  # both: the curves of these methods, in their order;
+            # a method without a curve gets one of its own
+            ours = [c for c in curves if isinstance(c, dict) and c.get("method") in methods]
+            curves = sorted(ours, key=lambda c: methods.index(c["method"])) + [
+                {"method": m} for m in methods if m not in {c["method"] for c in ours}]
+            curves.sort(key=lambda c: methods.index(c["method"]))
+        else:
+            curves = [{"method": m} for m in methods]
     if not isinstance(curves, list) or not curves:
         raise r.fail("curves", "must be a non-empty array of tables")
     out = []
@@ -277,8 +288,11 @@ def _curves(r, raw) -> list[dict]:
                          f"version in ftd_lib.methods)")
         eta = r.check(where + "eta", validate.check_eta, c.get("eta", grid.get("eta", 0.01)))
         k_max = c.get("k_max", c.get("block", grid.get("k_max", grid.get("block"))))
-        k_max = None if k_max in (None, 0) else r.check(where + "k_max", validate.check_k_max,
-                                                        k_max)
+        if k_max == 0:  # 0 is how the store writes "no cap"; a file leaves the key out
+            raise r.fail(where + "k_max", "must be an integer >= 1, got 0 (for no cap leave "
+                         "k_max out)")
+        k_max = None if k_max is None else r.check(where + "k_max", validate.check_k_max,
+                                                   k_max)
         if m == "block_lambda_return" and k_max is None:
             raise r.fail(where + "block", "the block λ-return needs a block length")
         out.append({"method": m, "name": str(c.get("name", m)), "eta": eta, "k_max": k_max})
@@ -309,6 +323,7 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
         g = merge(grid, s.get("grid", {}))
         r.unknown(t, KEYS["task"], where + "task.")
         r.unknown(n, KEYS["network"], where + "network.")
+        check_setup_keys(r, task.name, task, where, t, n)
         gamma = r.check(where + "task.gamma", validate.check_unit, "gamma",
                         t.get("gamma", task.gamma))
         eps = r.check(where + "grid.epsilon", validate.check_unit, "epsilon",
@@ -361,6 +376,25 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
                     "spec": {**spec, "max_steps": cap, "truncation": at_cap, "epsilon": eps}
                     if name else {}})
     return out
+
+
+#: task keys only some tasks have: the key -> the tasks that have it
+TASK_ONLY_KEYS = {"start": ("mountain_car",), "inputs": ("mountain_car",)}
+
+
+def check_setup_keys(r, env: str, task, where: str, t: dict, n: dict) -> None:
+    """Keys the task cannot run, refused at load in one line: a task key another task owns
+    (:data:`TASK_ONLY_KEYS`, mountain car's ``start`` and ``inputs``), and a ``[network]``
+    on a task the compiled kernel does not run (a set-up other than the default runs
+    there)."""
+    for k, owners in TASK_ONLY_KEYS.items():
+        if k in t and env not in owners:
+            raise r.fail(f"{where}task.{k}", f"a key of {', '.join(owners)} only; {env} has "
+                         f"none (its keys: name, gamma, cap, at_cap)")
+    if n and not task.kernel:
+        k = next(iter(n))
+        raise r.fail(f"{where}network.{k}", f"the network's set-up runs in the compiled "
+                     f"kernel, which does not run {env}; leave [network] out on this task")
 
 
 def validate_figure(fig: Figure) -> None:

@@ -30,7 +30,7 @@ from .cost import DEFAULT_RATES, Costing
 from .cut import cut_by_cost, remainders
 from .definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from .progress import format_seconds
-from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
+from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
 from .results import DEFAULT_RESULTS, results_paths
 from .reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .schedule import list_schedule
@@ -214,39 +214,56 @@ def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
     return stages + plan_optimised(final, out, workers, costing, "final", basis, **on)[0]
 
 
+def plan_experiment(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
+                    device: str = "cpu") -> FigurePlan:
+    """The plan of one loaded experiment (an experiment file's figure, ``--set`` changes
+    included): what ``run FILE --out OUT --workers N`` computes -- both stages of the
+    protocol when its file asks for them (``fig.two_stage``), else one stage."""
+    if fig.two_stage:
+        return FigurePlan(fig.name, workers, plan_protocol(
+            fig, out, workers, costing, seed=seed, runs=fig.runs, device=device))
+    return FigurePlan(fig.name, workers, [plan_stage(fig, out, workers, costing, seed=seed,
+                                                     device=device)])
+
+
 def plan_figure(name: str, scale: str, workers: int, costing, *, out=DEFAULT_RESULTS,
                 seed: int = DEFAULT_SEED, runs: int | None = None,
                 episodes: int | None = None, chunk_rows: int | None = None,
                 variant: str | None = None, grid: dict | None = None,
                 device: str = "cpu") -> FigurePlan:
-    """The plan of one figure: what ``reproduce NAME --scale SCALE --workers N --out OUT``
-    with these options (``--runs``, ``--episodes``, ``--chunk-rows``, ``--variant``, ``--set``
-    as ``grid``, ``--device``) would compute -- both stages of the protocol exactly when
-    ``reproduce`` runs them (a two-stage figure without ``--episodes`` or
-    ``--chunk-rows``)."""
+    """:func:`plan_experiment` of a paper figure or study by name, with ``reproduce``'s
+    options (``--runs``, ``--episodes``, ``--chunk-rows``, ``--variant``, ``--set`` as
+    ``grid``)."""
     fig = figure(name, scale, runs=runs, episodes=episodes, chunk_rows=chunk_rows,
                  variant=variant, grid=grid)
-    if two_stage(fig) and episodes is None and chunk_rows is None:
-        return FigurePlan(name, workers, plan_protocol(
-            name, out, workers, costing, seed=seed, runs=runs, variant=variant, grid=grid,
-            device=device))
-    return FigurePlan(name, workers, [plan_stage(fig, out, workers, costing, seed=seed,
-                                                 device=device)])
+    return plan_experiment(fig, out, workers, costing, seed=seed, device=device)
+
+
+def default_device(fig: Figure, out, run: dict) -> str:
+    """The device when none is asked for: the device the file names (``chunks.device``,
+    ``run["device_kind"]``) where this machine has one, or where every chunk the experiment
+    needs from it is stored in ``out`` -- e.g. Fig. 3 left's, made on a GPU, are read on any
+    machine, not computed again on its CPU -- else ``cpu``."""
+    kind = run.get("device_kind", "cpu")
+    if kind == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return kind
+    fp = plan_experiment(fig, out, 1, Costing(DEFAULT_RATES), seed=run.get("seed", DEFAULT_SEED),
+                         device=kind)
+    return kind if not any(s.chunks for s in fp.stages) else "cpu"
 
 
 def stored_device(name: str, scale: str, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                   **figure_kw) -> str:
-    """``reproduce``'s device when none is asked for: the device the figure's file names
-    (:func:`ftd_lib.repro.definitions.chunk_device`) when every chunk the figure needs from
-    it is stored in ``out`` -- e.g. Fig. 3 left's, made on a GPU, are read on any machine,
-    not computed again on its CPU -- else ``cpu``. ``figure_kw``: :func:`plan_figure`'s
-    figure options."""
+    """:func:`default_device` of a paper figure or study by name (``figure_kw``:
+    :func:`plan_figure`'s figure options)."""
     kind = chunk_device(name, scale)
-    if kind == "cpu":
-        return "cpu"
-    fp = plan_figure(name, scale, 1, Costing(DEFAULT_RATES), out=out, seed=seed, device=kind,
-                     **figure_kw)
-    return kind if not any(s.chunks for s in fp.stages) else "cpu"
+    keep = ("runs", "episodes", "chunk_rows", "variant", "grid")
+    fig = figure(name, scale, **{k: v for k, v in figure_kw.items() if k in keep})
+    return default_device(fig, out, {"device_kind": kind, "seed": seed})
 
 
 # ----------------------------------------------------------------------------- printing
@@ -292,11 +309,12 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
     return lines
 
 
-def methods_to_calibrate(names, scale: str) -> tuple[list, list]:
-    """The prediction methods and (control method, task) pairs of these figures."""
+def methods_to_calibrate(figs) -> tuple[list, list]:
+    """The prediction methods and (control method, task) pairs of these figures (loaded
+    experiments, or names of ``experiments/`` at paper scale)."""
     pred, ctrl = [], []
-    for n in names:
-        f = figure(n, scale)
+    for f in figs:
+        f = figure(f, "paper") if isinstance(f, str) else f
         for m in f.methods:
             (pred if f.task == "prediction" else ctrl).append(
                 m if f.task == "prediction" else (m, f.env))

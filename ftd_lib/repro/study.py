@@ -89,6 +89,21 @@ DEFAULT = "as in Fig. 4"
 VARIANTS = _variants()
 VARIANT_NAMES = tuple(v.name for v in VARIANTS)
 
+def variant_sets(name: str) -> list[str]:
+    """A set-up of the claim-5 study as ``--set`` items on Fig. 4 left (``reproduce fig4-left
+    --variant NAME``): its name, title, and the task, network and grid keys it changes."""
+    from .definitions import format_value, study_setups
+
+    s = {x["name"]: x for x in study_setups()}.get(name)
+    if s is None:
+        raise ValueError(f"variant must be one of {VARIANT_NAMES}, got {name!r}")
+    title = f"Mountain car control, best α per λ (Fig. 4 left) — set-up variant: {name}"
+    out = [f"setup={format_value(name)}", f"title={format_value(title)}"]
+    for table in ("task", "network", "grid"):
+        out += [f"{table}.{k}={format_value(v)}" for k, v in s.get(table, {}).items()]
+    return out
+
+
 def variant(name: str) -> Variant:
     for v in VARIANTS:
         if v.name == name:
