@@ -45,7 +45,7 @@ from .experiment import load_experiment
 from .keys import experiment_names, experiment_path
 from .launch import execute, out_dir, run_command
 from .results import DEFAULT_RESULTS, results_paths
-from .runs import ScaleConflict
+from .runs import ScaleConflict, last_session
 from .study import VARIANT_NAMES, variant_sets
 
 
@@ -348,6 +348,9 @@ def _device(args, job: Job) -> str:
 def _execute(parser, args, jobs, workers, executor) -> int:
     for job in jobs:
         device = _device(args, job)
+        usual = "cpu" if args.command == "reproduce" else job.run["device_kind"]
+        if args.device is None and device != usual:  # what resumes it reads the same chunks
+            job = job._replace(command=job.command + f" --device {device}")
         kw = dict(seed=job.run["seed"], device=device, progress=not args.no_progress,
                   force=args.force, workers=workers, threads=args.threads, executor=executor)
         final_s = 0.0 if args.no_progress or not job.figure.two_stage else \
@@ -362,7 +365,7 @@ def _execute(parser, args, jobs, workers, executor) -> int:
                   f"{len(store.ChunkStore(chunk_dir).keys())}, under {chunk_dir}; run\n    "
                   f"{_resume(args, job)}\nto resume.", file=sys.stderr)
             return 130
-        m = res.meta
+        m = last_session(res.meta)
         paths = results_paths(job.figure.name, job.out)
         print(f"{job.figure.name}: {m['runs']} runs x {m['episodes']} episodes, "
               f"{m['chunks']['computed']} chunks computed, {m['chunks']['loaded']} loaded, "

@@ -169,6 +169,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
             grid=fig.overrides),
     }
     meta["checksum"] = store.arrays_checksum(arrays)
+    old = load_results(fig.name, out) if not work else None
+    if old is not None and old.meta.get("checksum") == meta["checksum"] and paths["png"].is_file():
+        # nothing computed, the same numbers: the figure keeps how it was made (command,
+        # commit, date, machine, picture); this assembly is added beside it
+        meta = assembled(old.meta, meta)
+        plot = False
     store.save_npz_atomic(paths["npz"],
                           __meta__=np.array(json.dumps(meta, default=store._jsonable)), **arrays)
     store.atomic_write_json(paths["json"], meta)
@@ -178,6 +184,22 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def assembled(old: dict, now: dict) -> dict:
+    """``old``'s metadata (how the stored figure was made) with ``now``'s assembly from
+    stored chunks only appended to ``assembled_by`` (command, commit, date, wall)."""
+    keep = dict(old)
+    keep["assembled_by"] = [*old.get("assembled_by", []), {
+        k: now.get(k) for k in ("command", "git", "finished", "elapsed_s", "chunks",
+                                "ftd_lib_version")}]
+    return keep
+
+
+def last_session(meta: dict) -> dict:
+    """What the last session did (``chunks`` computed and loaded, ``elapsed_s``): the last
+    assembly where nothing was computed (:func:`assembled`), else the figure's own."""
+    return {**meta, **(meta.get("assembled_by") or [{}])[-1]}
 
 
 def _predicted(costs, workers: int, rates) -> dict:
@@ -197,17 +219,18 @@ def _check_overwrite(fig: Figure, path, old) -> None:
     paper-scale run of the same definition changes (``--set``); else :class:`ScaleConflict`."""
     if old is None or not old.at_paper_scale:
         return
+    full = "paper-scale data" if fig.paper_counts else "data at the file's counts"
     if not fig.at_paper_scale:
         raise ScaleConflict(
-            f"{path} holds paper-scale data; refusing to overwrite it with a "
+            f"{path} holds {full}; refusing to overwrite it with a "
             f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
             f"--out directory or --force.")
     was = format_sets(old.meta.get("definition", {}).get("overrides") or {}).strip()
     now = format_sets(fig.overrides).strip()
     if was != now:
-        paper = "the paper's grid"
+        paper = "the paper's grid" if fig.paper_counts else "the file's definition"
         raise ScaleConflict(
-            f"{path} holds paper-scale data of {was or paper}; refusing to overwrite it with "
+            f"{path} holds {full} of {was or paper}; refusing to overwrite it with "
             f"{now or paper}. Use another --out directory or --force.")
 
 

@@ -161,3 +161,67 @@ def test_count_keys_are_not_definition_changes():
     assert overrides_of(["runs=3", "seed=4", "grid.lams=0,0.5", "chunks.rows=9"]) == (
         ("grid.lams", (0, 0.5)),)
     assert json.loads(json.dumps(format_value("x y"))) == '"x y"'
+
+
+# ----------------------------------------------------------------------------- R11, R12
+
+MINE = ('name = "my-cartpole"\ntitle = "My cart-pole test on {task}"\n'
+        'curves = [{ name = "mine", method = "sarsa_lambda" }, '
+        '{ name = "also mine", method = "sarsa_lambda", eta = 0.1 }]\nruns = 2\nepisodes = 3\n'
+        '[task]\nname = "cartpole"\ncap = 50\n'
+        '[grid]\nalphas = [0.001, 0.002]\nlams = [0.0, 0.5]\n'
+        '[quick]\nruns = 1\n')
+
+
+def test_a_researchers_report_is_the_folders(tmp_path, capsys, fake):
+    """R11: the file's own title, its scale word, no paper figure missing, no claim without
+    data, the curves in their method's colour."""
+    from ftd_lib.methods import style
+    from ftd_lib.repro.plots import curve_styles
+
+    f = tmp_path / "mine.toml"
+    f.write_text(MINE)
+    out = tmp_path / "o"
+    rc, captured = _main(capsys, "run", f, "--out", out, "--workers", "1", "--no-progress")
+    assert rc == 0, captured.err
+    text = (out / "REPORT.md").read_text()
+    assert text.startswith("# Report: My cart-pole test on cart-pole\n")
+    for word in ("Missing", "no data", "No stored data", "The paper's claims", "Figures 3"):
+        assert word not in text, word
+    assert "scale: **file**" in text
+    looks = curve_styles(load_results("my-cartpole", out))
+    assert looks["mine"]["color"] == looks["also mine"]["color"] == style("sarsa_lambda")["color"]
+    assert looks["mine"]["label"] == "mine" and looks["also mine"]["ls"] != looks["mine"]["ls"]
+    # at quick scale: the file has no paper counts to fall below
+    rc, captured = _main(capsys, "run", f, "--out", tmp_path / "q", "--scale", "quick",
+                         "--workers", "1", "--no-progress")
+    text = (tmp_path / "q" / "REPORT.md").read_text()
+    assert "scale: **quick**" in text and "below paper scale" not in text.lower()
+    # more runs need no --force (the stored runs are reused)
+    rc, captured = _main(capsys, "run", f, "--out", out, "--workers", "1", "--no-progress",
+                         "--runs", "3")
+    assert rc == 0, captured.err
+    assert "2 chunks computed" in captured.out or "computed" in captured.out
+
+
+def test_a_rerun_that_computes_nothing_keeps_the_provenance(tmp_path, capsys, fake):
+    """R12: the stored command, commit, date and picture stay; an "assembled by" line is
+    added."""
+    f = tmp_path / "mine.toml"
+    f.write_text(MINE)
+    out = tmp_path / "o"
+    assert _main(capsys, "run", f, "--out", out, "--workers", "1", "--no-progress")[0] == 0
+    before = json.loads((out / "my-cartpole.json").read_text())
+    png = (out / "my-cartpole.png").read_bytes()
+    rc, captured = _main(capsys, "reproduce", "fig3-right", "--scale", "quick", "--out",
+                         tmp_path / "x", "--workers", "1", "--no-progress", "--runs", "1")
+    rc, captured = _main(capsys, "run", f, "--out", out, "--workers", "1", "--no-progress",
+                         "--set", "seed=2016")
+    assert rc == 0 and "0 chunks computed" in captured.out
+    after = json.loads((out / "my-cartpole.json").read_text())
+    for k in ("command", "git", "started", "finished", "machine", "elapsed_s", "chunks"):
+        assert after[k] == before[k], k
+    assert (out / "my-cartpole.png").read_bytes() == png
+    (a,) = after["assembled_by"]
+    assert a["command"].endswith("--set seed=2016") and a["chunks"]["computed"] == 0
+    assert "assembled by `python -m ftd_lib run" in (out / "REPORT.md").read_text()
