@@ -30,9 +30,9 @@ def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> li
     its measured ``elapsed_s``. Returns dicts ``figure, workers, predicted_s, measured_s,
     ratio`` (measured / predicted), ``chunks`` (computed)."""
     if rates is None:
-        pred, ctrl = methods_to_calibrate([figure(n, scale) for n in names])
+        pred, ctrl, engines = methods_to_calibrate([figure(n, scale) for n in names])
         rates = calibrate(pred, ctrl, worker_start=max(workers_list) > 1,
-                          workers=max(workers_list))
+                          workers=max(workers_list), engines=engines)
     rows = []
     for name in names:
         for w in workers_list:

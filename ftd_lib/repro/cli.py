@@ -435,21 +435,24 @@ def _plan(jobs, args, workers: int) -> int:
     else:
         print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
               flush=True)
-        pred, ctrl = methods_to_calibrate([j.figure for j in jobs])
-        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers)
+        pred, ctrl, engines = methods_to_calibrate([j.figure for j in jobs])
+        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers,
+                          engines=engines)
         if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
             save_rates(rates)  # the progress bars' ETA uses them
-    plans, devices = [], []
+    plans, devices, notes = [], [], set()
     for job in jobs:
         devices.append(_device(args, job))
-        plans.append(plan_experiment(job.figure, job.out, workers,
-                                     Costing(rates, history_dirs(job.out)),
+        costing = Costing(rates, history_dirs(job.out))
+        plans.append(plan_experiment(job.figure, job.out, workers, costing,
                                      seed=job.run["seed"], device=devices[-1]))
+        notes |= costing.notes
     outs = ", ".join(dict.fromkeys(str(j.out) for j in jobs))
     print(f"plan: {' '.join(j.figure.name for j in jobs)} at {args.scale} scale on {workers} "
           f"workers, --out {outs}, chunks of device {', '.join(sorted(set(devices)))}; "
           f"seconds: {rates.source}")
-    for line in plan_lines(plans, chunks=not args.summary):
+    for line in plan_lines(plans, chunks=not args.summary, startup_s=rates.startup_s,
+                           notes=notes):
         print(line)
     _print_stored_rates(rates)
     return 0

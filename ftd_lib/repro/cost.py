@@ -66,6 +66,19 @@ class Rates:
     chunk_s: dict = field(default_factory=dict)
     worker_start_s: float = 0.0
     source: str = ""
+    #: control, per ``"engine/method/task"`` (:func:`engine_key`): ``(a, b)``, seconds per
+    #: batch iteration and per run-step (the kernel and the reference: ``a = 0``)
+    engines: dict = field(default_factory=dict)
+    #: the command's own start: interpreter, imports, compiled code loaded
+    startup_s: float = 2.5
+    #: ``{workers: factor}``: how much slower each of that many processes runs when they run
+    #: at once (a busy or shared machine, cores shared): N workers started at once against
+    #: one (:func:`calibrate_worker_start`); 1 where not measured
+    slowdown: dict = field(default_factory=dict)
+
+    def parallel(self, workers: int) -> float:
+        """The :attr:`slowdown` of ``workers`` processes at once (1 for one)."""
+        return float(self.slowdown.get(str(int(workers)), 1.0)) if workers > 1 else 1.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -117,7 +130,10 @@ def machine_rates(path=None) -> Rates:
         if saved["machine"] == _machine_id():
             r = saved["rates"]
             return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
-                         r["chunk_s"], float(r["worker_start_s"]), r["source"])
+                         r["chunk_s"], float(r["worker_start_s"]), r["source"],
+                         {k: tuple(v) for k, v in r.get("engines", {}).items()},
+                         float(r.get("startup_s", DEFAULT_RATES.startup_s)),
+                         dict(r.get("slowdown", {})))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES
@@ -169,7 +185,29 @@ def control_history(dirs) -> dict:
     for k, v in out.items():
         by_task.setdefault(("median", k[0], k[3]), []).append(v)
     out.update({k: float(np.median(v)) for k, v in by_task.items()})
+    out.update(chunk_history(dirs))
     return out
+
+
+def chunk_history(dirs) -> dict:
+    """Steps an episode from the stored chunks' own counts (``run_steps``, every engine
+    records it): ``{("chunks", task, method, episodes, cap, variant): mean over the chunks of
+    run_steps / (runs x episodes)}`` -- right whatever the task's rewards."""
+    from .store import chunk_metas
+
+    per: dict = {}
+    for d in dirs:
+        for folder in sorted(Path(d).glob("chunks/*")):
+            for ident, meta in chunk_metas(folder):
+                steps = (meta.get("engine") or {}).get("run_steps")
+                if not steps or ident.get("task") != "control" or not ident.get("run_ids"):
+                    continue
+                v = ident.get("variant") or {}
+                key = ("chunks", ident["env"], ident["method"], int(ident["episodes"]),
+                       ident.get("max_steps"), v.get("name", "") if isinstance(v, dict) else "")
+                per.setdefault(key, []).append(
+                    float(steps) / (len(ident["run_ids"]) * int(ident["episodes"])))
+    return {k: float(np.mean(v)) for k, v in per.items()}
 
 
 def _add_history(out: dict, res) -> None:
@@ -185,58 +223,125 @@ def _add_history(out: dict, res) -> None:
         row = [c["alpha"], c["lam"], c["gamma"], c["eta"], float(c["k_max"] or 0)]
         key = history_key(env, c["method"], row, episodes, definition.get("max_steps"),
                           c.get("variant"))
+        if getattr(task_registry.task(env), "reward_min", reward) != reward:
+            return  # rewards that vary: returns are not steps (the chunks' counts are)
         steps = float(np.mean(m)) / reward
         if math.isfinite(steps) and steps >= 0:  # (else not the task's returns: no history)
             out.setdefault(key, steps)
 
 
 def history_dirs(out=None) -> list[Path]:
-    """Where the plan looks for stored figures: ``out`` and ``out/pilot`` first, then the
-    committed ``results/`` and ``results/pilot``."""
+    """Where the plan looks for stored figures and chunks: ``out`` and ``out/pilot`` first,
+    then the committed ``results/`` and ``results/pilot``, then the committed folders below
+    ``results/`` (a demonstration's, a set-up variant's)."""
     dirs = []
     for base in ([Path(out)] if out is not None else []) + [REPO_RESULTS]:
         dirs += [base / "pilot", base]
+    if REPO_RESULTS.is_dir():
+        dirs += sorted(p.parent for p in REPO_RESULTS.glob("*/**/*.npz")
+                       if "chunks" not in p.parts and p.parent.name != "pilot")
     return list(dict.fromkeys(dirs))
 
 
-def row_steps(task, row, history: dict) -> float:
+def row_steps(task, row, history: dict, notes: set | None = None) -> float:
     """Expected run-steps of one run of a chunk's settings ``row`` (see the module
     docstring): prediction from :func:`evaluation_episode_steps`; control from ``history``
-    (same task, method, settings, episodes, cap, variant), else the median of the stored
-    cells of the task and episode count, else :data:`PRIOR_STEPS`; at most the cap."""
+    (same task, method, settings, episodes, cap, variant), else the stored chunks' own
+    run-steps of the task, method, episodes, cap and variant, else the median of the stored
+    cells of the task and episode count, else :data:`PRIOR_STEPS`, else the cap (a guess,
+    named in ``notes``); at most the cap."""
     if task.task == "prediction":
         return task.n_episodes * evaluation_episode_steps()
     cap = task.max_steps or task_registry.task(task.env).max_steps
     variant = (task.variant or {}).get("name")
     per_episode = history.get(history_key(task.env, task.method, row, task.n_episodes,
                                           task.max_steps, variant))
+    for key in (("chunks", task.env, task.method, task.n_episodes, task.max_steps,
+                 variant or ""), ("median", task.env, task.n_episodes)):
+        if per_episode is None:
+            per_episode = history.get(key)
+    if per_episode is None and task.env in PRIOR_STEPS:
+        per_episode = PRIOR_STEPS[task.env]
+        if notes is not None:
+            notes.add(f"no stored runs of {task.method} on {task.env} at {task.n_episodes} "
+                      f"episodes: {per_episode:g} steps an episode guessed (PRIOR_STEPS)")
     if per_episode is None:
-        per_episode = history.get(("median", task.env, task.n_episodes))
-    if per_episode is None:
-        per_episode = PRIOR_STEPS.get(task.env, float(cap))
+        per_episode = float(cap)
+        if notes is not None:
+            notes.add(f"no stored runs of {task.env}: episodes guessed at the cap ({cap} "
+                      f"steps; a bound, not a forecast)")
     return task.n_episodes * min(float(per_episode), float(cap))
 
 
-def task_steps(task, history: dict) -> float:
-    """Expected run-steps of a chunk: the sum over its rows."""
+def task_steps(task, history: dict, notes: set | None = None) -> float:
+    """Expected run-steps of a chunk: the sum over its rows (what had to be guessed goes into
+    ``notes``)."""
     rows = {}
     for row in map(tuple, task.settings.tolist()):
         rows[row] = rows.get(row, 0) + 1
-    return float(sum(n * row_steps(task, row, history) for row, n in rows.items()))
+    return float(sum(n * row_steps(task, row, history, notes) for row, n in rows.items()))
 
 
 # ----------------------------------------------------------------------------- seconds
 
 
-def task_seconds(task, rates: Rates, history: dict) -> float:
-    """Predicted seconds of one chunk on one worker (see the module docstring)."""
+#: control seconds when nothing was measured for an engine, method and task: ``(a, b)`` as
+#: :attr:`Rates.engines` (this machine, 2 shared AMD EPYC cores: the kernel ~1 µs a run-step;
+#: the torch batch ~0.3 ms a batch iteration plus ~6 µs a row; the per-run reference
+#: 75-175 µs a run-step); a plan that uses one says so
+GUESS = {"kernel": (0.0, 1.1e-6), "batch": (3e-4, 6e-6), "reference": (0.0, 1.5e-4)}
+
+
+def chunk_engine(task, device: str = "cpu") -> str:
+    """The engine that computes a control chunk (as :func:`ftd_lib.engine.choose_engine`'s
+    ``"auto"``): a set-up variant in the compiled kernel; else the kernel where the task and
+    the method have one (float64 on the CPU), the torch batch where the method has one, the
+    per-run reference otherwise."""
+    from ..methods import method as method_record
+
+    if task.variant is not None:
+        return "kernel"
+    engines = method_record(task.method).engines
+    t = task_registry.TASKS.get(task.env)
+    if "kernel" in engines and t is not None and t.kernel and str(device) == "cpu":
+        return "kernel"
+    return "batch" if "batch" in engines else "reference"
+
+
+def engine_key(engine: str, method: str, env: str) -> str:
+    return f"{engine}/{method}/{env}"
+
+
+def control_rate(task, rates: Rates, device: str = "cpu") -> tuple[tuple, str | None]:
+    """``((a, b), guess)`` for a control chunk: the engine's measured rates on its method and
+    task, else the kernel's per method (the stored chunks, :func:`with_stored_control`), else
+    :data:`GUESS` with ``guess`` naming what was guessed."""
+    eng = chunk_engine(task, device)
+    key = engine_key(eng, task.method, task.env)
+    if key in rates.engines:
+        return tuple(rates.engines[key]), None
+    if eng == "kernel" and task.method in rates.control:
+        return (0.0, rates.control[task.method]), None
+    if eng == "kernel" and task.method in DEFAULT_RATES.control:
+        return (0.0, DEFAULT_RATES.control[task.method]), None
+    return GUESS[eng], f"no rate for {task.method} ({eng}) on {task.env}: guessed"
+
+
+def task_seconds(task, rates: Rates, history: dict, notes: set | None = None) -> float:
+    """Predicted seconds of one chunk on one worker (see the module docstring); what had to
+    be guessed goes into ``notes``."""
     fixed = rates.chunk_s.get(task.task, 0.0)
     if task.task == "prediction":
         a, b, ipe = rates.prediction.get(task.method, DEFAULT_RATES.prediction.get(
             task.method, (3e-4, 4e-6, 150.0)))
         return fixed + task.n_episodes * ipe * (a + b * task.rows)
-    per_step = rates.control.get(task.method, DEFAULT_RATES.control.get(task.method, 1.1e-6))
-    return fixed + task_steps(task, history) * per_step
+    (a, b), guess = control_rate(task, rates)
+    if guess and notes is not None:
+        notes.add(guess)
+    steps = task_steps(task, history, notes)
+    # the batch steps its rows in lockstep: an iteration for every step of the longest run
+    iterations = steps / task.rows if chunk_engine(task) == "batch" else 0.0
+    return fixed + steps * b + iterations * a
 
 
 def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
@@ -298,6 +403,41 @@ def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
     return t / max(int(np.sum(res.n_steps)), 1)
 
 
+def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tuple:
+    """``(a, b)`` of a control method on a task in the engine that will run it, measured
+    here (:attr:`Rates.engines`): the kernel as :func:`calibrate_control`; the torch batch
+    at two widths (2 and 8 rows), a straight line through seconds = a x iterations + b x
+    run-steps; the per-run reference, 2 runs of a few capped episodes (seconds per
+    run-step)."""
+    from .. import engine as eng
+
+    if engine == "kernel":
+        return 0.0, calibrate_control(method, env, repeats)
+    s = task_registry.gamma(env)
+
+    def run(n, episodes=2):
+        st = eng.Settings.make(alpha=[0.01] * n, lam=0.5, gamma=s, eta=0.01)
+        return eng.run_control(method, st, 2016, np.arange(n), episodes, env=env,
+                               epsilon=0.05, max_steps=200, engine=engine)
+
+    run(1, 1)  # warm-up
+    if engine == "reference":
+        t, res = _best_time(lambda: run(2), repeats)
+        return 0.0, t / max(int(np.sum(res.n_steps)), 1)
+    pts = []
+    for n in (2, 8):
+        t, res = _best_time(lambda n=n: run(n), repeats)
+        pts.append((t, float(res.iterations), float(np.sum(res.n_steps))))
+    (t1, i1, s1), (t2, i2, s2) = pts
+    det = i1 * s2 - i2 * s1
+    if det == 0:
+        return 0.0, t2 / max(s2, 1.0)
+    a, b = (t1 * s2 - t2 * s1) / det, (i1 * t2 - i2 * t1) / det
+    if a < 0 or b < 0:  # noise: all per run-step, at the wider batch
+        return 0.0, t2 / max(s2, 1.0)
+    return a, b
+
+
 def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
     """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
     episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
@@ -337,7 +477,8 @@ def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
     return time.perf_counter() - t0
 
 
-def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1) -> Rates:
+def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1,
+              engines=()) -> Rates:
     """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
     ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
     task and the slower kept): a few seconds per method (the online lambda-return's episode
@@ -354,16 +495,21 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         ctrl: dict = {}
         for m, env in dict.fromkeys(control):
             ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
-        kinds = (["prediction"] if pred else []) + (["control"] if ctrl else [])
+        per = {engine_key(e, m, env): calibrate_engine(e, m, env)
+               for e, m, env in dict.fromkeys(engines)}
+        kinds = (["prediction"] if pred else []) + (["control"] if ctrl or per else [])
         chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
         n = min(max(int(workers), 1), os.cpu_count() or 1)
         start = (calibrate_worker_start(kinds, n) if worker_start and kinds
                  else DEFAULT_RATES.worker_start_s)
+        startup = calibrate_worker_start(kinds, 1) if kinds else DEFAULT_RATES.startup_s
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
+    slow = {str(n): max(1.0, start / startup)} if n > 1 and worker_start and kinds else {}
     rates = Rates(pred, ctrl, chunk_s, start,
-                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
+                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
+                  engines=per, startup_s=startup, slowdown=slow)
     return with_stored_control(rates)
 
 
@@ -402,6 +548,7 @@ class Costing:
         self.rates = machine_rates() if rates is None else rates
         self.dirs = list(dirs)
         self._history = None
+        self.notes: set = set()  # what was guessed (said with the plan)
 
     @property
     def history(self) -> dict:
@@ -419,10 +566,10 @@ class Costing:
         return self.history if task.task == "control" else {}
 
     def seconds(self, task) -> float:
-        return task_seconds(task, self.rates, self._history_for(task))
+        return task_seconds(task, self.rates, self._history_for(task), self.notes)
 
     def steps(self, task) -> float:
-        return task_steps(task, self._history_for(task))
+        return task_steps(task, self._history_for(task), self.notes)
 
 
 def stored_step_seconds(dirs, cpu: str | None = None) -> dict:

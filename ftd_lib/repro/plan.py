@@ -106,7 +106,9 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     index = add_to_index(dict(stored_idx), ahead)
     work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
     steps = [costing.steps(t) for t in work]
-    seconds = [costing.seconds(t) for t in work]
+    # chunks that run at once share the machine: each slows down as measured
+    slow = costing.rates.parallel(min(workers, len(work))) if len(work) > 1 else 1.0
+    seconds = [slow * costing.seconds(t) for t in work]
     start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
     sched = list_schedule(seconds, workers, start_at=start)
     wall = sched.makespan if work else 0.0
@@ -289,8 +291,16 @@ def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
             f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
 
 
-def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
-    """The printed plan: per figure its stages (and their chunks), then the total."""
+def command_wall(plans: list[FigurePlan], startup_s: float) -> float:
+    """The whole command's predicted wall time: the command's start-up (interpreter, imports,
+    compiled code), then every figure's stages one after another."""
+    return startup_s + sum(p.wall_s for p in plans)
+
+
+def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, startup_s: float = 0.0,
+               notes=()) -> list[str]:
+    """The printed plan: per figure its stages (and their chunks), then the total with the
+    command's start-up, then what had to be guessed."""
     lines = []
     for fp in plans:
         for stage in fp.stages:
@@ -300,22 +310,32 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
         lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
                      f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute, "
                      f"utilisation {100 * fp.utilisation:.0f} %")
-    if len(plans) > 1:
-        wall = sum(p.wall_s for p in plans)
+    if plans:
+        wall = command_wall(plans, startup_s)
         comp = sum(p.compute_s for p in plans)
-        lines.append(f"all: predicted wall {format_seconds(wall)} on {plans[0].workers} "
-                     f"workers, {format_seconds(comp)} of compute, utilisation "
+        lines.append(f"command: predicted wall {format_seconds(wall)} on {plans[0].workers} "
+                     f"workers ({startup_s:.1f} s of start-up: interpreter, imports, compiled "
+                     f"code), {format_seconds(comp)} of compute, utilisation "
                      f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
+    lines += [f"guess: {n}" for n in sorted(notes)]
     return lines
 
 
-def methods_to_calibrate(figs) -> tuple[list, list]:
-    """The prediction methods and (control method, task) pairs of these figures (loaded
-    experiments, or names of ``experiments/`` at paper scale)."""
-    pred, ctrl = [], []
+def methods_to_calibrate(figs) -> tuple[list, list, list]:
+    """What to measure for these figures (loaded experiments, or names of ``experiments/``
+    at paper scale): the prediction methods, the (control method, task) pairs, and the
+    ``(engine, method, task)`` each control chunk runs in (:func:`ftd_lib.repro.cost.
+    chunk_engine`)."""
+    from .cost import chunk_engine
+
+    pred, ctrl, engines = [], [], []
     for f in figs:
         f = figure(f, "paper") if isinstance(f, str) else f
-        for m in f.methods:
-            (pred if f.task == "prediction" else ctrl).append(
-                m if f.task == "prediction" else (m, f.env))
-    return list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl))
+        if f.task == "prediction":
+            pred += list(f.methods)
+            continue
+        ctrl += [(m, f.env) for m in f.methods]
+        engines += [(e, t.method, t.env) for t in cut_chunks(f)
+                    if (e := chunk_engine(t)) != "kernel"]  # (the kernel: stored chunks)
+    return (list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl)),
+            list(dict.fromkeys(engines)))
