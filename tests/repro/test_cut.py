@@ -249,7 +249,7 @@ def test_plan_follows_the_options_reproduce_is_given(tmp_path):
     pilot = fp.stages[0]
     assert pilot.name == "pilot" and len(pilot.figure.cells) == 2 * 2 * 2  # x two methods
     assert plan.plan_figure("fig4-right", "paper", 2, _costing(), out=out,
-                            episodes=10).stages[0].name == "all"  # reproduce: one stage
+                            episodes=10).stages[0].name == "pilot"  # the file's protocol
 
     def fake(task, *, device, progress):
         v = np.tile(-np.linspace(200, 100, task.n_episodes), (task.rows, 1))
