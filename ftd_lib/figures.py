@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .repro.fig1 import FIG1_SEED, figure1_data, plot_figure1
-from .repro.fig2 import RUNS as FIG2_RUNS
-from .repro.fig2 import figure2_data, plot_figure2
+from .repro.paper.fig1 import FIG1_SEED, figure1_data, plot_figure1
+from .repro.paper.fig2 import RUNS as FIG2_RUNS
+from .repro.paper.fig2 import figure2_data, plot_figure2
 from .repro.plots import plot_results
 from .repro.results import load_results, repo_results_dir, reproduce_command
 from .style import RC
@@ -95,7 +95,8 @@ def _canvas(n_panels: int, width: float):
 def figure_1(*, seed: int = FIG1_SEED) -> PaperFigure:
     """Fig. 1: TD(λ), the online and the offline λ-return algorithm on the random walk, λ = 1,
     α = 0.2; RMS error over the states, divided by the initial one, at every time step of the
-    first 3 episodes (one seeded run). Panel ``""``: :func:`ftd_lib.repro.fig1.figure1_data`."""
+    first 3 episodes (one seeded run). Panel ``""``:
+    :func:`ftd_lib.repro.paper.fig1.figure1_data`."""
     data = figure1_data(seed=seed)
     fig, (ax,) = _canvas(1, 8.5)
     plot_figure1(data, ax=ax)
@@ -106,7 +107,8 @@ def figure_1(*, seed: int = FIG1_SEED) -> PaperFigure:
 def figure_2(*, runs: int = FIG2_RUNS) -> PaperFigure:
     """Fig. 2 right: the one-state example, λ = 1; the error at the end of each episode,
     averaged over the first 10 episodes, against α, TD(λ) and the λ-return algorithm, over
-    ``runs`` seeded runs. Panel ``"right"``: :func:`ftd_lib.repro.fig2.figure2_data` (Fig. 2 left
+    ``runs`` seeded runs. Panel ``"right"``: :func:`ftd_lib.repro.paper.fig2.figure2_data` (Fig.
+    2 left
     is a picture of the task, not data)."""
     data = figure2_data(runs=runs)
     fig, (ax,) = _canvas(1, 7.0)

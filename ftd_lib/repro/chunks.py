@@ -46,7 +46,7 @@ class ChunkTask(NamedTuple):
     epsilon: float
     max_steps: int | None = None
     truncation: str | None = None
-    variant: dict | None = None  # a set-up variant (ftd_lib.repro.study): name, hidden, ...
+    variant: dict | None = None  # a set-up variant (ftd_lib.repro.paper.study): name, hidden, ...
 
     @property
     def rows(self) -> int:
@@ -200,7 +200,7 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
     from .. import engine
 
     if task.variant is not None:  # a set-up variant of the claim-5 study: the kernel
-        from .study import run_variant
+        from .setups import run_variant
 
         return _engine_result(run_variant(task, engine_settings(task.settings),
                                           progress=progress))

@@ -44,9 +44,9 @@ from .executors import EXECUTORS, DaskExecutor
 from .experiment import load_experiment
 from .keys import experiment_names, experiment_path
 from .launch import execute, out_dir, run_command
+from .paper.study import VARIANT_NAMES, variant_sets
 from .results import DEFAULT_RESULTS, results_paths
 from .runs import ScaleConflict, last_session
-from .study import VARIANT_NAMES, variant_sets
 
 
 def _int_at_least(lo: int):
@@ -281,7 +281,7 @@ def _jobs(parser, args):
     """Every experiment the command names, loaded and checked before any work -- the file,
     the changes, the claims it names, the report's lines, the output folder, memory -- or an
     exit status (one line)."""
-    from .claims import check_claims
+    from .paper.claims import check_claims
 
     targets = _targets(parser, args)
     if isinstance(targets, int):

@@ -111,7 +111,7 @@ def _under_variant(raw: dict, name: str) -> dict:
     return merge(raw, {**over, "setup": name,
                        "title": f"{raw['title']} — set-up variant: {name}",
                        "notes": [*raw.get("notes", []), f"set-up variant {name!r} "
-                                 f"(ftd_lib.repro.study): {s.get('change', '')}."]})
+                                 f"(ftd_lib.repro.paper.study): {s.get('change', '')}."]})
 
 
 

@@ -201,7 +201,7 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     if protocol["kind"] == "pilot" and not optimise:
         raise r.fail("protocol.kind", "the pilot protocol chooses alpha per lambda: it needs "
                      "x = \"lam\" and several grid.alphas")
-    claims = raw.get("claims", [])  # (known numbers: ftd_lib.repro.claims.check_claims)
+    claims = raw.get("claims", [])  # (known numbers: ftd_lib.repro.paper.claims.check_claims)
     if not isinstance(claims, list) or not all(
             isinstance(c, int) and not isinstance(c, bool) for c in claims):
         raise r.fail("claims", f"must be a list of claim numbers, got {claims!r}")

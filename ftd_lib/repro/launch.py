@@ -10,8 +10,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from .claims import check_claims
 from .experiment import load_experiment
+from .paper.claims import check_claims
 
 
 def run_command(path, scale: str = "paper", sets=(), out=None, device=None) -> str:

@@ -5,7 +5,7 @@ every stored experiment -- the paper's figures, the studies, a researcher's own 
 the same way (:func:`ftd_lib.repro.sections.experiment_section`): the picture, best
 :math:`\alpha` per setting with grid-edge marks, learning curves, the claims its file names,
 how the data was made (scale, runs, episodes, wall time, machine, commit, engines). Every
-verdict is computed from the numbers by the rules of :mod:`ftd_lib.repro.claims`, never
+verdict is computed from the numbers by the rules of :mod:`ftd_lib.repro.paper.claims`, never
 written by hand; the rule and the numbers it used are printed next to it.
 """
 
@@ -19,8 +19,8 @@ import numpy as np
 
 from ..methods import label
 from . import store
-from .claims import NO_DATA, claims, fmt_number
 from .definitions import FIGURES, format_sets
+from .paper.claims import NO_DATA, claims, fmt_number
 from .provenance import describe
 from .results import DEFAULT_RESULTS, load_results, reproduce_command, results_paths
 from .sections import experiment_section, options, reread_lines
@@ -197,7 +197,7 @@ def render(results_dir=DEFAULT_RESULTS, report_path=None) -> str:
     judged = [v for v in claims(results) if v.status != NO_DATA]
     if judged:  # only the claims the folder's figures hold data for
         lines += ["## The paper's claims", "",
-                  "Rules in `ftd_lib/repro/claims.py`.", ""]
+                  "Rules in `ftd_lib/repro/paper/claims.py`.", ""]
         rows = [[str(v.number), v.figure, v.claim, v.mark, results[v.figure].scale
                  + (" (below paper scale)" if v.below_paper_scale else "")] for v in judged]
         lines += _table(["#", "figure", "claim", "this reproduction", "scale"], rows) + [""]

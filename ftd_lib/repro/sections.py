@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..methods import label
-from .claims import AGREES, DISAGREES, best_index, confront, fmt_number
+from .paper.claims import AGREES, DISAGREES, best_index, confront, fmt_number
 from .results import Results
 
 
@@ -305,7 +305,7 @@ def confront_named(res) -> list:
 
 
 def claim_lines(res, numbers) -> list[str]:
-    """The named claims confronted with the numbers (:func:`ftd_lib.repro.claims.confront`),
+    """The named claims confronted with the numbers (:func:`ftd_lib.repro.paper.claims.confront`),
     per set-up where there are several."""
     if not numbers:
         return []
@@ -339,7 +339,7 @@ def reread_lines(res, numbers, cuts, setups=None, pair=None) -> list[str]:
         "grid from", "claim", "verdict"] + (
         [f"{label(pair[0])} − {label(pair[1])}, paired"] if pair else []) + ["evidence"]
     return (["The claims again with the step-size grid cut below a step size (the same "
-             "runs; rules of `ftd_lib/repro/claims.py`):", ""] + table(header, rows) + [""])
+             "runs; rules of `ftd_lib/repro/paper/claims.py`):", ""] + table(header, rows) + [""])
 
 
 def setups_table(opts: dict) -> list[str]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ftd_lib import figures
-from ftd_lib.repro import fig1, fig2
+from ftd_lib.repro.paper import fig1, fig2
 from ftd_lib.repro.results import load_results, repo_results_dir
 
 README = Path(__file__).resolve().parents[2] / "README.md"

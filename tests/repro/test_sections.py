@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from ftd_lib.repro import sections
-from ftd_lib.repro.claims import AGREES, DISAGREES
 from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.experiment import experiment_path, load_experiment
 from ftd_lib.repro.launch import run_experiment
+from ftd_lib.repro.paper.claims import AGREES, DISAGREES
 from ftd_lib.repro.report import render
 from ftd_lib.repro.runs import run_figure
 
