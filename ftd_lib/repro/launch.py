@@ -11,7 +11,6 @@ import shlex
 from pathlib import Path
 
 from .experiment import load_experiment
-from .paper.claims import check_claims
 
 
 def run_command(path, scale: str = "paper", sets=(), out=None, device=None) -> str:
@@ -41,7 +40,6 @@ def run_experiment(path, scale: str = "paper", sets=(), out=None, *, device=None
     :func:`ftd_lib.repro.runs.run_figure` (workers, threads, executor, runner, progress,
     plot, force). Returns the final :class:`~ftd_lib.repro.results.Results`."""
     fig, run = load_experiment(path, scale, sets)
-    check_claims(fig)
     device = device or run["device_kind"]
     command = command or run_command(path, scale, sets, out, None if device == run[
         "device_kind"] else device)

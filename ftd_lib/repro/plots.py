@@ -21,7 +21,7 @@ from ..style import (
 )
 from . import store
 from .definitions import figure
-from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
+from .results import DEFAULT_RESULTS, Results, groups, reproduce_command, scale_label
 
 _MORE_LS = ("--", ":", "-.", (0, (5, 1, 1, 1)))
 
@@ -156,8 +156,6 @@ def save_plot(res: Results, path) -> Path:
     from matplotlib.figure import Figure as MplFigure
 
     with mpl.rc_context(RC):
-        from .sections import groups
-
         if len(groups(res)) > 1:  # several set-ups: one panel each
             fig = MplFigure(figsize=(11, 8), layout="constrained")
             plot_setups(res, fig)
@@ -173,8 +171,6 @@ def plot_setups(res: Results, fig) -> None:
     """Small multiples on the matplotlib figure ``fig`` for an experiment with several
     set-ups (``[[setups]]``): one panel per set-up, every method's points against the x axis
     (each at its best alpha where the experiment optimises it), ± 1 SE."""
-    from .sections import groups
-
     parts = groups(res)
     d = res.meta["definition"]
     ncol = 3

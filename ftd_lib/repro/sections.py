@@ -20,7 +20,7 @@ import numpy as np
 
 from ..methods import label
 from .paper.claims import AGREES, DISAGREES, best_index, confront, fmt_number
-from .results import Results
+from .results import Results, groups
 
 
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -58,22 +58,6 @@ def setup_name(res) -> str | None:
     """The one named set-up of a stored experiment (``setup = NAME``), else ``None``."""
     names = {c.get("variant") or None for c in res.meta.get("definition", {}).get("cells", [])}
     return names.pop() if len(names) == 1 else None
-
-
-def groups(res) -> list[tuple[str | None, Results]]:
-    """``[(set-up, its cells as a Results whose curves are the methods), ...]`` for an
-    experiment with several set-ups (``[[setups]]``), else ``[(None, res)]``."""
-    cells = res.meta.get("definition", {}).get("cells", [])
-    names = list(dict.fromkeys(c.get("variant") or "" for c in cells))
-    if len(names) < 2 or len(cells) != len(res.arrays["curve"]):
-        return [(None, res)]
-    out = []
-    for name in names:
-        sel = np.array([(c.get("variant") or "") == name for c in cells])
-        arrays = {k: np.asarray(v)[sel] for k, v in res.arrays.items() if k != "__meta__"}
-        arrays["curve"] = arrays["method"].copy()
-        out.append((name, Results(res.figure, arrays, res.meta, res.path)))
-    return out
 
 
 def from_alpha(res, alpha: float) -> Results:
