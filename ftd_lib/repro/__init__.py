@@ -13,15 +13,10 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
   assembled in a fixed order) and :func:`reproduce`
 - :mod:`~ftd_lib.repro.executors` ``--executor dask``: the chunks on a Dask cluster, stored here
-- :mod:`~ftd_lib.repro.cost`     what a chunk costs before it runs: run-steps (control: from the
-  stored returns) and seconds (rates calibrated on this machine)
-- :mod:`~ftd_lib.repro.schedule` list scheduling (largest first): wall time and utilisation on N
-  workers
-- :mod:`~ftd_lib.repro.cut`      what is computed: the rows not stored, cut by cost for N workers
-  (:mod:`~ftd_lib.repro.reuse` reads the definition's chunks back from any cut)
-- :mod:`~ftd_lib.repro.plan`     ``plan FIGURE|all``: every stage's chunks, their cost and the
-  predicted wall time; :mod:`~ftd_lib.repro.progress` the bars' ETA from it;
-  :mod:`~ftd_lib.repro.accuracy` the plan against measured runs
+- :mod:`~ftd_lib.repro.planning`  ``plan FILE|NAME|all`` and the progress bars' ETA: what a
+  chunk costs before it runs (rates per engine, method and task, calibrated here), the rows
+  not stored cut by cost for N workers (:mod:`~ftd_lib.repro.reuse` reads them back from any
+  cut), list scheduling, the plan against measured runs
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
 - :mod:`~ftd_lib.repro.report`   ``REPORT.md``: the folder's experiments, pictures, numbers,
   provenance

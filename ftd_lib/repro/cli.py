@@ -337,10 +337,10 @@ def _resume(args, job: Job) -> str:
 
 
 def _device(args, job: Job) -> str:
-    """``--device``, else :func:`ftd_lib.repro.plan.default_device`."""
+    """``--device``, else :func:`ftd_lib.repro.planning.plan.default_device`."""
     if args.device is not None:
         return args.device
-    from .plan import default_device
+    from .planning.plan import default_device
 
     return default_device(job.figure, job.out, job.run)
 
@@ -416,8 +416,8 @@ def _start_executor(parser, args, command: str):
 def _final_stage_s(job: Job, device: str, workers: int) -> float:
     """The final stage's predicted wall time, its widenings included (this machine's last
     calibration, else the defaults), for the pilot's ETA."""
-    from .cost import Costing, history_dirs
-    from .plan import plan_experiment
+    from .planning.cost import Costing, history_dirs
+    from .planning.plan import plan_experiment
 
     stages = plan_experiment(job.figure, job.out, workers, Costing(None, history_dirs(job.out)),
                              seed=job.run["seed"], device=device).stages
@@ -425,10 +425,12 @@ def _final_stage_s(job: Job, device: str, workers: int) -> float:
 
 
 def _plan(jobs, args, workers: int) -> int:
-    """``plan`` (and ``run``/``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`
-    for the experiments and options the command would be given."""
-    from .cost import Costing, calibrate, history_dirs, machine_rates, save_rates
-    from .plan import methods_to_calibrate, plan_experiment, plan_lines
+    """``plan`` (and ``run``/``reproduce --dry-run``): the plan
+    (:mod:`ftd_lib.repro.planning.plan`) for the experiments and options the command would be
+    given."""
+    from .planning.calibrate import calibrate
+    from .planning.cost import Costing, history_dirs, machine_rates, save_rates
+    from .planning.plan import methods_to_calibrate, plan_experiment, plan_lines
 
     if args.no_calibrate:
         rates = machine_rates()
@@ -461,7 +463,8 @@ def _plan(jobs, args, workers: int) -> int:
 def _print_stored_rates(rates) -> None:
     """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
     the rates used (a busy machine calibrates slow)."""
-    from .cost import COMMITTED_STORES, stored_step_seconds
+    from .planning.calibrate import stored_step_seconds
+    from .planning.cost import COMMITTED_STORES
     from .store import machine_description
 
     stored = stored_step_seconds(COMMITTED_STORES, machine_description()["cpu"])

@@ -14,10 +14,11 @@ import time
 import numpy as np
 
 from .. import __version__, validate
-from . import chunks, cost, cut, executors, store
+from . import chunks, executors, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
-from .progress import FigureBar
+from .planning import cost, cut
+from .planning.progress import FigureBar
 from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -52,13 +53,14 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     process writes the store (:mod:`ftd_lib.repro.executors`). Writes ``out/<figure>.npz``
     (arrays + metadata), ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
 
-    What is computed is cut by cost (:mod:`ftd_lib.repro.cut`): the rows not yet stored, in
+    What is computed is cut by cost (:mod:`ftd_lib.repro.planning.cut`): the rows not yet stored, in
     chunks of similar predicted cost, about four per worker, largest first; whatever cut
     computed them, the figure's chunks are read back from the store bit for bit. The progress
     bar shows ``stage`` (e.g. the pilot of :mod:`ftd_lib.repro.protocol`), chunks done of
-    chunks planned and the plan's ETA (:mod:`ftd_lib.repro.progress`): the remaining chunks'
-    predicted seconds (``rates``, default :func:`ftd_lib.repro.cost.machine_rates`) scheduled
-    on the workers, plus ``later_s`` for the stages still to come.
+    chunks planned and the plan's ETA (:mod:`ftd_lib.repro.planning.progress`): the remaining
+    chunks' predicted seconds (``rates``, default
+    :func:`ftd_lib.repro.planning.cost.machine_rates`) scheduled on the workers, plus ``later_s``
+    for the stages still to come.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
@@ -203,10 +205,10 @@ def last_session(meta: dict) -> dict:
 
 
 def _predicted(costs, workers: int, rates) -> dict:
-    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.plan`), kept
+    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.planning.plan`), kept
     beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
     where the rates came from."""
-    from .schedule import list_schedule
+    from .planning.schedule import list_schedule
 
     start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
     wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0

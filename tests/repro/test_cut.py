@@ -1,5 +1,6 @@
-"""ftd_lib.repro.cut and reuse: chunks cut by cost cover every row once, balance the workers,
-put an expensive cell apart; the numbers do not depend on the cut (the engine, bit for bit);
+"""ftd_lib.repro.planning.cut and reuse: chunks cut by cost cover every row once, balance the
+workers, put an expensive cell apart; the numbers do not depend on the cut (the engine, bit for
+bit);
 a store cut one way is read by a run cut another way; the committed paper figures compute
 nothing."""
 
@@ -10,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ftd_lib.repro import chunks, cost, cut, plan
+from ftd_lib.repro import chunks
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.planning import cost, cut, plan
 from ftd_lib.repro.protocol import pilot_figure, run_protocol
 from ftd_lib.repro.results import results_paths
 from ftd_lib.repro.runs import run_figure

@@ -1,4 +1,5 @@
-r"""What a chunk costs, before it runs: run-steps and seconds (the plan, :mod:`ftd_lib.repro.plan`).
+r"""What a chunk costs, before it runs: run-steps and seconds (the plan,
+:mod:`ftd_lib.repro.planning.plan`).
 
 A *run-step* is one environment step of one run, its updates included (as in
 :mod:`ftd_lib.engine.bench`). Two questions, answered separately:
@@ -32,15 +33,12 @@ import functools
 import json
 import math
 import os
-import subprocess
-import sys
-import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..envs import tasks as task_registry
+from ...envs import tasks as task_registry
 
 #: steps an episode when nothing is stored about a control task (median of a cell's average
 #: over the paper-scale runs stored under results/ when this was written: mountain car about
@@ -48,7 +46,7 @@ from ..envs import tasks as task_registry
 #: episode cap
 PRIOR_STEPS = {"mountain_car": 3300.0, "cartpole": 100.0}
 #: where the committed results live (the history every plan may read)
-REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
+REPO_RESULTS = Path(__file__).resolve().parents[3] / "results"
 #: the committed stores whose chunks' metadata say what runs took (:func:`stored_step_seconds`)
 COMMITTED_STORES = (REPO_RESULTS, REPO_RESULTS / "pilot")
 
@@ -108,7 +106,7 @@ def rates_path() -> Path:
 
 
 def _machine_id() -> dict:
-    from .store import machine_description
+    from ..store import machine_description
 
     m = machine_description()
     return {"cpu": m["cpu"], "cpu_count": m["cpu_count"], "platform": m["platform"]}
@@ -116,7 +114,7 @@ def _machine_id() -> dict:
 
 def save_rates(rates: Rates, path=None) -> Path:
     """Keep ``rates`` as this machine's (the progress bar's ETA reads them back)."""
-    from .store import atomic_write_json
+    from ..store import atomic_write_json
 
     return atomic_write_json(path or rates_path(),
                              {"machine": _machine_id(), "rates": asdict(rates)})
@@ -147,7 +145,7 @@ def evaluation_episode_steps(seed: int = 2016, n_runs: int = 16, n_episodes: int
     """Average steps of a mountain car evaluation episode (Fig. 3's task: the fixed
     near-optimal policy from a random start), measured on ``n_runs`` x ``n_episodes``
     recorded episodes."""
-    from ..envs.mountain_car import record_episodes_batch
+    from ...envs.mountain_car import record_episodes_batch
 
     eps = record_episodes_batch(seed, np.arange(n_runs), n_episodes)
     return float(np.mean([len(r) for run in eps for _x, r in run]))
@@ -166,7 +164,7 @@ def control_history(dirs) -> dict:
     ``dirs``, earlier directories first (a cell found in an earlier one is kept), and
     ``{("median", task, episodes): the median over those cells}``. Read from the stored
     average returns: steps = return / the task's reward per step."""
-    from .results import load_results
+    from ..results import load_results
 
     out: dict = {}
     for d in dirs:
@@ -193,7 +191,7 @@ def chunk_history(dirs) -> dict:
     """Steps an episode from the stored chunks' own counts (``run_steps``, every engine
     records it): ``{("chunks", task, method, episodes, cap, variant): mean over the chunks of
     run_steps / (runs x episodes)}`` -- right whatever the task's rewards."""
-    from .store import chunk_metas
+    from ..store import chunk_metas
 
     per: dict = {}
     for d in dirs:
@@ -297,7 +295,7 @@ def chunk_engine(task, device: str = "cpu") -> str:
     ``"auto"``): a set-up variant in the compiled kernel; else the kernel where the task and
     the method have one (float64 on the CPU), the torch batch where the method has one, the
     per-run reference otherwise."""
-    from ..methods import method as method_record
+    from ...methods import method as method_record
 
     if task.variant is not None:
         return "kernel"
@@ -349,196 +347,6 @@ def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
     return task_steps(task, history), task_seconds(task, rates, history)
 
 
-# ----------------------------------------------------------------------------- calibration
-
-
-def _best_time(fn, repeats: int) -> tuple[float, object]:
-    best, out = math.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
-    """``(a, b, ipe)`` of a prediction method on this machine: the batch run live at two
-    widths (the best of ``repeats`` each, after a warm-up; one episode of the online
-    lambda-return, whose episode is ~60 times longer, three of the others), a straight line
-    through the two seconds-per-iteration."""
-    from .. import engine
-
-    def run(n):
-        k = [16] * n if method == "block_lambda_return" else None
-        s = engine.Settings.make(alpha=[0.01] * n, lam=0.9, gamma=1.0, eta=0.01, k_max=k)
-        return engine.run_prediction(method, s, 2016, np.arange(n), episodes)
-
-    episodes = 1 if method == "online_lambda_return" else 3
-    run(2)  # warm-up
-    per_it, ipe = [], 0.0
-    for n in rows:
-        t, res = _best_time(lambda n=n: run(n), repeats)
-        per_it.append(t / res.iterations)
-        ipe = float(res.iterations) / episodes
-    b = max((per_it[1] - per_it[0]) / (rows[1] - rows[0]), 0.0)
-    a = max(per_it[0] - b * rows[0], 0.0)
-    return a, b, ipe
-
-
-def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
-    """Seconds per run-step of the compiled control kernel on this machine (3 runs of a few
-    thousand steps, the best of ``repeats`` after a warm-up)."""
-    from .. import engine
-
-    episodes = 2 if env == "mountain_car" else 60
-    s = engine.Settings.make(alpha=[0.01] * 3, lam=0.5, gamma=task_registry.gamma(env),
-                             eta=0.01)
-
-    def run():
-        return engine.run_control(method, s, 2016, np.arange(3), episodes, env=env,
-                                  epsilon=0.05)
-
-    run()  # warm-up (compiled code loaded)
-    t, res = _best_time(run, repeats)
-    return t / max(int(np.sum(res.n_steps)), 1)
-
-
-def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tuple:
-    """``(a, b)`` of a control method on a task in the engine that will run it, measured
-    here (:attr:`Rates.engines`): the kernel as :func:`calibrate_control`; the torch batch
-    at two widths (2 and 8 rows), a straight line through seconds = a x iterations + b x
-    run-steps; the per-run reference, 2 runs of a few capped episodes (seconds per
-    run-step)."""
-    from .. import engine as eng
-
-    if engine == "kernel":
-        return 0.0, calibrate_control(method, env, repeats)
-    s = task_registry.gamma(env)
-
-    def run(n, episodes=2):
-        st = eng.Settings.make(alpha=[0.01] * n, lam=0.5, gamma=s, eta=0.01)
-        return eng.run_control(method, st, 2016, np.arange(n), episodes, env=env,
-                               epsilon=0.05, max_steps=200, engine=engine)
-
-    run(1, 1)  # warm-up
-    if engine == "reference":
-        t, res = _best_time(lambda: run(2), repeats)
-        return 0.0, t / max(int(np.sum(res.n_steps)), 1)
-    pts = []
-    for n in (2, 8):
-        t, res = _best_time(lambda n=n: run(n), repeats)
-        pts.append((t, float(res.iterations), float(np.sum(res.n_steps))))
-    (t1, i1, s1), (t2, i2, s2) = pts
-    det = i1 * s2 - i2 * s1
-    if det == 0:
-        return 0.0, t2 / max(s2, 1.0)
-    a, b = (t1 * s2 - t2 * s1) / det, (i1 * t2 - i2 * t1) / det
-    if a < 0 or b < 0:  # noise: all per run-step, at the wider batch
-        return 0.0, t2 / max(s2, 1.0)
-    return a, b
-
-
-def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
-    """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
-    episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
-    from .chunks import ChunkTask, chunk_result, engine_runner
-
-    env = "mountain_car"
-    method = "td_lambda" if kind == "prediction" else "sarsa_lambda"
-    row = np.array([[0.01, 0.9, 1.0, 0.01, 0.0]])
-    task = ChunkTask("calibration", "quick", kind, env, method, np.array([0]), row,
-                     np.array([0]), 2016, 1, 0.05 if kind == "control" else float("nan"),
-                     200 if kind == "control" else None, "bootstrap" if kind == "control"
-                     else None)
-    job = (None, task, None, engine_runner, "cpu", {})
-    chunk_result(job)  # warm-up
-    if repeats < 1:
-        return 0.0
-    t, _ = _best_time(lambda: chunk_result(job), repeats)
-    return t
-
-
-def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
-                           timeout: float = 300.0) -> float:
-    """Seconds until ``processes`` fresh worker processes, started at once, are ready to run
-    chunks at speed: each starts Python, imports the engine (torch, the compiled kernel) and
-    runs a one-step chunk of each of ``kinds`` (the compiled code loaded from numba's cache,
-    the evaluation states built)."""
-    code = ("import numpy as np, torch; torch.set_num_threads(1); "
-            "from ftd_lib.repro.cost import calibrate_chunk_s; "
-            f"[calibrate_chunk_s(k, repeats=0) for k in {tuple(kinds)!r}]")
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    t0 = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env)
-             for _ in range(max(int(processes), 1))]
-    for p in procs:
-        if p.wait(timeout=timeout) != 0:
-            raise RuntimeError("calibration: a worker process failed to start the engine")
-    return time.perf_counter() - t0
-
-
-def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1,
-              engines=()) -> Rates:
-    """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
-    ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
-    task and the slower kept): a few seconds per method (the online lambda-return's episode
-    is the longest). One torch thread, as the workers run. The workers' start is measured
-    with as many processes at once as ``workers`` (at most one per CPU here)."""
-    import torch
-
-    from .store import machine_description
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        pred = {m: calibrate_prediction(m) for m in dict.fromkeys(prediction)}
-        ctrl: dict = {}
-        for m, env in dict.fromkeys(control):
-            ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
-        per = {engine_key(e, m, env): calibrate_engine(e, m, env)
-               for e, m, env in dict.fromkeys(engines)}
-        kinds = (["prediction"] if pred else []) + (["control"] if ctrl or per else [])
-        chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
-        n = min(max(int(workers), 1), os.cpu_count() or 1)
-        start = (calibrate_worker_start(kinds, n) if worker_start and kinds
-                 else DEFAULT_RATES.worker_start_s)
-        startup = calibrate_worker_start(kinds, 1) if kinds else DEFAULT_RATES.startup_s
-    finally:
-        torch.set_num_threads(threads)
-    m = machine_description()
-    slow = {str(n): max(1.0, start / startup)} if n > 1 and worker_start and kinds else {}
-    rates = Rates(pred, ctrl, chunk_s, start,
-                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
-                  engines=per, startup_s=startup, slowdown=slow)
-    return with_stored_control(rates)
-
-
-#: stored chunks of one CPU that it takes for their seconds per run-step to replace a
-#: calibration's (:func:`with_stored_control`)
-MIN_STORED_CHUNKS = 5
-
-
-def with_stored_control(rates: Rates, dirs=COMMITTED_STORES, cpu: str | None = None) -> Rates:
-    """``rates`` with each control method's seconds per run-step taken from the chunks stored
-    in ``dirs`` that were made on ``cpu`` (default: this machine's; :func:`stored_step_seconds`;
-    at least :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A
-    calibration's few short runs are slower per step -- here 1.34-1.37 µs where the 153
-    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) --
-    and would predict a control figure a third too long."""
-    if cpu is None:
-        from .store import machine_description
-
-        cpu = machine_description()["cpu"]
-    stored = stored_step_seconds(dirs, cpu)
-    used = {m: stored[m][0] for m in rates.control
-            if m in stored and stored[m][1] >= MIN_STORED_CHUNKS}
-    if not used:
-        return rates
-    n = sum(stored[m][1] for m in used)
-    return replace(rates, control={**rates.control, **used},
-                   source=f"{rates.source}; control from {n} stored chunks of this CPU")
-
-
 class Costing:
     """The predicted cost of chunks with one machine's ``rates`` (default: this machine's
     last calibration, :func:`machine_rates`) and the control history read once from ``dirs``
@@ -570,29 +378,3 @@ class Costing:
 
     def steps(self, task) -> float:
         return task_steps(task, self._history_for(task), self.notes)
-
-
-def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
-    """Seconds per run-step of the compiled control kernel in the stored chunks' metadata
-    (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
-    ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
-    a machine that may be busier or quieter now."""
-    from .store import chunk_metas
-
-    per: dict = {}
-    for d in dirs:
-        for folder in sorted(Path(d).glob("chunks/*")):
-            for ident, meta in chunk_metas(folder):
-                _add_step_seconds(per, ident, meta, cpu)
-    return {m: (float(np.median(v)), len(v)) for m, v in per.items()}
-
-
-def _add_step_seconds(per: dict, ident: dict, meta: dict, cpu: str | None) -> None:
-    """One chunk's seconds per run-step into ``per[method]``: the kernel's chunks only
-    (width 1: one run at a time), made on ``cpu`` when given."""
-    eng = meta.get("engine") or {}
-    if "method" not in ident or eng.get("width") != 1.0 or not eng.get("iterations"):
-        return
-    if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
-        return
-    per.setdefault(ident["method"], []).append(float(meta["compute_s"]) / eng["iterations"])

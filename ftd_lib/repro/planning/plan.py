@@ -3,16 +3,16 @@ r"""The plan of a reproduction, before any work: ``python -m ftd_lib plan FIGURE
 For every stage of every figure (one stage; or, for the control figures at paper scale, the
 pilot, its widenings and the final stage of :mod:`ftd_lib.repro.protocol`) the plan lists the
 chunks :func:`ftd_lib.repro.runs.run_figure` will compute -- the rows not in the store, cut
-by cost for the workers (:mod:`ftd_lib.repro.cut`) -- with their predicted run-steps and
-seconds (:mod:`ftd_lib.repro.cost`), and predicts the stage's wall time as list scheduling
-of those chunks, largest first, on ``N`` workers (:mod:`ftd_lib.repro.schedule`), after the
+by cost for the workers (:mod:`ftd_lib.repro.planning.cut`) -- with their predicted run-steps and
+seconds (:mod:`ftd_lib.repro.planning.cost`), and predicts the stage's wall time as list scheduling
+of those chunks, largest first, on ``N`` workers (:mod:`ftd_lib.repro.planning.schedule`), after the
 workers' start. Stages run one after another (the final stage waits on the pilot), so do the
 figures of ``all``.
 
 A stage that waits on a pilot is predicted from the pilot's stored numbers when the store
 holds them all (its widenings too, replayed from those numbers,
 :func:`ftd_lib.repro.protocol.widened`); else from the model: each cell's average return
-from the history of stored figures (:func:`ftd_lib.repro.cost.control_history`), the middle
+from the history of stored figures (:func:`ftd_lib.repro.planning.cost.control_history`), the middle
 of the grid where there is none; the widenings, which depend on numbers not yet computed,
 are then not predicted (said so).
 """
@@ -24,15 +24,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import store
-from .chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from .. import store
+from ..chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
+from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
+from ..results import DEFAULT_RESULTS, results_paths
+from ..reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .cost import DEFAULT_RATES, Costing
 from .cut import cut_by_cost, remainders
-from .definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from .progress import format_seconds
-from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
-from .results import DEFAULT_RESULTS, results_paths
-from .reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .schedule import list_schedule
 
 
@@ -141,7 +141,7 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
     """A stand-in for a pilot's metric from the model: each cell's average return from the
     history (the same for every run; ``nan`` where there is none, so a curve without any
     history is centred on the middle of its grid by :func:`ftd_lib.repro.protocol.final_figure`)."""
-    from ..envs import tasks as task_registry
+    from ...envs import tasks as task_registry
     from .cost import history_key
 
     reward = task_registry.task(fig.env).reward
@@ -324,7 +324,7 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, startup_s: float
 def methods_to_calibrate(figs) -> tuple[list, list, list]:
     """What to measure for these figures (loaded experiments, or names of ``experiments/``
     at paper scale): the prediction methods, the (control method, task) pairs, and the
-    ``(engine, method, task)`` each control chunk runs in (:func:`ftd_lib.repro.cost.
+    ``(engine, method, task)`` each control chunk runs in (:func:`ftd_lib.repro.planning.cost.
     chunk_engine`)."""
     from .cost import chunk_engine
 
