@@ -13,10 +13,11 @@ import time
 import numpy as np
 import pytest
 
+from ftd_lib.repro import report
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.chunks import cut_chunks
 from ftd_lib.repro.definitions import FIGURES, LAMBDAS, figure
-from ftd_lib.repro.paper import claims, report
+from ftd_lib.repro.paper import claims
 from ftd_lib.repro.results import (
     Results,
     load_results,
