@@ -428,7 +428,7 @@ def _plan(jobs, args, workers: int) -> int:
     """``plan`` (and ``run``/``reproduce --dry-run``): the plan
     (:mod:`ftd_lib.repro.planning.plan`) for the experiments and options the command would be
     given."""
-    from .planning.calibrate import calibrate
+    from .planning.calibrate import calibrate, stored_rate_lines
     from .planning.cost import Costing, history_dirs, machine_rates, save_rates
     from .planning.plan import methods_to_calibrate, plan_experiment, plan_lines
 
@@ -456,22 +456,9 @@ def _plan(jobs, args, workers: int) -> int:
     for line in plan_lines(plans, chunks=not args.summary, startup_s=rates.startup_s,
                            notes=notes):
         print(line)
-    _print_stored_rates(rates)
+    for line in stored_rate_lines(rates):
+        print(line)
     return 0
-
-
-def _print_stored_rates(rates) -> None:
-    """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
-    the rates used (a busy machine calibrates slow)."""
-    from .planning.calibrate import stored_step_seconds
-    from .planning.cost import COMMITTED_STORES
-    from .store import machine_description
-
-    stored = stored_step_seconds(COMMITTED_STORES, machine_description()["cpu"])
-    for m, (s, n) in sorted(stored.items()):
-        used = rates.control.get(m)
-        print(f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
-              + (f", {1e6 * used:.2f} µs in the rates used" if used else ""))
 
 
 def _bench(parser, args) -> int:

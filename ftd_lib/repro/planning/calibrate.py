@@ -234,3 +234,15 @@ def _add_step_seconds(per: dict, ident: dict, meta: dict, cpu: str | None) -> No
     if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
         return
     per.setdefault(ident["method"], []).append(float(meta["compute_s"]) / eng["iterations"])
+
+
+def stored_rate_lines(rates: Rates) -> list[str]:
+    """The control kernel's seconds per run-step in the committed chunks made on this CPU
+    beside the rates used (a busy machine calibrates slow): the plan's ``check:`` lines."""
+    from ..store import machine_description
+
+    stored = stored_step_seconds(COMMITTED_STORES, machine_description()["cpu"])
+    return [f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
+            + (f", {1e6 * rates.control[m]:.2f} µs in the rates used"
+               if rates.control.get(m) else "")
+            for m, (s, n) in sorted(stored.items())]
