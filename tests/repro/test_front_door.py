@@ -225,3 +225,22 @@ def test_a_rerun_that_computes_nothing_keeps_the_provenance(tmp_path, capsys, fa
     (a,) = after["assembled_by"]
     assert a["command"].endswith("--set seed=2016") and a["chunks"]["computed"] == 0
     assert "assembled by `python -m ftd_lib run" in (out / "REPORT.md").read_text()
+
+
+def test_a_variant_is_its_set_items_and_the_same_chunks():
+    """``reproduce fig4-left --variant NAME`` is ``--set`` items: the chunks of the set-up's
+    own file and of the old definition, identity for identity."""
+    from ftd_lib.repro import store
+    from ftd_lib.repro.chunks import cut_chunks
+    from ftd_lib.repro.definitions import figure
+    from ftd_lib.repro.paper.study import variant_sets
+
+    def keys(fig):
+        return [store.chunk_key(t.identity("r", "cpu")) for t in cut_chunks(fig)]
+
+    sets = variant_sets("small weights")
+    assert "network.init=small" in sets
+    by_sets = load_experiment(experiment_path("fig4-left"), "quick", sets)[0]
+    own_file = load_experiment(experiment_path("fig4-left-small-weights"), "quick")[0]
+    assert keys(by_sets) == keys(own_file) == keys(figure("fig4-left", "quick",
+                                                          variant="small weights"))
