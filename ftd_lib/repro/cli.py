@@ -453,8 +453,7 @@ def _plan(jobs, args, workers: int) -> int:
     print(f"plan: {' '.join(j.figure.name for j in jobs)} at {args.scale} scale on {workers} "
           f"workers, --out {outs}, chunks of device {', '.join(sorted(set(devices)))}; "
           f"seconds: {rates.source}")
-    for line in plan_lines(plans, chunks=not args.summary, startup_s=rates.startup_s,
-                           notes=notes):
+    for line in plan_lines(plans, chunks=not args.summary, rates=rates, notes=notes):
         print(line)
     for line in stored_rate_lines(rates):
         print(line)

@@ -148,6 +148,15 @@ def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
     return time.perf_counter() - t0
 
 
+def calibrate_command_start(timeout: float = 300.0) -> float:
+    """Seconds a command takes to start: a fresh interpreter importing the command line
+    (``ftd_lib.repro.cli``; the engine is loaded later, where chunks are computed)."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import ftd_lib.repro.cli"], check=True,
+                   timeout=timeout)
+    return time.perf_counter() - t0
+
+
 def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1,
               engines=()) -> Rates:
     """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
@@ -173,14 +182,16 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         n = min(max(int(workers), 1), os.cpu_count() or 1)
         start = (calibrate_worker_start(kinds, n) if worker_start and kinds
                  else DEFAULT_RATES.worker_start_s)
-        startup = calibrate_worker_start(kinds, 1) if kinds else DEFAULT_RATES.startup_s
+        one = calibrate_worker_start(kinds, 1) if kinds else None
+        startup = calibrate_command_start()
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
-    slow = {str(n): max(1.0, start / startup)} if n > 1 and worker_start and kinds else {}
+    slow = {str(n): max(1.0, start / one)} if n > 1 and worker_start and one else {}
+    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup, 0.0)
     rates = Rates(pred, ctrl, chunk_s, start,
                   source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
-                  engines=per, startup_s=startup, slowdown=slow)
+                  engines=per, startup_s=startup, engine_load_s=load, slowdown=slow)
     return with_stored_control(rates)
 
 

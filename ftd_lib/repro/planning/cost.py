@@ -67,8 +67,11 @@ class Rates:
     #: control, per ``"engine/method/task"`` (:func:`engine_key`): ``(a, b)``, seconds per
     #: batch iteration and per run-step (the kernel and the reference: ``a = 0``)
     engines: dict = field(default_factory=dict)
-    #: the command's own start: interpreter, imports, compiled code loaded
+    #: the command's own start: the interpreter and the command line's imports
     startup_s: float = 2.5
+    #: the engine loaded in the command's own process (torch, the compiled kernel, a first
+    #: chunk), where it computes the chunks itself (one worker, or one chunk)
+    engine_load_s: float = 2.0
     #: ``{workers: factor}``: how much slower each of that many processes runs when they run
     #: at once (a busy or shared machine, cores shared): N workers started at once against
     #: one (:func:`calibrate_worker_start`); 1 where not measured
@@ -131,6 +134,7 @@ def machine_rates(path=None) -> Rates:
                          r["chunk_s"], float(r["worker_start_s"]), r["source"],
                          {k: tuple(v) for k, v in r.get("engines", {}).items()},
                          float(r.get("startup_s", DEFAULT_RATES.startup_s)),
+                         float(r.get("engine_load_s", DEFAULT_RATES.engine_load_s)),
                          dict(r.get("slowdown", {})))
     except (OSError, ValueError, KeyError, TypeError):
         pass

@@ -291,13 +291,22 @@ def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
             f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
 
 
-def command_wall(plans: list[FigurePlan], startup_s: float) -> float:
-    """The whole command's predicted wall time: the command's start-up (interpreter, imports,
-    compiled code), then every figure's stages one after another."""
-    return startup_s + sum(p.wall_s for p in plans)
+def in_process(stage: StagePlan, workers: int) -> bool:
+    """Whether the command's own process computes the stage's chunks (one worker or one
+    chunk: no worker processes), so it loads the engine itself."""
+    return bool(stage.chunks) and (workers == 1 or len(stage.chunks) == 1)
 
 
-def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, startup_s: float = 0.0,
+def command_wall(plans: list[FigurePlan], rates) -> float:
+    """The whole command's predicted wall time: its start-up (interpreter, the command line's
+    imports), the engine loaded in its own process where it computes chunks itself (worker
+    processes' start is in their stages), then every figure's stages one after another."""
+    load = any(in_process(s, p.workers) for p in plans for s in p.stages)
+    return rates.startup_s + (rates.engine_load_s if load else 0.0) + sum(
+        p.wall_s for p in plans)
+
+
+def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
                notes=()) -> list[str]:
     """The printed plan: per figure its stages (and their chunks), then the total with the
     command's start-up, then what had to be guessed."""
@@ -310,12 +319,13 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, startup_s: float
         lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
                      f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute, "
                      f"utilisation {100 * fp.utilisation:.0f} %")
-    if plans:
-        wall = command_wall(plans, startup_s)
+    if plans and rates is not None:
+        wall = command_wall(plans, rates)
+        start = wall - sum(p.wall_s for p in plans)
         comp = sum(p.compute_s for p in plans)
         lines.append(f"command: predicted wall {format_seconds(wall)} on {plans[0].workers} "
-                     f"workers ({startup_s:.1f} s of start-up: interpreter, imports, compiled "
-                     f"code), {format_seconds(comp)} of compute, utilisation "
+                     f"workers ({start:.1f} s of start-up: interpreter, imports, the engine in "
+                     f"this process), {format_seconds(comp)} of compute, utilisation "
                      f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
     lines += [f"guess: {n}" for n in sorted(notes)]
     return lines
