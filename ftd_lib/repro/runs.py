@@ -189,9 +189,10 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
 
 def assembled(old: dict, now: dict) -> dict:
-    """``old``'s metadata (how the stored figure was made) with ``now``'s assembly from
-    stored chunks only appended to ``assembled_by`` (command, commit, date, wall)."""
-    keep = dict(old)
+    """``old``'s metadata (how the stored figure was made: command, commit, dates, machine,
+    wall) with ``now``'s assembly from stored chunks only appended to ``assembled_by``
+    (command, commit, date, wall, chunks); ``chunks`` says what this last session did."""
+    keep = dict(old, chunks=now["chunks"])
     keep["assembled_by"] = [*old.get("assembled_by", []), {
         k: now.get(k) for k in ("command", "git", "finished", "elapsed_s", "chunks",
                                 "ftd_lib_version")}]

@@ -219,8 +219,9 @@ def test_a_rerun_that_computes_nothing_keeps_the_provenance(tmp_path, capsys, fa
                          "--set", "seed=2016")
     assert rc == 0 and "0 chunks computed" in captured.out
     after = json.loads((out / "my-cartpole.json").read_text())
-    for k in ("command", "git", "started", "finished", "machine", "elapsed_s", "chunks"):
+    for k in ("command", "git", "started", "finished", "machine", "elapsed_s", "compute_s"):
         assert after[k] == before[k], k
+    assert after["chunks"]["computed"] == 0 and before["chunks"]["computed"] > 0
     assert (out / "my-cartpole.png").read_bytes() == png
     (a,) = after["assembled_by"]
     assert a["command"].endswith("--set seed=2016") and a["chunks"]["computed"] == 0
