@@ -291,17 +291,15 @@ def test_plan_for_an_empty_folder_replays_the_widenings_of_the_same_numbers(tmp_
 def test_the_pilots_eta_counts_the_final_stage_and_its_widenings(tmp_path, monkeypatch):
     """The pilot's progress bar adds the stages still to come after it: the final stage and
     every widening of it that the plan foresees, not the last of them alone."""
-    from types import SimpleNamespace
-
-    from ftd_lib.repro.cli import _final_stage_s
+    from ftd_lib.repro.cli import Job, _final_stage_s
+    from ftd_lib.repro.experiment import load_experiment
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default rates
     out = tmp_path / "e"
-    args = SimpleNamespace(no_progress=False, out=out, seed=2016, runs=None, episodes=None,
-                           chunk_rows=None, variant=None)
     fp = plan.plan_figure("fig4-left", "paper", 2, cost.Costing(cost.DEFAULT_RATES,
                                                                 cost.history_dirs(out)), out=out)
     finals = [s.wall_s for s in fp.stages if s.name.startswith("final")]
     assert len(finals) > 1  # the final stage widens
-    assert _final_stage_s(args, "fig4-left", None, "cpu", 2) == pytest.approx(sum(finals))
-    assert _final_stage_s(SimpleNamespace(no_progress=True), "fig4-left", None, "cpu", 2) == 0
+    fig, run = load_experiment("fig4-left")
+    job = Job("fig4-left", [], fig, run, out, "")
+    assert _final_stage_s(job, "cpu", 2) == pytest.approx(sum(finals))
