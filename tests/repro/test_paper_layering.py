@@ -15,8 +15,9 @@ _spec.loader.exec_module(layering)
 
 #: the modules that compute an experiment file
 RUNNER = ("experiment", "keys", "cells", "chunks", "setups", "store", "reuse", "runs", "launch",
-          "protocol", "executors", "results", "provenance", "plots", "plan", "cost", "cut",
-          "schedule", "progress", "accuracy")
+          "protocol", "executors", "results", "provenance", "plots", "planning",
+          "planning.plan", "planning.cost", "planning.calibrate", "planning.cut",
+          "planning.schedule", "planning.progress", "planning.accuracy")
 
 
 def reachable(graph: dict, start) -> set:
