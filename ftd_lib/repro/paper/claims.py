@@ -371,4 +371,4 @@ def check_claims(fig) -> None:
     bad = [n for n in fig.claims if n not in RULES]
     if bad:
         raise ValueError(f"{fig.source}: claims: no rule decides claim(s) {bad} (the rules: "
-                         f"{', '.join(map(str, RULES))}, ftd_lib/repro/claims.py)")
+                         f"{', '.join(map(str, RULES))}, ftd_lib/repro/paper/claims.py)")

@@ -6,7 +6,7 @@ episodes neither method learns for :math:`\lambda \le 0.4`, and Sarsa(:math:`\la
 at no :math:`\lambda`. The paper leaves several choices of the set-up open (:data:`CHOICES`);
 this study changes one at a time (:data:`VARIANTS`) and asks, for each, at
 :math:`\lambda \in \{0, 0.4, 0.8\}`, for the best-:math:`\alpha` return of both methods and
-whether claim 5 then holds (the rule of :mod:`ftd_lib.repro.claims`).
+whether claim 5 then holds (the rule of :mod:`ftd_lib.repro.paper.claims`).
 
 It is an experiment file like the paper's figures (``experiments/claim5-study.toml``, its
 set-ups ``[[setups]]``; ``python -m ftd_lib reproduce claim5-study --scale paper``: chunks,
