@@ -271,8 +271,10 @@ def _curves(r, raw) -> list[dict]:
             curves = sorted(ours, key=lambda c: methods.index(c["method"])) + [
                 {"method": m} for m in methods if m not in {c["method"] for c in ours}]
             curves.sort(key=lambda c: methods.index(c["method"]))
-        else:
+        elif curves is None:
             curves = [{"method": m} for m in methods]
+        else:
+            raise r.fail("curves", f"must be an array of tables ([[curves]]), got {curves!r}")
     if not isinstance(curves, list) or not curves:
         raise r.fail("curves", "must be a non-empty array of tables")
     out = []

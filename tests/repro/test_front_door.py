@@ -145,6 +145,11 @@ def test_mountain_car_keys_load_on_mountain_car():
     assert fig.variants and next(iter(fig.variants.values()))["start"] == "anywhere"
 
 
+def test_a_curve_key_on_a_file_of_methods_is_refused():
+    with pytest.raises(ValueError, match="curves"):
+        load_experiment(experiment_path("fig4-right"), "quick", ["curves.0.name=x"])
+
+
 def test_k_max_0_is_refused_in_files(tmp_path):
     """R5: 0 used to mean "no cap" silently."""
     with pytest.raises(ValueError, match=r"curves\.1\.k_max.*leave k_max out"):
