@@ -10,15 +10,15 @@ makes it.
 ============  ======================================  ============  ===========================  ==
 paper         what                                    entry point   made by (ftd_lib.repro.…)    nb
 ============  ======================================  ============  ===========================  ==
-Fig. 1        random walk: RMS error against time     figure_1()    fig1.figure1_data            02
+Fig. 1        random walk: RMS error against time     figure_1()    paper.fig1.figure1_data      02
 Fig. 2 left   the one-state example (a picture)       --            --                           03
-Fig. 2 right  one-state example: error against α      figure_2()    fig2.figure2_data            03
+Fig. 2 right  one-state example: error against α      figure_2()    paper.fig2.figure2_data      03
 Fig. 3 left   mountain car evaluation: error vs α     figure_3()    definitions, runs            05
 Fig. 3 right  forward TD(λ): error vs λ for η, K_max  figure_3()    definitions, runs            05
 Fig. 4 left   mountain car control: return vs λ       figure_4()    definitions, protocol, runs  06
 Fig. 4 right  cart-pole control: return vs λ          figure_4()    definitions, protocol, runs  06
-study         claim 5 under set-up variants (Fig. 4)  --            study, sections              --
-study         block λ-return (PPO) vs forward TD(λ)   --            definitions, block_study     07
+study         claim 5 under set-up variants (Fig. 4)  --            paper.study, sections        --
+study         block λ-return (PPO) vs forward TD(λ)   --            paper.block_study            07
 ============  ======================================  ============  ===========================  ==
 
 ``nb``: the notebook that shows it. The studies go beyond the paper (``python -m ftd_lib
@@ -27,25 +27,26 @@ and 4 are defined (grids, methods, tasks, runs) in experiment files, ``experimen
 (``repro.definitions.figure(name, scale)`` reads them),
 computed chunk by chunk by ``repro.runs.run_figure`` (Fig. 4 at paper scale through the two
 stages of ``repro.protocol.run_protocol``) and drawn by ``repro.plots.plot_results``; the
-paper's claims about them are checked by ``repro.claims`` (``results/REPORT.md``).
+paper's claims about them are checked by ``repro.paper.claims`` (``results/REPORT.md``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .repro.fig1 import FIG1_SEED, figure1_data, plot_figure1
-from .repro.fig2 import RUNS as FIG2_RUNS
-from .repro.fig2 import figure2_data, plot_figure2
+from .repro.paper.fig1 import FIG1_SEED, figure1_data, plot_figure1
+from .repro.paper.fig2 import RUNS as FIG2_RUNS
+from .repro.paper.fig2 import figure2_data, plot_figure2
 from .repro.plots import plot_results
 from .repro.results import load_results, repo_results_dir, reproduce_command
 from .style import RC
 
 #: the table above: (paper figure, what, entry point, made by (in ftd_lib.repro), notebook)
 TABLE = (
-    ("Fig. 1", "random walk: RMS error against time", "figure_1()", "fig1.figure1_data", "02"),
+    ("Fig. 1", "random walk: RMS error against time", "figure_1()", "paper.fig1.figure1_data",
+     "02"),
     ("Fig. 2 left", "the one-state example (a picture)", "", "", "03"),
-    ("Fig. 2 right", "one-state example: error against α", "figure_2()", "fig2.figure2_data",
+    ("Fig. 2 right", "one-state example: error against α", "figure_2()", "paper.fig2.figure2_data",
      "03"),
     ("Fig. 3 left", "mountain car evaluation: error vs α", "figure_3()", "definitions, runs",
      "05"),
@@ -55,8 +56,8 @@ TABLE = (
      "definitions, protocol, runs", "06"),
     ("Fig. 4 right", "cart-pole control: return vs λ", "figure_4()",
      "definitions, protocol, runs", "06"),
-    ("study", "claim 5 under set-up variants (Fig. 4)", "", "study, sections", ""),
-    ("study", "block λ-return (PPO) vs forward TD(λ)", "", "definitions, block_study", "07"),
+    ("study", "claim 5 under set-up variants (Fig. 4)", "", "paper.study, sections", ""),
+    ("study", "block λ-return (PPO) vs forward TD(λ)", "", "paper.block_study", "07"),
 )
 
 
@@ -95,7 +96,8 @@ def _canvas(n_panels: int, width: float):
 def figure_1(*, seed: int = FIG1_SEED) -> PaperFigure:
     """Fig. 1: TD(λ), the online and the offline λ-return algorithm on the random walk, λ = 1,
     α = 0.2; RMS error over the states, divided by the initial one, at every time step of the
-    first 3 episodes (one seeded run). Panel ``""``: :func:`ftd_lib.repro.fig1.figure1_data`."""
+    first 3 episodes (one seeded run). Panel ``""``:
+    :func:`ftd_lib.repro.paper.fig1.figure1_data`."""
     data = figure1_data(seed=seed)
     fig, (ax,) = _canvas(1, 8.5)
     plot_figure1(data, ax=ax)
@@ -106,7 +108,8 @@ def figure_1(*, seed: int = FIG1_SEED) -> PaperFigure:
 def figure_2(*, runs: int = FIG2_RUNS) -> PaperFigure:
     """Fig. 2 right: the one-state example, λ = 1; the error at the end of each episode,
     averaged over the first 10 episodes, against α, TD(λ) and the λ-return algorithm, over
-    ``runs`` seeded runs. Panel ``"right"``: :func:`ftd_lib.repro.fig2.figure2_data` (Fig. 2 left
+    ``runs`` seeded runs. Panel ``"right"``: :func:`ftd_lib.repro.paper.fig2.figure2_data` (Fig.
+    2 left
     is a picture of the task, not data)."""
     data = figure2_data(runs=runs)
     fig, (ax,) = _canvas(1, 7.0)

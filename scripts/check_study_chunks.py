@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ftd_lib.repro.chunks import ChunkTask
-from ftd_lib.repro.study import run_variant
+from ftd_lib.repro.setups import run_variant
 
 rows_per_chunk = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 checked = differing = steps = 0

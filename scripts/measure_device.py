@@ -26,9 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ftd_lib.repro.accuracy import measure_figure
-from ftd_lib.repro.cost import calibrate
-from ftd_lib.repro.plan import methods_to_calibrate
+from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.planning.accuracy import measure_figure
+from ftd_lib.repro.planning.calibrate import calibrate
+from ftd_lib.repro.planning.plan import methods_to_calibrate
 
 
 def _line(r: dict) -> str:
@@ -54,7 +55,8 @@ def main(argv=None) -> int:
     p.add_argument("--skip-gpu", action="store_true")
     args = p.parse_args(argv)
     os.environ["OMP_NUM_THREADS"] = "1"  # one torch thread a worker, as reproduce runs them
-    rates = calibrate(*methods_to_calibrate([args.figure], args.scale), workers=args.workers)
+    rates = calibrate(*methods_to_calibrate([figure(args.figure, args.scale)])[:2],
+                      workers=args.workers)
     kept = {"rates": rates.source, "runs": []}
     path = Path(args.json)
 

@@ -3,7 +3,7 @@
 First the plan for an empty folder (rates calibrated on this machine now, or read from
 ``--rates``), for ``--workers`` and for 16 and 64 workers; then the real command,
 ``python -m ftd_lib reproduce all --scale SCALE --workers N --out DIR``, its progress bars
-on this terminal; then, from what it stored (:func:`ftd_lib.repro.accuracy.measured_run`),
+on this terminal; then, from what it stored (:func:`ftd_lib.repro.planning.accuracy.measured_run`),
 each figure's wall time, chunks and the workers' utilisation beside the plan's, as a markdown
 table, also kept in ``DIR/measured.json``.
 
@@ -24,11 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ftd_lib.repro.accuracy import comparison_lines, measured_run
-from ftd_lib.repro.cost import Costing, calibrate, history_dirs, machine_rates, with_stored_control
-from ftd_lib.repro.definitions import FIGURES
-from ftd_lib.repro.plan import methods_to_calibrate, plan_figure
-from ftd_lib.repro.progress import format_seconds
+from ftd_lib.repro.definitions import FIGURES, figure
+from ftd_lib.repro.planning.accuracy import comparison_lines, measured_run
+from ftd_lib.repro.planning.calibrate import calibrate, with_stored_control
+from ftd_lib.repro.planning.cost import Costing, history_dirs, machine_rates
+from ftd_lib.repro.planning.plan import methods_to_calibrate, plan_figure
+from ftd_lib.repro.planning.progress import format_seconds
 
 
 def plans_for_empty_folder(scale: str, workers: int, rates) -> list:
@@ -51,7 +52,8 @@ def main(argv=None) -> int:
     if args.rates:  # (with the control rates of stored chunks of this CPU, as calibrate's)
         rates = with_stored_control(machine_rates(args.rates))
     else:
-        rates = calibrate(*methods_to_calibrate(FIGURES, args.scale), workers=args.workers)
+        rates = calibrate(*methods_to_calibrate(
+            [figure(n, args.scale) for n in FIGURES])[:2], workers=args.workers)
     plans = {w: plans_for_empty_folder(args.scale, w, rates) for w in (args.workers, 16, 64)}
     print(f"plan ({rates.source}): " + "; ".join(
         f"{w} workers {format_seconds(sum(fp.wall_s for fp in ps))}"

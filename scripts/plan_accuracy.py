@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import tempfile
 
-from ftd_lib.repro.accuracy import measure_against_plan
+from ftd_lib.repro.planning.accuracy import measure_against_plan
 
 
 def main(argv) -> int:

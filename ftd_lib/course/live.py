@@ -17,7 +17,7 @@ One call per figure::
 - :class:`Comparison` holds both; ``data`` is the stored figure when there is one, else the
   live run (what the claims and the exercises read).
 - :func:`best_points`, :func:`format_best` read the plotted points; :func:`claims_side_by_side`
-  puts :data:`PAPER_WORDS` next to the verdicts :func:`ftd_lib.repro.claims.claims` computes.
+  puts :data:`PAPER_WORDS` next to the verdicts :func:`ftd_lib.repro.paper.claims.claims` computes.
 
 Every live run uses run ids ``0 .. runs-1`` and the experiment seed
 (:data:`ftd_lib.repro.definitions.DEFAULT_SEED`), like the stored data: run ``r`` of a live cell
@@ -83,7 +83,7 @@ LIVE_QUICK = {
     "fig4-right": dict(LIVE["fig4-right"], runs=1, episodes=30),
 }
 
-#: the paper's words for each claim that :func:`ftd_lib.repro.claims.claims` checks
+#: the paper's words for each claim that :func:`ftd_lib.repro.paper.claims.claims` checks
 PAPER_WORDS = {
     1: "Fig. 3 left: forward TD(λ)'s lowest error is below TD(λ)'s; “the performance increase "
        "due to exactly following the general update rule more than makes up for the "
@@ -301,8 +301,8 @@ def format_best(res: Results, digits: int | None = None) -> str:
 def claims_side_by_side(results: dict) -> list[dict]:
     """The paper's claims about the figures named in ``results`` (``{figure name: Results,
     Comparison or None}``) next to this reproduction's verdicts
-    (:func:`ftd_lib.repro.claims.claims_side_by_side`, with :data:`PAPER_WORDS`)."""
-    from ..repro.claims import claims_side_by_side as side_by_side
+    (:func:`ftd_lib.repro.paper.claims.claims_side_by_side`, with :data:`PAPER_WORDS`)."""
+    from ..repro.paper.claims import claims_side_by_side as side_by_side
 
     data = {k: v.data if isinstance(v, Comparison) else v for k, v in results.items()}
     return side_by_side(data, tuple(data), PAPER_WORDS)
@@ -310,7 +310,7 @@ def claims_side_by_side(results: dict) -> list[dict]:
 
 def claims_markdown(rows: list[dict]) -> str:
     """:func:`claims_side_by_side` as a Markdown table."""
-    from ..repro.claims import claims_markdown as markdown
+    from ..repro.paper.claims import claims_markdown as markdown
 
     return markdown(rows)
 

@@ -1,5 +1,5 @@
 r"""Notebook 02 (the λ-return): n-step and interim λ-returns, traces, Figure 1 (made in
-:mod:`ftd_lib.repro.fig1`), Theorem 1 and the identities of App. B, on the random walk.
+:mod:`ftd_lib.repro.paper.fig1`), Theorem 1 and the identities of App. B, on the random walk.
 
 van Seijen (2016), Sec. 3-4 and App. A-B. One function per figure or idea; each returns plain
 numbers (so notebooks and tests can check them) and, where there is a picture, a ``plot_*``
@@ -26,15 +26,16 @@ from ..envs.random_walk import (
 )
 from ..methods import style
 
-# Figure 1 (made in ftd_lib.repro.fig1; the table of figures: ftd_lib.figures), for the notebook
-from ..repro.fig1 import FIG1_METHODS as FIG1_METHODS
-from ..repro.fig1 import FIG1_SEED as FIG1_SEED
-from ..repro.fig1 import figure1_average_episode_ends as figure1_average_episode_ends
-from ..repro.fig1 import figure1_data as figure1_data
-from ..repro.fig1 import figure1_episode_ends as figure1_episode_ends
-from ..repro.fig1 import normalised_rms as normalised_rms
-from ..repro.fig1 import plot_figure1 as plot_figure1
-from ..repro.fig1 import run_methods as run_methods
+# Figure 1 (made in ftd_lib.repro.paper.fig1; the table of figures: ftd_lib.figures), for
+# the notebook
+from ..repro.paper.fig1 import FIG1_METHODS as FIG1_METHODS
+from ..repro.paper.fig1 import FIG1_SEED as FIG1_SEED
+from ..repro.paper.fig1 import figure1_average_episode_ends as figure1_average_episode_ends
+from ..repro.paper.fig1 import figure1_data as figure1_data
+from ..repro.paper.fig1 import figure1_episode_ends as figure1_episode_ends
+from ..repro.paper.fig1 import normalised_rms as normalised_rms
+from ..repro.paper.fig1 import plot_figure1 as plot_figure1
+from ..repro.paper.fig1 import run_methods as run_methods
 from ..returns import (
     advance_time,
     delta_prime,

@@ -1,5 +1,5 @@
 r"""Notebook 03 (the one-state example, Sec. 4, Figure 2): values per episode, the
-:math:`\beta` curves, and Figure 2 right (made in :mod:`ftd_lib.repro.fig2`).
+:math:`\beta` curves, and Figure 2 right (made in :mod:`ftd_lib.repro.paper.fig2`).
 
 One episode of length T moves the single value by the pseudo-update (eq. 4 of the paper)
 
@@ -31,15 +31,15 @@ from ..envs.one_state import BETA_FN, values_after_episodes
 from ..envs.one_state import error_first_episodes as error_first_episodes  # (tests, notebook)
 from ..methods import style
 
-# Figure 2 right (made in ftd_lib.repro.fig2; the table of figures: ftd_lib.figures)
-from ..repro.fig2 import ALPHAS as ALPHAS
-from ..repro.fig2 import N_EPISODES as N_EPISODES
-from ..repro.fig2 import P_CONTINUE as P_CONTINUE
-from ..repro.fig2 import RUNS as RUNS
-from ..repro.fig2 import SEED as SEED
-from ..repro.fig2 import episode_length_table as episode_length_table
-from ..repro.fig2 import figure2_data as figure2_data
-from ..repro.fig2 import plot_figure2 as plot_figure2
+# Figure 2 right (made in ftd_lib.repro.paper.fig2; the table of figures: ftd_lib.figures)
+from ..repro.paper.fig2 import ALPHAS as ALPHAS
+from ..repro.paper.fig2 import N_EPISODES as N_EPISODES
+from ..repro.paper.fig2 import P_CONTINUE as P_CONTINUE
+from ..repro.paper.fig2 import RUNS as RUNS
+from ..repro.paper.fig2 import SEED as SEED
+from ..repro.paper.fig2 import episode_length_table as episode_length_table
+from ..repro.paper.fig2 import figure2_data as figure2_data
+from ..repro.paper.fig2 import plot_figure2 as plot_figure2
 from ..style import OKABE_ITO, off_chart_handle, plot_off_chart, use_style
 from ..validate import check_alpha, check_int, check_number
 

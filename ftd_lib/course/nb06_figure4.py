@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..methods import label, style
-from ..repro.claims import PEAK_RANGE
+from ..repro.paper.claims import PEAK_RANGE
 from .nb06_nn_control import train
 
 #: a point "learns" when its best return beats :func:`no_learning_level` by more than this
@@ -424,7 +424,7 @@ def lambda_zero_gap(res) -> dict:
 
 def peak_note(res) -> str:
     """Claim 7 with its threshold: where forward Sarsa(λ) peaks, and the window the rule
-    accepts (:data:`ftd_lib.repro.claims.PEAK_RANGE`)."""
+    accepts (:data:`ftd_lib.repro.paper.claims.PEAK_RANGE`)."""
     f = res.summary()["forward_sarsa_lambda"]
     i = int(np.nanargmax(f["y"]))
     near = ", ".join(f"{y:.0f} at λ = {x:g}" for x, y in zip(f["x"], f["y"], strict=True)

@@ -173,9 +173,9 @@ def ppo_markdown(rows) -> str:
 
 def stored_reading(results=None, table_only: bool = False) -> str:
     """The stored ``block-lambda`` study's computed reading (Markdown, from
-    :func:`ftd_lib.repro.block_study.reading`), or the command that makes it (``table_only``:
+    :func:`ftd_lib.repro.paper.block_study.reading`), or the command that makes it (``table_only``:
     its table alone, for the slide)."""
-    from ..repro.block_study import reading
+    from ..repro.paper.block_study import reading
     from ..repro.results import missing_message, scale_label
     from .live import stored
 

@@ -13,20 +13,18 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
   assembled in a fixed order) and :func:`reproduce`
 - :mod:`~ftd_lib.repro.executors` ``--executor dask``: the chunks on a Dask cluster, stored here
-- :mod:`~ftd_lib.repro.cost`     what a chunk costs before it runs: run-steps (control: from the
-  stored returns) and seconds (rates calibrated on this machine)
-- :mod:`~ftd_lib.repro.schedule` list scheduling (largest first): wall time and utilisation on N
-  workers
-- :mod:`~ftd_lib.repro.cut`      what is computed: the rows not stored, cut by cost for N workers
-  (:mod:`~ftd_lib.repro.reuse` reads the definition's chunks back from any cut)
-- :mod:`~ftd_lib.repro.plan`     ``plan FIGURE|all``: every stage's chunks, their cost and the
-  predicted wall time; :mod:`~ftd_lib.repro.progress` the bars' ETA from it;
-  :mod:`~ftd_lib.repro.accuracy` the plan against measured runs
+- :mod:`~ftd_lib.repro.planning`  ``plan FILE|NAME|all`` and the progress bars' ETA: what a
+  chunk costs before it runs (rates per engine, method and task, calibrated here), the rows
+  not stored cut by cost for N workers (:mod:`~ftd_lib.repro.reuse` reads them back from any
+  cut), list scheduling, the plan against measured runs
 - :mod:`~ftd_lib.repro.plots`    a stored figure drawn; the report's PNGs
-- :mod:`~ftd_lib.repro.claims`   the paper's claims, each confronted with the numbers by a rule
-- :mod:`~ftd_lib.repro.report`   ``results/REPORT.md``: pictures, numbers, verdicts, provenance
-- :mod:`~ftd_lib.repro.study`    the claim-5 sensitivity study (``claim5-study``): set-up
-  variants of Fig. 4 left, run by the compiled kernel
+- :mod:`~ftd_lib.repro.report`   ``REPORT.md``: the folder's experiments, pictures, numbers,
+  provenance
+- :mod:`~ftd_lib.repro.setups`   a set-up other than the engines' default (network, start
+  states, inputs), run by the compiled kernel
+- :mod:`~ftd_lib.repro.paper`    what is the paper's own: its claims (each confronted with the
+  numbers by a rule), the claim-5 study, the block study's reading, Figs. 1-2; the runner
+  never imports it
 - :mod:`~ftd_lib.repro.experiment` an experiment file (``experiments/*.toml``) read;
   :mod:`~ftd_lib.repro.launch` runs one (``python -m ftd_lib run FILE``);
   :mod:`~ftd_lib.repro.sections` one report section for any experiment
@@ -57,11 +55,9 @@ Cost (measured on 2 shared AMD EPYC cores, one torch thread, float64)
 ``reproduce all --scale quick``: about 16 s (Fig. 3 left 10 s: the online lambda-return
 replays T^2/2 updates an episode). Paper scale: Fig. 3 right 7 min (8 chunks); Fig. 3 left
 about 20-25 min (the online lambda-return: ~6500 batch iterations an episode at ~0.85 ms);
-Fig. 4: ~5 ms per batch iteration for a 650-row chunk, and a chunk runs until its slowest row
-has finished its episodes (up to 50 x 5000 iterations on mountain car, 1000 x 1000 on
-cart-pole), so tens of hours (mountain car) to days (cart-pole) on such a CPU. On a GPU use big
-chunks (``--device cuda --chunk-rows 60000``: one chunk per method) so that the batch
-iterations are shared by all rows.
+Fig. 4 runs in the compiled kernel at about 1 µs a run-step (the README's measured table:
+``reproduce all --scale paper`` in 1 h 09 min on 2 workers). ``python -m ftd_lib plan FILE``
+predicts any file's cost before it runs.
 
 Metrics (per run, then averaged over runs)
 ------------------------------------------

@@ -2,7 +2,7 @@ r"""A figure as cells: :class:`Cell` (one setting: method, :math:`\alpha`, :math
 :math:`\gamma`, :math:`\eta`, :math:`K_{max}`) and :class:`Figure` (its cells, runs, episodes,
 task and how it is cut into chunks), with the constants every definition shares (:data:`ETA`,
 :data:`EPSILON`, the geometric grids of :func:`_geom`). The figures themselves are defined in
-:mod:`ftd_lib.repro.definitions` (the paper's) and :mod:`ftd_lib.repro.study` (the claim-5
+:mod:`ftd_lib.repro.definitions` (the paper's) and :mod:`ftd_lib.repro.paper.study` (the claim-5
 study).
 """
 
@@ -91,7 +91,7 @@ class Figure:
     #: the grid changes asked for (``--set``): ``((key, values), ...)``, sorted by key
     overrides: tuple[tuple[str, tuple], ...] = ()
     # set-up variants of the cells (name -> spec: hidden, inputs, start, init and, overriding
-    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.study
+    # the figure's, epsilon, max_steps, truncation); see ftd_lib.repro.paper.study
     variants: dict = field(default_factory=dict)
     # cell counts at which cells were appended (a widening of the step-size grid,
     # ftd_lib.repro.protocol): the cells of each such segment get chunks of their own
@@ -99,7 +99,7 @@ class Figure:
     #: how the step sizes are chosen (:mod:`ftd_lib.repro.protocol`): ``{"kind": "fixed"}``
     #: or ``{"kind": "pilot", "pilot_runs": 20, "final_alphas": 5, "max_widenings": 3}``
     protocol: dict = field(default_factory=lambda: {"kind": "fixed"})
-    #: the claims of :mod:`ftd_lib.repro.claims` the experiment confronts (their numbers)
+    #: the claims of :mod:`ftd_lib.repro.paper.claims` the experiment confronts (their numbers)
     claims: tuple[int, ...] = ()
     #: the experiment file the definition was read from (:mod:`ftd_lib.repro.experiment`)
     source: str = ""

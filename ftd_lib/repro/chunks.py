@@ -48,7 +48,7 @@ class ChunkTask(NamedTuple):
     epsilon: float
     max_steps: int | None = None
     truncation: str | None = None
-    variant: dict | None = None  # a set-up variant (ftd_lib.repro.study): name, hidden, ...
+    variant: dict | None = None  # a set-up variant (ftd_lib.repro.setups): name, hidden, ...
     params: dict | None = None  # the method's own parameters (ftd_lib.methods: its row's)
 
     @property
@@ -208,7 +208,7 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
     net = {}
     if task.variant is not None:
         if not network_only(task.variant):  # mountain car's inputs or starts: the kernel's
-            from .study import run_variant
+            from .setups import run_variant
 
             return _engine_result(run_variant(task, engine_settings(task.settings),
                                               progress=progress))

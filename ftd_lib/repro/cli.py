@@ -27,23 +27,26 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
+from pathlib import Path
+from typing import NamedTuple
 
 from . import store
 from .definitions import (
     DEFAULT_SEED,
     FIGURES,
     SCALES,
-    STUDIES,
     check_memory,
-    figure,
-    parse_sets,
+    format_sets,
 )
 from .executors import EXECUTORS, DaskExecutor
-from .protocol import run_protocol, two_stage
-from .results import DEFAULT_RESULTS, reproduce_command, results_paths
-from .runs import ScaleConflict, run_figure
-from .study import VARIANT_NAMES
+from .experiment import load_experiment
+from .keys import experiment_names, experiment_path
+from .launch import execute, out_dir, run_command
+from .paper.study import VARIANT_NAMES, variant_sets
+from .results import DEFAULT_RESULTS, results_paths
+from .runs import ScaleConflict, last_session
 
 
 def _int_at_least(lo: int):
@@ -65,108 +68,106 @@ _positive_int = _int_at_least(1)
 _seed = _int_at_least(0)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m ftd_lib",
-        description="Reproduce van Seijen (2016), Figs. 3-4: forward TD(lambda) with neural "
-                    "networks.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="command",
-                           title="commands (run, reproduce, plan, bench, report)")
-
-    r = sub.add_parser("reproduce", help="compute a figure's data and picture (resumable)",
-                       description="Compute (or resume) the data and PNG of a paper figure.")
-    r.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"],
-                   help="which figure ('all': the paper's four; the studies beyond the "
-                        "paper: block-lambda, claim5-study)")
-    r.add_argument("--scale", choices=SCALES, required=True,
-                   help="quick: seconds, few runs and episodes; paper: the paper's counts")
-    r.add_argument("--runs", type=_positive_int, default=None,
-                   help="number of independent runs (default: the scale's)")
-    r.add_argument("--episodes", type=_positive_int, default=None,
-                   help="episodes per run (default: the scale's; fewer than the paper's is "
-                        "recorded as below paper scale)")
-    r.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
-                   help=f"experiment seed (default {DEFAULT_SEED})")
-    r.add_argument("--out", default=DEFAULT_RESULTS,
-                   help=f"results directory (default {DEFAULT_RESULTS}/)")
-    r.add_argument("--device", choices=("cpu", "cuda"), default=None,
-                   help="torch device (default: the device the figure's file names where all "
-                        "its chunks from that device are in --out -- Fig. 3 left's, made on "
-                        "a GPU, are read on any machine -- else cpu)")
-    r.add_argument("--workers", type=_positive_int, default=None,
+def _experiment_options(p, *, scale_required: bool) -> None:
+    """The options that choose what is computed, the same for ``run``, ``reproduce`` and
+    ``plan``: each count option is a short form of a ``--set`` (``--runs 5`` is ``--set
+    runs=5``)."""
+    p.add_argument("--scale", choices=SCALES, required=scale_required,
+                   default=None if scale_required else "paper",
+                   help="paper: the file's counts" + ("" if scale_required else " (default)")
+                        + "; quick: what its [quick] changes (seconds)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="change any key of the experiment file: runs=5, task.gamma=0.99, "
+                        "grid.alphas=0.01,0.02, grid.lams=0,0.5, methods=sarsa_lambda, "
+                        "network.activation=sigmoid, curves.1.eta=0.1 (repeatable; alphas= "
+                        "and lams= are short for grid.alphas= and grid.lams=)")
+    for flag, key, what in (("--runs", "runs", "independent runs"),
+                            ("--episodes", "episodes", "episodes per run"),
+                            ("--chunk-rows", "chunks.rows", "most rows (settings x runs) per "
+                                                            "chunk; on a GPU try 20000")):
+        p.add_argument(flag, type=_positive_int, default=None,
+                       help=f"{what} (--set {key}=N)")
+    p.add_argument("--seed", type=_seed, default=None, help="experiment seed (--set seed=S; "
+                   f"default: the file's, else {DEFAULT_SEED})")
+    p.add_argument("--variant", choices=VARIANT_NAMES, default=None,
+                   help="fig4-left only: a set-up of the claim-5 study (its keys as --set); "
+                        "use its own --out folder")
+    p.add_argument("--out", default=None,
+                   help=f"results directory (default: the file's out, else {DEFAULT_RESULTS}/)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="torch device (default: the file's chunks.device where a GPU is "
+                        "here or all its chunks from that device are in --out -- Fig. 3 "
+                        "left's, made on a GPU, are read on any machine -- else cpu)")
+    p.add_argument("--workers", type=_positive_int, default=None,
                    help="chunks computed at once, each in its own process (default: the "
-                        "number of CPUs, os.cpu_count(); 1 with --device cuda); the numbers "
-                        "are the same for any number of workers")
-    r.add_argument("--threads", type=_positive_int, default=1,
+                        "number of CPUs; 1 with --device cuda); the numbers are the same "
+                        "for any number of workers")
+
+
+def _plan_options(p, *, dry_run: bool) -> None:
+    if dry_run:
+        p.add_argument("--dry-run", action="store_true",
+                       help="print the plan (chunks, predicted seconds, wall time on "
+                            "--workers) and stop: nothing is computed or written")
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="seconds from this machine's last calibration (or the stored "
+                        "defaults), not measured now")
+    p.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
+
+
+def _execution_options(p) -> None:
+    p.add_argument("--threads", type=_positive_int, default=1,
                    help="torch CPU threads per worker (default 1: on a shared or busy machine "
                         "more threads than free cores slow torch down many times)")
-    r.add_argument("--executor", choices=EXECUTORS, default="local",
+    p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="where the chunks are computed: local (this machine, --workers "
                         "processes; default) or dask (a Dask cluster: a local one of --workers "
                         "processes, or the one at --scheduler); the numbers are the same")
-    r.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="with --executor dask: the address of a running Dask scheduler (dask "
                         "scheduler; dask worker tcp://HOST:PORT --nthreads 1 on each machine)")
-    r.add_argument("--chunk-rows", type=_positive_int, default=None,
-                   help="most rows (settings x runs) per chunk (default: the figure's, sized "
-                        "for a CPU; on a GPU try 20000)")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2,...",
-                   help="change one figure's definition: methods=..., alphas=..., lams=... "
-                        "(repeatable; the resume command, the two stages of Fig. 4 and the "
-                        "overwrite guard follow it)")
-    r.add_argument("--variant", choices=VARIANT_NAMES, default=None,
-                   help="fig4-left only: a set-up variant of the claim-5 study "
-                        "(ftd_lib.repro.study); use its own --out folder")
-    r.add_argument("--force", action="store_true",
+    p.add_argument("--force", action="store_true",
                    help="allow replacing paper-scale data with a smaller run")
-    r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
-    r.add_argument("--dry-run", action="store_true",
-                   help="print the plan (chunks, predicted seconds, wall time on --workers) "
-                        "and stop: nothing is computed or written")
-    r.add_argument("--no-calibrate", action="store_true",
-                   help="with --dry-run: seconds from this machine's last calibration (or "
-                        "the stored defaults), not measured now")
-    r.add_argument("--summary", action="store_true",
-                   help="with --dry-run: no chunk lists, only the stages")
 
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m ftd_lib",
+        description="Run experiment files (experiments/*.toml): the paper's figures "
+                    "(van Seijen 2016, Figs. 3-4) and your own.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="command",
+                           title="commands (run, reproduce, plan, bench, report)")
+    names = experiment_names()
     x = sub.add_parser("run", help="compute an experiment file's data and picture (resumable)",
                        description="Compute (or resume) the experiment an experiment file "
                                    "(TOML, experiments/README.md) declares.")
-    x.add_argument("file", help="the experiment file, e.g. experiments/fig4-right.toml")
-    x.add_argument("--scale", choices=SCALES, default="paper",
-                   help="paper: the file's counts (default); quick: what its [quick] changes")
-    x.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="change any key of the file: runs=5, task.gamma=0.99, "
-                        "grid.alphas=0.01,0.02, network.activation=sigmoid, curves.1.eta=0.1 "
-                        "(repeatable)")
-    x.add_argument("--out", default=None,
-                   help=f"results directory (default: the file's out, else {DEFAULT_RESULTS}/)")
-    x.add_argument("--device", choices=("cpu", "cuda"), default=None,
-                   help="torch device (default: the file's chunks.device, else cpu)")
-    for a in r._actions:  # the same execution options as reproduce
-        if a.dest in ("workers", "threads", "executor", "scheduler", "force", "no_progress"):
-            x._add_action(a)
+    x.add_argument("file", help="the experiment file (experiments/fig4-right.toml), or a "
+                                "name of experiments/ (fig4-right)")
+    _experiment_options(x, scale_required=False)
+    _execution_options(x)
+    _plan_options(x, dry_run=True)
+
+    r = sub.add_parser("reproduce", help="run experiments/NAME.toml (resumable)",
+                       description="reproduce NAME is run experiments/NAME.toml: the same "
+                                   "options, the same code; 'all': the paper's four figures.")
+    r.add_argument("figure", choices=[*names, "all"],
+                   help=f"a name of experiments/ ({', '.join(names)}) or 'all' (the paper's "
+                        f"four: {', '.join(FIGURES)})")
+    _experiment_options(r, scale_required=True)
+    _execution_options(r)
+    _plan_options(r, dry_run=True)
 
     pl = sub.add_parser("plan", help="the chunks still to compute, their predicted cost and "
                                      "the wall time on N workers (nothing is computed)",
-                        description="Print, before any work, the chunks of every stage of a "
-                                    "reproduction, their predicted run-steps and seconds and "
+                        description="Print, before any work, the chunks of every stage of an "
+                                    "experiment, their predicted run-steps and seconds and "
                                     "the predicted wall time and utilisation on N workers.")
-    pl.add_argument("figure", choices=[*FIGURES, *STUDIES, "all"])
-    pl.add_argument("--scale", choices=SCALES, required=True)
-    pl.add_argument("--workers", type=_positive_int, default=None,
-                    help="workers (default: the number of CPUs)")
-    pl.add_argument("--out", default=DEFAULT_RESULTS,
-                    help="the results directory the reproduction would use (what is stored "
-                         "there is not computed again)")
-    for a in r._actions:  # what reproduce computes, planned with the same options
-        if a.dest in ("runs", "episodes", "seed", "device", "chunk_rows", "set", "variant"):
-            pl._add_action(a)
-    pl.add_argument("--no-calibrate", action="store_true",
-                    help="seconds from this machine's last calibration (or the stored "
-                         "defaults), not measured now")
-    pl.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
+    pl.add_argument("figure", metavar="FILE|NAME|all",
+                    help="an experiment file, a name of experiments/, or 'all' (the paper's "
+                         "four figures)")
+    _experiment_options(pl, scale_required=False)
+    _plan_options(pl, dry_run=False)
 
     b = sub.add_parser("bench", help="time the engine (steps per second)",
                        description="Print the engine's benchmark lines.")
@@ -198,22 +199,6 @@ def _fail(parser, command: str, message: str) -> int:
     return 2
 
 
-def _resume_command(args, name: str, command: str) -> str:
-    """The command that resumes what was asked for: ``all`` if all figures were, with the
-    options that matter for resuming."""
-    if args.figure == "all":
-        command = command.replace(f" reproduce {name} ", " reproduce all ", 1)
-    if getattr(args, "workers", None) is not None:
-        command += f" --workers {args.workers}"
-    if getattr(args, "executor", "local") != "local":
-        command += f" --executor {args.executor}"
-    if getattr(args, "scheduler", None):
-        command += f" --scheduler {args.scheduler}"
-    if args.force:
-        command += " --force"
-    return command
-
-
 def _check_device(parser, device: str | None) -> None:
     if device == "cuda":
         import torch
@@ -226,110 +211,169 @@ def main(argv=None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "reproduce":
-        return _reproduce(parser, args)
-    if args.command == "run":
-        return _run(parser, args)
     if args.command == "bench":
         return _bench(parser, args)
-    if args.command == "plan":
-        return _plan(parser, args, args.workers or os.cpu_count() or 1)
-    return _report(args)
-
-
-def _figures(parser, args, command: str):
-    """``(names, figures, grid, error)``: the figures ``reproduce`` (or ``plan``) computes
-    with their definitions, before any work -- the changes, counts that cannot fit in
-    memory -- or an exit status in ``error``."""
-    names = FIGURES if args.figure == "all" else (args.figure,)
-    if args.set and args.figure == "all":
-        return names, None, None, _fail(parser, command, "argument --set: changes one "
-                                        "figure's definition; name the figure, not 'all'")
-    try:
-        grid = parse_sets(args.set)
-        figs = {name: figure(name, args.scale, runs=args.runs, episodes=args.episodes,
-                               chunk_rows=args.chunk_rows, variant=args.variant,
-                               grid=grid)
-                for name in names}
-    except ValueError as e:
-        return names, None, None, _fail(parser, command, f"argument {e}")
-    return names, figs, grid, None
-
-
-def _device(args, name: str, grid) -> str:
-    """``--device``, else :func:`ftd_lib.repro.plan.stored_device`: the device whose chunks
-    of the figure are all in ``--out`` (read, not computed again), else cpu."""
-    if args.device is not None:
-        return args.device
-    from .plan import stored_device
-
-    return stored_device(name, args.scale, **_plan_options(args, grid))
-
-
-def _reproduce(parser, args) -> int:
-    if args.dry_run:  # the plan for any number of workers, on this machine or another
-        return _plan(parser, args, args.workers or os.cpu_count() or 1)
-    err = _check_execution(parser, args, "reproduce")
+    if args.command == "report":
+        return _report(args)
+    jobs = _jobs(parser, args)
+    if isinstance(jobs, int):
+        return jobs
+    workers = args.workers or (1 if args.device == "cuda" else os.cpu_count() or 1)
+    if args.command == "plan" or args.dry_run:
+        return _plan(jobs, args, workers)
+    err = _check_execution(parser, args, args.command)
     if err is not None:
         return err
-    try:  # before any work: the output folder
-        store.check_writable_dir(args.out, "--out")
-    except ValueError as e:
-        return _fail(parser, "reproduce", f"argument {e}")
-    names, figs, grid, err = _figures(parser, args, "reproduce")
-    if err is not None:
-        return err
-    workers, executor, err = _start_executor(parser, args, "reproduce")
+    workers, executor, err = _start_executor(parser, args, args.command)
     if err is not None:
         return err
     try:
-        return _reproduce_figures(parser, args, names, figs, grid, workers, executor)
+        return _execute(parser, args, jobs, workers, executor)
     finally:
         if executor is not None:
             executor.close()
 
 
-def _reproduce_figures(parser, args, names, figs, grid, workers, executor) -> int:
-    for name in names:
-        fig = figs[name]
-        device = _device(args, name, grid)
-        command = reproduce_command(name, args.scale, args.out, runs=args.runs,
-                                      seed=args.seed, device=device,
-                                      chunk_rows=args.chunk_rows, episodes=args.episodes,
-                                      grid=fig.overrides)
-        if args.threads != 1:
-            command += f" --threads {args.threads}"
-        if args.variant is not None:
-            command += f" --variant '{args.variant}'"
-        kw = dict(seed=args.seed, device=device, progress=not args.no_progress,
-                  force=args.force, workers=workers, threads=args.threads, executor=executor)
+class Job(NamedTuple):
+    """One experiment to compute: its file, its ``--set`` items, its loaded ``figure`` and
+    ``run`` (:func:`ftd_lib.repro.experiment.load_experiment`), its output folder and the
+    command that resumes it."""
+
+    path: str
+    sets: list
+    figure: object
+    run: dict
+    out: Path
+    command: str
+
+
+def _sets(args) -> list[str]:
+    """``--set`` items with the count options (``--runs``, ``--episodes``, ``--seed``,
+    ``--chunk-rows``) and a ``--variant``'s keys in front: one syntax for every command."""
+    sets = [f"{k}={v}" for k, v in (("runs", args.runs), ("episodes", args.episodes),
+                                     ("seed", args.seed), ("chunks.rows", args.chunk_rows))
+            if v is not None]
+    if args.variant is not None:
+        sets += variant_sets(args.variant)
+    return sets + list(args.set)
+
+
+def _targets(parser, args):
+    """The experiment files a command names: ``all`` (the paper's four), a name of
+    ``experiments/`` or a file; an exit status when the file is not there."""
+    target = args.figure if args.command != "run" else args.file
+    if target == "all":
+        if args.set or args.variant:
+            return _fail(parser, args.command, "argument --set: changes one experiment; "
+                         "name it, not 'all'")
+        return [(n, str(experiment_path(n))) for n in FIGURES]
+    path = experiment_path(target)
+    if not path.is_file():
+        what = "file" if args.command == "run" else "figure"
+        return _fail(parser, args.command, f"argument {what}: no experiment file "
+                     f"{str(path)!r} (names: {', '.join(experiment_names())}, or a path to a "
+                     f".toml file)")
+    return [(target, str(target) if args.command == "run" or target.endswith(".toml")
+             else str(path))]
+
+
+def _jobs(parser, args):
+    """Every experiment the command names, loaded and checked before any work -- the file,
+    the changes, the claims it names, the report's lines, the output folder, memory -- or an
+    exit status (one line)."""
+    from .paper.claims import check_claims
+
+    targets = _targets(parser, args)
+    if isinstance(targets, int):
+        return targets
+    sets = _sets(args)
+    jobs = []
+    for name, path in targets:
         try:
-            if two_stage(fig) and args.episodes is None and args.chunk_rows is None:
-                # control at paper scale: pilot over the full grid, then 200 runs around
-                # each curve's best step size (ftd_lib.repro.protocol)
-                res = run_protocol(name, args.out, runs=args.runs, variant=args.variant,
-                                   grid=grid, command=command,
-                                   final_s=_final_stage_s(args, name, grid, device, workers),
-                                   **kw)
-            else:
-                res = run_figure(fig, args.out, command=command, **kw)
+            fig, run = load_experiment(path, args.scale, sets)
+            check_claims(fig)
+            format_sets(fig.overrides)  # what the report prints of the changes
+            out = out_dir(run, args.out)
+            if args.command != "plan" and not getattr(args, "dry_run", False):
+                store.check_writable_dir(out if args.out is None else args.out, "--out")
+            check_memory(fig)
+        except ValueError as e:
+            return _fail(parser, args.command, str(e))
+        if args.command == "reproduce":
+            command = reproduce_line(name, args, out)
+        else:
+            command = run_command(path, args.scale, sets, args.out, args.device)
+        jobs.append(Job(path, sets, fig, run, out, command))
+    return jobs
+
+
+def reproduce_line(name: str, args, out) -> str:
+    """The ``reproduce`` command as asked for (what resumes it)."""
+    cmd = f"python -m ftd_lib reproduce {name} --scale {args.scale}"
+    for flag, v in (("--runs", args.runs), ("--episodes", args.episodes), ("--seed", args.seed),
+                    ("--out", args.out), ("--device", args.device),
+                    ("--chunk-rows", args.chunk_rows)):
+        if v is not None:
+            cmd += f" {flag} {shlex.quote(str(v))}"
+    if args.threads != 1:
+        cmd += f" --threads {args.threads}"
+    if args.variant is not None:
+        cmd += f" --variant {shlex.quote(args.variant)}"
+    return cmd + "".join(f" --set {shlex.quote(str(s))}" for s in args.set)
+
+
+def _resume(args, job: Job) -> str:
+    """The command that resumes what was asked for: ``all`` if all figures were, with the
+    options that matter for resuming."""
+    command = job.command
+    if getattr(args, "figure", None) == "all":
+        command = command.replace(f" reproduce {job.figure.name} ", " reproduce all ", 1)
+    for flag, v in (("--workers", args.workers), ("--scheduler", args.scheduler)):
+        if v is not None:
+            command += f" {flag} {v}"
+    if args.executor != "local":
+        command += f" --executor {args.executor}"
+    return command + (" --force" if args.force else "")
+
+
+def _device(args, job: Job) -> str:
+    """``--device``, else :func:`ftd_lib.repro.planning.plan.default_device`."""
+    if args.device is not None:
+        return args.device
+    from .planning.plan import default_device
+
+    return default_device(job.figure, job.out, job.run)
+
+
+def _execute(parser, args, jobs, workers, executor) -> int:
+    for job in jobs:
+        device = _device(args, job)
+        usual = "cpu" if args.command == "reproduce" else job.run["device_kind"]
+        if args.device is None and device != usual:  # what resumes it reads the same chunks
+            job = job._replace(command=job.command + f" --device {device}")
+        kw = dict(seed=job.run["seed"], device=device, progress=not args.no_progress,
+                  force=args.force, workers=workers, threads=args.threads, executor=executor)
+        final_s = 0.0 if args.no_progress or not job.figure.two_stage else \
+            _final_stage_s(job, device, workers)
+        try:
+            res = execute(job.figure, job.out, command=job.command, final_s=final_s, **kw)
         except ScaleConflict as e:
-            parser.error(str(e))
+            return _fail(parser, args.command, str(e))
         except KeyboardInterrupt:
-            n = len(store.ChunkStore(results_paths(name, args.out)["chunks"]).keys())
-            print(f"\ninterrupted: {name}: chunks finished and stored: {n}, under "
-                  f"{results_paths(name, args.out)['chunks']}; run\n    "
-                  f"{_resume_command(args, name, command)}\nto resume.",
-                  file=sys.stderr)
+            chunk_dir = results_paths(job.figure.name, job.out)["chunks"]
+            print(f"\ninterrupted: {job.figure.name}: chunks finished and stored: "
+                  f"{len(store.ChunkStore(chunk_dir).keys())}, under {chunk_dir}; run\n    "
+                  f"{_resume(args, job)}\nto resume.", file=sys.stderr)
             return 130
-        m = res.meta
-        paths = results_paths(name, args.out)
-        print(f"{name}: {m['runs']} runs x {m['episodes']} episodes, {m['chunks']['computed']} "
-              f"chunks computed, {m['chunks']['loaded']} loaded, {m['elapsed_s']:.1f} s -> "
-              f"{paths['npz']}, {paths['png']}")
+        m = last_session(res.meta)
+        paths = results_paths(job.figure.name, job.out)
+        print(f"{job.figure.name}: {m['runs']} runs x {m['episodes']} episodes, "
+              f"{m['chunks']['computed']} chunks computed, {m['chunks']['loaded']} loaded, "
+              f"{m['elapsed_s']:.1f} s -> {paths['npz']}, {paths['png']}")
     from .report import write_report
 
-    print(f"report: {write_report(args.out)}")
+    for out in dict.fromkeys(j.out for j in jobs):
+        print(f"report: {write_report(out)}")
     return 0
 
 
@@ -369,123 +413,51 @@ def _start_executor(parser, args, command: str):
     return workers, executor, None
 
 
-def _executor(parser, args, command: str):
-    """:func:`_check_execution`, then :func:`_start_executor`."""
-    err = _check_execution(parser, args, command)
-    return (None, None, err) if err is not None else _start_executor(parser, args, command)
-
-
-def _run(parser, args) -> int:
-    """``run FILE``: an experiment file through :func:`ftd_lib.repro.launch.run_experiment`."""
-    from .claims import check_claims
-    from .experiment import load_experiment
-    from .launch import out_dir, run_command, run_experiment
-
-    try:  # before any work: the file, the changes, the output folder, memory
-        fig, run = load_experiment(args.file, args.scale, args.set)
-        check_claims(fig)
-        out = out_dir(run, args.out)
-        store.check_writable_dir(out, "--out")
-        check_memory(fig)
-    except ValueError as e:
-        return _fail(parser, "run", str(e))
-    workers, executor, err = _executor(parser, args, "run")
-    if err is not None:
-        return err
-    command = run_command(args.file, args.scale, args.set, args.out, args.device)
-    try:
-        res = run_experiment(args.file, args.scale, args.set, args.out, device=args.device,
-                             command=command, progress=not args.no_progress,
-                             force=args.force, workers=workers, threads=args.threads,
-                             executor=executor)
-    except ScaleConflict as e:
-        return _fail(parser, "run", str(e))
-    except KeyboardInterrupt:
-        n = len(store.ChunkStore(results_paths(fig.name, out)["chunks"]).keys())
-        print(f"\ninterrupted: {fig.name}: chunks finished and stored: {n}, under "
-              f"{results_paths(fig.name, out)['chunks']}; run\n    {command}"
-              + (f" --workers {args.workers}" if args.workers else "") + "\nto resume.",
-              file=sys.stderr)
-        return 130
-    finally:
-        if executor is not None:
-            executor.close()
-    m = res.meta
-    paths = results_paths(fig.name, out)
-    print(f"{fig.name}: {m['runs']} runs x {m['episodes']} episodes, {m['chunks']['computed']} "
-          f"chunks computed, {m['chunks']['loaded']} loaded, {m['elapsed_s']:.1f} s -> "
-          f"{paths['npz']}, {paths['png']}")
-    from .report import write_report
-
-    print(f"report: {write_report(out)}")
-    return 0
-
-
-
-
-def _plan_options(args, grid) -> dict:
-    """:func:`ftd_lib.repro.plan.plan_figure`'s figure options from ``reproduce``'s (or
-    ``plan``'s) arguments."""
-    return dict(out=args.out, seed=args.seed, runs=args.runs, episodes=args.episodes,
-                chunk_rows=args.chunk_rows, variant=args.variant, grid=grid)
-
-
-def _final_stage_s(args, name: str, grid, device: str, workers: int) -> float:
+def _final_stage_s(job: Job, device: str, workers: int) -> float:
     """The final stage's predicted wall time, its widenings included (this machine's last
-    calibration, else the defaults), for the pilot's ETA; 0 when there is no bar."""
-    if args.no_progress:
-        return 0.0
-    from .cost import Costing, history_dirs
-    from .plan import plan_figure
+    calibration, else the defaults), for the pilot's ETA."""
+    from .planning.cost import Costing, history_dirs
+    from .planning.plan import plan_experiment
 
-    stages = plan_figure(name, "paper", workers, Costing(None, history_dirs(args.out)),
-                         device=device, **_plan_options(args, grid)).stages
+    stages = plan_experiment(job.figure, job.out, workers, Costing(None, history_dirs(job.out)),
+                             seed=job.run["seed"], device=device).stages
     return sum(s.wall_s for s in stages if s.name.startswith("final"))
 
 
-def _plan(parser, args, workers: int) -> int:
-    """``plan`` (and ``reproduce --dry-run``): the plan of :mod:`ftd_lib.repro.plan`, for
-    the figures and options ``reproduce`` would be given."""
-    from .cost import Costing, calibrate, history_dirs, machine_rates, save_rates
-    from .plan import methods_to_calibrate, plan_figure, plan_lines
+def _plan(jobs, args, workers: int) -> int:
+    """``plan`` (and ``run``/``reproduce --dry-run``): the plan
+    (:mod:`ftd_lib.repro.planning.plan`) for the experiments and options the command would be
+    given."""
+    from .planning.calibrate import calibrate, stored_rate_lines
+    from .planning.cost import Costing, history_dirs, machine_rates, save_rates
+    from .planning.plan import methods_to_calibrate, plan_experiment, plan_lines
 
-    names, _figs, grid, err = _figures(parser, args, args.command)
-    if err is not None:
-        return err
-    if getattr(args, "no_calibrate", False):
+    if args.no_calibrate:
         rates = machine_rates()
     else:
         print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
               flush=True)
-        pred, ctrl = methods_to_calibrate(names, args.scale)
-        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers)
+        pred, ctrl, engines = methods_to_calibrate([j.figure for j in jobs])
+        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers,
+                          engines=engines)
         if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
             save_rates(rates)  # the progress bars' ETA uses them
-    costing = Costing(rates, history_dirs(args.out))
-    devices = {n: _device(args, n, grid) for n in names}
-    plans = [plan_figure(n, args.scale, workers, costing, device=devices[n],
-                         **_plan_options(args, grid)) for n in names]
-    on = sorted(set(devices.values()))
-    print(f"plan: {' '.join(names)} at {args.scale} scale on {workers} workers, --out "
-          f"{args.out}, chunks of device {', '.join(on)}; seconds: {rates.source}")
-    for line in plan_lines(plans, chunks=not getattr(args, "summary", False)):
+    plans, devices, notes = [], [], set()
+    for job in jobs:
+        devices.append(_device(args, job))
+        costing = Costing(rates, history_dirs(job.out))
+        plans.append(plan_experiment(job.figure, job.out, workers, costing,
+                                     seed=job.run["seed"], device=devices[-1]))
+        notes |= costing.notes
+    outs = ", ".join(dict.fromkeys(str(j.out) for j in jobs))
+    print(f"plan: {' '.join(j.figure.name for j in jobs)} at {args.scale} scale on {workers} "
+          f"workers, --out {outs}, chunks of device {', '.join(sorted(set(devices)))}; "
+          f"seconds: {rates.source}")
+    for line in plan_lines(plans, chunks=not args.summary, rates=rates, notes=notes):
         print(line)
-    _print_stored_rates(rates)
+    for line in stored_rate_lines(rates):
+        print(line)
     return 0
-
-
-def _print_stored_rates(rates) -> None:
-    """The control kernel's seconds per run-step in the stored chunks made on this CPU beside
-    the rates used (a busy machine calibrates slow)."""
-    from .cost import COMMITTED_STORES, stored_step_seconds
-    from .store import machine_description
-
-    stored = stored_step_seconds(COMMITTED_STORES,
-                                 machine_description()["cpu"])
-    for m, (s, n) in sorted(stored.items()):
-        used = rates.control.get(m)
-        print(f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
-              + (f", {1e6 * used:.2f} µs in the rates used" if used else ""))
 
 
 def _bench(parser, args) -> int:

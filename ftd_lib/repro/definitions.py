@@ -10,6 +10,10 @@ exploration and :math:`\eta` are set in the files, each with the reason for its 
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
+
 from .. import validate
 from ..methods import method as method_record
 from .cells import EPSILON, ETA, Cell, Figure
@@ -107,7 +111,7 @@ def _under_variant(raw: dict, name: str) -> dict:
     return merge(raw, {**over, "setup": name,
                        "title": f"{raw['title']} — set-up variant: {name}",
                        "notes": [*raw.get("notes", []), f"set-up variant {name!r} "
-                                 f"(ftd_lib.repro.study): {s.get('change', '')}."]})
+                                 f"(ftd_lib.repro.paper.study): {s.get('change', '')}."]})
 
 
 
@@ -151,12 +155,37 @@ def parse_sets(items) -> dict[str, tuple]:
     return out
 
 
+def format_value(v) -> str:
+    """One ``--set`` value as the command line writes it, read back the same by
+    :func:`ftd_lib.repro.keys.parse_value`: a number in its shortest form, ``true``/``false``,
+    a word as it is (``sigmoid``, ``terminal``), any other text, list or table as TOML."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return _number(str(v))
+    if isinstance(v, str):
+        try:
+            return _number(v)
+        except ValueError:
+            pass
+        return v if re.fullmatch(r"[A-Za-z_][\w\-]*", v) and v not in ("true", "false",
+                                                                        "inf", "nan") \
+            else json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {format_value(x)}" for k, x in v.items()) + " }"
+    return json.dumps(str(v), ensure_ascii=False)
+
+
 def format_sets(overrides) -> str:
     """The ``--set`` options that give ``overrides`` (``Figure.overrides`` or a dict), e.g.
-    ``" --set alphas=0.001,0.002 --set lams=0,0.5"`` ("" for none)."""
+    ``" --set alphas=0.001,0.002 --set lams=0,0.5"`` ("" for none); any value -- a number, a
+    word (``network.activation=sigmoid``), text, a list or a table -- is written so that the
+    command line reads it back the same (quoted for the shell where it must be)."""
     items = overrides.items() if isinstance(overrides, dict) else overrides
     return "".join(
-        f" --set {k}=" + ",".join(v if k == "methods" else _number(str(v)) for v in vals)
+        " --set " + shlex.quote(f"{k}=" + ",".join(format_value(v) for v in vals))
         for k, vals in sorted(items))
 
 

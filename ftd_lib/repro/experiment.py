@@ -94,6 +94,8 @@ class _Reader:
             except (KeyError, TypeError, ValueError):
                 raise self.fail(name, "a geometric grid needs centre, ratio, from, to "
                                 "(numbers)") from None
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            v = [v]  # one value: a grid of one (--set grid.lams=0.5)
         if not isinstance(v, list) or not v:
             raise self.fail(name, f"must be a non-empty list of numbers, got {v!r}")
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
@@ -200,7 +202,7 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     if protocol["kind"] == "pilot" and not optimise:
         raise r.fail("protocol.kind", "the pilot protocol chooses alpha per lambda: it needs "
                      "x = \"lam\" and several grid.alphas")
-    claims = raw.get("claims", [])  # (known numbers: ftd_lib.repro.claims.check_claims)
+    claims = raw.get("claims", [])  # (known numbers: ftd_lib.repro.paper.claims.check_claims)
     if not isinstance(claims, list) or not all(
             isinstance(c, int) and not isinstance(c, bool) for c in claims):
         raise r.fail("claims", f"must be a list of claim numbers, got {claims!r}")
@@ -254,15 +256,26 @@ def _cap(r, task_t, task):
 
 def _curves(r, raw) -> list[dict]:
     methods, curves = raw.get("methods"), raw.get("curves")
-    if (methods is None) == (curves is None):
-        raise r.fail("methods", "give either methods = [...] or [[curves]], not both"
-                     if methods is not None else "missing (or [[curves]])")
+    if methods is None and curves is None:
+        raise r.fail("methods", "missing (or [[curves]])")
     grid = raw.get("grid", {})
     if methods is not None:
+        if isinstance(methods, str):
+            methods = [methods]  # --set methods=sarsa_lambda
         if not isinstance(methods, list) or not methods or not all(
                 isinstance(m, str) for m in methods):
             raise r.fail("methods", f"must be a non-empty list of method ids, got {methods!r}")
-        curves = [{"method": m} for m in dict.fromkeys(methods)]
+        methods = list(dict.fromkeys(methods))
+        if isinstance(curves, list):  # both: the curves of these methods, in their order;
+            # a method without a curve gets one of its own
+            ours = [c for c in curves if isinstance(c, dict) and c.get("method") in methods]
+            curves = sorted(ours, key=lambda c: methods.index(c["method"])) + [
+                {"method": m} for m in methods if m not in {c["method"] for c in ours}]
+            curves.sort(key=lambda c: methods.index(c["method"]))
+        elif curves is None:
+            curves = [{"method": m} for m in methods]
+        else:
+            raise r.fail("curves", f"must be an array of tables ([[curves]]), got {curves!r}")
     if not isinstance(curves, list) or not curves:
         raise r.fail("curves", "must be a non-empty array of tables")
     out = []
@@ -346,6 +359,7 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
         g = merge(grid, s.get("grid", {}))
         r.unknown(t, KEYS["task"], where + "task.")
         r.unknown(n, KEYS["network"], where + "network.")
+        check_setup_keys(r, task.name, task, where, t, n)
         gamma = r.check(where + "task.gamma", validate.check_unit, "gamma",
                         t.get("gamma", task.gamma))
         eps = r.check(where + "grid.epsilon", validate.check_unit, "epsilon",
@@ -398,6 +412,21 @@ def _setups(r, raw, kind, task, task_t, net, grid) -> list[dict]:
                     "spec": {**spec, "max_steps": cap, "truncation": at_cap, "epsilon": eps}
                     if name else {}})
     return out
+
+
+#: task keys only some tasks have: the key -> the tasks that have it
+TASK_ONLY_KEYS = {"start": ("mountain_car",), "inputs": ("mountain_car",)}
+
+
+def check_setup_keys(r, env: str, task, where: str, t: dict, n: dict) -> None:
+    """Keys the task cannot run, refused at load in one line: a task key another task owns
+    (:data:`TASK_ONLY_KEYS`, mountain car's ``start`` and ``inputs``, which only the compiled
+    kernel runs). A ``[network]`` (units, activation, init) is a plain parameter of every
+    engine (``run_control``), so it runs on every task."""
+    for k, owners in TASK_ONLY_KEYS.items():
+        if k in t and env not in owners:
+            raise r.fail(f"{where}task.{k}", f"a key of {', '.join(owners)} only; {env} has "
+                         f"none (its keys: name, gamma, cap, at_cap)")
 
 
 def validate_figure(fig: Figure) -> None:

@@ -47,6 +47,11 @@ def experiment_path(name_or_path) -> Path:
     return experiments_dir() / f"{p}.toml"
 
 
+def experiment_names() -> tuple[str, ...]:
+    """The names of ``experiments/`` (each ``NAME.toml``: ``reproduce NAME``, ``plan NAME``)."""
+    return tuple(sorted(p.stem for p in experiments_dir().glob("*.toml")))
+
+
 def read_file(path) -> dict:
     """The file's tables as a dict, with its ``base`` file (a path relative to it) under it."""
     path = Path(path)
@@ -170,12 +175,21 @@ def _check_known(key: str, item, where):
                               f"[{table or 'the top level'}]: {', '.join(KEYS[table])})")
 
 
+#: ``--set`` keys that count or place the work, not change what is computed: the report
+#: states them elsewhere (runs, episodes, seed) and they are not ``Figure.overrides``
+COUNT_KEYS = ("runs", "episodes", "seed", "out", "chunks.rows", "chunks.runs",
+              "chunks.cells", "chunks.device")
+
+
 def overrides_of(sets) -> tuple:
-    """The ``--set`` items as ``Figure.overrides`` (``((key, values), ...)``, sorted)."""
+    """The ``--set`` items as ``Figure.overrides`` (``((key, values), ...)``, sorted), but
+    for the :data:`COUNT_KEYS`."""
     out = {}
     for item in sets or ():
         key, _, text = str(item).partition("=")
         key = ALIASES.get(key.strip(), key.strip())
+        if key in COUNT_KEYS:
+            continue
         v = parse_value(text)
         out[key] = tuple(v) if isinstance(v, list) else (v,)
     return tuple(sorted(out.items()))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from .claims import check_claims
 from .experiment import load_experiment
 
 
@@ -40,16 +39,22 @@ def run_experiment(path, scale: str = "paper", sets=(), out=None, *, device=None
     ``results/``); ``device`` (default: the file's ``chunks.device``); ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (workers, threads, executor, runner, progress,
     plot, force). Returns the final :class:`~ftd_lib.repro.results.Results`."""
-    from .protocol import run_protocol
-    from .runs import run_figure
-
     fig, run = load_experiment(path, scale, sets)
-    check_claims(fig)
-    where = out_dir(run, out)
     device = device or run["device_kind"]
     command = command or run_command(path, scale, sets, out, None if device == run[
         "device_kind"] else device)
-    kw = dict(seed=run["seed"], device=device, command=command, **kw)
+    return execute(fig, out_dir(run, out), seed=run["seed"], device=device, command=command,
+                   **kw)
+
+
+def execute(fig, out, *, command: str, final_s: float = 0.0, **kw):
+    """Compute a loaded experiment ``fig`` into ``out``: both stages of the step-size
+    protocol when its file asks for them (``final_s``: the final stage's predicted seconds,
+    for the pilot's ETA), else the one figure; ``kw`` go to
+    :func:`ftd_lib.repro.runs.run_figure`. The one path of ``run`` and ``reproduce``."""
+    from .protocol import run_protocol
+    from .runs import run_figure
+
     if fig.two_stage:
-        return run_protocol(fig, where, **kw)
-    return run_figure(fig, where, **kw)
+        return run_protocol(fig, out, runs=fig.runs, command=command, final_s=final_s, **kw)
+    return run_figure(fig, out, command=command, **kw)

@@ -21,7 +21,24 @@ from ..style import (
 )
 from . import store
 from .definitions import figure
-from .results import DEFAULT_RESULTS, Results, reproduce_command, scale_label
+from .results import DEFAULT_RESULTS, Results, groups, reproduce_command, scale_label
+
+_MORE_LS = ("--", ":", "-.", (0, (5, 1, 1, 1)))
+
+
+def curve_styles(res: Results) -> dict[str, dict]:
+    """Each curve's look: the method's colour and line (:func:`ftd_lib.methods.style`), the
+    curve's own name as its label; a method's second and later curves take other lines."""
+    a = res.arrays
+    method_of = dict(zip(a["curve"].tolist(), a["method"].tolist(), strict=True))
+    out, seen = {}, {}
+    for curve, m in method_of.items():
+        st = style(curve) if curve == m else dict(style(m), label=curve)
+        k = seen[m] = seen.get(m, -1) + 1
+        if k:
+            st["ls"] = _MORE_LS[(k - 1) % len(_MORE_LS)]
+        out[curve] = st
+    return out
 
 
 def plot_results(res: Results, ax=None):
@@ -64,8 +81,9 @@ def plot_results(res: Results, ax=None):
         edge = lo - pad  # the bottom of the axes
         pinned = edge - 0.5 * pad  # just below it, like plot_off_chart's top
         any_off = any_edge = False
+        looks = curve_styles(res)
         for curve, s in summ.items():
-            kw = dict(style(curve), marker="o", ms=4)
+            kw = dict(looks[curve], marker="o", ms=4)
             off = ~np.isfinite(s["y"])
             y = np.where(off, pinned, s["y"])
             (line,) = ax.plot(s["x"], y, **kw)
@@ -91,7 +109,8 @@ def plot_results(res: Results, ax=None):
                                   color="0.3", label="best α at the grid's edge"))
         if any_off:
             handles.append(Line2D([], [], ls="none", marker="v", ms=8, color="0.3",
-                                  label="off the chart: every α diverged"))
+                                  label="off the chart: diverged" if d["x"] == "alpha"
+                                  else "off the chart: every α diverged"))
         ax.legend(handles=handles, loc="best", fontsize=11)
     if d["x"] == "alpha":
         log_alpha_axis(ax)
@@ -137,8 +156,6 @@ def save_plot(res: Results, path) -> Path:
     from matplotlib.figure import Figure as MplFigure
 
     with mpl.rc_context(RC):
-        from .sections import groups
-
         if len(groups(res)) > 1:  # several set-ups: one panel each
             fig = MplFigure(figsize=(11, 8), layout="constrained")
             plot_setups(res, fig)
@@ -154,8 +171,6 @@ def plot_setups(res: Results, fig) -> None:
     """Small multiples on the matplotlib figure ``fig`` for an experiment with several
     set-ups (``[[setups]]``): one panel per set-up, every method's points against the x axis
     (each at its best alpha where the experiment optimises it), ± 1 SE."""
-    from .sections import groups
-
     parts = groups(res)
     d = res.meta["definition"]
     ncol = 3

@@ -178,7 +178,7 @@ def run_protocol(name, out, *, runs: int | None = None, pilot_out=None,
     ``pilot_out`` (default ``<out>/pilot``), the final figure into ``out``; ``grid``: the
     definition's ``--set`` changes (both stages); ``command``: what resumes it (default: the
     ``reproduce`` command with these runs and changes); ``final_s``: the final stage's
-    predicted seconds (:mod:`ftd_lib.repro.plan`), added to the pilot's ETA. ``kw`` go to
+    predicted seconds (:mod:`ftd_lib.repro.planning.plan`), added to the pilot's ETA. ``kw`` go to
     :func:`ftd_lib.repro.runs.run_figure` (seed, workers, device, ...). Returns the final
     :class:`~ftd_lib.repro.results.Results`."""
     from pathlib import Path

@@ -63,6 +63,22 @@ class Results:
         return summarize(self)
 
 
+def groups(res) -> list[tuple[str | None, Results]]:
+    """``[(set-up, its cells as a Results whose curves are the methods), ...]`` for an
+    experiment with several set-ups (``[[setups]]``), else ``[(None, res)]``."""
+    cells = res.meta.get("definition", {}).get("cells", [])
+    names = list(dict.fromkeys(c.get("variant") or "" for c in cells))
+    if len(names) < 2 or len(cells) != len(res.arrays["curve"]):
+        return [(None, res)]
+    out = []
+    for name in names:
+        sel = np.array([(c.get("variant") or "") == name for c in cells])
+        arrays = {k: np.asarray(v)[sel] for k, v in res.arrays.items() if k != "__meta__"}
+        arrays["curve"] = arrays["method"].copy()
+        out.append((name, Results(res.figure, arrays, res.meta, res.path)))
+    return out
+
+
 def summarize(res: Results) -> dict[str, dict[str, np.ndarray]]:
     a = res.arrays
     xname = res.meta["definition"]["x"]

@@ -2,8 +2,9 @@
 
 Stores written before appended cells had chunks of their own (:mod:`ftd_lib.repro.protocol`)
 hold the cells of several widenings in one chunk; a run with several workers cuts the missing
-rows by cost (:mod:`ftd_lib.repro.cut`), not the way the definition does. Either way a stored
-chunk holds, for each of its cells, one block of runs with its per-row numbers and the sum of
+rows by cost (:mod:`ftd_lib.repro.planning.cut`), not the way the definition does. Either
+way a stored chunk holds, for each of its cells, one block of runs with its per-row numbers and the
+sum of
 that block's episode curves. A chunk of the definition's cut is read back cell by cell from
 any stored chunks that hold its cells with exactly its runs (:func:`cell_sources`). A run's
 numbers never depend on its chunk, and a cell's curve sum is the sum of the same rows in the

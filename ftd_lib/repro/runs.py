@@ -14,10 +14,11 @@ import time
 import numpy as np
 
 from .. import __version__, validate
-from . import chunks, cost, cut, executors, store
+from . import chunks, executors, store
 from .chunks import Runner
 from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
-from .progress import FigureBar
+from .planning import cost, cut
+from .planning.progress import FigureBar
 from .provenance import figure_provenance
 from .results import (
     DEFAULT_RESULTS,
@@ -52,13 +53,14 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     process writes the store (:mod:`ftd_lib.repro.executors`). Writes ``out/<figure>.npz``
     (arrays + metadata), ``out/<figure>.json`` (metadata) and ``out/<figure>.png``.
 
-    What is computed is cut by cost (:mod:`ftd_lib.repro.cut`): the rows not yet stored, in
+    What is computed is cut by cost (:mod:`ftd_lib.repro.planning.cut`): the rows not yet stored, in
     chunks of similar predicted cost, about four per worker, largest first; whatever cut
     computed them, the figure's chunks are read back from the store bit for bit. The progress
     bar shows ``stage`` (e.g. the pilot of :mod:`ftd_lib.repro.protocol`), chunks done of
-    chunks planned and the plan's ETA (:mod:`ftd_lib.repro.progress`): the remaining chunks'
-    predicted seconds (``rates``, default :func:`ftd_lib.repro.cost.machine_rates`) scheduled
-    on the workers, plus ``later_s`` for the stages still to come.
+    chunks planned and the plan's ETA (:mod:`ftd_lib.repro.planning.progress`): the remaining
+    chunks' predicted seconds (``rates``, default
+    :func:`ftd_lib.repro.planning.cost.machine_rates`) scheduled on the workers, plus ``later_s``
+    for the stages still to come.
 
     Refuses (:class:`ScaleConflict`) to replace paper-scale data in ``out`` with data below
     paper scale unless ``force``.
@@ -169,6 +171,12 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
             grid=fig.overrides),
     }
     meta["checksum"] = store.arrays_checksum(arrays)
+    old = load_results(fig.name, out) if not work else None
+    if old is not None and old.meta.get("checksum") == meta["checksum"] and paths["png"].is_file():
+        # nothing computed, the same numbers: the figure keeps how it was made (command,
+        # commit, date, machine, picture); this assembly is added beside it
+        meta = assembled(old.meta, meta)
+        plot = False
     store.save_npz_atomic(paths["npz"],
                           __meta__=np.array(json.dumps(meta, default=store._jsonable)), **arrays)
     store.atomic_write_json(paths["json"], meta)
@@ -180,11 +188,28 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     return res
 
 
+def assembled(old: dict, now: dict) -> dict:
+    """``old``'s metadata (how the stored figure was made: command, commit, dates, machine,
+    wall) with ``now``'s assembly from stored chunks only appended to ``assembled_by``
+    (command, commit, date, wall, chunks); ``chunks`` says what this last session did."""
+    keep = dict(old, chunks=now["chunks"])
+    keep["assembled_by"] = [*old.get("assembled_by", []), {
+        k: now.get(k) for k in ("command", "git", "finished", "elapsed_s", "chunks",
+                                "ftd_lib_version")}]
+    return keep
+
+
+def last_session(meta: dict) -> dict:
+    """What the last session did (``chunks`` computed and loaded, ``elapsed_s``): the last
+    assembly where nothing was computed (:func:`assembled`), else the figure's own."""
+    return {**meta, **(meta.get("assembled_by") or [{}])[-1]}
+
+
 def _predicted(costs, workers: int, rates) -> dict:
-    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.plan`), kept
+    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.planning.plan`), kept
     beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
     where the rates came from."""
-    from .schedule import list_schedule
+    from .planning.schedule import list_schedule
 
     start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
     wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0
@@ -197,17 +222,18 @@ def _check_overwrite(fig: Figure, path, old) -> None:
     paper-scale run of the same definition changes (``--set``); else :class:`ScaleConflict`."""
     if old is None or not old.at_paper_scale:
         return
+    full = "paper-scale data" if fig.paper_counts else "data at the file's counts"
     if not fig.at_paper_scale:
         raise ScaleConflict(
-            f"{path} holds paper-scale data; refusing to overwrite it with a "
+            f"{path} holds {full}; refusing to overwrite it with a "
             f"{fig.scale}-scale run ({fig.runs} runs, {fig.episodes} episodes). Use another "
             f"--out directory or --force.")
     was = format_sets(old.meta.get("definition", {}).get("overrides") or {}).strip()
     now = format_sets(fig.overrides).strip()
     if was != now:
-        paper = "the paper's grid"
+        paper = "the paper's grid" if fig.paper_counts else "the file's definition"
         raise ScaleConflict(
-            f"{path} holds paper-scale data of {was or paper}; refusing to overwrite it with "
+            f"{path} holds {full} of {was or paper}; refusing to overwrite it with "
             f"{now or paper}. Use another --out directory or --force.")
 
 

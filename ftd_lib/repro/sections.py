@@ -19,8 +19,8 @@ import math
 import numpy as np
 
 from ..methods import label
-from .claims import AGREES, DISAGREES, best_index, confront, fmt_number
-from .results import Results
+from .paper.claims import AGREES, DISAGREES, best_index, confront, fmt_number
+from .results import Results, groups
 
 
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -58,22 +58,6 @@ def setup_name(res) -> str | None:
     """The one named set-up of a stored experiment (``setup = NAME``), else ``None``."""
     names = {c.get("variant") or None for c in res.meta.get("definition", {}).get("cells", [])}
     return names.pop() if len(names) == 1 else None
-
-
-def groups(res) -> list[tuple[str | None, Results]]:
-    """``[(set-up, its cells as a Results whose curves are the methods), ...]`` for an
-    experiment with several set-ups (``[[setups]]``), else ``[(None, res)]``."""
-    cells = res.meta.get("definition", {}).get("cells", [])
-    names = list(dict.fromkeys(c.get("variant") or "" for c in cells))
-    if len(names) < 2 or len(cells) != len(res.arrays["curve"]):
-        return [(None, res)]
-    out = []
-    for name in names:
-        sel = np.array([(c.get("variant") or "") == name for c in cells])
-        arrays = {k: np.asarray(v)[sel] for k, v in res.arrays.items() if k != "__meta__"}
-        arrays["curve"] = arrays["method"].copy()
-        out.append((name, Results(res.figure, arrays, res.meta, res.path)))
-    return out
 
 
 def from_alpha(res, alpha: float) -> Results:
@@ -305,7 +289,7 @@ def confront_named(res) -> list:
 
 
 def claim_lines(res, numbers) -> list[str]:
-    """The named claims confronted with the numbers (:func:`ftd_lib.repro.claims.confront`),
+    """The named claims confronted with the numbers (:func:`ftd_lib.repro.paper.claims.confront`),
     per set-up where there are several."""
     if not numbers:
         return []
@@ -339,7 +323,7 @@ def reread_lines(res, numbers, cuts, setups=None, pair=None) -> list[str]:
         "grid from", "claim", "verdict"] + (
         [f"{label(pair[0])} − {label(pair[1])}, paired"] if pair else []) + ["evidence"]
     return (["The claims again with the step-size grid cut below a step size (the same "
-             "runs; rules of `ftd_lib/repro/claims.py`):", ""] + table(header, rows) + [""])
+             "runs; rules of `ftd_lib/repro/paper/claims.py`):", ""] + table(header, rows) + [""])
 
 
 def setups_table(opts: dict) -> list[str]:

@@ -345,7 +345,7 @@ def test_a_list_for_one_number_gets_a_shape_message_alone(capsys):
 
 
 def test_claims_do_not_use_the_exercise_symbols():
-    from ftd_lib.repro.claims import AGREES, DISAGREES, Verdict
+    from ftd_lib.repro.paper.claims import AGREES, DISAGREES, Verdict
 
     marks = [Verdict(number=1, figure="4", claim="c", status=s, evidence="e").mark
              for s in (AGREES, DISAGREES)]

@@ -10,7 +10,7 @@ from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_figure4 as fig4
 from ftd_lib.course import nb06_time_limits as time_limits
 from ftd_lib.course.nb06_nn_control import train
-from ftd_lib.repro.claims import PEAK_RANGE
+from ftd_lib.repro.paper.claims import PEAK_RANGE
 from ftd_lib.repro.results import Results
 
 

@@ -71,7 +71,7 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
     """A set-up of the network only (the claim-5 study's sigmoid, zero-output and small
     variants, a network of 20 on any task) goes through ``run_control``; on a kernel task it
     gives the study's kernel runner's numbers bit for bit (its stored chunks stay right)."""
-    from ftd_lib.repro.study import run_variant
+    from ftd_lib.repro.setups import run_variant
 
     v = {"name": "n", "hidden": "sigmoid", "inputs": "symmetric", "start": "bottom",
          "init": "small", "n_hidden": 20}
@@ -83,7 +83,7 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
     assert acro["engine"] == "batch" and acro["values"].shape == (2, 3)
     # inputs or starts of mountain car stay with the kernel's runner
     called = []
-    monkeypatch.setattr("ftd_lib.repro.study.run_variant",
+    monkeypatch.setattr("ftd_lib.repro.setups.run_variant",
                         lambda task, s, progress: called.append(task) or run_variant(task, s))
     engine_runner(_task("mountain_car", {**v, "start": "anywhere"}))
     assert len(called) == 1

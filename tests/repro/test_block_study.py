@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from ftd_lib.repro import block_study, report
+from ftd_lib.repro import report
 from ftd_lib.repro.definitions import FIGURES, STUDIES, figure
+from ftd_lib.repro.paper import block_study
 from ftd_lib.repro.results import load_results
 from ftd_lib.repro.runs import run_figure
 

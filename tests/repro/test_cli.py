@@ -134,7 +134,7 @@ def test_bench_prints_the_engine_lines(monkeypatch, capsys):
 
 @pytest.mark.parametrize("extra, resume", [
     ([], ""),
-    (["--set", "lams=0.5,0"], " --set lams=0,0.5"),  # the definition's change, as recorded
+    (["--set", "lams=0.5,0"], " --set lams=0.5,0"),  # the change, as asked for
 ])
 def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys, extra, resume):
     calls = []

@@ -1,5 +1,6 @@
-"""ftd_lib.repro.cut and reuse: chunks cut by cost cover every row once, balance the workers,
-put an expensive cell apart; the numbers do not depend on the cut (the engine, bit for bit);
+"""ftd_lib.repro.planning.cut and reuse: chunks cut by cost cover every row once, balance the
+workers, put an expensive cell apart; the numbers do not depend on the cut (the engine, bit for
+bit);
 a store cut one way is read by a run cut another way; the committed paper figures compute
 nothing."""
 
@@ -10,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ftd_lib.repro import chunks, cost, cut, plan
+from ftd_lib.repro import chunks
 from ftd_lib.repro import store as chunk_store
 from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.planning import cost, cut, plan
 from ftd_lib.repro.protocol import pilot_figure, run_protocol
 from ftd_lib.repro.results import results_paths
 from ftd_lib.repro.runs import run_figure
@@ -249,7 +251,7 @@ def test_plan_follows_the_options_reproduce_is_given(tmp_path):
     pilot = fp.stages[0]
     assert pilot.name == "pilot" and len(pilot.figure.cells) == 2 * 2 * 2  # x two methods
     assert plan.plan_figure("fig4-right", "paper", 2, _costing(), out=out,
-                            episodes=10).stages[0].name == "all"  # reproduce: one stage
+                            episodes=10).stages[0].name == "pilot"  # the file's protocol
 
     def fake(task, *, device, progress):
         v = np.tile(-np.linspace(200, 100, task.n_episodes), (task.rows, 1))
@@ -289,17 +291,15 @@ def test_plan_for_an_empty_folder_replays_the_widenings_of_the_same_numbers(tmp_
 def test_the_pilots_eta_counts_the_final_stage_and_its_widenings(tmp_path, monkeypatch):
     """The pilot's progress bar adds the stages still to come after it: the final stage and
     every widening of it that the plan foresees, not the last of them alone."""
-    from types import SimpleNamespace
-
-    from ftd_lib.repro.cli import _final_stage_s
+    from ftd_lib.repro.cli import Job, _final_stage_s
+    from ftd_lib.repro.experiment import load_experiment
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default rates
     out = tmp_path / "e"
-    args = SimpleNamespace(no_progress=False, out=out, seed=2016, runs=None, episodes=None,
-                           chunk_rows=None, variant=None)
     fp = plan.plan_figure("fig4-left", "paper", 2, cost.Costing(cost.DEFAULT_RATES,
                                                                 cost.history_dirs(out)), out=out)
     finals = [s.wall_s for s in fp.stages if s.name.startswith("final")]
     assert len(finals) > 1  # the final stage widens
-    assert _final_stage_s(args, "fig4-left", None, "cpu", 2) == pytest.approx(sum(finals))
-    assert _final_stage_s(SimpleNamespace(no_progress=True), "fig4-left", None, "cpu", 2) == 0
+    fig, run = load_experiment("fig4-left")
+    job = Job("fig4-left", [], fig, run, out, "")
+    assert _final_stage_s(job, "cpu", 2) == pytest.approx(sum(finals))

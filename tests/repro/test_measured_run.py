@@ -1,4 +1,4 @@
-"""ftd_lib.repro.accuracy's measures of a finished run (scripts/measure_paper_run.py,
+"""ftd_lib.repro.planning.accuracy's measures of a finished run (scripts/measure_paper_run.py,
 scripts/measure_device.py): the wall time of each figure of ``reproduce all`` adds up to the
 run's, the compute seconds are its chunks' and only those it computed; the engine's count of
 run-steps is the steps the runs made (a cart-pole return counts them: +1 a step)."""
@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ftd_lib.repro import accuracy, chunks, cli
-from ftd_lib.repro.cost import DEFAULT_RATES, Costing, history_dirs
+from ftd_lib.repro import chunks, cli
 from ftd_lib.repro.definitions import FIGURES
-from ftd_lib.repro.plan import plan_figure
+from ftd_lib.repro.planning import accuracy
+from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing, history_dirs
+from ftd_lib.repro.planning.plan import plan_figure
 
 
 def _fake_runner(task, *, device, progress):

@@ -108,18 +108,20 @@ def test_cli_set_reaches_the_figure_and_its_command(tmp_path, monkeypatch):
     assert sorted(set(res["lam"].tolist())) == [0.0, 0.5]
     assert res.meta["command"] == (f"python -m ftd_lib reproduce fig4-right --scale quick "
                                    f"--out {out} --set alphas=0.001,0.002 --set lams=0,0.5")
-    assert res.meta["definition"]["overrides"] == {"alphas": [0.001, 0.002], "lams": [0.0, 0.5]}
-    assert ("definition changed from the command line: `--set alphas=0.001,0.002 --set "
-            "lams=0,0.5`") in (out / "REPORT.md").read_text()
+    assert res.meta["definition"]["overrides"] == {"grid.alphas": [0.001, 0.002],
+                                                   "grid.lams": [0, 0.5]}
+    assert ("definition changed from the command line: `--set grid.alphas=0.001,0.002 --set "
+            "grid.lams=0,0.5`") in (out / "REPORT.md").read_text()
 
 
-@pytest.mark.parametrize("extra", [["--set", "alpha=1"], ["--set", "alphas=-1"],
-                                   ["--set", "methods=td_lambda"], ["--set", "lams=0,x"]])
-def test_cli_bad_set_is_one_line(tmp_path, capsys, extra):
+@pytest.mark.parametrize("extra, key", [
+    (["--set", "alpha=1"], "--set"), (["--set", "alphas=-1"], "grid.alphas"),
+    (["--set", "methods=td_lambda"], "prediction methods"), (["--set", "lams=0,x"], "grid.lams")])
+def test_cli_bad_set_is_one_line(tmp_path, capsys, extra, key):
     argv = ["reproduce", "fig4-right", "--scale", "quick", "--out", str(tmp_path), *extra]
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--set" in err
+    assert len(err.splitlines()) == 1 and key in err
     assert not results_paths("fig4-right", tmp_path)["chunks"].exists()
 
 

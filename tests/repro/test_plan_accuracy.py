@@ -1,7 +1,7 @@
 """The plan's accuracy, measured: Fig. 3 left at quick scale (its four prediction methods, the
 online lambda-return's long episodes) computed from scratch with 1 and 2 workers, each wall
 time beside the plan's prediction with rates calibrated just before on this machine
-(:func:`ftd_lib.repro.accuracy.measure_against_plan`).
+(:func:`ftd_lib.repro.planning.accuracy.measure_against_plan`).
 
 The band is wide -- a factor :data:`TOLERANCE` either way -- because the machines this runs
 on are shared and noisy (2 cores, other jobs: a run can take twice as long as the same run a
@@ -13,7 +13,7 @@ Measured when this was written (2 shared AMD EPYC cores, load ~9): 1 worker 1.09
 """
 
 
-from ftd_lib.repro.accuracy import measure_against_plan
+from ftd_lib.repro.planning.accuracy import measure_against_plan
 
 TOLERANCE = 3.0
 
@@ -29,9 +29,9 @@ def test_plan_predicts_quick_fig3_left_on_1_and_2_workers(tmp_path):
 
 
 def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
-    from ftd_lib.repro.cost import DEFAULT_RATES, Costing, history_dirs
     from ftd_lib.repro.definitions import figure
-    from ftd_lib.repro.plan import plan_figure
+    from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing, history_dirs
+    from ftd_lib.repro.planning.plan import plan_figure
     from ftd_lib.repro.runs import run_figure
 
     fig = figure("fig4-right", "quick")
@@ -46,13 +46,12 @@ def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
 def test_stored_chunks_of_this_cpu_replace_a_calibrations_control_rates():
     """The control kernel's seconds per run-step: the committed chunks' median for the CPU
     they were made on (enough of them), the calibration's otherwise."""
-    from ftd_lib.repro.cost import (
+    from ftd_lib.repro.planning.calibrate import (
         MIN_STORED_CHUNKS,
-        REPO_RESULTS,
-        Rates,
         stored_step_seconds,
         with_stored_control,
     )
+    from ftd_lib.repro.planning.cost import REPO_RESULTS, Rates
 
     dirs = [REPO_RESULTS, REPO_RESULTS / "pilot"]
     stored = stored_step_seconds(dirs, "AMD EPYC")

@@ -168,7 +168,7 @@ def test_a_curve_that_diverges_at_every_step_size_is_widened_downwards():
 
 
 def test_returns_are_printed_as_plain_numbers():
-    from ftd_lib.repro.claims import fmt_number
+    from ftd_lib.repro.paper.claims import fmt_number
 
     assert fmt_number(-3650.4) == "-3650" and fmt_number(-999.6) == "-1000"
     assert fmt_number(-223.4) == "-223" and fmt_number(0.2894) == "0.289"

@@ -1,6 +1,6 @@
-"""ftd_lib.repro.schedule: list scheduling against a slow obvious simulation, LPT against the
-best schedule found by brute force, the lower bound; ftd_lib.repro.progress: the bar's ETA is
-the plan's."""
+"""ftd_lib.repro.planning.schedule: list scheduling against a slow obvious simulation, LPT
+against the best schedule found by brute force, the lower bound;
+ftd_lib.repro.planning.progress: the bar's ETA is the plan's."""
 
 import io
 import itertools
@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from ftd_lib.repro.progress import FigureBar, format_seconds
-from ftd_lib.repro.schedule import largest_first, list_schedule, lower_bound, lpt
+from ftd_lib.repro.planning.progress import FigureBar, format_seconds
+from ftd_lib.repro.planning.schedule import largest_first, list_schedule, lower_bound, lpt
 
 
 def simulate(costs, workers, start_at=0.0):
@@ -106,7 +106,7 @@ def test_bar_shows_stage_chunks_and_the_plans_eta():
 
 
 def test_calibration_is_kept_for_this_machine_only(tmp_path, monkeypatch):
-    from ftd_lib.repro import cost
+    from ftd_lib.repro.planning import cost
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cost.machine_rates() == cost.DEFAULT_RATES  # nothing kept yet
@@ -121,7 +121,7 @@ def test_calibration_is_kept_for_this_machine_only(tmp_path, monkeypatch):
 
 
 def test_stored_step_seconds_is_the_median_over_the_kernels_chunks(tmp_path):
-    from ftd_lib.repro import cost
+    from ftd_lib.repro.planning import calibrate as cost
     from ftd_lib.repro.store import ChunkStore
 
     st = ChunkStore(tmp_path / "chunks" / "fig4-left")

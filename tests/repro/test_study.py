@@ -1,11 +1,13 @@
-"""The claim-5 sensitivity study (ftd_lib.repro.study): its chunks, its runner, its reading."""
+"""The claim-5 sensitivity study (ftd_lib.repro.paper.study): its chunks, its runner, its
+reading."""
 
 import numpy as np
 import pytest
 
 from ftd_lib.engine import Settings, run_control
-from ftd_lib.repro import chunks, study
+from ftd_lib.repro import chunks, setups
 from ftd_lib.repro.definitions import figure
+from ftd_lib.repro.paper import study
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])
@@ -51,16 +53,16 @@ def test_the_default_variant_is_fig4s_setup():
 
 
 def test_initial_weights_of_each_init():
-    base = study.initial_weights_of({"init": "uniform"}, 1, [0, 3], 2, 3)
-    zero = study.initial_weights_of({"init": "zero-output"}, 1, [0, 3], 2, 3)
-    small = study.initial_weights_of({"init": "small"}, 1, [0, 3], 2, 3)
+    base = setups.initial_weights_of({"init": "uniform"}, 1, [0, 3], 2, 3)
+    zero = setups.initial_weights_of({"init": "zero-output"}, 1, [0, 3], 2, 3)
+    small = setups.initial_weights_of({"init": "small"}, 1, [0, 3], 2, 3)
     H, n = 50, 2
     assert base.shape == (2, 3, H * (n + 2) + 1)
     np.testing.assert_array_equal(zero[..., :H * (n + 1)], base[..., :H * (n + 1)])
     assert not zero[..., H * (n + 1):].any() and base[..., H * (n + 1):].all()
     np.testing.assert_array_equal(small, base * 0.1)
     with pytest.raises(ValueError, match="init"):
-        study.initial_weights_of({"init": "xavier"}, 1, [0], 2, 3)
+        setups.initial_weights_of({"init": "xavier"}, 1, [0], 2, 3)
 
 
 def _fake_runner(task, *, device, progress):

@@ -76,7 +76,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     ``(m, A, P)`` (reference layout) of tasks. The batch's statistics are those of a batch
     of width 1 that is never idle (``utilisation`` 1).
 
-    Set-up variants beyond the batch's (the claim-5 study, :mod:`ftd_lib.repro.study`; the
+    Set-up variants beyond the batch's (the claim-5 study, :mod:`ftd_lib.repro.paper.study`; the
     defaults are the paper's set-up as the batch runs it): ``hidden`` ``"tanh"`` or
     ``"sigmoid"`` (:data:`HIDDEN`); mountain car only: ``inputs`` ``"symmetric"`` ([-1, 1])
     or ``"unit"`` ([0, 1]) (:data:`INPUTS`), ``start`` ``"bottom"`` or ``"anywhere"``

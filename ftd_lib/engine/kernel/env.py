@@ -15,7 +15,7 @@ from ...envs.tasks import TASKS
 CARTPOLE, MOUNTAIN_CAR = 0, 1
 ENVS = {"cartpole": CARTPOLE, "mountain_car": MOUNTAIN_CAR}
 N_IN_ARR = np.array([TASKS[name].n_in for name in ENVS], dtype=np.int64)  # by env number
-# set-up variants (the claim-5 study, ftd_lib.repro.study); the first of each is the default
+# set-up variants (the claim-5 study, ftd_lib.repro.paper.study); the first of each is the default
 INPUTS = {"symmetric": 0, "unit": 1}  # mountain car's features in [-1, 1] (Sec. 6) or [0, 1]
 # mountain car's start states: x ~ U[-0.6, -0.4), v = 0 (Sutton & Barto), or uniform over the
 # whole state space (x ~ U[X_MIN, X_MAX), v ~ U[-V_MAX, V_MAX), two draws of the start stream)

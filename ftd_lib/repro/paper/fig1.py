@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import algorithms
-from ..approx import Linear
-from ..envs.random_walk import N_STATES, random_walk_episodes, rms_error, true_values
-from ..methods import style
-from ..rng import run_generator
-from ..style import new_axes
+from ... import algorithms
+from ...approx import Linear
+from ...envs.random_walk import N_STATES, random_walk_episodes, rms_error, true_values
+from ...methods import style
+from ...rng import run_generator
+from ...style import new_axes
 
 FIG1_SEED = 0  # the seed of the single run drawn in Figure 1 (fixed before looking)
 FIG1_METHODS = ("td_lambda", "online_lambda_return", "offline_lambda_return")

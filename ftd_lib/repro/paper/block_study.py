@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..methods import label
+from ...methods import label
 from .claims import best_index, fmt_number
 
 REFERENCE = "forward_td_lambda"  # the method every other curve is compared with

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..methods import label
+from ...methods import label
 
 AGREES, DISAGREES, NO_DATA = "agrees", "disagrees", "no data"
 ETA_SPREAD = 0.10  # claim 4: relative spread of the best errors over eta
@@ -160,7 +160,7 @@ def confront(res, numbers) -> list[Verdict]:
 
 
 def _no_data(n, fig, claim, why="") -> Verdict:
-    from .results import reproduce_command  # (results read the definitions: not at import)
+    from ..results import reproduce_command  # (results read the definitions: not at import)
 
     return Verdict(n, fig, claim, NO_DATA, why or f"no stored data; run "
                    f"`{reproduce_command(fig, 'paper')}`")
@@ -334,7 +334,7 @@ def claims_side_by_side(results: dict, figures, paper_words: dict) -> list[dict]
     Returns one dict per claim: ``number``, ``claim``, ``paper``, ``verdict``, ``evidence``,
     ``scale``.
     """
-    from .results import scale_label
+    from ..results import scale_label
 
     rows = []
     for v in claims({k: results.get(k) for k in figures}):
@@ -371,4 +371,4 @@ def check_claims(fig) -> None:
     bad = [n for n in fig.claims if n not in RULES]
     if bad:
         raise ValueError(f"{fig.source}: claims: no rule decides claim(s) {bad} (the rules: "
-                         f"{', '.join(map(str, RULES))}, ftd_lib/repro/claims.py)")
+                         f"{', '.join(map(str, RULES))}, ftd_lib/repro/paper/claims.py)")

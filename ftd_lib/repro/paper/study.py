@@ -6,7 +6,7 @@ episodes neither method learns for :math:`\lambda \le 0.4`, and Sarsa(:math:`\la
 at no :math:`\lambda`. The paper leaves several choices of the set-up open (:data:`CHOICES`);
 this study changes one at a time (:data:`VARIANTS`) and asks, for each, at
 :math:`\lambda \in \{0, 0.4, 0.8\}`, for the best-:math:`\alpha` return of both methods and
-whether claim 5 then holds (the rule of :mod:`ftd_lib.repro.claims`).
+whether claim 5 then holds (the rule of :mod:`ftd_lib.repro.paper.claims`).
 
 It is an experiment file like the paper's figures (``experiments/claim5-study.toml``, its
 set-ups ``[[setups]]``; ``python -m ftd_lib reproduce claim5-study --scale paper``: chunks,
@@ -14,7 +14,7 @@ resume, progress bar, report). Every cell names its variant; a chunk holds one
 variant and one method, and its identity holds the variant's spec, so no chunk of the study
 collides with another variant's or with Fig. 4's. The runner is the compiled kernel
 (:func:`ftd_lib.engine.kernel.run_tasks`) with the variant's parameters
-(:func:`run_variant`); the default variant is the set-up of Fig. 4.
+(:func:`ftd_lib.repro.setups.run_variant`); the default variant is the set-up of Fig. 4.
 
 The scale is reduced but honest: 40 runs (the paper: 200) x the paper's 50 episodes, one
 step-size grid for all, :data:`ALPHAS` (factor 2, :math:`1.5\cdot 10^{-5}` to 0.015: below,
@@ -29,10 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..envs import tasks
-from .cells import EPSILON, _geom
+from ...envs import tasks
+from ..cells import EPSILON, _geom
 
 STUDY = "claim5-study"
 LAMBDAS = (0.0, 0.4, 0.8)
@@ -70,7 +68,7 @@ class Variant:
 
 def _variants() -> tuple[Variant, ...]:
     """The study's set-ups, read from its experiment file (the one place they are written)."""
-    from .definitions import figure, study_setups
+    from ..definitions import figure, study_setups
 
     fig = figure(STUDY, "paper")
     gamma = {c.variant: c.gamma for c in fig.cells}
@@ -89,45 +87,23 @@ DEFAULT = "as in Fig. 4"
 VARIANTS = _variants()
 VARIANT_NAMES = tuple(v.name for v in VARIANTS)
 
+def variant_sets(name: str) -> list[str]:
+    """A set-up of the claim-5 study as ``--set`` items on Fig. 4 left (``reproduce fig4-left
+    --variant NAME``): its name, title, and the task, network and grid keys it changes."""
+    from ..definitions import format_value, study_setups
+
+    s = {x["name"]: x for x in study_setups()}.get(name)
+    if s is None:
+        raise ValueError(f"variant must be one of {VARIANT_NAMES}, got {name!r}")
+    title = f"Mountain car control, best α per λ (Fig. 4 left) — set-up variant: {name}"
+    out = [f"setup={format_value(name)}", f"title={format_value(title)}"]
+    for table in ("task", "network", "grid"):
+        out += [f"{table}.{k}={format_value(v)}" for k, v in s.get(table, {}).items()]
+    return out
+
+
 def variant(name: str) -> Variant:
     for v in VARIANTS:
         if v.name == name:
             return v
     raise ValueError(f"variant must be one of {VARIANT_NAMES}, got {name!r}")
-
-
-def initial_weights_of(spec: dict, seed: int, run_ids, n_in: int, n_actions: int,
-                       n_hidden: int = 50) -> np.ndarray:
-    """The runs' initial weights ``(N, A, P)`` (reference layout ``[W1, b1, w2, b2]``) under
-    the variant's ``init``: the engine's uniform draw (:func:`ftd_lib.engine.initial_weights`),
-    with the output layer zeroed (``"zero-output"``) or scaled by 0.1 (``"small"``)."""
-    from ..engine import initial_weights
-
-    w = initial_weights(seed, run_ids, n_in, n_hidden, n_nets=n_actions).reshape(
-        len(run_ids), n_actions, -1)
-    if spec["init"] == "zero-output":
-        w[..., n_hidden * (n_in + 1):] = 0.0  # w2 and b2
-    elif spec["init"] == "small":
-        w = w * 0.1
-    elif spec["init"] != "uniform":
-        raise ValueError(f"init must be 'uniform', 'zero-output' or 'small', got "
-                         f"{spec['init']!r}")
-    return w
-
-
-def run_variant(task, settings, *, progress: bool = False):
-    """The runner of a study chunk: the compiled kernel with the chunk's variant on its
-    ``settings`` rows (:class:`ftd_lib.engine.Settings`); returns a
-    :class:`ftd_lib.engine.ControlResult`."""
-    from ..engine.kernel import run_tasks
-
-    spec = task.variant
-    t = tasks.task(task.env)
-    n_hidden = spec.get("n_hidden", 50)
-    w0 = initial_weights_of(spec, task.seed, task.run_ids, t.n_in, t.n_actions, n_hidden)
-    return run_tasks(task.method, settings, task.seed, task.run_ids,
-                     task.n_episodes, env=task.env, init=lambda i: w0[i],
-                     epsilon=task.epsilon, max_steps=task.max_steps,
-                     truncation=task.truncation or "bootstrap", progress=progress,
-                     n_hidden=n_hidden, hidden=spec["hidden"], inputs=spec["inputs"],
-                     start=spec["start"])

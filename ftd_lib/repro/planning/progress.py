@@ -2,9 +2,10 @@
 
 tqdm's own estimate divides the time so far by the chunks so far: after one small chunk it
 promises far too little, after one large chunk far too much. :class:`FigureBar` counts chunks
-(done of planned) and takes its ETA from the cost model instead (:mod:`ftd_lib.repro.cost`):
-the predicted seconds of the chunks not yet finished, scheduled on the workers in the order
-they are handed out (:func:`ftd_lib.repro.schedule.list_schedule`), plus the predicted
+(done of planned) and takes its ETA from the cost model instead
+(:mod:`ftd_lib.repro.planning.cost`): the predicted seconds of the chunks not yet finished,
+scheduled on the workers in the order
+they are handed out (:func:`ftd_lib.repro.planning.schedule.list_schedule`), plus the predicted
 seconds of the stages still to come (the final stage after a pilot,
 :mod:`ftd_lib.repro.protocol`).
 """

@@ -3,16 +3,16 @@ r"""The plan of a reproduction, before any work: ``python -m ftd_lib plan FIGURE
 For every stage of every figure (one stage; or, for the control figures at paper scale, the
 pilot, its widenings and the final stage of :mod:`ftd_lib.repro.protocol`) the plan lists the
 chunks :func:`ftd_lib.repro.runs.run_figure` will compute -- the rows not in the store, cut
-by cost for the workers (:mod:`ftd_lib.repro.cut`) -- with their predicted run-steps and
-seconds (:mod:`ftd_lib.repro.cost`), and predicts the stage's wall time as list scheduling
-of those chunks, largest first, on ``N`` workers (:mod:`ftd_lib.repro.schedule`), after the
+by cost for the workers (:mod:`ftd_lib.repro.planning.cut`) -- with their predicted run-steps and
+seconds (:mod:`ftd_lib.repro.planning.cost`), and predicts the stage's wall time as list scheduling
+of those chunks, largest first, on ``N`` workers (:mod:`ftd_lib.repro.planning.schedule`), after the
 workers' start. Stages run one after another (the final stage waits on the pilot), so do the
 figures of ``all``.
 
 A stage that waits on a pilot is predicted from the pilot's stored numbers when the store
 holds them all (its widenings too, replayed from those numbers,
 :func:`ftd_lib.repro.protocol.widened`); else from the model: each cell's average return
-from the history of stored figures (:func:`ftd_lib.repro.cost.control_history`), the middle
+from the history of stored figures (:func:`ftd_lib.repro.planning.cost.control_history`), the middle
 of the grid where there is none; the widenings, which depend on numbers not yet computed,
 are then not predicted (said so).
 """
@@ -24,15 +24,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import store
-from .chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from .. import store
+from ..chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
+from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
+from ..results import DEFAULT_RESULTS, results_paths
+from ..reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .cost import DEFAULT_RATES, Costing
 from .cut import cut_by_cost, remainders
-from .definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from .progress import format_seconds
-from .protocol import MAX_WIDENINGS, final_figure, pilot_figure, two_stage, widened
-from .results import DEFAULT_RESULTS, results_paths
-from .reuse import add_to_index, missing_cells, rows_from_stored, stored_index
 from .schedule import list_schedule
 
 
@@ -106,7 +106,9 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     index = add_to_index(dict(stored_idx), ahead)
     work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
     steps = [costing.steps(t) for t in work]
-    seconds = [costing.seconds(t) for t in work]
+    # chunks that run at once share the machine: each slows down as measured
+    slow = costing.rates.parallel(min(workers, len(work))) if len(work) > 1 else 1.0
+    seconds = [slow * costing.seconds(t) for t in work]
     start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
     sched = list_schedule(seconds, workers, start_at=start)
     wall = sched.makespan if work else 0.0
@@ -139,7 +141,7 @@ def model_metric(fig: Figure, history: dict) -> np.ndarray:
     """A stand-in for a pilot's metric from the model: each cell's average return from the
     history (the same for every run; ``nan`` where there is none, so a curve without any
     history is centred on the middle of its grid by :func:`ftd_lib.repro.protocol.final_figure`)."""
-    from ..envs import tasks as task_registry
+    from ...envs import tasks as task_registry
     from .cost import history_key
 
     reward = task_registry.task(fig.env).reward
@@ -214,39 +216,56 @@ def plan_protocol(name, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
     return stages + plan_optimised(final, out, workers, costing, "final", basis, **on)[0]
 
 
+def plan_experiment(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
+                    device: str = "cpu") -> FigurePlan:
+    """The plan of one loaded experiment (an experiment file's figure, ``--set`` changes
+    included): what ``run FILE --out OUT --workers N`` computes -- both stages of the
+    protocol when its file asks for them (``fig.two_stage``), else one stage."""
+    if fig.two_stage:
+        return FigurePlan(fig.name, workers, plan_protocol(
+            fig, out, workers, costing, seed=seed, runs=fig.runs, device=device))
+    return FigurePlan(fig.name, workers, [plan_stage(fig, out, workers, costing, seed=seed,
+                                                     device=device)])
+
+
 def plan_figure(name: str, scale: str, workers: int, costing, *, out=DEFAULT_RESULTS,
                 seed: int = DEFAULT_SEED, runs: int | None = None,
                 episodes: int | None = None, chunk_rows: int | None = None,
                 variant: str | None = None, grid: dict | None = None,
                 device: str = "cpu") -> FigurePlan:
-    """The plan of one figure: what ``reproduce NAME --scale SCALE --workers N --out OUT``
-    with these options (``--runs``, ``--episodes``, ``--chunk-rows``, ``--variant``, ``--set``
-    as ``grid``, ``--device``) would compute -- both stages of the protocol exactly when
-    ``reproduce`` runs them (a two-stage figure without ``--episodes`` or
-    ``--chunk-rows``)."""
+    """:func:`plan_experiment` of a paper figure or study by name, with ``reproduce``'s
+    options (``--runs``, ``--episodes``, ``--chunk-rows``, ``--variant``, ``--set`` as
+    ``grid``)."""
     fig = figure(name, scale, runs=runs, episodes=episodes, chunk_rows=chunk_rows,
                  variant=variant, grid=grid)
-    if two_stage(fig) and episodes is None and chunk_rows is None:
-        return FigurePlan(name, workers, plan_protocol(
-            name, out, workers, costing, seed=seed, runs=runs, variant=variant, grid=grid,
-            device=device))
-    return FigurePlan(name, workers, [plan_stage(fig, out, workers, costing, seed=seed,
-                                                 device=device)])
+    return plan_experiment(fig, out, workers, costing, seed=seed, device=device)
+
+
+def default_device(fig: Figure, out, run: dict) -> str:
+    """The device when none is asked for: the device the file names (``chunks.device``,
+    ``run["device_kind"]``) where this machine has one, or where every chunk the experiment
+    needs from it is stored in ``out`` -- e.g. Fig. 3 left's, made on a GPU, are read on any
+    machine, not computed again on its CPU -- else ``cpu``."""
+    kind = run.get("device_kind", "cpu")
+    if kind == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return kind
+    fp = plan_experiment(fig, out, 1, Costing(DEFAULT_RATES), seed=run.get("seed", DEFAULT_SEED),
+                         device=kind)
+    return kind if not any(s.chunks for s in fp.stages) else "cpu"
 
 
 def stored_device(name: str, scale: str, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
                   **figure_kw) -> str:
-    """``reproduce``'s device when none is asked for: the device the figure's file names
-    (:func:`ftd_lib.repro.definitions.chunk_device`) when every chunk the figure needs from
-    it is stored in ``out`` -- e.g. Fig. 3 left's, made on a GPU, are read on any machine,
-    not computed again on its CPU -- else ``cpu``. ``figure_kw``: :func:`plan_figure`'s
-    figure options."""
+    """:func:`default_device` of a paper figure or study by name (``figure_kw``:
+    :func:`plan_figure`'s figure options)."""
     kind = chunk_device(name, scale)
-    if kind == "cpu":
-        return "cpu"
-    fp = plan_figure(name, scale, 1, Costing(DEFAULT_RATES), out=out, seed=seed, device=kind,
-                     **figure_kw)
-    return kind if not any(s.chunks for s in fp.stages) else "cpu"
+    keep = ("runs", "episodes", "chunk_rows", "variant", "grid")
+    fig = figure(name, scale, **{k: v for k, v in figure_kw.items() if k in keep})
+    return default_device(fig, out, {"device_kind": kind, "seed": seed})
 
 
 # ----------------------------------------------------------------------------- printing
@@ -272,8 +291,25 @@ def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
             f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
 
 
-def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
-    """The printed plan: per figure its stages (and their chunks), then the total."""
+def in_process(stage: StagePlan, workers: int) -> bool:
+    """Whether the command's own process computes the stage's chunks (one worker or one
+    chunk: no worker processes), so it loads the engine itself."""
+    return bool(stage.chunks) and (workers == 1 or len(stage.chunks) == 1)
+
+
+def command_wall(plans: list[FigurePlan], rates) -> float:
+    """The whole command's predicted wall time: its start-up (interpreter, the command line's
+    imports), the engine loaded in its own process where it computes chunks itself (worker
+    processes' start is in their stages), then every figure's stages one after another."""
+    load = any(in_process(s, p.workers) for p in plans for s in p.stages)
+    return rates.startup_s + (rates.engine_load_s if load else 0.0) + sum(
+        p.wall_s for p in plans)
+
+
+def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
+               notes=()) -> list[str]:
+    """The printed plan: per figure its stages (and their chunks), then the total with the
+    command's start-up, then what had to be guessed."""
     lines = []
     for fp in plans:
         for stage in fp.stages:
@@ -283,21 +319,33 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True) -> list[str]:
         lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
                      f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute, "
                      f"utilisation {100 * fp.utilisation:.0f} %")
-    if len(plans) > 1:
-        wall = sum(p.wall_s for p in plans)
+    if plans and rates is not None:
+        wall = command_wall(plans, rates)
+        start = wall - sum(p.wall_s for p in plans)
         comp = sum(p.compute_s for p in plans)
-        lines.append(f"all: predicted wall {format_seconds(wall)} on {plans[0].workers} "
-                     f"workers, {format_seconds(comp)} of compute, utilisation "
+        lines.append(f"command: predicted wall {format_seconds(wall)} on {plans[0].workers} "
+                     f"workers ({start:.1f} s of start-up: interpreter, imports, the engine in "
+                     f"this process), {format_seconds(comp)} of compute, utilisation "
                      f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
+    lines += [f"guess: {n}" for n in sorted(notes)]
     return lines
 
 
-def methods_to_calibrate(names, scale: str) -> tuple[list, list]:
-    """The prediction methods and (control method, task) pairs of these figures."""
-    pred, ctrl = [], []
-    for n in names:
-        f = figure(n, scale)
-        for m in f.methods:
-            (pred if f.task == "prediction" else ctrl).append(
-                m if f.task == "prediction" else (m, f.env))
-    return list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl))
+def methods_to_calibrate(figs) -> tuple[list, list, list]:
+    """What to measure for these figures (loaded experiments, or names of ``experiments/``
+    at paper scale): the prediction methods, the (control method, task) pairs, and the
+    ``(engine, method, task)`` each control chunk runs in (:func:`ftd_lib.repro.planning.cost.
+    chunk_engine`)."""
+    from .cost import chunk_engine
+
+    pred, ctrl, engines = [], [], []
+    for f in figs:
+        f = figure(f, "paper") if isinstance(f, str) else f
+        if f.task == "prediction":
+            pred += list(f.methods)
+            continue
+        ctrl += [(m, f.env) for m in f.methods]
+        engines += [(e, t.method, t.env) for t in cut_chunks(f)
+                    if (e := chunk_engine(t)) != "kernel"]  # (the kernel: stored chunks)
+    return (list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl)),
+            list(dict.fromkeys(engines)))

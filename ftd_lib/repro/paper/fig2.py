@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..envs.one_state import BETA_FN, episode_lengths, error_first_episodes
-from ..methods import style
-from ..rng import run_generator
-from ..style import off_chart_handle, plot_off_chart, use_style
+from ...envs.one_state import BETA_FN, episode_lengths, error_first_episodes
+from ...methods import style
+from ...rng import run_generator
+from ...style import off_chart_handle, plot_off_chart, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
 N_EPISODES = 10  # "averaged over the first 10 episodes"

@@ -1,4 +1,5 @@
-r"""What a chunk costs, before it runs: run-steps and seconds (the plan, :mod:`ftd_lib.repro.plan`).
+r"""What a chunk costs, before it runs: run-steps and seconds (the plan,
+:mod:`ftd_lib.repro.planning.plan`).
 
 A *run-step* is one environment step of one run, its updates included (as in
 :mod:`ftd_lib.engine.bench`). Two questions, answered separately:
@@ -32,15 +33,12 @@ import functools
 import json
 import math
 import os
-import subprocess
-import sys
-import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..envs import tasks as task_registry
+from ...envs import tasks as task_registry
 
 #: steps an episode when nothing is stored about a control task (median of a cell's average
 #: over the paper-scale runs stored under results/ when this was written: mountain car about
@@ -48,7 +46,7 @@ from ..envs import tasks as task_registry
 #: episode cap
 PRIOR_STEPS = {"mountain_car": 3300.0, "cartpole": 100.0}
 #: where the committed results live (the history every plan may read)
-REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
+REPO_RESULTS = Path(__file__).resolve().parents[3] / "results"
 #: the committed stores whose chunks' metadata say what runs took (:func:`stored_step_seconds`)
 COMMITTED_STORES = (REPO_RESULTS, REPO_RESULTS / "pilot")
 
@@ -66,6 +64,22 @@ class Rates:
     chunk_s: dict = field(default_factory=dict)
     worker_start_s: float = 0.0
     source: str = ""
+    #: control, per ``"engine/method/task"`` (:func:`engine_key`): ``(a, b)``, seconds per
+    #: batch iteration and per run-step (the kernel and the reference: ``a = 0``)
+    engines: dict = field(default_factory=dict)
+    #: the command's own start: the interpreter and the command line's imports
+    startup_s: float = 2.5
+    #: the engine loaded in the command's own process (torch, the compiled kernel, a first
+    #: chunk), where it computes the chunks itself (one worker, or one chunk)
+    engine_load_s: float = 2.0
+    #: ``{workers: factor}``: how much slower each of that many processes runs when they run
+    #: at once (a busy or shared machine, cores shared): N workers started at once against
+    #: one (:func:`calibrate_worker_start`); 1 where not measured
+    slowdown: dict = field(default_factory=dict)
+
+    def parallel(self, workers: int) -> float:
+        """The :attr:`slowdown` of ``workers`` processes at once (1 for one)."""
+        return float(self.slowdown.get(str(int(workers)), 1.0)) if workers > 1 else 1.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -95,7 +109,7 @@ def rates_path() -> Path:
 
 
 def _machine_id() -> dict:
-    from .store import machine_description
+    from ..store import machine_description
 
     m = machine_description()
     return {"cpu": m["cpu"], "cpu_count": m["cpu_count"], "platform": m["platform"]}
@@ -103,7 +117,7 @@ def _machine_id() -> dict:
 
 def save_rates(rates: Rates, path=None) -> Path:
     """Keep ``rates`` as this machine's (the progress bar's ETA reads them back)."""
-    from .store import atomic_write_json
+    from ..store import atomic_write_json
 
     return atomic_write_json(path or rates_path(),
                              {"machine": _machine_id(), "rates": asdict(rates)})
@@ -117,7 +131,11 @@ def machine_rates(path=None) -> Rates:
         if saved["machine"] == _machine_id():
             r = saved["rates"]
             return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
-                         r["chunk_s"], float(r["worker_start_s"]), r["source"])
+                         r["chunk_s"], float(r["worker_start_s"]), r["source"],
+                         {k: tuple(v) for k, v in r.get("engines", {}).items()},
+                         float(r.get("startup_s", DEFAULT_RATES.startup_s)),
+                         float(r.get("engine_load_s", DEFAULT_RATES.engine_load_s)),
+                         dict(r.get("slowdown", {})))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES
@@ -131,7 +149,7 @@ def evaluation_episode_steps(seed: int = 2016, n_runs: int = 16, n_episodes: int
     """Average steps of a mountain car evaluation episode (Fig. 3's task: the fixed
     near-optimal policy from a random start), measured on ``n_runs`` x ``n_episodes``
     recorded episodes."""
-    from ..envs.mountain_car import record_episodes_batch
+    from ...envs.mountain_car import record_episodes_batch
 
     eps = record_episodes_batch(seed, np.arange(n_runs), n_episodes)
     return float(np.mean([len(r) for run in eps for _x, r in run]))
@@ -150,7 +168,7 @@ def control_history(dirs) -> dict:
     ``dirs``, earlier directories first (a cell found in an earlier one is kept), and
     ``{("median", task, episodes): the median over those cells}``. Read from the stored
     average returns: steps = return / the task's reward per step."""
-    from .results import load_results
+    from ..results import load_results
 
     out: dict = {}
     for d in dirs:
@@ -169,7 +187,29 @@ def control_history(dirs) -> dict:
     for k, v in out.items():
         by_task.setdefault(("median", k[0], k[3]), []).append(v)
     out.update({k: float(np.median(v)) for k, v in by_task.items()})
+    out.update(chunk_history(dirs))
     return out
+
+
+def chunk_history(dirs) -> dict:
+    """Steps an episode from the stored chunks' own counts (``run_steps``, every engine
+    records it): ``{("chunks", task, method, episodes, cap, variant): mean over the chunks of
+    run_steps / (runs x episodes)}`` -- right whatever the task's rewards."""
+    from ..store import chunk_metas
+
+    per: dict = {}
+    for d in dirs:
+        for folder in sorted(Path(d).glob("chunks/*")):
+            for ident, meta in chunk_metas(folder):
+                steps = (meta.get("engine") or {}).get("run_steps")
+                if not steps or ident.get("task") != "control" or not ident.get("run_ids"):
+                    continue
+                v = ident.get("variant") or {}
+                key = ("chunks", ident["env"], ident["method"], int(ident["episodes"]),
+                       ident.get("max_steps"), v.get("name", "") if isinstance(v, dict) else "")
+                per.setdefault(key, []).append(
+                    float(steps) / (len(ident["run_ids"]) * int(ident["episodes"])))
+    return {k: float(np.mean(v)) for k, v in per.items()}
 
 
 def _add_history(out: dict, res) -> None:
@@ -185,212 +225,130 @@ def _add_history(out: dict, res) -> None:
         row = [c["alpha"], c["lam"], c["gamma"], c["eta"], float(c["k_max"] or 0)]
         key = history_key(env, c["method"], row, episodes, definition.get("max_steps"),
                           c.get("variant"))
+        if getattr(task_registry.task(env), "reward_min", reward) != reward:
+            return  # rewards that vary: returns are not steps (the chunks' counts are)
         steps = float(np.mean(m)) / reward
         if math.isfinite(steps) and steps >= 0:  # (else not the task's returns: no history)
             out.setdefault(key, steps)
 
 
 def history_dirs(out=None) -> list[Path]:
-    """Where the plan looks for stored figures: ``out`` and ``out/pilot`` first, then the
-    committed ``results/`` and ``results/pilot``."""
+    """Where the plan looks for stored figures and chunks: ``out`` and ``out/pilot`` first,
+    then the committed ``results/`` and ``results/pilot``, then the committed folders below
+    ``results/`` (a demonstration's, a set-up variant's)."""
     dirs = []
     for base in ([Path(out)] if out is not None else []) + [REPO_RESULTS]:
         dirs += [base / "pilot", base]
+    if REPO_RESULTS.is_dir():
+        dirs += sorted(p.parent for p in REPO_RESULTS.glob("*/**/*.npz")
+                       if "chunks" not in p.parts and p.parent.name != "pilot")
     return list(dict.fromkeys(dirs))
 
 
-def row_steps(task, row, history: dict) -> float:
+def row_steps(task, row, history: dict, notes: set | None = None) -> float:
     """Expected run-steps of one run of a chunk's settings ``row`` (see the module
     docstring): prediction from :func:`evaluation_episode_steps`; control from ``history``
-    (same task, method, settings, episodes, cap, variant), else the median of the stored
-    cells of the task and episode count, else :data:`PRIOR_STEPS`; at most the cap."""
+    (same task, method, settings, episodes, cap, variant), else the stored chunks' own
+    run-steps of the task, method, episodes, cap and variant, else the median of the stored
+    cells of the task and episode count, else :data:`PRIOR_STEPS`, else the cap (a guess,
+    named in ``notes``); at most the cap."""
     if task.task == "prediction":
         return task.n_episodes * evaluation_episode_steps()
     cap = task.max_steps or task_registry.task(task.env).max_steps
     variant = (task.variant or {}).get("name")
     per_episode = history.get(history_key(task.env, task.method, row, task.n_episodes,
                                           task.max_steps, variant))
+    for key in (("chunks", task.env, task.method, task.n_episodes, task.max_steps,
+                 variant or ""), ("median", task.env, task.n_episodes)):
+        if per_episode is None:
+            per_episode = history.get(key)
+    if per_episode is None and task.env in PRIOR_STEPS:
+        per_episode = PRIOR_STEPS[task.env]
+        if notes is not None:
+            notes.add(f"no stored runs of {task.method} on {task.env} at {task.n_episodes} "
+                      f"episodes: {per_episode:g} steps an episode guessed (PRIOR_STEPS)")
     if per_episode is None:
-        per_episode = history.get(("median", task.env, task.n_episodes))
-    if per_episode is None:
-        per_episode = PRIOR_STEPS.get(task.env, float(cap))
+        per_episode = float(cap)
+        if notes is not None:
+            notes.add(f"no stored runs of {task.env}: episodes guessed at the cap ({cap} "
+                      f"steps; a bound, not a forecast)")
     return task.n_episodes * min(float(per_episode), float(cap))
 
 
-def task_steps(task, history: dict) -> float:
-    """Expected run-steps of a chunk: the sum over its rows."""
+def task_steps(task, history: dict, notes: set | None = None) -> float:
+    """Expected run-steps of a chunk: the sum over its rows (what had to be guessed goes into
+    ``notes``)."""
     rows = {}
     for row in map(tuple, task.settings.tolist()):
         rows[row] = rows.get(row, 0) + 1
-    return float(sum(n * row_steps(task, row, history) for row, n in rows.items()))
+    return float(sum(n * row_steps(task, row, history, notes) for row, n in rows.items()))
 
 
 # ----------------------------------------------------------------------------- seconds
 
 
-def task_seconds(task, rates: Rates, history: dict) -> float:
-    """Predicted seconds of one chunk on one worker (see the module docstring)."""
+#: control seconds when nothing was measured for an engine, method and task: ``(a, b)`` as
+#: :attr:`Rates.engines` (this machine, 2 shared AMD EPYC cores: the kernel ~1 µs a run-step;
+#: the torch batch ~0.3 ms a batch iteration plus ~6 µs a row; the per-run reference
+#: 75-175 µs a run-step); a plan that uses one says so
+GUESS = {"kernel": (0.0, 1.1e-6), "batch": (3e-4, 6e-6), "reference": (0.0, 1.5e-4)}
+
+
+def chunk_engine(task, device: str = "cpu") -> str:
+    """The engine that computes a control chunk (as :func:`ftd_lib.engine.choose_engine`'s
+    ``"auto"``): a set-up variant in the compiled kernel; else the kernel where the task and
+    the method have one (float64 on the CPU), the torch batch where the method has one, the
+    per-run reference otherwise."""
+    from ...methods import method as method_record
+
+    if task.variant is not None:
+        return "kernel"
+    engines = method_record(task.method).engines
+    t = task_registry.TASKS.get(task.env)
+    if "kernel" in engines and t is not None and t.kernel and str(device) == "cpu":
+        return "kernel"
+    return "batch" if "batch" in engines else "reference"
+
+
+def engine_key(engine: str, method: str, env: str) -> str:
+    return f"{engine}/{method}/{env}"
+
+
+def control_rate(task, rates: Rates, device: str = "cpu") -> tuple[tuple, str | None]:
+    """``((a, b), guess)`` for a control chunk: the engine's measured rates on its method and
+    task, else the kernel's per method (the stored chunks, :func:`with_stored_control`), else
+    :data:`GUESS` with ``guess`` naming what was guessed."""
+    eng = chunk_engine(task, device)
+    key = engine_key(eng, task.method, task.env)
+    if key in rates.engines:
+        return tuple(rates.engines[key]), None
+    if eng == "kernel" and task.method in rates.control:
+        return (0.0, rates.control[task.method]), None
+    if eng == "kernel" and task.method in DEFAULT_RATES.control:
+        return (0.0, DEFAULT_RATES.control[task.method]), None
+    return GUESS[eng], f"no rate for {task.method} ({eng}) on {task.env}: guessed"
+
+
+def task_seconds(task, rates: Rates, history: dict, notes: set | None = None) -> float:
+    """Predicted seconds of one chunk on one worker (see the module docstring); what had to
+    be guessed goes into ``notes``."""
     fixed = rates.chunk_s.get(task.task, 0.0)
     if task.task == "prediction":
         a, b, ipe = rates.prediction.get(task.method, DEFAULT_RATES.prediction.get(
             task.method, (3e-4, 4e-6, 150.0)))
         return fixed + task.n_episodes * ipe * (a + b * task.rows)
-    per_step = rates.control.get(task.method, DEFAULT_RATES.control.get(task.method, 1.1e-6))
-    return fixed + task_steps(task, history) * per_step
+    (a, b), guess = control_rate(task, rates)
+    if guess and notes is not None:
+        notes.add(guess)
+    steps = task_steps(task, history, notes)
+    # the batch steps its rows in lockstep: an iteration for every step of the longest run
+    iterations = steps / task.rows if chunk_engine(task) == "batch" else 0.0
+    return fixed + steps * b + iterations * a
 
 
 def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
     """``(run-steps, seconds)`` of one chunk."""
     return task_steps(task, history), task_seconds(task, rates, history)
-
-
-# ----------------------------------------------------------------------------- calibration
-
-
-def _best_time(fn, repeats: int) -> tuple[float, object]:
-    best, out = math.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
-    """``(a, b, ipe)`` of a prediction method on this machine: the batch run live at two
-    widths (the best of ``repeats`` each, after a warm-up; one episode of the online
-    lambda-return, whose episode is ~60 times longer, three of the others), a straight line
-    through the two seconds-per-iteration."""
-    from .. import engine
-
-    def run(n):
-        k = [16] * n if method == "block_lambda_return" else None
-        s = engine.Settings.make(alpha=[0.01] * n, lam=0.9, gamma=1.0, eta=0.01, k_max=k)
-        return engine.run_prediction(method, s, 2016, np.arange(n), episodes)
-
-    episodes = 1 if method == "online_lambda_return" else 3
-    run(2)  # warm-up
-    per_it, ipe = [], 0.0
-    for n in rows:
-        t, res = _best_time(lambda n=n: run(n), repeats)
-        per_it.append(t / res.iterations)
-        ipe = float(res.iterations) / episodes
-    b = max((per_it[1] - per_it[0]) / (rows[1] - rows[0]), 0.0)
-    a = max(per_it[0] - b * rows[0], 0.0)
-    return a, b, ipe
-
-
-def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
-    """Seconds per run-step of the compiled control kernel on this machine (3 runs of a few
-    thousand steps, the best of ``repeats`` after a warm-up)."""
-    from .. import engine
-
-    episodes = 2 if env == "mountain_car" else 60
-    s = engine.Settings.make(alpha=[0.01] * 3, lam=0.5, gamma=task_registry.gamma(env),
-                             eta=0.01)
-
-    def run():
-        return engine.run_control(method, s, 2016, np.arange(3), episodes, env=env,
-                                  epsilon=0.05)
-
-    run()  # warm-up (compiled code loaded)
-    t, res = _best_time(run, repeats)
-    return t / max(int(np.sum(res.n_steps)), 1)
-
-
-def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
-    """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
-    episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
-    from .chunks import ChunkTask, chunk_result, engine_runner
-
-    env = "mountain_car"
-    method = "td_lambda" if kind == "prediction" else "sarsa_lambda"
-    row = np.array([[0.01, 0.9, 1.0, 0.01, 0.0]])
-    task = ChunkTask("calibration", "quick", kind, env, method, np.array([0]), row,
-                     np.array([0]), 2016, 1, 0.05 if kind == "control" else float("nan"),
-                     200 if kind == "control" else None, "bootstrap" if kind == "control"
-                     else None)
-    job = (None, task, None, engine_runner, "cpu", {})
-    chunk_result(job)  # warm-up
-    if repeats < 1:
-        return 0.0
-    t, _ = _best_time(lambda: chunk_result(job), repeats)
-    return t
-
-
-def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
-                           timeout: float = 300.0) -> float:
-    """Seconds until ``processes`` fresh worker processes, started at once, are ready to run
-    chunks at speed: each starts Python, imports the engine (torch, the compiled kernel) and
-    runs a one-step chunk of each of ``kinds`` (the compiled code loaded from numba's cache,
-    the evaluation states built)."""
-    code = ("import numpy as np, torch; torch.set_num_threads(1); "
-            "from ftd_lib.repro.cost import calibrate_chunk_s; "
-            f"[calibrate_chunk_s(k, repeats=0) for k in {tuple(kinds)!r}]")
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    t0 = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env)
-             for _ in range(max(int(processes), 1))]
-    for p in procs:
-        if p.wait(timeout=timeout) != 0:
-            raise RuntimeError("calibration: a worker process failed to start the engine")
-    return time.perf_counter() - t0
-
-
-def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1) -> Rates:
-    """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
-    ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
-    task and the slower kept): a few seconds per method (the online lambda-return's episode
-    is the longest). One torch thread, as the workers run. The workers' start is measured
-    with as many processes at once as ``workers`` (at most one per CPU here)."""
-    import torch
-
-    from .store import machine_description
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        pred = {m: calibrate_prediction(m) for m in dict.fromkeys(prediction)}
-        ctrl: dict = {}
-        for m, env in dict.fromkeys(control):
-            ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
-        kinds = (["prediction"] if pred else []) + (["control"] if ctrl else [])
-        chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
-        n = min(max(int(workers), 1), os.cpu_count() or 1)
-        start = (calibrate_worker_start(kinds, n) if worker_start and kinds
-                 else DEFAULT_RATES.worker_start_s)
-    finally:
-        torch.set_num_threads(threads)
-    m = machine_description()
-    rates = Rates(pred, ctrl, chunk_s, start,
-                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)")
-    return with_stored_control(rates)
-
-
-#: stored chunks of one CPU that it takes for their seconds per run-step to replace a
-#: calibration's (:func:`with_stored_control`)
-MIN_STORED_CHUNKS = 5
-
-
-def with_stored_control(rates: Rates, dirs=COMMITTED_STORES, cpu: str | None = None) -> Rates:
-    """``rates`` with each control method's seconds per run-step taken from the chunks stored
-    in ``dirs`` that were made on ``cpu`` (default: this machine's; :func:`stored_step_seconds`;
-    at least :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A
-    calibration's few short runs are slower per step -- here 1.34-1.37 µs where the 153
-    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) --
-    and would predict a control figure a third too long."""
-    if cpu is None:
-        from .store import machine_description
-
-        cpu = machine_description()["cpu"]
-    stored = stored_step_seconds(dirs, cpu)
-    used = {m: stored[m][0] for m in rates.control
-            if m in stored and stored[m][1] >= MIN_STORED_CHUNKS}
-    if not used:
-        return rates
-    n = sum(stored[m][1] for m in used)
-    return replace(rates, control={**rates.control, **used},
-                   source=f"{rates.source}; control from {n} stored chunks of this CPU")
 
 
 class Costing:
@@ -402,6 +360,7 @@ class Costing:
         self.rates = machine_rates() if rates is None else rates
         self.dirs = list(dirs)
         self._history = None
+        self.notes: set = set()  # what was guessed (said with the plan)
 
     @property
     def history(self) -> dict:
@@ -419,33 +378,7 @@ class Costing:
         return self.history if task.task == "control" else {}
 
     def seconds(self, task) -> float:
-        return task_seconds(task, self.rates, self._history_for(task))
+        return task_seconds(task, self.rates, self._history_for(task), self.notes)
 
     def steps(self, task) -> float:
-        return task_steps(task, self._history_for(task))
-
-
-def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
-    """Seconds per run-step of the compiled control kernel in the stored chunks' metadata
-    (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
-    ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
-    a machine that may be busier or quieter now."""
-    from .store import chunk_metas
-
-    per: dict = {}
-    for d in dirs:
-        for folder in sorted(Path(d).glob("chunks/*")):
-            for ident, meta in chunk_metas(folder):
-                _add_step_seconds(per, ident, meta, cpu)
-    return {m: (float(np.median(v)), len(v)) for m, v in per.items()}
-
-
-def _add_step_seconds(per: dict, ident: dict, meta: dict, cpu: str | None) -> None:
-    """One chunk's seconds per run-step into ``per[method]``: the kernel's chunks only
-    (width 1: one run at a time), made on ``cpu`` when given."""
-    eng = meta.get("engine") or {}
-    if "method" not in ident or eng.get("width") != 1.0 or not eng.get("iterations"):
-        return
-    if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
-        return
-    per.setdefault(ident["method"], []).append(float(meta["compute_s"]) / eng["iterations"])
+        return task_steps(task, self._history_for(task), self.notes)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from typing import NamedTuple
 
-from .. import validate
+from ... import validate
 
 
 class Schedule(NamedTuple):

@@ -8,11 +8,12 @@ what the figure is assembled from. What is *computed* is cut here, from what is 
    with its runs (:mod:`ftd_lib.repro.reuse`) -- rows already stored are read, never
    recomputed, however the store was cut;
 2. :func:`cut_by_cost`: for ``N > 1`` workers, each remainder split by its cells into pieces
-   of similar predicted cost (:mod:`ftd_lib.repro.cost`), about :data:`PER_WORKER` chunks per
-   worker where the cells allow -- unless another count is predicted to end clearly sooner
+   of similar predicted cost (:mod:`~ftd_lib.repro.planning.cost`), about
+   :data:`PER_WORKER` chunks per worker where the cells allow -- unless another count is predicted
+   to end clearly sooner
    (a prediction chunk is one torch batch: each piece pays the batch's per-iteration
    overhead again, so splitting it is not free) -- then largest first (list scheduling's
-   best simple order, :mod:`ftd_lib.repro.schedule`).
+   best simple order, :mod:`ftd_lib.repro.planning.schedule`).
 
 A piece holds, of every cell, the same block of runs as the definition's chunk, so the
 definition's chunk is read back from the pieces bit for bit
@@ -25,8 +26,8 @@ import math
 
 import numpy as np
 
-from .chunks import ChunkTask
-from .reuse import missing_cells
+from ..chunks import ChunkTask
+from ..reuse import missing_cells
 from .schedule import largest_first, lpt
 
 #: chunks per worker a cut aims at (more than one: costs are predicted, not known)

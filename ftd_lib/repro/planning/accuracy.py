@@ -1,8 +1,8 @@
 """The plan held against the clock: :func:`measure_against_plan` computes figures from
 scratch and puts the measured wall time of each beside the plan's prediction
-(:mod:`ftd_lib.repro.plan`), with rates calibrated on this machine just before
-(:func:`ftd_lib.repro.cost.calibrate`). What ``tests/repro/test_plan_accuracy.py`` pins and
-``scripts/plan_accuracy.py`` prints.
+(:mod:`ftd_lib.repro.planning.plan`), with rates calibrated on this machine just before
+(:func:`ftd_lib.repro.planning.calibrate.calibrate`). What
+``tests/repro/test_plan_accuracy.py`` pins and ``scripts/plan_accuracy.py`` prints.
 
 A long run is measured from what it stored (:func:`measured_run`: the wall time of each figure
 of ``reproduce all``, the compute seconds of its chunks, the utilisation of the workers;
@@ -14,14 +14,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import store
-from .cost import Costing, calibrate, history_dirs
-from .definitions import figure
+from .. import store
+from ..definitions import figure
+from ..protocol import run_protocol, two_stage
+from ..results import results_paths
+from ..runs import run_figure
+from .calibrate import calibrate
+from .cost import Costing, history_dirs
 from .plan import FigurePlan, methods_to_calibrate, plan_figure, utilisation
 from .progress import format_seconds
-from .protocol import run_protocol, two_stage
-from .results import results_paths
-from .runs import run_figure
 
 
 def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> list[dict]:
@@ -30,9 +31,9 @@ def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> li
     its measured ``elapsed_s``. Returns dicts ``figure, workers, predicted_s, measured_s,
     ratio`` (measured / predicted), ``chunks`` (computed)."""
     if rates is None:
-        pred, ctrl = methods_to_calibrate(names, scale)
+        pred, ctrl, engines = methods_to_calibrate([figure(n, scale) for n in names])
         rates = calibrate(pred, ctrl, worker_start=max(workers_list) > 1,
-                          workers=max(workers_list))
+                          workers=max(workers_list), engines=engines)
     rows = []
     for name in names:
         for w in workers_list:

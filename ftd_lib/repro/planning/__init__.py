@@ -1,0 +1,13 @@
+"""Planning, in one home: what a run will cost before it runs, and how the prediction held.
+
+- :mod:`~ftd_lib.repro.planning.cost`      run-steps (stored chunks, stored returns, or said to
+  be a guess) and seconds per chunk, rates per (engine, method, task)
+- :mod:`~ftd_lib.repro.planning.calibrate` those rates measured on this machine, on the engine
+  that will run, with the command's start-up and the slowdown of N workers at once
+- :mod:`~ftd_lib.repro.planning.cut`       the rows not stored, cut by cost for N workers
+- :mod:`~ftd_lib.repro.planning.schedule`  list scheduling: wall time and utilisation
+- :mod:`~ftd_lib.repro.planning.plan`      ``plan FILE|NAME|all``: every stage's chunks and
+  the command's predicted wall time
+- :mod:`~ftd_lib.repro.planning.progress`  the progress bars' ETA from it
+- :mod:`~ftd_lib.repro.planning.accuracy`  the plan against measured runs
+"""

@@ -1,0 +1,259 @@
+r"""The rates of :mod:`ftd_lib.repro.planning.cost` measured on this machine (:func:`calibrate`),
+in a few seconds a method, on the engine that will run each chunk: the torch batch of a
+prediction method at two widths; the compiled kernel per run-step, replaced by what the stored
+chunks of this CPU took (:func:`with_stored_control`, :func:`stored_step_seconds`); the torch
+batch and the per-run reference of a control method on its task (:func:`calibrate_engine`); a
+chunk's fixed seconds; the command's start-up and the start of N worker processes at once, whose
+ratio is the slowdown of N workers sharing the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ...envs import tasks as task_registry
+from .cost import COMMITTED_STORES, DEFAULT_RATES, Rates, engine_key
+
+
+def _best_time(fn, repeats: int) -> tuple[float, object]:
+    best, out = math.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
+    """``(a, b, ipe)`` of a prediction method on this machine: the batch run live at two
+    widths (the best of ``repeats`` each, after a warm-up; one episode of the online
+    lambda-return, whose episode is ~60 times longer, three of the others), a straight line
+    through the two seconds-per-iteration."""
+    from ... import engine
+
+    def run(n):
+        k = [16] * n if method == "block_lambda_return" else None
+        s = engine.Settings.make(alpha=[0.01] * n, lam=0.9, gamma=1.0, eta=0.01, k_max=k)
+        return engine.run_prediction(method, s, 2016, np.arange(n), episodes)
+
+    episodes = 1 if method == "online_lambda_return" else 3
+    run(2)  # warm-up
+    per_it, ipe = [], 0.0
+    for n in rows:
+        t, res = _best_time(lambda n=n: run(n), repeats)
+        per_it.append(t / res.iterations)
+        ipe = float(res.iterations) / episodes
+    b = max((per_it[1] - per_it[0]) / (rows[1] - rows[0]), 0.0)
+    a = max(per_it[0] - b * rows[0], 0.0)
+    return a, b, ipe
+
+
+def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
+    """Seconds per run-step of the compiled control kernel on this machine (3 runs of a few
+    thousand steps, the best of ``repeats`` after a warm-up)."""
+    from ... import engine
+
+    episodes = 2 if env == "mountain_car" else 60
+    s = engine.Settings.make(alpha=[0.01] * 3, lam=0.5, gamma=task_registry.gamma(env),
+                             eta=0.01)
+
+    def run():
+        return engine.run_control(method, s, 2016, np.arange(3), episodes, env=env,
+                                  epsilon=0.05)
+
+    run()  # warm-up (compiled code loaded)
+    t, res = _best_time(run, repeats)
+    return t / max(int(np.sum(res.n_steps)), 1)
+
+
+def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tuple:
+    """``(a, b)`` of a control method on a task in the engine that will run it, measured
+    here (:attr:`Rates.engines`): the kernel as :func:`calibrate_control`; the torch batch
+    at two widths (2 and 8 rows), a straight line through seconds = a x iterations + b x
+    run-steps; the per-run reference, 2 runs of a few capped episodes (seconds per
+    run-step)."""
+    from ... import engine as eng
+
+    if engine == "kernel":
+        return 0.0, calibrate_control(method, env, repeats)
+    s = task_registry.gamma(env)
+
+    def run(n, episodes=2):
+        st = eng.Settings.make(alpha=[0.01] * n, lam=0.5, gamma=s, eta=0.01)
+        return eng.run_control(method, st, 2016, np.arange(n), episodes, env=env,
+                               epsilon=0.05, max_steps=200, engine=engine)
+
+    run(1, 1)  # warm-up
+    if engine == "reference":
+        t, res = _best_time(lambda: run(2), repeats)
+        return 0.0, t / max(int(np.sum(res.n_steps)), 1)
+    pts = []
+    for n in (2, 8):
+        t, res = _best_time(lambda n=n: run(n), repeats)
+        pts.append((t, float(res.iterations), float(np.sum(res.n_steps))))
+    (t1, i1, s1), (t2, i2, s2) = pts
+    det = i1 * s2 - i2 * s1
+    if det == 0:
+        return 0.0, t2 / max(s2, 1.0)
+    a, b = (t1 * s2 - t2 * s1) / det, (i1 * t2 - i2 * t1) / det
+    if a < 0 or b < 0:  # noise: all per run-step, at the wider batch
+        return 0.0, t2 / max(s2, 1.0)
+    return a, b
+
+
+def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
+    """Fixed seconds of one chunk of ``kind`` beyond its steps: a chunk of one run and one
+    episode through :func:`ftd_lib.repro.chunks.chunk_result`, less that episode's share."""
+    from ..chunks import ChunkTask, chunk_result, engine_runner
+
+    env = "mountain_car"
+    method = "td_lambda" if kind == "prediction" else "sarsa_lambda"
+    row = np.array([[0.01, 0.9, 1.0, 0.01, 0.0]])
+    task = ChunkTask("calibration", "quick", kind, env, method, np.array([0]), row,
+                     np.array([0]), 2016, 1, 0.05 if kind == "control" else float("nan"),
+                     200 if kind == "control" else None, "bootstrap" if kind == "control"
+                     else None)
+    job = (None, task, None, engine_runner, "cpu", {})
+    chunk_result(job)  # warm-up
+    if repeats < 1:
+        return 0.0
+    t, _ = _best_time(lambda: chunk_result(job), repeats)
+    return t
+
+
+def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
+                           timeout: float = 300.0) -> float:
+    """Seconds until ``processes`` fresh worker processes, started at once, are ready to run
+    chunks at speed: each starts Python, imports the engine (torch, the compiled kernel) and
+    runs a one-step chunk of each of ``kinds`` (the compiled code loaded from numba's cache,
+    the evaluation states built)."""
+    code = ("import numpy as np, torch; torch.set_num_threads(1); "
+            "from ftd_lib.repro.planning.calibrate import calibrate_chunk_s; "
+            f"[calibrate_chunk_s(k, repeats=0) for k in {tuple(kinds)!r}]")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env)
+             for _ in range(max(int(processes), 1))]
+    for p in procs:
+        if p.wait(timeout=timeout) != 0:
+            raise RuntimeError("calibration: a worker process failed to start the engine")
+    return time.perf_counter() - t0
+
+
+def calibrate_command_start(timeout: float = 300.0) -> float:
+    """Seconds a command takes to start: a fresh interpreter importing the command line
+    (``ftd_lib.repro.cli``; the engine is loaded later, where chunks are computed)."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import ftd_lib.repro.cli"], check=True,
+                   timeout=timeout)
+    return time.perf_counter() - t0
+
+
+def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1,
+              engines=()) -> Rates:
+    """Measure :class:`Rates` on this machine for the ``prediction`` methods and the
+    ``control`` pairs ``(method, env)`` (the kernel's speed per run-step is measured on each
+    task and the slower kept): a few seconds per method (the online lambda-return's episode
+    is the longest). One torch thread, as the workers run. The workers' start is measured
+    with as many processes at once as ``workers`` (at most one per CPU here)."""
+    import torch
+
+    from ..store import machine_description
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        pred = {m: calibrate_prediction(m) for m in dict.fromkeys(prediction)}
+        ctrl: dict = {}
+        for m, env in dict.fromkeys(control):
+            ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
+        per = {engine_key(e, m, env): calibrate_engine(e, m, env)
+               for e, m, env in dict.fromkeys(engines)}
+        kinds = (["prediction"] if pred else []) + (["control"] if ctrl or per else [])
+        chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
+        n = min(max(int(workers), 1), os.cpu_count() or 1)
+        start = (calibrate_worker_start(kinds, n) if worker_start and kinds
+                 else DEFAULT_RATES.worker_start_s)
+        one = calibrate_worker_start(kinds, 1) if kinds else None
+        startup = calibrate_command_start()
+    finally:
+        torch.set_num_threads(threads)
+    m = machine_description()
+    slow = {str(n): max(1.0, start / one)} if n > 1 and worker_start and one else {}
+    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup, 0.0)
+    rates = Rates(pred, ctrl, chunk_s, start,
+                  source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
+                  engines=per, startup_s=startup, engine_load_s=load, slowdown=slow)
+    return with_stored_control(rates)
+
+
+#: stored chunks of one CPU that it takes for their seconds per run-step to replace a
+#: calibration's (:func:`with_stored_control`)
+MIN_STORED_CHUNKS = 5
+
+
+def with_stored_control(rates: Rates, dirs=COMMITTED_STORES, cpu: str | None = None) -> Rates:
+    """``rates`` with each control method's seconds per run-step taken from the chunks stored
+    in ``dirs`` that were made on ``cpu`` (default: this machine's; :func:`stored_step_seconds`;
+    at least :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A
+    calibration's few short runs are slower per step -- here 1.34-1.37 µs where the 153
+    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) --
+    and would predict a control figure a third too long."""
+    if cpu is None:
+        from ..store import machine_description
+
+        cpu = machine_description()["cpu"]
+    stored = stored_step_seconds(dirs, cpu)
+    used = {m: stored[m][0] for m in rates.control
+            if m in stored and stored[m][1] >= MIN_STORED_CHUNKS}
+    if not used:
+        return rates
+    n = sum(stored[m][1] for m in used)
+    return replace(rates, control={**rates.control, **used},
+                   source=f"{rates.source}; control from {n} stored chunks of this CPU")
+
+
+def stored_step_seconds(dirs, cpu: str | None = None) -> dict:
+    """Seconds per run-step of the compiled control kernel in the stored chunks' metadata
+    (``compute_s / iterations`` of every chunk the kernel made, ``cpu`` only if given):
+    ``{method: (median, chunks)}`` -- what earlier runs measured, beside a calibration made on
+    a machine that may be busier or quieter now."""
+    from ..store import chunk_metas
+
+    per: dict = {}
+    for d in dirs:
+        for folder in sorted(Path(d).glob("chunks/*")):
+            for ident, meta in chunk_metas(folder):
+                _add_step_seconds(per, ident, meta, cpu)
+    return {m: (float(np.median(v)), len(v)) for m, v in per.items()}
+
+
+def _add_step_seconds(per: dict, ident: dict, meta: dict, cpu: str | None) -> None:
+    """One chunk's seconds per run-step into ``per[method]``: the kernel's chunks only
+    (width 1: one run at a time), made on ``cpu`` when given."""
+    eng = meta.get("engine") or {}
+    if "method" not in ident or eng.get("width") != 1.0 or not eng.get("iterations"):
+        return
+    if cpu is not None and (meta.get("machine") or {}).get("cpu") != cpu:
+        return
+    per.setdefault(ident["method"], []).append(float(meta["compute_s"]) / eng["iterations"])
+
+
+def stored_rate_lines(rates: Rates) -> list[str]:
+    """The control kernel's seconds per run-step in the committed chunks made on this CPU
+    beside the rates used (a busy machine calibrates slow): the plan's ``check:`` lines."""
+    from ..store import machine_description
+
+    stored = stored_step_seconds(COMMITTED_STORES, machine_description()["cpu"])
+    return [f"check: {m} {1e6 * s:.2f} µs a run-step in {n} stored chunks made on this CPU"
+            + (f", {1e6 * rates.control[m]:.2f} µs in the rates used"
+               if rates.control.get(m) else "")
+            for m, (s, n) in sorted(stored.items())]
