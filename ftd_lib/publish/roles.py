@@ -19,6 +19,8 @@ tag                   meaning
                       copy, never on a slide
 ``nbval-check-output`` nbval's own tag: CI compares this cell's (rounded, seeded) output
 ``lecture-optional``  a lecturer may skip it live
+``colab-install``     the notebook's first code cell: on Colab only, installs the course's copy
+                      (:mod:`ftd_lib.course.colab`); no static way out shows it
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -33,8 +35,9 @@ HINT = "hint"
 SOLUTION = "solution"
 CHECK_OUTPUT = "nbval-check-output"
 OPTIONAL = "lecture-optional"
+COLAB = "colab-install"
 
-ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL)
+ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, COLAB)
 
 
 def tags(cell) -> list[str]:
