@@ -231,8 +231,9 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
     """The site's copy of the students' notebook ``nb``: what a page shows of each cell
     (:func:`~ftd_lib.publish.present.present` ``(nb, "site")``), outputs cleared (the build
     runs it), a hidden first cell that gives its figures alt text, the handout/Binder/Colab
-    line under the title, and after each explorer cell of
-    :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less form (the live widget's
+    line under the title, speaker-notes cells in a box of their own (:func:`notes_box`), and
+    after each explorer cell of :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less
+    form (the live widget's
     output is left out of the page: it cannot move here). Returns ``(notebook, manifests)``."""
     nb = present(nbformat.from_dict(nb), "site")
     nb.metadata.pop("widgets", None)
@@ -243,6 +244,8 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
             cell.outputs, cell.execution_count = [], None
         else:
             cell.source = repository_links(cell.source, repo, ref, root=root)
+            if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
+                cell.source = notes_box(cell.source)
         cells.append(cell)
         if not titled and cell.cell_type == "markdown" and re.search(r"(?m)^# ", cell.source):
             cells.append(_links_cell(name, repo, ref))
@@ -262,6 +265,13 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
         cells.append(nbformat.v4.new_markdown_cell(SE.html_block(man, ident)))
     nb.cells = cells
     return nb, manifests
+
+
+def notes_box(source: str) -> str:
+    """A speaker-notes cell's text in a box of its own (``<div class="ftd-notes">``): on a page
+    the notes (the full sentences) read as the text in more detail beside the slide's short
+    version, not as the same thing said twice."""
+    return f"::::::{{container}} ftd-notes\n{source}\n::::::"
 
 
 def students_zip(rel: Path, target: Path) -> int:

@@ -68,7 +68,7 @@ class Spec:
 SPECS = {
     "one_state_explorer": Spec("one_state_explorer", (
         Slider("alpha", "α", (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0), "{:.2f}"),
-        Slider("T", "T", (1, 5, 10, 20), "{:d}"),
+        Slider("T", "T", (1, 5, 10, 20, 100), "{:d}"),  # 100: the notebook's "α = 1, T = 100"
         Slider("v0", "V₀", (-1.0, 0.0, 1.0, 2.0), "{:.1f}"),
     ), "the sliders step through a grid of values computed when the site was built; in "
        "Jupyter (locally or on Binder) the live explorer takes any value"),

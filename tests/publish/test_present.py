@@ -40,7 +40,9 @@ def test_a_page_says_where_to_run_an_exercise_and_shows_its_hint_folded(way):
     texts = [c.source for c in view.cells if c.cell_type == "markdown"]
     assert present.RUN_IT in texts
     hint = next(t for t in texts if "<details" in t)
-    assert "💡" not in hint and hint_markdown("nb01.ex1").replace("💡 ", "").split("</summary>")[1] in hint
+    body = hint_markdown("nb01.ex1").split("</summary>")[1]
+    assert "💡" not in hint and body in hint
+    assert ("<details open>" in hint) == (way == "handout")
     assert not any("No answer yet" in str(c.get("outputs", "")) for c in view.cells
                    if "remove-cell" not in roles.tags(c))
     assert "answer = 1" not in [c.source for c in view.cells]

@@ -181,6 +181,10 @@ def test_site_notebook_reads_right_on_a_page_nobody_runs(tmp_path):
     assert not any(roles.has(c, roles.EXERCISE) for c in shown)
     assert not any(roles.has(c, roles.COLAB) for c in snb.cells)
     assert snb.cells[0].source == site.ALT_CELL and "remove-cell" in roles.tags(snb.cells[0])
+    notes = [c for c in snb.cells if c.metadata.get("slideshow", {}).get("slide_type") ==
+             "notes"]
+    assert notes and all(c.source.startswith("::::::{container} ftd-notes\n") and
+                         c.source.endswith("\n::::::") for c in notes)
     # the run links under the title: the students' copy at the pinned ref
     links = next(c.source for c in snb.cells if "ftd-handouts" in c.source)
     assert colab.colab_url("me/course", "students-abc", "01_td_basics.ipynb") in links
@@ -252,6 +256,23 @@ def test_pages_workflow_builds_and_uploads_the_site():
     assert upload["with"]["path"] == m.group(1)
     assert deploy["needs"] == "build"
     assert any("deploy-pages" in s.get("uses", "") for s in deploy["steps"])
+    # the run buttons launch the students' copy of this build: the tag the workflow pushes,
+    # made from the zip the site offers, before the site is deployed
+    assert '--ref "$FTD_STUDENTS_REF"' in runs and "--repo" in runs
+    assert build["env"]["FTD_STUDENTS_REF"] == "students-${{ github.sha }}"
+    assert "ftd-course-students.zip" in runs and 'git tag "$FTD_STUDENTS_REF"' in runs
+    assert wf["permissions"]["contents"] == "write"
+    names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
+    assert names.index("Publish the students' copy the site launches (the zip on its landing "
+                       "page)") < names.index("actions/upload-pages-artifact@v5")
+    # W16: the CPU build of torch, a pip cache, Node-24 majors of the actions, no CI override
+    assert "download.pytorch.org/whl/cpu" in build["env"]["PIP_EXTRA_INDEX_URL"]
+    setup = next(s for s in build["steps"] if "setup-python" in s.get("uses", ""))
+    assert setup["with"]["cache"] == "pip"
+    majors = {s["uses"].split("@")[0]: int(s["uses"].split("@v")[1])
+              for job in (build, deploy) for s in job["steps"] if "uses" in s}
+    assert majors == {"actions/checkout": 5, "actions/setup-python": 6,
+                      "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
     assert "python -m ftd_lib site --out" in (REPO / "README.md").read_text()
 
 
