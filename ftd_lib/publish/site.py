@@ -86,6 +86,8 @@ html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {theme!r}
+# one search box (the header's button, on every width), not a second one in the sidebar
+html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
 # MathJax 2.7 from the site itself (copied from jupyter-server-mathjax), its STIX web fonts;
 # formulas are not tab stops (a keyboard reader reaches the sliders and links first)
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"

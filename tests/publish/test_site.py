@@ -296,3 +296,29 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     nbformat.write(nb, src / "index.ipynb")
     with pytest.raises(RuntimeError, match=r"(?s)index.ipynb.*a broken cell"):
         site.sphinx_build(src, tmp_path / "bad", tmp_path / "doctrees2")
+
+
+def test_figure_alt_text_is_the_figures_titles_in_words():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ftd_lib.publish import figure_alt as FA
+
+    fig, (a, b, c) = plt.subplots(1, 3)
+    fig.suptitle(r"Step size $\alpha$ against $\hat V(S_t)$")
+    a.set_title(r"TD($\lambda$), $\gamma\lambda = 0.9$")
+    b.set_xlabel("episode")
+    b.set_ylabel("RMS error")
+    c.axis("off")
+    assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
+                                  "RMS error against episode")
+    plt.close(fig)
+    empty = plt.figure()
+    assert FA.figure_alt(empty) == "Figure"
+    # the kernel's PNG formatter then hands MyST-NB the alt as the output's metadata
+    wrapped = FA._with_alt(lambda fig, fmt="png", **kw: b"PNG" if fmt == "png" else "<svg/>")
+    assert wrapped(empty, "png") == (b"PNG", {"alt": "Figure"})
+    assert wrapped(empty, "svg") == "<svg/>"
+    plt.close(empty)
