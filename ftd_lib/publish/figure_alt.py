@@ -3,7 +3,8 @@ r"""Alt text for the course website's figures: each figure's own titles, in word
 The website executes its notebooks at build time (:mod:`ftd_lib.publish.site`); a hidden first
 cell of each page calls :func:`install` in that kernel. From then on every matplotlib figure
 the notebook shows as a PNG carries the output metadata ``{"image/png": {"alt": ...}}``, which
-MyST-NB writes into the ``<img alt=...>`` (instead of the hashed file name). The alt is
+MyST-NB writes into the ``<img alt=...>`` (instead of the hashed file name) with this module as
+a Sphinx extension (:func:`setup`). The alt is
 :func:`figure_alt`: the figure's suptitle and each panel's title (or, for a panel without one,
 its axis labels), with the TeX of the titles (``$\alpha$``) turned into the letters a screen
 reader reads (``α``).
@@ -88,3 +89,26 @@ def install() -> None:
             return data, {"alt": figure_alt(fig)}
         formatter.ftd_alt = True
         png.for_type(Figure, formatter)
+
+
+def _render_with_alt(render):
+    def render_image(self, data):
+        nodes = render(self, data)
+        alt = (data.output_metadata or {}).get(data.mime_type, {}).get("alt")
+        if alt:
+            for node in nodes:
+                node["alt"] = str(alt)
+        return nodes
+    render_image.ftd_alt = True
+    return render_image
+
+
+def setup(app):
+    """Sphinx extension (the site's ``conf.py`` lists ``ftd_lib.publish.figure_alt``): MyST-NB
+    1.4 takes only an output's ``width`` and ``height`` from its metadata; this makes it take
+    the ``alt`` that :func:`install` put there too."""
+    from myst_nb.core.render import NbElementRenderer
+
+    if not getattr(NbElementRenderer.render_image, "ftd_alt", False):
+        NbElementRenderer.render_image = _render_with_alt(NbElementRenderer.render_image)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -73,7 +73,8 @@ CONF = """\
 project = "Forward TD(λ): a course"
 author = "the course's authors"
 copyright = "{year}, the course's authors"
-extensions = ["myst_nb"]
+# figure_alt: a figure's <img alt> is its titles (MyST-NB takes the alt its kernel sends)
+extensions = ["myst_nb", "ftd_lib.publish.figure_alt"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "Forward TD(λ): a course"

@@ -281,10 +281,14 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     src = tmp_path / "src"
     (src / "_static").mkdir(parents=True)
     (src / "_extra").mkdir()
-    (src / "conf.py").write_text(site.CONF.format(repo="me/course"))
+    (src / "conf.py").write_text(site.CONF.format(
+        theme=site.theme_options("me/course", "v1", "<p>footer</p>"), year="2026"))
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
+        nbformat.v4.new_code_cell(site.ALT_CELL, metadata={"tags": ["remove-cell"]}),
         nbformat.v4.new_code_cell("print(6 * 7)"),
+        nbformat.v4.new_code_cell("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                                  "plt.plot([1, 2]); plt.title(r'Step size $\\alpha$');"),
     ])
     nb.metadata["kernelspec"] = dict(name="python3", display_name="Python 3", language="python")
     nbformat.write(nb, src / "index.ipynb")
@@ -292,6 +296,9 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
     assert "_static/mathjax/MathJax.js" in page and "cdn" not in page.lower()
+    # the figure's alt text is its title (ftd_lib.publish.figure_alt), not its file name
+    assert 'alt="Figure: Step size α"' in page and 'alt="_images/' not in page
+    assert "<p>footer</p>" in page and "from ftd_lib.publish" not in page
     nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('a broken cell')"))
     nbformat.write(nb, src / "index.ipynb")
     with pytest.raises(RuntimeError, match=r"(?s)index.ipynb.*a broken cell"):
