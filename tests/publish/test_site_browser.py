@@ -497,7 +497,7 @@ def test_accessibility_axe_core_light_and_dark(built, server, page):
     _, summary = built
     found = {}
     for mode in ("light", "dark"):
-        page.goto(f"{server}/index.html", wait_until="load")
+        page.goto(f"{server}/index.html", wait_until="networkidle")
         page.evaluate(f"() => {{ localStorage.setItem('mode', '{mode}'); "
                       f"localStorage.setItem('theme', '{mode}'); }}")
         for name in summary["pages"] + ["search"]:

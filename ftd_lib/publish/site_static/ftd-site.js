@@ -33,20 +33,39 @@
     });
   }
   // 3. Search snippets from the page's text, not from its header, contents list or footer.
+  // (Sphinx's searchtools.js declares `const Search`: a global binding, not a window property)
   function cleanSearchSnippets() {
-    if (!window.Search || !window.Search.htmlToText || window.Search.ftdClean) { return; }
-    var original = window.Search.htmlToText;
-    window.Search.htmlToText = function (htmlString, anchor) {
+    /* global Search */
+    if (typeof Search === "undefined" || !Search.htmlToText || Search.ftdClean) { return; }
+    var original = Search.htmlToText;
+    Search.htmlToText = function (htmlString, anchor) {
       var doc = new DOMParser().parseFromString(htmlString, "text/html");
       doc.querySelectorAll(".bd-header-article, .bd-sidebar-secondary, #jb-print-docs-body, " +
         ".prev-next-area, .headerlink, .ftd-handouts, .ftd-static-explorer, script, " +
         ".math, .cell_input").forEach(function (e) { e.remove(); });
       return original.call(this, doc.documentElement.outerHTML, anchor);
     };
-    window.Search.ftdClean = true;
+    Search.ftdClean = true;
+  }
+  // 4. Accessible names and landmarks the themes leave out (axe-core, tests/publish/
+  // test_site_browser.py): the search button's name is its visible text ("Search Ctrl+K", not
+  // a different aria-label), likewise a folded code cell's summary, and the sidebar's logo sits inside the navigation landmark.
+  function fixNames() {
+    // MyST-NB's folded code: "Show code cell source" is seen, "Toggle hidden content" heard
+    document.querySelectorAll(".search-button-field[aria-label], details.hide > " +
+                              "summary[aria-label]").forEach(function (b) {
+      b.removeAttribute("aria-label");
+    });
+    document.querySelectorAll(".sidebar-primary-items__start").forEach(function (e) {
+      if (!e.closest("nav, [role=navigation]")) {
+        e.setAttribute("role", "navigation");
+        e.setAttribute("aria-label", "the course's notebooks");
+      }
+    });
   }
   cleanSearchSnippets();
   function init() {
+    fixNames();
     forwardToggles();
     enlargeFigures();
     cleanSearchSnippets();
