@@ -111,10 +111,11 @@ def run_links(repo: str | None, ref: str, name: str) -> str:
 
 
 def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: str | None,
-                 ref: str, *, decks: bool = False) -> str:
+                 ref: str, *, decks=()) -> str:
     """The landing page (MyST Markdown) of the students' copy at ``root``: ``titles`` and
     ``goals`` (what each notebook teaches) per notebook name; ``repo``/``ref`` the published
-    students' copy the run buttons launch (``repo=None``: no buttons, a local build)."""
+    students' copy the run buttons launch (``repo=None``: no buttons, a local build);
+    ``decks``: the lecture decks' names in :data:`DECKS` (``lecture1``, ...)."""
     readme = (root / "README.md").read_text()
     paras = [p.strip() for p in readme.split("\n\n") if p.strip()]
     intro = next(p for p in paras if not p.startswith(("#", "[!", "<")))
@@ -126,8 +127,10 @@ def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: 
     plan = lecture_plan()
     plan_md = ("## The lecture plan\n\n" + "\n".join(f"- {p}" for p in plan) + "\n\n"
                if plan else "")
-    decks_md = (f"The lecture decks (reveal.js, offline): <a href=\"{DECKS}/index.html\">"
-                "the slides</a>.\n\n" if decks else "")
+    decks_md = ("\nThe lecture decks (reveal.js, offline; press S for the speaker notes): " +
+                " · ".join(f'<a class="ftd-deck" href="{DECKS}/{d}.html">'
+                           f'{d.replace("lecture", "lecture ")}</a>' for d in decks) + ".\n"
+                if decks else "")
     if repo:
         online = (
             "**In the browser, with nothing installed:** every notebook page has a **Binder** "

@@ -317,12 +317,12 @@ def sphinx_build(src: Path, html_dir: Path, doctrees: Path, *, pythonpath=None) 
 
 
 def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
-               ref: str = DEFAULT_REF, handouts: bool = True) -> dict:
+               ref: str = DEFAULT_REF, handouts: bool = True, decks: bool = True) -> dict:
     """Build the website into ``out``; return a summary (pages, explorers with their values
     per slider, seconds per stage, the students' zip and its size). ``repo``/``ref``: the
     students' copy the run buttons launch and its Colab cell installs (``repo=None``: no run
     buttons). ``handouts=False`` leaves the PDFs out (their links then dangle; for quick local
-    previews only)."""
+    previews only); ``decks=False`` the lecture decks."""
     if repo is not None:
         colab.copy_url(repo, ref)  # a ValueError naming --repo or --ref
     out = check_out(out, force)
@@ -363,10 +363,19 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             nbformat.write(snb, src / p.name)
         bar.close()
         times["explorers_s"] = time.perf_counter() - t
-        (src / "index.md").write_text(landing.landing_page(names, titles, goals, rel, repo,
-                                                           ref))
         theme = theme_options(repo, ref, footer_html(repo, info))
         (src / "conf.py").write_text(CONF.format(theme=theme, year=info["date"][:4]))
+        if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
+            from .deck import write_decks
+
+            t = time.perf_counter()
+            _say("lecture decks")
+            deck_names = [p.stem for p in write_decks(src / "_extra" / landing.DECKS)]
+            times["decks_s"] = time.perf_counter() - t
+        else:
+            deck_names = []
+        (src / "index.md").write_text(landing.landing_page(names, titles, goals, rel, repo,
+                                                           ref, decks=deck_names))
         if handouts:
             from .handouts import handouts as make_handouts
 
@@ -381,7 +390,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         times["sphinx_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
-                       seconds=times, repo=repo, ref=ref, build=info,
+                       seconds=times, repo=repo, ref=ref, build=info, decks=deck_names,
                        students_zip=dict(file=ZIP, bytes=zip_bytes))
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
