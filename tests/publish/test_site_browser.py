@@ -442,7 +442,8 @@ def test_exercises_read_as_questions_on_a_page_nobody_runs(built, server, page):
         exercises = sum("exercise" in c.metadata.get("tags", []) for c in saved.cells)
         assert text.count("Your turn: answer this in the notebook") == exercises, name
         if name == "01_td_basics":
-            hint = page.locator("article details").first
+            hint = page.locator("article details", has=page.locator(
+                "summary", has_text="Hint")).first
             hint.scroll_into_view_if_needed()
             page.evaluate("() => window.scrollBy(0, -250)")
             OUT.mkdir(exist_ok=True)
