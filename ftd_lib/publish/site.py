@@ -55,7 +55,7 @@ import nbformat
 from ..course import colab
 from . import landing
 from . import static_explorers as SE
-from .landing import HANDOUTS, ZIP, lecture_plan  # noqa: F401  (lecture_plan: the old home)
+from .landing import HANDOUTS, ZIP
 from .present import present
 from .release import REPO, check_out, release
 
