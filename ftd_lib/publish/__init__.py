@@ -6,6 +6,9 @@ notebook. :mod:`ftd_lib.course` is what the notebooks call; this package only re
   reveal.js deck per lecture; ``lectures``, ``lecture_plan``, ``slide_words``: the lectures,
   their timing rule and the lecture plan
 - ``handouts``: one PDF per notebook
-- ``site``: the course as a static website; ``static_explorers`` and ``site_static/``: its
-  kernel-less explorers
+- ``present``: the static view every way out (deck, handouts, site) makes of a notebook, from
+  its cells' roles (``roles``)
+- ``site``: the course as a static website; ``landing``: its landing page; ``figure_alt``: its
+  figures' alt text; ``static_explorers`` and ``site_static/``: its kernel-less explorers and
+  the fixes to the themes
 """

@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters.webpdf import WebPDFExporter
 
+from .present import present
 from .release import REPO, student_notebook
 
 CHROMIUM = os.environ.get("FTD_CHROMIUM", "/usr/bin/chromium")
@@ -165,9 +166,13 @@ class OfflineWebPDFExporter(WebPDFExporter):
 
 
 def printable(nb):
-    """The students' notebook for paper: no solution cell; a widget output keeps only the
-    picture saved with it; no widget state (nothing to load)."""
-    nb = student_notebook(nb)
+    """The students' notebook for paper, as :func:`ftd_lib.publish.present.present`
+    ``(nb, "handout")`` shows it: no solution cell; an exercise is its question, its hint
+    (printed open) and one line saying where it is run and checked (no unrun verdict, no
+    stub, no ``hint(...)`` call); code only where it is the point (``show-code``), other code
+    cells by their output; a widget output keeps only the picture saved with it; no widget
+    state (nothing to load)."""
+    nb = present(student_notebook(nb), "handout")
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             data = out.get("data", {})

@@ -5,7 +5,10 @@
 What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or ``"site"``):
 
 - a worked solution (``solution``): left out, everywhere;
-- the notebook's last cell (``self-check``: "n of m pass" for the session): left out, everywhere;
+- the notebook's last cell (``self-check``: "n of m pass" for the session) and the cell where
+  a student writes their id (``student-id``): left out, everywhere;
+- the Colab cell (``colab-install``, :mod:`ftd_lib.course.colab`): left out, everywhere (it
+  does something on Colab only);
 - an exercise's answer cell (``exercise``: the scaffold and its check): its source and its
   output are left out (an unrun scaffold, a "No answer yet" verdict or a stub's
   ``NotImplementedError`` make sense only after running); on the handouts and the site one
@@ -14,8 +17,10 @@ What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or
   ``show-code`` as well (the exercise is to write a function whose contract is the point: the
   GAE exercise) shows its source up to its first blank line (:func:`signature`: the
   signature and the docstring), never its output;
-- a hint (``hint``): on the handouts and the site its text, folded (the same box the
-  notebook shows); on the deck nothing (the lecturer has the speaker notes);
+- a hint (``hint``): on the site its text, folded (the same box the notebook shows), on the
+  handouts the same box printed open (paper cannot be clicked); its summary in words only (a
+  💡 is an empty box where no emoji font is installed, and a PDF keeps that box); on the deck
+  nothing (the lecturer has the speaker notes);
 - any other code cell: on the deck and the handouts its output alone, its source only where
   the cell is tagged ``show-code``; on the site (a page a student reads beside the
   notebook) the source folded under its output's cell (MyST-NB's ``hide-input``), shown
@@ -43,6 +48,27 @@ RUN_IT = ("*✎ Your turn: answer this in the notebook (on Binder, on Colab, or 
           "`./start.sh` on your machine); its check runs there and says Correct or Not yet.*")
 
 _HINT_CALL = re.compile(r"""hint\(\s*["']([^"']+)["']\s*\)""")
+
+
+#: symbols a page or a PDF may lack the font for, each beside its words already: left out there
+_EMOJI = ("💡 ",)
+
+
+def _words_only(text: str) -> str:
+    for symbol in _EMOJI:
+        text = text.replace(symbol, "")
+    return text
+
+
+def _hint(key: str, way: str) -> str:
+    """The hint box of exercise ``key`` on a page (folded) or on paper (open: a PDF cannot
+    be clicked), its summary in words only."""
+    from ..course.exercises import hint_markdown
+
+    text = _words_only(hint_markdown(key))
+    if way == "handout":
+        text = text.replace("<details>", "<details open>", 1).replace(": click to open", "", 1)
+    return text
 
 
 def _check_way(way: str) -> None:
@@ -75,18 +101,17 @@ def _add_tag(cell, tag: str) -> None:
 
 def present(nb, way: str):
     """A copy of notebook ``nb`` as the static way out ``way`` shows it (module docstring)."""
-    from ..course.exercises import hint_markdown
-
     _check_way(way)
     nb = copy.deepcopy(nbformat.from_dict(nb))
     cells = []
     for cell in nb.cells:
-        if roles.is_solution(cell):
+        if roles.is_solution(cell) or roles.has(cell, roles.COLAB):
             continue
         if cell.cell_type != "code":
             cells.append(cell)
             continue
-        if roles.has(cell, roles.SELF_CHECK):  # "n of m pass": a count only a run has
+        # "n of m pass" (a count only a run has), the student's id (numbers only a run draws)
+        if roles.has(cell, roles.SELF_CHECK) or roles.has(cell, roles.STUDENT_ID):
             if way == "site":
                 _add_tag(cell, "remove-cell")
                 cells.append(cell)
@@ -110,7 +135,7 @@ def present(nb, way: str):
                 _add_tag(cell, "remove-cell")
                 cells.append(cell)
             if way != "deck":
-                cells.append(_markdown(hint_markdown(key), cell))
+                cells.append(_markdown(_hint(key, way), cell))
             continue
         if way == "site":
             if not roles.shows_code(cell):

@@ -28,6 +28,8 @@ tag                   meaning
 ``lecture-optional``  a lecturer may skip it live
 ``self-check``        the notebook's last cell: "n of m pass" for its exercises
                       (:mod:`ftd_lib.course.grading`)
+``colab-install``     the notebook's first code cell: on Colab only, installs the course's copy
+                      (:mod:`ftd_lib.course.colab`); no static way out shows it
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -45,9 +47,10 @@ OPTIONAL = "lecture-optional"
 OPTIONAL_EXERCISE = "optional-exercise"
 STUDENT_ID = "student-id"
 SELF_CHECK = "self-check"
+COLAB = "colab-install"
 
 ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, OPTIONAL_EXERCISE,
-         STUDENT_ID, SELF_CHECK)
+         STUDENT_ID, SELF_CHECK, COLAB)
 
 
 def tags(cell) -> list[str]:
@@ -84,9 +87,10 @@ def exercise_counts(nb) -> tuple[int, int]:
 
 def on_slide(cell) -> bool:
     """False for a cell no static slide shows at all: an exercise's answer cell, a hint, a
-    worked solution (the question is the markdown before them), the self-check count."""
+    worked solution (the question is the markdown before them), the self-check count, the
+    student's id, the Colab install."""
     return not (is_solution(cell) or has(cell, EXERCISE) or has(cell, HINT)
-                or has(cell, SELF_CHECK))
+                or has(cell, SELF_CHECK) or has(cell, STUDENT_ID) or has(cell, COLAB))
 
 
 def shows_code(cell) -> bool:

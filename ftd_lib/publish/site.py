@@ -1,16 +1,28 @@
 r"""``python -m ftd_lib site --out DIR``: the students' course as a static website, offline.
 
 What it builds (from ``python -m ftd_lib release --for students``, so no worked solution is
-anywhere in it): a landing page (what the course is, the lecture plan, how to run it locally
-and on Binder), one page per notebook with every cell executed at build time (a cell that
-raises fails the build; under ``CI=true`` the notebooks run at their quick scale), rendered
-math, the figures, the exercises with their hints, the PDF handouts and the notation sheet
-(:mod:`ftd_lib.publish.handouts`) linked from every page, full-text search, a Binder launch
-button per notebook (the theme's rocket menu and a link under each title), and kernel-less
-forms of the explorers of notebooks 03, 04 and 05 (:mod:`ftd_lib.publish.static_explorers`).
-Everything the pages load comes from the site itself (MathJax 2.7 from the
-``jupyter-server-mathjax`` package, the theme's fonts and scripts), so a copy on a USB stick
-or a lecture-hall intranet works.
+anywhere in it): a landing page (:mod:`ftd_lib.publish.landing`: what the course is and what
+each notebook teaches, the lecture plan, the students' copy as a zip, running it on Binder,
+Colab or locally, the paper, how to cite, the licence, where to ask), one page per notebook
+with every cell executed at build time (a cell that raises fails the build; the notebooks run
+at their own scale, ``CI`` is unset for them), rendered math, the figures (each with an alt
+text from its titles, :mod:`ftd_lib.publish.figure_alt`), the PDF handouts and the notation
+sheet (:mod:`ftd_lib.publish.handouts`) linked from every page, full-text search, Binder and
+Open-in-Colab buttons per notebook (the theme's rocket menu and the links under each title),
+and kernel-less forms of the explorers of notebooks 03, 04 and 05 and of Algorithm 1's stepper
+(:mod:`ftd_lib.publish.static_explorers`). Everything the pages load comes from the site
+itself (MathJax 2.7 from the ``jupyter-server-mathjax`` package, the theme's fonts and
+scripts), so a copy on a USB stick or a lecture-hall intranet works.
+
+What a page shows of each cell is :func:`ftd_lib.publish.present.present` ``(nb, "site")``:
+an exercise is its question, its folded hint and one line saying where it is run and checked
+(no unrun verdict, no stub, no ``hint(...)`` call); other code is folded under its output.
+
+The run buttons launch the *students'* copy, pinned: ``--repo OWNER/NAME --ref REF`` name the
+git ref (a tag the Pages workflow pushes for every build, ``.github/workflows/pages.yml``) that
+holds exactly the zip offered on the landing page (:data:`~ftd_lib.publish.landing.ZIP`), whose
+notebooks' Colab cell installs ``ftd_lib`` from that same ref (:mod:`ftd_lib.course.colab`).
+Without ``--repo`` the site has no run buttons (a local preview).
 
 Why Sphinx + MyST-NB (with ``sphinx-book-theme``, what Jupyter Book 1 wraps): it builds
 offline (Jupyter Book 2 / mystmd downloads its theme at build time), executes the notebooks at
@@ -26,7 +38,7 @@ complete; an existing non-empty ``--out`` is refused unless ``force``.
 
 from __future__ import annotations
 
-import html
+import datetime
 import json
 import os
 import re
@@ -35,53 +47,56 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import nbformat
 
+from ..course import colab
+from . import landing
 from . import static_explorers as SE
+from .landing import HANDOUTS, ZIP
+from .present import present
 from .release import REPO, check_out, release
 
 STATIC = Path(__file__).with_name("site_static")
-#: the repository the Binder buttons launch (``--repo``; a published copy names its own)
-DEFAULT_REPO = os.environ.get("GITHUB_REPOSITORY", "OWNER/REPO")
-BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
-HANDOUTS = "handouts"  # the folder of the PDFs in the site
+#: the repository the run buttons launch (``--repo``; none: no buttons)
+DEFAULT_REPO = os.environ.get("GITHUB_REPOSITORY") or None
+#: the git ref of the students' copy they launch (``--ref``; the Pages workflow pins a tag)
+DEFAULT_REF = os.environ.get("FTD_STUDENTS_REF") or colab.REF
 
-CONF = '''\
+#: the hidden first cell of every page: its figures get alt text (ftd_lib.publish.figure_alt)
+ALT_CELL = "from ftd_lib.publish.figure_alt import install\ninstall()"
+
+CONF = """\
 # Sphinx configuration of the course website, written by ftd_lib/publish/site.py.
 project = "Forward TD(λ): a course"
 author = "the course's authors"
-extensions = ["myst_nb"]
+copyright = "{year}, the course's authors"
+# figure_alt: a figure's <img alt> is its titles (MyST-NB takes the alt its kernel sends)
+extensions = ["myst_nb", "ftd_lib.publish.figure_alt"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "Forward TD(λ): a course"
 html_static_path = ["_static"]
 html_extra_path = ["_extra"]
 html_css_files = ["ftd-site.css"]
-html_js_files = ["ftd-static-explorer.js"]
+html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
+html_favicon = "_static/favicon.svg"
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
-html_theme_options = {{
-    "repository_url": "https://github.com/{repo}",
-    "repository_branch": "HEAD",
-    "path_to_docs": "notebooks",
-    "launch_buttons": {{"binderhub_url": "https://mybinder.org",
-                        "notebook_interface": "jupyterlab"}},
-    # no download menu: it would offer the Sphinx source, which the site does not copy; the
-    # PDF handout is linked under each title
-    "use_download_button": False,
-    "use_repository_button": False,
-    "navigation_with_keys": False,
-    "show_toc_level": 1,
-}}
-# MathJax 2.7 from the site itself (copied from jupyter-server-mathjax), its STIX web fonts
+html_theme_options = {theme!r}
+# one search box (the header's button, on every width), not a second one in the sidebar
+html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
+# MathJax 2.7 from the site itself (copied from jupyter-server-mathjax), its STIX web fonts;
+# formulas are not tab stops (a keyboard reader reaches the sliders and links first)
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
 mathjax2_config = {{"HTML-CSS": {{"availableFonts": [], "preferredFont": None,
                                   "webFont": "STIX-Web", "imageFont": None}},
+                    "menuSettings": {{"inTabOrder": False}},
                     # $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
-                    "tex2jax": {{"inlineMath": [["$", "$"], ["\\(", "\\)"]],
+                    "tex2jax": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
                                 "processEscapes": True}}}}
 myst_update_mathjax = False
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
@@ -99,7 +114,55 @@ nb_render_markdown_format = "myst"
 nb_ipywidgets_js = {{}}
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None),
                               ("html", "application/vnd.jupyter.widget-state+json", None)]
-'''
+"""
+
+
+def theme_options(repo: str | None, ref: str, footer: str) -> dict:
+    """sphinx-book-theme's options: Binder and Colab launch buttons on the students' copy at
+    ``ref`` of ``repo`` (none without a repository), ``footer`` under every page."""
+    opts = {
+        # no download menu: it would offer the Sphinx source, which the site does not copy;
+        # the PDF handout is linked under each title
+        "use_download_button": False,
+        "use_repository_button": False,
+        "navigation_with_keys": False,
+        "show_toc_level": 1,
+        "extra_footer": footer,
+    }
+    if repo:
+        opts.update({
+            "repository_url": f"https://github.com/{repo}",
+            "repository_branch": ref,
+            "path_to_docs": "notebooks",
+            "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                               "colab_url": "https://colab.research.google.com",
+                               "notebook_interface": "jupyterlab"},
+        })
+    return opts
+
+
+def build_info() -> dict:
+    """The build's date (UTC) and the repository's commit (``$GITHUB_SHA``, else ``git``;
+    ``"unknown"`` outside a git checkout)."""
+    commit = os.environ.get("GITHUB_SHA", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
+                                    text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = "unknown"
+    return dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+                commit=commit)
+
+
+def footer_html(repo: str | None, info: dict) -> str:
+    """The footer: the licence, how to cite, the build's date and commit."""
+    short = info["commit"][:12]
+    commit = (f'<a href="https://github.com/{repo}/commit/{info["commit"]}">{short}</a>'
+              if repo and short != "unknown" else short)
+    return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
+            '<a href="index.html#cite-this-course">cite this course</a> · built '
+            f'{info["date"]} from commit {commit}</p>')
 
 
 def _title(nb) -> str:
@@ -111,119 +174,85 @@ def _title(nb) -> str:
     return "untitled"
 
 
-def _readme_rows(root: Path) -> dict:
-    """``{notebook stem: what it teaches}`` from the README's table of the notebooks."""
-    rows = {}
-    for line in (root / "README.md").read_text().splitlines():
-        m = re.match(r"\|\s*`([0-9A][0-9]_[a-z_]+)`\s*\|((?:[^|\\]|\\.)*)\|", line)
-        if m:
-            rows[m.group(1)] = m.group(2).strip()
-    return rows
-
-
-def lecture_plan(path: Path = REPO / "INSTRUCTORS.md") -> list[str]:
-    """The lecture plan's headlines (``**Before lecture 1 …**``, ``**Lecture N …**``) from
-    INSTRUCTORS.md: which notebooks each lecture covers (no minute plan, no answer)."""
-    if not path.is_file():
-        return []
-    plan = []
-    for line in path.read_text().splitlines():
-        m = re.match(r"\*\*((?:Before lecture|Lecture) \d[^*]*)\*\*(.*)", line)
-        if m and m.group(1) not in {p.split("**")[1] for p in plan}:
-            plan.append(f"**{m.group(1)}**{m.group(2)}")
-    return plan
-
-
-def landing_page(names: list[str], titles: dict, root: Path, repo: str) -> str:
-    """The landing page (MyST Markdown): the course, its notebooks with what each teaches, the
-    lecture plan, running it locally and on Binder, the handouts, and the toctree."""
-    readme = (root / "README.md").read_text()
-    paras = [p.strip() for p in readme.split("\n\n") if p.strip()]
-    intro = next(p for p in paras if not p.startswith(("#", "[!", "<")))
-    teaches = _readme_rows(root)
-    rows = "\n".join(
-        f"| [{html.escape(titles[n])}]({n}.ipynb) | {teaches.get(n, '')} | "
-        f'<a class="ftd-handout" href="{HANDOUTS}/{n}.pdf">PDF</a> · '
-        f"[Binder]({BINDER.format(repo=repo, name=n + '.ipynb')}) |"
-        for n in names)
-    plan = lecture_plan()
-    plan_md = ("## The lecture plan\n\n" + "\n".join(f"- {p}" for p in plan) + "\n\n"
-               if plan else "")
-    toc = "\n".join(names)
-    return f"""# Forward TD(λ): a course on multi-step TD learning with neural networks
-
-{intro}
-
-This website is the students' version of the course: every notebook executed when the site was
-built, with its figures, exercises and hints (the worked solutions are not part of it). The
-explorers of notebooks 03, 04 and 05 move without Python here (their pictures were computed at
-build time); everything else that is interactive runs in Jupyter.
-
-## The notebooks
-
-| notebook | what it teaches | take it along |
-| --- | --- | --- |
-{rows}
-
-Handouts: <a class="ftd-handout" href="{HANDOUTS}/00_notation.pdf">the notation sheet</a>
-(the paper ↔ Sutton & Barto ↔ the
-code's names) and one PDF per notebook (the links above).
-
-{plan_md}## Running the course yourself
-
-**On your machine** (Python 3.11): download the repository
-([github.com/{repo}](https://github.com/{repo})) and run `./course.sh` in it. The first call
-makes `.venv/` with the pinned requirements (a few minutes), then JupyterLab opens on notebook
-01; later calls reuse it. `./test.sh` runs every test.
-
-**In the browser, with nothing installed:** every notebook page has a Binder button (the rocket
-at the top, and the link under its title). Binder builds the course's image from `binder/`
-(the same pins) and opens the notebook in JupyterLab; the first start can take minutes, and
-Binder's capacity is limited.
-
-```{{toctree}}
-:maxdepth: 1
-:caption: Notebooks
-
-{toc}
-```
-"""
-
-
-def _links_cell(name: str, repo: str):
-    """The line under a notebook's title: its PDF handout, the notation sheet, Binder."""
-    binder = BINDER.format(repo=repo, name=name + ".ipynb")
-    cell = nbformat.v4.new_markdown_cell(
+def _links_cell(name: str, repo: str | None, ref: str):
+    """The line under a notebook's title: its PDF handout, the notation sheet, Binder, Colab."""
+    run = ""
+    if repo:
+        nb = name + ".ipynb"
+        run = (f' · run it (the students\' copy): <a class="ftd-binder" href="'
+               f'{colab.binder_url(repo, ref, nb)}">on Binder</a> · <a class="ftd-colab" '
+               f'href="{colab.colab_url(repo, ref, nb)}">on Colab</a>')
+    return nbformat.v4.new_markdown_cell(
         f'<p class="ftd-handouts">Take it along: <a class="ftd-handout" '
         f'href="{HANDOUTS}/{name}.pdf">this notebook as a PDF handout</a> · <a '
         f'class="ftd-handout" href="{HANDOUTS}/00_notation.pdf">the notation sheet (PDF)</a>'
-        f' · <a class="ftd-binder" href="{binder}">run it on Binder</a></p>')
-    return cell
+        f'{run}</p>')
 
 
-def repository_links(text: str, repo: str) -> str:
-    """Markdown links out of the notebooks' folder (``](../results/REPORT.md)``) point to the
-    file in the repository on GitHub: the site holds only the notebooks."""
-    return re.sub(r"\]\(\.\./([^)\s]+)\)",
-                  lambda m: f"](https://github.com/{repo}/blob/HEAD/{m.group(1)})", text)
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text, flags=re.UNICODE)
+    return text.replace(" ", "-")
 
 
-def site_notebook(nb, name: str, src: Path, repo: str, progress=None) -> tuple:
-    """The site's copy of the students' notebook ``nb``: outputs cleared (the build runs it),
-    the handout/Binder line under the title, and after each explorer cell of
-    :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less form (the live widget's
+def anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives the headings of Markdown file ``path``."""
+    out = set()
+    for line in path.read_text().splitlines():
+        m = re.match(r"#{1,6}\s+(.*)", line)
+        if m:
+            out.add(_slug(m.group(1)))
+    return out
+
+
+def repository_links(text: str, repo: str | None, ref: str = "HEAD", *,
+                     root: Path = REPO) -> str:
+    """Markdown links out of the notebooks' folder (``[the report](../results/REPORT.md#x)``)
+    point to the file in the repository on GitHub at ``ref`` (the site holds only the
+    notebooks); without a repository they become the file's name in the students' copy. A link
+    to a file, or to a heading of a Markdown file, that ``root`` does not have is a
+    ``ValueError``: repository anchors are checked at build time."""
+    def link(m):
+        words, target = m.group(1), m.group(2)
+        path, _, anchor = target.partition("#")
+        f = root / path
+        if not f.exists():
+            raise ValueError(f"a notebook links ../{target}, which {root} does not have")
+        if anchor and f.suffix == ".md" and anchor not in anchors(f):
+            raise ValueError(f"a notebook links ../{target}: {path} has no heading with "
+                             f"anchor #{anchor}")
+        if repo is None:
+            return f"{words} (`{path}` in the students' copy)"
+        return f"[{words}](https://github.com/{repo}/blob/{ref}/{target})"
+
+    return re.sub(r"\[([^\]]*)\]\(\.\./([^)\s]+)\)", link, text)
+
+
+def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.REF,
+                  progress=None, *, root: Path = REPO) -> tuple:
+    """The site's copy of the students' notebook ``nb``: what a page shows of each cell
+    (:func:`~ftd_lib.publish.present.present` ``(nb, "site")``), outputs cleared (the build
+    runs it), a hidden first cell that gives its figures alt text, the handout/Binder/Colab
+    line under the title, speaker-notes cells in a box of their own (:func:`notes_box`), and
+    after each explorer cell of :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less
+    form (the live widget's
     output is left out of the page: it cannot move here). Returns ``(notebook, manifests)``."""
-    nb = nbformat.from_dict(nb)
+    nb = present(nbformat.from_dict(nb), "site")
     nb.metadata.pop("widgets", None)
-    cells, manifests = [], []
-    for i, cell in enumerate(nb.cells):
+    alt = nbformat.v4.new_code_cell(ALT_CELL, metadata={"tags": ["remove-cell"]})
+    cells, manifests, titled = [alt], [], False
+    for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
         else:
-            cell.source = repository_links(cell.source, repo)
+            cell.source = repository_links(cell.source, repo, ref, root=root)
+            if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
+                cell.source = notes_box(cell.source)
         cells.append(cell)
-        if i == 0:
-            cells.append(_links_cell(name, repo))
+        if not titled and cell.cell_type == "markdown" and re.search(r"(?m)^# ", cell.source):
+            cells.append(_links_cell(name, repo, ref))
+            titled = True
         call = SE.find_call(cell.source) if cell.cell_type == "code" else None
         if call is None:
             continue
@@ -239,6 +268,24 @@ def site_notebook(nb, name: str, src: Path, repo: str, progress=None) -> tuple:
         cells.append(nbformat.v4.new_markdown_cell(SE.html_block(man, ident)))
     nb.cells = cells
     return nb, manifests
+
+
+def notes_box(source: str) -> str:
+    """A speaker-notes cell's text in a box of its own (``<div class="ftd-notes">``): on a page
+    the notes (the full sentences) read as the text in more detail beside the slide's short
+    version, not as the same thing said twice."""
+    return f"::::::{{container}} ftd-notes\n{source}\n::::::"
+
+
+def students_zip(rel: Path, target: Path) -> int:
+    """The students' copy ``rel`` as one zip (its files under one top folder, as GitHub's
+    archive of a ref has them); returns its size in bytes."""
+    top = target.stem
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(rel.rglob("*")):
+            if f.is_file():
+                z.write(f, f"{top}/{f.relative_to(rel).as_posix()}")
+    return target.stat().st_size
 
 
 def _mathjax(dst: Path) -> None:
@@ -259,6 +306,7 @@ def sphinx_build(src: Path, html_dir: Path, doctrees: Path, *, pythonpath=None) 
     paths = [str(pythonpath)] if pythonpath is not None else []
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env.pop("CI", None)  # the published pages run at the course's own scale, also on CI
     r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-T", "-j", "1",
                         "-d", str(doctrees), str(src), str(html_dir)],
                        env=env, cwd=Path(doctrees).parent, capture_output=True, text=True)
@@ -268,28 +316,37 @@ def sphinx_build(src: Path, html_dir: Path, doctrees: Path, *, pythonpath=None) 
     return [w for w in r.stderr.splitlines() if "WARNING" in w and "IPKernelApp" not in w]
 
 
-def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
-               handouts: bool = True) -> dict:
+def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
+               ref: str = DEFAULT_REF, handouts: bool = True, decks: bool = True) -> dict:
     """Build the website into ``out``; return a summary (pages, explorers with their values
-    per slider, seconds per stage). ``handouts=False`` leaves the PDFs out (their links then
-    dangle; for quick local previews only)."""
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
-        raise ValueError(f"--repo must be OWNER/NAME (a GitHub repository), got {repo!r}")
+    per slider, seconds per stage, the students' zip and its size). ``repo``/``ref``: the
+    students' copy the run buttons launch and its Colab cell installs (``repo=None``: no run
+    buttons). ``handouts=False`` leaves the PDFs out (their links then dangle; for quick local
+    previews only); ``decks=False`` the lecture decks."""
+    if repo is not None:
+        colab.copy_url(repo, ref)  # a ValueError naming --repo or --ref
     out = check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     times, t0 = {}, time.perf_counter()
+    info = build_info()
     try:
         rel = release("students", work / "release")
+        paths = sorted((rel / "notebooks").glob("*.ipynb"))
+        if repo is not None:  # the copy's Colab cell installs this very copy
+            for p in paths:
+                nb = nbformat.read(p, as_version=4)
+                if colab.stamp(nb, repo, ref):
+                    nbformat.write(nb, p)
         src = work / "src"
         (src / "_static").mkdir(parents=True)
         (src / "_extra" / HANDOUTS).mkdir(parents=True)
         for f in STATIC.iterdir():
             shutil.copy2(f, src / "_static" / f.name)
         _mathjax(src / "_static" / "mathjax")
-        paths = sorted((rel / "notebooks").glob("*.ipynb"))
+        zip_bytes = students_zip(rel, src / "_extra" / ZIP)
         names = [p.stem for p in paths]
-        titles, explorers = {}, []
+        titles, goals, explorers = {}, {}, []
         t = time.perf_counter()
         from tqdm.auto import tqdm
 
@@ -297,15 +354,28 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
         for p in paths:
             nb = nbformat.read(p, as_version=4)
             titles[p.stem] = _title(nb)
-            snb, mans = site_notebook(nb, p.stem, src, repo, progress=bar.update)
+            goals[p.stem] = landing.teaches(nb)
+            snb, mans = site_notebook(nb, p.stem, src, repo, ref, progress=bar.update,
+                                      root=rel)
             explorers += [dict(page=p.stem, id=m["id"], factory=m["factory"],
                                sliders={s["name"]: s["values"] for s in m["sliders"]},
                                frames=len(m["frames"])) for m in mans]
             nbformat.write(snb, src / p.name)
         bar.close()
         times["explorers_s"] = time.perf_counter() - t
-        (src / "index.md").write_text(landing_page(names, titles, rel, repo))
-        (src / "conf.py").write_text(CONF.format(repo=repo))
+        theme = theme_options(repo, ref, footer_html(repo, info))
+        (src / "conf.py").write_text(CONF.format(theme=theme, year=info["date"][:4]))
+        if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
+            from .deck import write_decks
+
+            t = time.perf_counter()
+            _say("lecture decks")
+            deck_names = [p.stem for p in write_decks(src / "_extra" / landing.DECKS)]
+            times["decks_s"] = time.perf_counter() - t
+        else:
+            deck_names = []
+        (src / "index.md").write_text(landing.landing_page(names, titles, goals, rel, repo,
+                                                           ref, decks=deck_names))
         if handouts:
             from .handouts import handouts as make_handouts
 
@@ -320,7 +390,8 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
         times["sphinx_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
-                       seconds=times)
+                       seconds=times, repo=repo, ref=ref, build=info, decks=deck_names,
+                       students_zip=dict(file=ZIP, bytes=zip_bytes))
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
         if out.exists():
@@ -332,7 +403,8 @@ def build_site(out, *, force: bool = False, repo: str = DEFAULT_REPO,
 
 
 def main(argv=None) -> int:
-    """Command line: ``python -m ftd_lib site --out DIR [--force] [--repo OWNER/NAME]``."""
+    """Command line: ``python -m ftd_lib site --out DIR [--force] [--repo OWNER/NAME]
+    [--ref REF]``."""
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m ftd_lib site", description=__doc__.split(
@@ -341,12 +413,17 @@ def main(argv=None) -> int:
                    "exist or be empty, unless --force)")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out")
     p.add_argument("--repo", default=DEFAULT_REPO, help="the GitHub repository (OWNER/NAME) "
-                   "the Binder buttons launch (default: $GITHUB_REPOSITORY or OWNER/REPO)")
+                   "whose students' copy the Binder and Colab buttons launch (default: "
+                   "$GITHUB_REPOSITORY; none: no run buttons)")
+    p.add_argument("--ref", default=DEFAULT_REF, help="the git ref of the students' copy in "
+                   "--repo (a tag the Pages workflow pushes; default: $FTD_STUDENTS_REF or "
+                   f"{colab.REF!r})")
     p.add_argument("--no-handouts", action="store_true", help="leave the PDF handouts out "
                    "(quick previews only: their links then dangle)")
     a = p.parse_args(argv)
     try:
-        s = build_site(a.out, force=a.force, repo=a.repo, handouts=not a.no_handouts)
+        s = build_site(a.out, force=a.force, repo=a.repo, ref=a.ref,
+                       handouts=not a.no_handouts)
     except ValueError as e:
         p.error(str(e))
     print(f"wrote the site to {Path(a.out).resolve()}: {len(s['pages'])} pages, "

@@ -126,3 +126,25 @@ def test_the_command_line(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == ["00_notation.pdf", "01_td_basics.pdf"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_exercises_are_printed_as_questions_with_words_not_symbols(path, pdfs):
+    """Paper cannot run a cell: an exercise is its question, its hint (printed open) and the
+    line saying where it is run; no unrun verdict, no stub, no hint call, no emoji that the
+    build machine's fonts may print as an empty box."""
+    from ftd_lib.publish import present
+
+    text = _text(pdfs[path.stem])
+    flat = re.sub(r"\s+", " ", text)
+    nb = nbformat.read(path, as_version=4)
+    exercises = sum("exercise" in c.metadata.get("tags", []) for c in nb.cells)
+    for unrun in ("No answer yet", "NotImplementedError", 'hint("', "💡", "NBVAL",
+                  "click to open"):
+        assert unrun not in text, unrun
+    # a verdict symbol that stays (the claims tables' "✅ agrees") has its word beside it
+    assert not re.search(r"[✅❌](?!\s*\w)", text), re.findall(r"[✅❌].{0,12}", text)
+    assert flat.count("Your turn: answer this in the notebook") == exercises
+    hints = sum("hint" in c.metadata.get("tags", []) for c in nb.cells)
+    assert flat.count("Hint (") >= hints
+    assert present.RUN_IT.startswith("*✎ Your turn")

@@ -39,7 +39,11 @@ def test_the_deck_shows_the_question_and_outputs_and_code_only_where_it_is_the_p
 def test_a_page_says_where_to_run_an_exercise_and_shows_its_hint_folded(way):
     view = present.present(_nb(), way)
     texts = [c.source for c in view.cells if c.cell_type == "markdown"]
-    assert present.RUN_IT in texts and hint_markdown("nb01.ex1") in texts
+    assert present.RUN_IT in texts
+    hint = next(t for t in texts if "<details" in t)
+    body = hint_markdown("nb01.ex1").split("</summary>")[1]
+    assert "💡" not in hint and body in hint
+    assert ("<details open>" in hint) == (way == "handout")
     assert not any("No answer yet" in str(c.get("outputs", "")) for c in view.cells
                    if "remove-cell" not in roles.tags(c))
     assert "answer = 1" not in [c.source for c in view.cells]

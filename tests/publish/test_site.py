@@ -9,6 +9,7 @@ positions (the row-major index the page's script computes).
 
 import io
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -16,8 +17,10 @@ import nbformat
 import numpy as np
 import pytest
 
+from ftd_lib.course import colab
 from ftd_lib.course import widgets as W
-from ftd_lib.publish import site
+from ftd_lib.course.stepper import algorithm1_stepper
+from ftd_lib.publish import landing, present, roles, site
 from ftd_lib.publish import static_explorers as SE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,7 +82,8 @@ def test_find_call_reads_the_notebooks_explorer_cells():
         calls = [SE.find_call(c.source) for c in nb.cells if c.cell_type == "code"]
         found[name] = [c for c in calls if c]
     assert [f[0] for f in found["03_one_state_divergence"]] == ["one_state_explorer"]
-    assert [f[0] for f in found["04_forward_td_lambda"]] == ["k_explorer"]
+    assert [f[0] for f in found["04_forward_td_lambda"]] == ["k_explorer",
+                                                              "algorithm1_stepper"]
     assert [f[0] for f in found["05_nn_prediction"]] == ["learning_curve_explorer"]
     assert set(found["05_nn_prediction"][0][1]) >= {"alpha", "lam", "runs", "episodes"}
     assert SE.find_call("%timeit k_explorer()") is None
@@ -96,11 +100,35 @@ def test_html_block_is_one_raw_block_and_escapes_the_manifest():
     assert block.count("</script>") == 1  # a readout cannot close the data early
     assert 'src="a/001.png"' in block and "<b>y</b>" in block  # opens on the start frame
     assert SE.index(dict(sliders=[dict(values=[1, 2, 3]), dict(values=[1, 2])]), (2, 1)) == 5
+    # a screen reader hears the value, the readout is live, the picture's alt is its readout
+    assert 'aria-valuetext="η = 0.2 (2 of 2)"' in block
+    assert 'aria-live="polite"' in block and 'alt="y"' in block
+    assert "data-step" not in block
+    assert "data-step=\"1\"" in SE.html_block(dict(man, steps=True), "ftd-x")
+
+
+def test_the_stepper_is_a_kernel_less_explorer_of_its_own_frames(tmp_path):
+    small = (SE.Slider("frame", "t", (0, 3, 5), "{:d}", control=True),)
+    man = SE.build("algorithm1_stepper", {}, tmp_path, "frames", sliders=small)
+    assert man["steps"] and [s["values"] for s in man["sliders"]] == [[0, 3, 5]]
+    live = algorithm1_stepper()
+    for p, t in enumerate((0, 3, 5)):
+        live.controls["frame"].value = t  # a student moving the stepper to t
+        f = man["frames"][p]
+        stored = (tmp_path / Path(f["src"]).name).read_bytes()
+        assert np.array_equal(_pixels(stored), _pixels(live.png())), t
+        assert f["readout"] == live.readout.value and f"t = {t}" in f["alt"]
+    # the full grid: every recorded frame, t = 0 .. T
+    full = SE.build("algorithm1_stepper", {}, tmp_path / "all", "all")
+    assert full["sliders"][0]["values"] == list(range(len(live.frames)))
+    assert len({f["src"] for f in full["frames"]}) == len(live.frames)
 
 
 def test_bad_arguments(tmp_path):
-    with pytest.raises(ValueError, match="--repo"):
+    with pytest.raises(ValueError, match="repo must be OWNER/NAME"):
         site.build_site(tmp_path / "s", repo="not a repo")
+    with pytest.raises(ValueError, match="ref must be"):
+        site.build_site(tmp_path / "s", repo="me/course", ref="a b")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     with pytest.raises(ValueError, match="--out .* not empty"):
@@ -109,18 +137,108 @@ def test_bad_arguments(tmp_path):
         site.build_site(REPO)
 
 
-def test_landing_page_names_every_notebook_and_the_lecture_plan():
+def test_landing_page_names_every_notebook_what_it_teaches_and_the_lecture_plan(tmp_path):
     names = ["01_td_basics", "03_one_state_divergence"]
-    md = site.landing_page(names, {n: n.upper() for n in names}, REPO, "me/course")
+    goals = {n: landing.teaches(nbformat.read(REPO / "notebooks" / f"{n}.ipynb",
+                                              as_version=4)) for n in names}
+    root = tmp_path  # a students' copy: its README is the template's
+    (root / "README.md").write_text((REPO / "release" / "README.students.md").read_text())
+    md = landing.landing_page(names, {n: n.upper() for n in names}, goals, root,
+                              "me/course", "students-abc")
     for n in names:
         assert f"]({n}.ipynb)" in md and f"handouts/{n}.pdf" in md
-        assert f"gh/me/course/HEAD?urlpath=lab/tree/notebooks/{n}.ipynb" in md
-    assert "forward TD(λ)" in md.lower() or "forward td(λ)" in md.lower()
-    rows = site._readme_rows(REPO)  # the README's table, an escaped | inside a cell included
-    assert len(rows) == 8 and "online and offline" in rows["02_lambda_return"]
-    plan = site.lecture_plan()
+        assert f"gh/me/course/students-abc?urlpath=lab/tree/notebooks/{n}.ipynb" in md
+        assert f"colab.research.google.com/github/me/course/blob/students-abc/notebooks/{n}" \
+            in md
+        row = next(line for line in md.splitlines() if line.startswith(f"| [{n.upper()}]"))
+        assert len(row.split(" | ")[1]) > 40, row  # what it teaches: not empty
+    assert "return" in goals["01_td_basics"] and "linear solve" in goals["01_td_basics"]
+    plan = landing.lecture_plan()
     assert len(plan) >= 3 and any("Lecture 1" in p for p in plan)
     assert all(p in md for p in plan)
+    assert landing.ZIP in md and "arxiv.org/abs/1608.05151" in md and "CC BY 4.0" in md
+    assert "@misc{" in md and "## Where to ask" in md and ":hidden:" in md
+    local = landing.landing_page(names, {n: n for n in names}, goals, root, None, "x")
+    assert "mybinder.org/v2" not in local and "colab.research" not in local
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_every_notebook_says_what_it_teaches(path):
+    goals = landing.learning_goals(nbformat.read(path, as_version=4))
+    assert 3 <= len(goals) <= 8, goals
+    assert all(len(g) > 10 and not g.endswith(";") for g in goals), goals
+
+
+def test_site_notebook_reads_right_on_a_page_nobody_runs(tmp_path):
+    nb = nbformat.read(REPO / "notebooks" / "01_td_basics.ipynb", as_version=4)
+    snb, mans = site.site_notebook(nb, "01_td_basics", tmp_path, "me/course", "students-abc")
+    assert mans == []
+    shown = [c for c in snb.cells if "remove-cell" not in roles.tags(c)]
+    text = "\n".join(c.source for c in shown)
+    assert present.RUN_IT in text and "💡" not in text and "<details>" in text
+    assert 'hint("' not in "\n".join(c.source for c in shown if c.cell_type == "code")
+    assert not any(roles.has(c, roles.EXERCISE) for c in shown)
+    assert not any(roles.has(c, roles.COLAB) for c in snb.cells)
+    assert snb.cells[0].source == site.ALT_CELL and "remove-cell" in roles.tags(snb.cells[0])
+    notes = [c for c in snb.cells if c.metadata.get("slideshow", {}).get("slide_type") ==
+             "notes"]
+    assert notes and all(c.source.startswith("::::::{container} ftd-notes\n") and
+                         c.source.endswith("\n::::::") for c in notes)
+    # the run links under the title: the students' copy at the pinned ref
+    links = next(c.source for c in snb.cells if "ftd-handouts" in c.source)
+    assert colab.colab_url("me/course", "students-abc", "01_td_basics.ipynb") in links
+    assert colab.binder_url("me/course", "students-abc", "01_td_basics.ipynb") in links
+    snb, _ = site.site_notebook(nb, "01_td_basics", tmp_path, None)
+    assert "mybinder" not in json.dumps(snb) and "colab.research" not in json.dumps(snb)
+
+
+def test_repository_links_are_checked_at_build_time():
+    ok = site.repository_links("[the report](../results/REPORT.md)", "me/c", "v1")
+    assert ok == "[the report](https://github.com/me/c/blob/v1/results/REPORT.md)"
+    head = next(line for line in (REPO / "results" / "REPORT.md").read_text().splitlines()
+                if line.startswith("## "))
+    anchor = site._slug(head[3:])
+    assert site.repository_links(f"[x](../results/REPORT.md#{anchor})", "me/c") .endswith(
+        f"#{anchor})")
+    with pytest.raises(ValueError, match="no heading"):
+        site.repository_links("[x](../results/REPORT.md#no-such-claim)", "me/c")
+    with pytest.raises(ValueError, match="does not have"):
+        site.repository_links("[x](../results/NO_SUCH.md)", "me/c")
+    assert site.repository_links("[x](../results/REPORT.md)", None) == (
+        "x (`results/REPORT.md` in the students' copy)")
+    assert site._slug("Claim 5: mountain car, best α per λ") == (
+        "claim-5-mountain-car-best-α-per-λ")
+
+
+def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
+    info = dict(date="2026-11-27", commit="0123456789abcdef")
+    foot = site.footer_html("me/course", info)
+    assert "CC BY 4.0" in foot and "MIT" in foot and "2026-11-27" in foot
+    assert "github.com/me/course/commit/0123456789abcdef" in foot
+    opts = site.theme_options("me/course", "students-abc", foot)
+    assert opts["repository_branch"] == "students-abc"
+    assert opts["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert "launch_buttons" not in site.theme_options(None, "x", foot)
+    conf = site.CONF.format(theme=opts, year="2026")
+    assert '"inTabOrder": False' in conf and "ftd-site.js" in conf
+    compile(conf, "conf.py", "exec")
+    assert (REPO / "LICENSE").is_file() and (REPO / "LICENSE-TEXT").is_file()
+    assert "MIT License" in (REPO / "LICENSE").read_text()
+    assert "Attribution 4.0 International" in (REPO / "LICENSE-TEXT").read_text()
+    assert "ftdcourse2026" in landing.citation()
+
+
+def test_students_zip_holds_the_copy_under_one_folder(tmp_path):
+    rel = tmp_path / "rel"
+    (rel / "notebooks").mkdir(parents=True)
+    (rel / "notebooks" / "a.ipynb").write_text("{}")
+    (rel / "README.md").write_text("r")
+    import zipfile
+
+    size = site.students_zip(rel, tmp_path / "copy.zip")
+    names = zipfile.ZipFile(tmp_path / "copy.zip").namelist()
+    assert sorted(names) == ["copy/README.md", "copy/notebooks/a.ipynb"] and size > 0
 
 
 def test_pages_workflow_builds_and_uploads_the_site():
@@ -138,6 +256,23 @@ def test_pages_workflow_builds_and_uploads_the_site():
     assert upload["with"]["path"] == m.group(1)
     assert deploy["needs"] == "build"
     assert any("deploy-pages" in s.get("uses", "") for s in deploy["steps"])
+    # the run buttons launch the students' copy of this build: the tag the workflow pushes,
+    # made from the zip the site offers, before the site is deployed
+    assert '--ref "$FTD_STUDENTS_REF"' in runs and "--repo" in runs
+    assert build["env"]["FTD_STUDENTS_REF"] == "students-${{ github.sha }}"
+    assert "ftd-course-students.zip" in runs and 'git tag "$FTD_STUDENTS_REF"' in runs
+    assert wf["permissions"]["contents"] == "write"
+    names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
+    assert names.index("Publish the students' copy the site launches (the zip on its landing "
+                       "page)") < names.index("actions/upload-pages-artifact@v5")
+    # W16: the CPU build of torch, a pip cache, Node-24 majors of the actions, no CI override
+    assert "download.pytorch.org/whl/cpu" in build["env"]["PIP_EXTRA_INDEX_URL"]
+    setup = next(s for s in build["steps"] if "setup-python" in s.get("uses", ""))
+    assert setup["with"]["cache"] == "pip"
+    majors = {s["uses"].split("@")[0]: int(s["uses"].split("@v")[1])
+              for job in (build, deploy) for s in job["steps"] if "uses" in s}
+    assert majors == {"actions/checkout": 5, "actions/setup-python": 6,
+                      "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
     assert "python -m ftd_lib site --out" in (REPO / "README.md").read_text()
 
 
@@ -146,10 +281,14 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     src = tmp_path / "src"
     (src / "_static").mkdir(parents=True)
     (src / "_extra").mkdir()
-    (src / "conf.py").write_text(site.CONF.format(repo="me/course"))
+    (src / "conf.py").write_text(site.CONF.format(
+        theme=site.theme_options("me/course", "v1", "<p>footer</p>"), year="2026"))
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
+        nbformat.v4.new_code_cell(site.ALT_CELL, metadata={"tags": ["remove-cell"]}),
         nbformat.v4.new_code_cell("print(6 * 7)"),
+        nbformat.v4.new_code_cell("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                                  "plt.plot([1, 2]); plt.title(r'Step size $\\alpha$');"),
     ])
     nb.metadata["kernelspec"] = dict(name="python3", display_name="Python 3", language="python")
     nbformat.write(nb, src / "index.ipynb")
@@ -157,7 +296,36 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
     assert "_static/mathjax/MathJax.js" in page and "cdn" not in page.lower()
+    # the figure's alt text is its title (ftd_lib.publish.figure_alt), not its file name
+    assert 'alt="Figure: Step size α"' in page and 'alt="_images/' not in page
+    assert "<p>footer</p>" in page and "from ftd_lib.publish" not in page
     nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('a broken cell')"))
     nbformat.write(nb, src / "index.ipynb")
     with pytest.raises(RuntimeError, match=r"(?s)index.ipynb.*a broken cell"):
         site.sphinx_build(src, tmp_path / "bad", tmp_path / "doctrees2")
+
+
+def test_figure_alt_text_is_the_figures_titles_in_words():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ftd_lib.publish import figure_alt as FA
+
+    fig, (a, b, c) = plt.subplots(1, 3)
+    fig.suptitle(r"Step size $\alpha$ against $\hat V(S_t)$")
+    a.set_title(r"TD($\lambda$), $\gamma\lambda = 0.9$")
+    b.set_xlabel("episode")
+    b.set_ylabel("RMS error")
+    c.axis("off")
+    assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
+                                  "RMS error against episode")
+    plt.close(fig)
+    empty = plt.figure()
+    assert FA.figure_alt(empty) == "Figure"
+    # the kernel's PNG formatter then hands MyST-NB the alt as the output's metadata
+    wrapped = FA._with_alt(lambda fig, fmt="png", **kw: b"PNG" if fmt == "png" else "<svg/>")
+    assert wrapped(empty, "png") == (b"PNG", {"alt": "Figure"})
+    assert wrapped(empty, "svg") == "<svg/>"
+    plt.close(empty)

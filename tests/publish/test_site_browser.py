@@ -5,10 +5,15 @@ every non-local request refused, as on a lecture-hall intranet.
 
 Checked: every page loads with no refused, failed or 4xx/5xx request and MathJax leaves no raw
 TeX; each kernel-less slider, moved by key presses, changes the picture to the stored frame of
-the new values, and that frame is what the live explorer draws at those values; the search
-finds "forward TD"; no line of an instructors' worked solution is anywhere in the site; every
-handout link resolves to a PDF. Screenshots: test-output/site_index.png and
-test-output/site_03_explorer.png.
+the new values, and that frame is what the live explorer draws at those values; the stepper's
+Back/Step buttons; the search finds "forward TD"; no line of an instructors' worked solution is
+anywhere in the site; every handout link resolves to a PDF; exercises read as questions (no
+unrun verdict, stub or hint call); at 390 px (a phone, touch) the chapter drawer and the page
+contents open and no page scrolls sideways; axe-core (vendored, tests/publish/vendor/) finds no
+serious or critical violation on any page, light or dark; figures have alt text from their
+titles; formulas are not tab stops. Screenshots and counts: test-output/site_index.png,
+site_03_explorer.png, site_phone_nav.png, site_phone_04.png, site_exercise.png,
+site_axe.json.
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
@@ -30,13 +35,16 @@ import numpy as np
 import pytest
 from conftest import UNDER_CI, needs_chromium
 
-from ftd_lib.course import widgets as W
+from ftd_lib.publish import static_explorers as SE
 from ftd_lib.publish.release import is_hint, is_solution
 from ftd_lib.publish.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output"
 MATHJAX_S = 120
+#: the published students' copy the run buttons name in the test's build
+REPO_NAME, REF = "me/course", "students-test"
+AXE = Path(__file__).with_name("vendor") / "axe-core" / "axe.min.js"
 
 pytestmark = needs_chromium("the site test")
 
@@ -51,7 +59,7 @@ def built(tmp_path_factory):
         return Path(reuse), json.loads((Path(reuse) / "site.json").read_text())
     out = tmp_path_factory.mktemp("site") / "html"
     t = time.perf_counter()
-    summary = build_site(out)
+    summary = build_site(out, repo=REPO_NAME, ref=REF)
     summary["test_build_s"] = time.perf_counter() - t
     print(f"\nsite built in {summary['test_build_s']:.0f} s: {summary['seconds']}")
     return out, summary
@@ -201,6 +209,12 @@ def test_kernel_less_sliders_move_by_keys_and_show_the_live_pictures(built, serv
                 slider.focus()
                 page.keyboard.press(key)
                 pos = int(slider.input_value())
+                # the picture and the readout switch together once the picture has loaded
+                page.wait_for_function("b => b.getAttribute('data-shown') === "
+                                       "b.getAttribute('data-frame')",
+                                       arg=box.element_handle())
+                assert s["label"] + " = " + s["shown"][pos] in slider.get_attribute(
+                    "aria-valuetext")
                 assert pos == pos0 + (1 if key == "ArrowRight" else -1), (e["id"], k)
                 src = img.get_attribute("src")
                 shown = slider.locator("..").locator("output").inner_text()
@@ -214,13 +228,15 @@ def test_kernel_less_sliders_move_by_keys_and_show_the_live_pictures(built, serv
                 assert src == data["frames"][i]["src"]
                 readout = box.locator(".ftd-static-readout").inner_text()
                 assert readout != readout0 and "<" not in readout, (e["id"], readout)
+                assert img.get_attribute("alt") == data["frames"][i]["alt"] != ""
                 checked += 1
             # ... and the live explorer draws that picture at those values
             values = {s["name"]: s["values"][p] for s, p in zip(data["sliders"], positions,
                                                                  strict=True)}
-            live = getattr(W, e["factory"])(**{**kwargs, **values})
+            live_png, live_readout = SE.frame(e["factory"], values, kwargs)
             stored = (out / src).read_bytes()
-            assert np.array_equal(_pixels(stored), _pixels(live.png())), (e["id"], values)
+            assert np.array_equal(_pixels(stored), _pixels(live_png)), (e["id"], values)
+            assert data["frames"][i]["readout"] == live_readout
             assert page.evaluate("() => document.querySelector('img.ftd-static-image')"
                                  ".naturalWidth") > 100
         if name.startswith("03"):
@@ -242,6 +258,14 @@ def test_search_finds_forward_td(server, page):
     hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
     assert any("04_forward_td_lambda" in h for h in hrefs), hrefs
     assert len(hrefs) >= 3
+    # the snippets are the pages' text, not their header, contents list or footer
+    page.goto(f"{server}/search.html?q=GAE", wait_until="load")
+    snippet = page.locator("#search-results ul.search li p.context").first
+    snippet.wait_for(timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    text = snippet.inner_text()
+    assert "GAE" in text and "Light" not in text and "Contents" not in text, text
+    assert "\\(" not in text, text
     assert page.failures == []
 
 
@@ -270,7 +294,7 @@ def test_no_solution_anywhere_in_the_site(built):
     assert len(lines) > 20  # the notebooks have worked solutions for the check to look for
     found = []
     for f in out.rglob("*"):
-        if f.suffix not in (".html", ".js", ".ipynb", ".txt", ".json"):
+        if f.suffix not in (".html", ".js", ".ipynb", ".txt", ".json") or not f.is_file():
             continue
         text = f.read_text(errors="replace")
         text = html.unescape(re.sub(r"<[^>]+>", "", text)) + "\n" + text
@@ -290,8 +314,13 @@ def test_handout_links_resolve(built, server, page):
         if name != "index":
             assert any(h.endswith(f"/handouts/{name}.pdf") for h in mine), name
             binder = page.locator("a.ftd-binder").get_attribute("href")  # its Binder button
-            assert binder.endswith(f"urlpath=lab/tree/notebooks/{name}.ipynb"), binder
+            assert binder == (f"https://mybinder.org/v2/gh/{REPO_NAME}/{REF}?urlpath=lab/tree/"
+                              f"notebooks/{name}.ipynb"), binder
             assert page.locator(f"a[href*='mybinder.org'][href*='{name}.ipynb']").count() >= 2
+            colab = page.locator("a.ftd-colab").get_attribute("href")  # and its Colab one
+            assert colab == (f"https://colab.research.google.com/github/{REPO_NAME}/blob/"
+                             f"{REF}/notebooks/{name}.ipynb"), colab
+            assert page.locator("a[href*='colab.research.google.com']").count() >= 2
         assert any(h.endswith("/handouts/00_notation.pdf") for h in mine), name
         hrefs |= mine
     for h in sorted(hrefs):
@@ -316,4 +345,188 @@ def test_handout_links_resolve(built, server, page):
     broken = [h for h in sorted(local) if not (out / urlsplit(h).path.lstrip("/")).is_file()
               and not (out / urlsplit(h).path.lstrip("/") / "index.html").is_file()]
     assert not broken, broken
+    assert page.failures == []
+
+
+@pytest.fixture
+def phone(browser, server):
+    """A phone: 390 × 844 CSS px, touch, every non-local request refused."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                              has_touch=True, device_scale_factor=2)
+    failures = []
+
+    def refuse(route):
+        if _is_local(route.request.url):
+            route.continue_()
+        else:
+            failures.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    ctx.route("**/*", refuse)
+    pg = ctx.new_page()
+    pg.failures = failures
+    pg.set_default_timeout(MATHJAX_S * 1000)
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+def _visible(page, selector):
+    """The one visible element of ``selector`` (the themes print some buttons twice)."""
+    loc = page.locator(selector)
+    shown = [loc.nth(i) for i in range(loc.count()) if loc.nth(i).is_visible()]
+    assert len(shown) == 1, (selector, len(shown))
+    return shown[0]
+
+
+def test_on_a_phone_the_chapter_drawer_and_the_contents_open(built, server, phone):
+    _, summary = built
+    _open(phone, f"{server}/04_forward_td_lambda.html")
+    drawer = phone.locator("#pst-primary-sidebar-modal")
+    assert not drawer.evaluate("d => d.open")
+    _visible(phone, ".primary-toggle").tap()
+    phone.wait_for_function("() => document.querySelector('#pst-primary-sidebar-modal').open")
+    links = drawer.locator("a.reference.internal")
+    hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())
+             if links.nth(i).is_visible()}
+    others = [n for n in summary["pages"][1:] if n != "04_forward_td_lambda"]
+    assert all(any(h.startswith(n + ".html") for h in hrefs) for n in others), hrefs
+    assert drawer.locator("a.current").inner_text().startswith("04")  # the page itself
+    OUT.mkdir(exist_ok=True)
+    phone.screenshot(path=str(OUT / "site_phone_nav.png"))
+    phone.keyboard.press("Escape")
+    phone.wait_for_function("() => !document.querySelector('#pst-primary-sidebar-modal').open")
+    _visible(phone, ".secondary-toggle").tap()
+    phone.wait_for_function(
+        "() => document.querySelector('#pst-secondary-sidebar-modal').open")
+    contents = phone.locator("#pst-secondary-sidebar-modal a.nav-link")
+    assert sum(contents.nth(i).is_visible() for i in range(contents.count())) >= 3
+    phone.keyboard.press("Escape")
+    phone.screenshot(path=str(OUT / "site_phone_04.png"))
+    assert phone.failures == []
+
+
+def test_no_page_scrolls_sideways_on_a_phone(built, server, phone):
+    _, summary = built
+    wide = {}
+    for name in summary["pages"]:
+        _open(phone, f"{server}/{name}.html")
+        w = phone.evaluate("() => document.documentElement.scrollWidth")
+        if w > 390 + 1:
+            wide[name] = phone.evaluate(
+                "() => { const inBox = e => { for (let p = e.parentElement; p; p = "
+                "p.parentElement) { if (getComputedStyle(p).overflowX !== 'visible') return "
+                "true; } return false; }; return Array.from(document.querySelectorAll("
+                "'body *')).filter(e => e.getBoundingClientRect().right > 392 && !inBox(e))"
+                ".slice(0, 3).map(e => e.tagName + '.' + e.className + ': ' + "
+                "(e.textContent || '').slice(0, 40)); }")
+    assert not wide, wide
+    # the explorers' controls are 24 px touch targets
+    _open(phone, f"{server}/03_one_state_divergence.html")
+    heights = phone.evaluate("() => Array.from(document.querySelectorAll("
+                             "'.ftd-static-explorer input, .ftd-static-explorer button'))"
+                             ".map(e => e.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 24, heights
+
+
+def test_exercises_read_as_questions_on_a_page_nobody_runs(built, server, page):
+    _, summary = built
+    for name in summary["pages"][1:]:
+        _open(page, f"{server}/{name}.html")
+        text = page.locator("article").inner_text()
+        for unrun in ("No answer yet", "NotImplementedError", 'hint("', "💡"):
+            assert unrun not in text, (name, unrun)
+        # a verdict symbol that stays (the claims tables' "✅ agrees") has its word beside it
+        assert not re.search(r"[✅❌](?!\s*\w)", text), (name, re.findall(r"[✅❌].{0,9}", text))
+        saved = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+        exercises = sum("exercise" in c.metadata.get("tags", []) for c in saved.cells)
+        assert text.count("Your turn: answer this in the notebook") == exercises, name
+        if name == "01_td_basics":
+            hint = page.locator("article details", has=page.locator(
+                "summary", has_text="Hint")).first
+            hint.scroll_into_view_if_needed()
+            page.evaluate("() => window.scrollBy(0, -250)")
+            OUT.mkdir(exist_ok=True)
+            page.screenshot(path=str(OUT / "site_exercise.png"))
+    assert page.failures == []
+
+
+def test_the_stepper_steps_back_and_forth(built, server, page):
+    _open(page, f"{server}/04_forward_td_lambda.html")
+    box = page.locator(".ftd-static-explorer[data-factory='algorithm1_stepper']")
+    assert box.count() == 1
+    data = _data(box)
+    n = len(data["frames"])
+    back, step = box.locator("button[data-step='-1']"), box.locator("button[data-step='1']")
+    assert back.is_disabled() and not step.is_disabled()
+
+    def shown():
+        page.wait_for_function("b => b.getAttribute('data-shown') === "
+                               "b.getAttribute('data-frame')", arg=box.element_handle())
+        return int(box.get_attribute("data-shown"))
+
+    assert shown() == 0
+    for t in range(1, 4):
+        step.click()
+        assert shown() == t
+        assert box.locator(".ftd-static-readout").inner_text().startswith(f"t = {t}")
+        assert box.locator("img").get_attribute("src") == data["frames"][t]["src"]
+    back.click()
+    assert shown() == 2
+    slider = box.locator("input[data-slider='0']")
+    slider.focus()
+    page.keyboard.press("End")
+    assert shown() == n - 1 and step.is_disabled()
+    assert "Episode end" in box.locator(".ftd-static-readout").inner_text()
+    assert page.failures == []
+
+
+def _axe(page):
+    page.add_script_tag(content=AXE.read_text())
+    return page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                       help: v.help,
+                                       first: v.nodes[0].target.join(' ')}));
+    }""")
+
+
+def test_accessibility_axe_core_light_and_dark(built, server, page):
+    """axe-core on every page in light and dark mode: no serious or critical violation; every
+    violation found is written to test-output/site_axe.json (the counts the closing note
+    reports)."""
+    _, summary = built
+    found = {}
+    for mode in ("light", "dark"):
+        page.goto(f"{server}/index.html", wait_until="networkidle")
+        page.evaluate(f"() => {{ localStorage.setItem('mode', '{mode}'); "
+                      f"localStorage.setItem('theme', '{mode}'); }}")
+        for name in summary["pages"] + ["search"]:
+            if name == "search":
+                page.goto(f"{server}/search.html?q=lambda", wait_until="networkidle")
+            else:
+                _open(page, f"{server}/{name}.html")
+            assert page.evaluate("() => document.documentElement.dataset.theme") == mode
+            found[f"{mode}/{name}"] = _axe(page)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "site_axe.json").write_text(json.dumps(found, indent=1))
+    bad = {k: [(v["id"], v["impact"], v["first"]) for v in vs
+               if v["impact"] in ("serious", "critical")] for k, vs in found.items()}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, bad
+    assert page.failures == []
+
+
+def test_figures_have_alt_text_and_formulas_are_not_tab_stops(built, server, page):
+    _, summary = built
+    for name in summary["pages"][1:]:
+        _open(page, f"{server}/{name}.html")
+        alts = page.evaluate("() => Array.from(document.querySelectorAll('article img'))"
+                             ".map(i => i.getAttribute('alt') || '')")
+        hashed = [a for a in alts if not a.strip() or a.endswith(".png") or "_images" in a]
+        assert not hashed, (name, hashed[:3])
+        assert page.evaluate("() => document.querySelectorAll("
+                             "'.MathJax[tabindex=\"0\"], .MathJax_Display [tabindex=\"0\"]')"
+                             ".length") == 0, name
     assert page.failures == []

@@ -1,5 +1,8 @@
 // Kernel-less explorers (ftd_lib/publish/static_explorers.py): each slider is an index into its
 // values; the picture and readout of every grid point were drawn when the site was built.
+// The slider's printed value and its aria-valuetext change at once; the picture, its alt text
+// and the readout (a live region) change together, once the new picture has loaded. The
+// pictures one step away on every slider are preloaded. A stepper has Back/Step buttons.
 (function () {
   "use strict";
   function setup(box) {
@@ -7,19 +10,83 @@
     var inputs = Array.prototype.slice.call(box.querySelectorAll("input[data-slider]"));
     var img = box.querySelector("img.ftd-static-image");
     var readout = box.querySelector(".ftd-static-readout");
-    function show() {
+    var buttons = Array.prototype.slice.call(box.querySelectorAll("button[data-step]"));
+    var loaded = {};
+    var wanted = -1;
+    function frameOf(pos) {
       var i = 0;
-      inputs.forEach(function (input, k) {
-        var p = parseInt(input.value, 10);
-        i = i * data.sliders[k].values.length + p;
-        input.parentNode.querySelector("output").textContent = data.sliders[k].shown[p];
+      pos.forEach(function (p, k) { i = i * data.sliders[k].values.length + p; });
+      return i;
+    }
+    function positions() {
+      return inputs.map(function (input) { return parseInt(input.value, 10); });
+    }
+    function load(src) {
+      if (!loaded[src]) {
+        var pic = new Image();
+        loaded[src] = pic;
+        pic.src = src;
+      }
+      return loaded[src];
+    }
+    function preload(pos) {
+      pos.forEach(function (p, k) {
+        [-1, 1].forEach(function (d) {
+          var q = pos.slice();
+          q[k] = p + d;
+          if (q[k] >= 0 && q[k] < data.sliders[k].values.length) {
+            load(data.frames[frameOf(q)].src);
+          }
+        });
       });
+    }
+    function swap(i) {
+      if (i !== wanted) { return; }  // a later move won
       var f = data.frames[i];
       img.setAttribute("src", f.src);
+      img.setAttribute("alt", f.alt || "");
       readout.innerHTML = f.readout;
+      box.setAttribute("data-shown", String(i));
+    }
+    function show() {
+      var pos = positions();
+      inputs.forEach(function (input, k) {
+        var s = data.sliders[k];
+        var n = s.values.length;
+        input.parentNode.querySelector("output").textContent = s.shown[pos[k]];
+        input.setAttribute("aria-valuetext",
+          s.label + " = " + s.shown[pos[k]] + " (" + (pos[k] + 1) + " of " + n + ")");
+        var count = input.parentNode.querySelector(".ftd-static-count");
+        if (count) { count.textContent = "(" + (pos[k] + 1) + " of " + n + ")"; }
+      });
+      buttons.forEach(function (b) {
+        var d = parseInt(b.getAttribute("data-step"), 10);
+        var p = pos[0] + d;
+        b.disabled = p < 0 || p > parseInt(inputs[0].max, 10);
+      });
+      var i = frameOf(pos);
+      wanted = i;
       box.setAttribute("data-frame", String(i));
+      var pic = load(data.frames[i].src);
+      if (pic.complete) {
+        swap(i);
+      } else {
+        var done = function () { swap(i); };
+        pic.addEventListener("load", done, {once: true});
+        pic.addEventListener("error", done, {once: true});
+      }
+      preload(pos);
     }
     inputs.forEach(function (input) { input.addEventListener("input", show); });
+    buttons.forEach(function (b) {
+      b.addEventListener("click", function () {
+        var input = inputs[0];
+        var p = parseInt(input.value, 10) + parseInt(b.getAttribute("data-step"), 10);
+        if (p < 0 || p > parseInt(input.max, 10)) { return; }
+        input.value = String(p);
+        show();
+      });
+    });
     show();
   }
   function init() {

@@ -1,0 +1,78 @@
+// The course website (ftd_lib/publish/site.py): fixes to the pinned themes, on every page.
+(function () {
+  "use strict";
+  // 1. Navigation on any width. pydata-sphinx-theme 0.20 and sphinx-book-theme 1.4 each put a
+  // .primary-toggle (and .secondary-toggle) button in the header, and both themes bind only
+  // document.querySelector(...), the first one, which is hidden: the visible buttons did
+  // nothing, so below 992 px the chapter drawer and the page contents could not be opened
+  // (pydata-sphinx-theme #2451, sphinx-book-theme #988). A click on any other one clicks the
+  // first, whose handler opens the drawer.
+  function forwardToggles() {
+    [".primary-toggle", ".secondary-toggle"].forEach(function (sel) {
+      var all = document.querySelectorAll(sel);
+      for (var i = 1; i < all.length; i++) {
+        all[i].addEventListener("click", function (e) {
+          e.preventDefault();
+          e.stopPropagation();
+          all[0].click();
+        });
+      }
+    });
+  }
+  // 2. Wide figures: a notebook's picture opens at full size on a click (or a tap).
+  function enlargeFigures() {
+    var imgs = document.querySelectorAll(".cell_output img");
+    Array.prototype.forEach.call(imgs, function (img) {
+      if (img.closest("a")) { return; }
+      var a = document.createElement("a");
+      a.href = img.getAttribute("src");
+      a.className = "ftd-enlarge";
+      a.title = "open the picture at full size";
+      img.parentNode.insertBefore(a, img);
+      a.appendChild(img);
+    });
+  }
+  // 3. Search snippets from the page's text, not from its header, contents list or footer.
+  // (Sphinx's searchtools.js declares `const Search`: a global binding, not a window property)
+  function cleanSearchSnippets() {
+    /* global Search */
+    if (typeof Search === "undefined" || !Search.htmlToText || Search.ftdClean) { return; }
+    var original = Search.htmlToText;
+    Search.htmlToText = function (htmlString, anchor) {
+      var doc = new DOMParser().parseFromString(htmlString, "text/html");
+      doc.querySelectorAll(".bd-header-article, .bd-sidebar-secondary, #jb-print-docs-body, " +
+        ".prev-next-area, .headerlink, .ftd-handouts, .ftd-static-explorer, script, " +
+        ".math, .cell_input").forEach(function (e) { e.remove(); });
+      return original.call(this, doc.documentElement.outerHTML, anchor);
+    };
+    Search.ftdClean = true;
+  }
+  // 4. Accessible names and landmarks the themes leave out (axe-core, tests/publish/
+  // test_site_browser.py): the search button's name is its visible text ("Search Ctrl+K", not
+  // a different aria-label), likewise a folded code cell's summary, and the sidebar's logo sits inside the navigation landmark.
+  function fixNames() {
+    // MyST-NB's folded code: "Show code cell source" is seen, "Toggle hidden content" heard
+    document.querySelectorAll(".search-button-field[aria-label], details.hide > " +
+                              "summary[aria-label]").forEach(function (b) {
+      b.removeAttribute("aria-label");
+    });
+    document.querySelectorAll(".sidebar-primary-items__start").forEach(function (e) {
+      if (!e.closest("nav, [role=navigation]")) {
+        e.setAttribute("role", "navigation");
+        e.setAttribute("aria-label", "the course's notebooks");
+      }
+    });
+  }
+  cleanSearchSnippets();
+  function init() {
+    fixNames();
+    forwardToggles();
+    enlargeFigures();
+    cleanSearchSnippets();
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
