@@ -129,14 +129,22 @@ def test_plan_of_a_missing_file_is_one_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("item, key", [
     ("task.start=anywhere", "task.start"), ("task.inputs=unit", "task.inputs"),
-    ("network.hidden_units=10", "network.hidden_units"),
-    ("network.activation=sigmoid", "network.activation"),
 ])
 def test_keys_the_task_cannot_run_are_refused_at_load(item, key):
-    """R4: acrobot has no mountain-car keys and no kernel (a set-up runs in the kernel)."""
+    """R4: acrobot has no mountain-car keys (start states and inputs: the kernel's alone)."""
     with pytest.raises(ValueError, match=key) as e:
         load_experiment(experiment_path("acrobot-watkins"), "quick", [item])
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("item, field, value", [
+    ("network.hidden_units=10", "n_hidden", 10), ("network.activation=sigmoid", "hidden",
+                                                  "sigmoid")])
+def test_the_network_loads_on_a_task_without_the_kernel(item, field, value):
+    """R4's other half: the network is a plain parameter of every engine (run_control), so a
+    [network] set-up loads on acrobot, which the kernel does not run, and reaches its cells."""
+    fig, _ = load_experiment(experiment_path("acrobot-watkins"), "quick", [item])
+    assert [v[field] for v in fig.variants.values()] == [value]
 
 
 def test_mountain_car_keys_load_on_mountain_car():
@@ -152,7 +160,7 @@ def test_a_curve_key_on_a_file_of_methods_is_refused():
 
 def test_k_max_0_is_refused_in_files(tmp_path):
     """R5: 0 used to mean "no cap" silently."""
-    with pytest.raises(ValueError, match=r"curves\.1\.k_max.*leave k_max out"):
+    with pytest.raises(ValueError, match=r"curves\.1\.k_max.*no cap.*leave the key out"):
         load_experiment(experiment_path("fig3-right"), "quick", ["curves.1.k_max=0"])
 
 
