@@ -198,8 +198,10 @@ def test_ctrl_c_cancels_closes_the_cluster_and_a_rerun_resumes(tmp_path, referen
         [sys.executable, str(driver), *_argv(out, "--executor", "dask", "--workers", "2")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
+        # on a busy machine the local cluster takes a while to start, and a SIGINT before its
+        # first chunks lands while it is starting: wait for 2 chunks (up to 3 minutes)
         t0 = time.time()
-        while len(_chunk_files(out)) < 2 and proc.poll() is None and time.time() - t0 < 60:
+        while len(_chunk_files(out)) < 2 and proc.poll() is None and time.time() - t0 < 180:
             time.sleep(0.02)
         assert proc.poll() is None, proc.communicate()
         os.killpg(proc.pid, signal.SIGINT)
