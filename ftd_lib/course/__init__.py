@@ -7,7 +7,9 @@ pieces they share.
 - ``plots``: the course's figure style (colours and labels from :mod:`ftd_lib.methods`)
 - ``widgets``, ``stepper``: the interactive pieces (ipywidgets)
 - ``task_pictures``: the control tasks drawn (the car on its hill, the cart and its pole)
-- ``exercises``: the self-checks, one module per notebook
+- ``exercises``: the self-checks, one module per notebook; ``grading``: ``python -m ftd_lib
+  check`` and each notebook's self-check cell; ``colab``: the install cell on Colab
+- ``roles``: what each cell is for (its tags), which every way out honours
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Colab opens one notebook from GitHub, in a Python that has no ``ftd_lib`` and none of the
 course's files (``../results``, ``../experiments``). So the first code cell of each notebook
-(tagged ``colab-install``, :data:`ftd_lib.publish.roles.COLAB`) does, on Colab only: fetch the
+(tagged ``colab-install``, :data:`ftd_lib.course.roles.COLAB`) does, on Colab only: fetch the
 students' copy of the course that the notebook belongs to (a zip of the commit the website was
 built from), unpack it, install its ``ftd_lib`` with pip, switch on Colab's widget manager
 (the explorers are ipywidgets) and work in the copy's ``notebooks/`` folder, where the
@@ -25,7 +25,7 @@ import re
 REPO = "OWNER/REPO"
 REF = "students"
 
-#: the cell's role tag (``ftd_lib.publish.roles.COLAB``)
+#: the cell's role tag (``ftd_lib.course.roles.COLAB``)
 TAG = "colab-install"
 
 _SAFE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

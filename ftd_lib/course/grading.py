@@ -1,6 +1,6 @@
 """Grading: which exercises of a notebook pass, by the exercises' own checks.
 
-Every exercise's answer cell is tagged ``exercise`` (:mod:`ftd_lib.publish.roles`) and ends
+Every exercise's answer cell is tagged ``exercise`` (:mod:`ftd_lib.course.roles`) and ends
 with one call of its check, ``nbNN.check_...(...)`` (:mod:`ftd_lib.course.exercises`), which
 prints a verdict and returns ``True``/``False``. This module records those return values
 (:func:`record`: the package of checks calls it for every ``nbNN`` module it loads) and turns
@@ -115,7 +115,7 @@ def exercises(nb) -> list[Exercise]:
     ``exercise``. Each is named by the nearest "Exercise n ..." line in the Markdown since the
     exercise before it (else "exercise k", its place), and is required unless tagged
     ``optional``."""
-    from ..publish import roles
+    from . import roles
 
     out, prev = [], -1
     for i, cell in enumerate(nb.cells):
@@ -237,7 +237,7 @@ def run_notebook(path: Path, timeout: int = 600) -> Report:
     import nbformat
     from nbclient import NotebookClient
 
-    from ..publish import roles
+    from . import roles
 
     nb = nbformat.read(path, as_version=4)
     exs = exercises(nb)

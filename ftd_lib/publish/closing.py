@@ -12,6 +12,7 @@ the instructors' page never say two different things. :func:`homework_cells` and
 
 from __future__ import annotations
 
+import math
 import re
 
 import nbformat
@@ -141,3 +142,25 @@ def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:
                          "the model answer is in INSTRUCTORS.md (instructors' release).",
                          "notes"))
     return cells
+
+
+def closing_minutes(lecture: L.Lecture) -> int:
+    """Minutes of the lecture's homework slide by the rule, rounded up."""
+    return math.ceil(L.slide_minutes(homework_cells(lecture)[:1])[0])
+
+
+def lecture_minutes(lecture: L.Lecture) -> dict:
+    """The lecture's minutes as its timetable gives them: each section's minutes rounded up,
+    summed with the homework slide's (``core``: without the optional and moved cells;
+    ``optional``: those), per segment (``rows``: ``[(segment, core minutes, Timing of the
+    segment)]``), and the discussion it gets: the rest of
+    :data:`ftd_lib.publish.lectures.LENGTH` after the core slides."""
+    rows, core, optional = [], closing_minutes(lecture), 0
+    for seg in lecture.segments:
+        sections = L.section_rows(seg)
+        c = sum(math.ceil(t.core) for _, _, t in sections)
+        rows.append((seg, c, L.segment_timing(seg)))
+        core += c
+        optional += sum(math.ceil(t.optional) for _, _, t in sections)
+    return {"rows": rows, "core": core, "optional": optional,
+            "discussion": L.LENGTH - core, "fits": L.LENGTH - core >= lecture.discussion_min}

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
+from ..course import roles
 from . import lectures as L
-from . import roles, slide_words
+from . import slide_words
 
 #: the first line of a slide's opening cell (without ``#``s) -> what to say there
 CUES = {

@@ -245,7 +245,7 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
     kind = "core slides only" if core else "optional slides tagged in the corner"
     title = _title_cell(f"# Lecture {lecture.number}\n\n{segs}\n\n"
                         f"*van Seijen (2016): forward TD(λ)* · *{kind}*")
-    minutes = L.lecture_minutes(lecture)
+    minutes = closing.lecture_minutes(lecture)
     cells = [title, _notes(f"**Cue** (1 min, core): today's plan, {minutes['core']} min of "
                            f"slides by the rule and {minutes['discussion']} min of discussion "
                            "at the end.\n\n" + lecture_table(lecture)[0])]

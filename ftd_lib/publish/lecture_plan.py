@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from . import closing
 from . import lectures as L
 
 INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
@@ -45,7 +46,7 @@ def lecture_table(lec: L.Lecture) -> tuple:
                          f"{t.formulas} | {t.figures} | {t.exercises} | {t.run_s:.1f} s | "
                          f"{opt} |")
             t0 = t1
-    t1 = t0 + L.closing_minutes(lec)
+    t1 = t0 + closing.closing_minutes(lec)
     lines.append(f"| {t0}–{t1} | homework slide | 1 | | | | | | |")
     t0 = t1
     rest = L.LENGTH - t0

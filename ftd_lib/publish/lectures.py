@@ -45,7 +45,6 @@ core slides.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -252,8 +251,8 @@ def slide_groups(nb) -> list:
 def exercise_keys(nb) -> dict:
     """``{cell index: "nbNN.exK"}`` for each exercise's answer cell (tagged ``exercise``): the
     key of the hint cell that follows it (``hint("nbNN.exK")``)."""
+    from ..course.roles import EXERCISE, has
     from .present import hint_key
-    from .roles import EXERCISE, has
 
     out, open_ = {}, None
     for i, cell in enumerate(nb["cells"]):
@@ -322,7 +321,7 @@ def timing(nb, indices=None, moved=None) -> Timing:
     keep = sorted(set(range(len(nb["cells"])) if indices is None else indices))
     moved = moved or {}
     sub = {"cells": [nb["cells"][i] for i in keep]}
-    from .roles import EXERCISE, has
+    from ..course.roles import EXERCISE, has
 
     core = opt = run = 0.0
     words = widgets = formulas = figures = exercises = 0
@@ -397,37 +396,12 @@ def section_rows(seg: Segment) -> list:
     return rows
 
 
-def closing_minutes(lecture: Lecture) -> int:
-    """Minutes of the lecture's homework slide (:mod:`ftd_lib.publish.closing`) by the rule,
-    rounded up."""
-    from .closing import homework_cells
-
-    return math.ceil(slide_minutes(homework_cells(lecture)[:1])[0])
-
-
 def section_cells(seg: Segment, label: str) -> list:
     """The cells of the section row ``label`` of :func:`section_rows` (``"04 §8"``)."""
     nb = read(seg.notebook)
     numbers = section_numbers(nb)
     n = int(label.split("§")[1]) if "§" in label else None
     return [i for i in segment_cells(nb, seg) if numbers[i] == n]
-
-
-def lecture_minutes(lecture: Lecture) -> dict:
-    """The lecture's minutes as its timetable gives them: each section's minutes rounded up,
-    summed with the homework slide's (``core``: without the optional and moved cells;
-    ``optional``: those), per segment (``rows``: ``[(segment, core minutes, Timing of the
-    segment)]``), and the discussion it gets: the rest of :data:`LENGTH` after the core
-    slides."""
-    rows, core, optional = [], closing_minutes(lecture), 0
-    for seg in lecture.segments:
-        sections = section_rows(seg)
-        c = sum(math.ceil(t.core) for _, _, t in sections)
-        rows.append((seg, c, segment_timing(seg)))
-        core += c
-        optional += sum(math.ceil(t.optional) for _, _, t in sections)
-    return {"rows": rows, "core": core, "optional": optional,
-            "discussion": LENGTH - core, "fits": LENGTH - core >= lecture.discussion_min}
 
 
 def optional_cells(stem: str) -> list:

@@ -1,6 +1,6 @@
 """A notebook as a reader who cannot run it sees it: the one transform every static way out
 (the deck, the handouts, the website) applies, driven by the cells' roles
-(:mod:`ftd_lib.publish.roles`), never by their text.
+(:mod:`ftd_lib.course.roles`), never by their text.
 
 What each role becomes on a static page (``way`` is ``"deck"``, ``"handout"`` or ``"site"``):
 
@@ -39,7 +39,7 @@ import re
 
 import nbformat
 
-from . import roles
+from ..course import roles
 
 WAYS = ("deck", "handout", "site")
 

@@ -131,7 +131,7 @@ def student_notebook(nb, *, hints: bool = True):
     """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
     its hint cells); the ``self-check`` cell's saved output (the solutions' "m of m pass") is
     cleared."""
-    from . import roles
+    from ..course import roles
 
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
@@ -195,7 +195,7 @@ def requirements(audience: str, root: Path = REPO) -> str:
 def exercise_table(root: Path) -> str:
     """The README's table of exercises: per notebook with exercises, how many, how many of them
     required, and the optional ones by name, read from the cells (tag ``exercise``, and
-    ``optional`` beside it: :mod:`ftd_lib.publish.roles`, :func:`ftd_lib.course.grading.exercises`),
+    ``optional`` beside it: :mod:`ftd_lib.course.roles`, :func:`ftd_lib.course.grading.exercises`),
     so it stays right when an exercise is added, moved or relabelled."""
     from ..course.grading import exercises
 

@@ -29,7 +29,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from . import roles
+from ..course import roles
 
 #: at most this many words on a projected slide (issue 24: "a hall can read")
 LIMIT = 100

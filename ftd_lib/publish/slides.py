@@ -10,7 +10,7 @@ to every cell that has no slide type yet (a type set by hand is kept):
   of the previous section's slide; a sub-heading
   (``### ``) or an exercise (``**Exercise``) a **subslide** (below it, in RISE's 2-d layout);
 - the imports cell is plumbing: **skip** (it still runs; RISE only hides it);
-- a cell whose role keeps it off every slide (:func:`ftd_lib.publish.roles.on_slide`: an
+- a cell whose role keeps it off every slide (:func:`ftd_lib.course.roles.on_slide`: an
   exercise's answer cell, a hint, a worked solution): **skip**, as the static deck leaves it
   out: the question (the markdown before it) is the slide;
 - where a figure builds up, the numbers under a figure (a cell tagged ``nbval-check-output`` right
@@ -32,7 +32,7 @@ import sys
 
 import nbformat
 
-from . import roles
+from ..course import roles
 
 TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 

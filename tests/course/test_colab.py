@@ -15,8 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course import colab
-from ftd_lib.publish import roles
+from ftd_lib.course import colab, roles
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

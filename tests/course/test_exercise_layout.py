@@ -1,7 +1,7 @@
 """Every exercise sits under a `### Exercise n — title (required|optional)` heading, numbered
 1..m in its notebook's order, after the section it needs; required or optional is said in the
 heading and, machine-readably, by the `optional-exercise` role beside `exercise`
-(:func:`ftd_lib.publish.roles.exercise_counts`)."""
+(:func:`ftd_lib.course.roles.exercise_counts`)."""
 
 import re
 from pathlib import Path
@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.publish.roles import (
+from ftd_lib.course.roles import (
     EXERCISE,
     OPTIONAL_EXERCISE,
     ROLES,

@@ -14,8 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.course import grading
-from ftd_lib.publish import roles
+from ftd_lib.course import grading, roles
 from ftd_lib.publish.release import release
 
 REPO = Path(__file__).resolve().parents[2]

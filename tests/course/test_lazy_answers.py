@@ -21,10 +21,10 @@ from ftd_lib.approx import Linear
 from ftd_lib.course import exercises
 from ftd_lib.course import live as figures
 from ftd_lib.course.exercises import nb01, nb02, nb03, nb04, nb05, nb06
+from ftd_lib.course.roles import has
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs import random_walk as rw
 from ftd_lib.envs.random_walk import random_walk_episodes
-from ftd_lib.publish.roles import has
 from ftd_lib.rng import run_generator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -359,7 +359,7 @@ def test_the_rule_on_library_code_is_said_to_students():
 
 
 def test_a_half_filled_skeleton_gets_one_message_that_the_weights_never_move(capsys):
-    from ftd_lib.publish.roles import is_solution
+    from ftd_lib.course.roles import is_solution
 
     cells = nbformat.read(NOTEBOOKS["04"], as_version=4).cells
     src = next(c.source for c in cells if has(c, "exercise") and not is_solution(c)

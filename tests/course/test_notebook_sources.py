@@ -36,11 +36,11 @@ def test_pairing_is_configured():
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_test_markers_are_tags_not_text(notebook):
-    """nbval's markers are cell tags (ftd_lib.publish.roles): no reader sees them in a cell's
+    """nbval's markers are cell tags (ftd_lib.course.roles): no reader sees them in a cell's
     text, and every notebook still has seeded numbers that CI compares."""
     import nbformat
 
-    from ftd_lib.publish import roles
+    from ftd_lib.course import roles
 
     nb = nbformat.read(notebook, as_version=4)
     in_text = [i for i, c in enumerate(nb.cells) if "NBVAL_" in c.source]

@@ -16,9 +16,9 @@ from ftd_lib.approx import Linear
 from ftd_lib.course import exercises
 from ftd_lib.course import live as figures
 from ftd_lib.course.exercises import nb01, nb02, nb03, nb04, nb05, nb06
+from ftd_lib.course.roles import STUDENT_ID, has, is_solution
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.random_walk import random_walk_episodes
-from ftd_lib.publish.roles import STUDENT_ID, has, is_solution
 from ftd_lib.rng import run_generator
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
+from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE
 from ftd_lib.publish import closing, lecture_plan
 from ftd_lib.publish import lectures as L
-from ftd_lib.publish.roles import EXERCISE, HINT, SHOW_CODE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -172,7 +172,7 @@ def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
     """The slides by the rule (optional cells left out) plus the discussion the lecture promises
     take at most 90 minutes, and leave at most MAX_SPARE more (a lecture is not half empty).
     Fails on notebooks whose slides still hold more than a lecture can show."""
-    m = L.lecture_minutes(lecture)
+    m = closing.lecture_minutes(lecture)
     assert m["core"] + m["discussion"] == L.LENGTH
     assert m["discussion"] >= lecture.discussion_min, (
         f"lecture {lecture.number}: slides take {m['core']} min, leaving {m['discussion']} "
