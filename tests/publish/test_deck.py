@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ftd_lib.publish import deck, present, roles
+from ftd_lib.course import roles
+from ftd_lib.publish import deck, present
 from ftd_lib.publish import lectures as L
 from ftd_lib.publish import slide_words as sw
 

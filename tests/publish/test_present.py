@@ -5,8 +5,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from ftd_lib.course import roles
 from ftd_lib.course.exercises import hint_markdown
-from ftd_lib.publish import present, roles
+from ftd_lib.publish import present
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))

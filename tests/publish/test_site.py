@@ -17,10 +17,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from ftd_lib.course import colab
+from ftd_lib.course import colab, roles
 from ftd_lib.course import widgets as W
 from ftd_lib.course.stepper import algorithm1_stepper
-from ftd_lib.publish import landing, present, roles, site
+from ftd_lib.publish import landing, present, site
 from ftd_lib.publish import static_explorers as SE
 
 REPO = Path(__file__).resolve().parents[2]
