@@ -118,13 +118,15 @@ LECTURES = (
             (Segment("01_td_basics", 4, 4, what="recap of the pre-reading: the general TD "
                      "update (eq. 1), the thread of the course"),
              Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
-                     "interim λ-returns (exercises 1–2 in pairs); the online/offline λ-return "
-                     "algorithms; TD(λ) and traces; Figure 1; Theorem 1"),
+                     "interim λ-returns (exercise 1 in pairs; 2, its λ-weighted twin, at "
+                     "home); the online/offline λ-return algorithms; TD(λ) and traces; "
+                     "Figure 1; Theorem 1"),
              Segment("03_one_state_divergence", what="the one-state example: β = αT against "
                      "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2; §6's "
                      "exercises go home", moved=((6, "homework"),))),
             10, "discussion question 1 (replacing traces)",
-            ("nb01.ex3", "nb02.ex3", "nb03.ex1", "nb03.ex2", "nb03.ex3", "nb03.ex4"),
+            ("nb01.ex3", "nb02.ex2", "nb02.ex3", "nb03.ex1", "nb03.ex2", "nb03.ex3",
+             "nb03.ex4"),
             questions=(1,)),
     Lecture(2, "notebooks 04 and 05 — forward TD(λ), and prediction with a network",
             (Segment("04_forward_td_lambda", what="the K-bounded λ-return, the δ′-sum, "

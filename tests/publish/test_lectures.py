@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
-from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE
+from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
 from ftd_lib.publish import closing, lecture_plan
 from ftd_lib.publish import lectures as L
 
@@ -130,7 +130,9 @@ def test_the_closing_slides():
         assert len(slides) == len(lec.questions)
         for q, src in zip(lec.questions, slides, strict=True):
             assert f"**Question {q}.**" in src and qs[q].split("**")[1] in src
-    assert closing.exercise_title(L.read("01_td_basics"), 11) == "a discounted return"
+    nb01 = L.read("01_td_basics")
+    first = next(i for i, c in enumerate(nb01["cells"]) if has(c, EXERCISE))
+    assert closing.exercise_title(nb01, first) == "a discounted return (required)"
 
 
 def test_run_seconds_needs_the_timestamps():
