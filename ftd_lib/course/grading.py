@@ -13,7 +13,8 @@ them into one line per notebook, "n of m pass", naming each exercise that fails:
 - the last cell of each notebook (tag ``self-check``) calls :func:`summary`: the same count
   for the checks run in the live kernel, so "Run All" ends with it.
 
-An exercise tagged ``optional`` as well is counted, but a failing one does not fail the run.
+An exercise tagged ``optional-exercise`` as well is counted, but a failing one does not fail
+the run.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def exercises(nb) -> list[Exercise]:
     """The exercises of notebook ``nb`` (a ``nbformat`` node), in order: its code cells tagged
     ``exercise``. Each is named by the nearest "Exercise n ..." line in the Markdown since the
     exercise before it (else "exercise k", its place), and is required unless tagged
-    ``optional``."""
+    ``optional-exercise``."""
     from . import roles
 
     out, prev = [], -1
@@ -165,7 +166,7 @@ class Report:
         for e in self.exercises:
             if not self.passed[e.index]:
                 tail = f": {self.why[e.index]}" if self.why.get(e.index) else ""
-                label = "" if e.required else " (optional)"
+                label = "" if e.required or e.title.endswith("(optional)") else " (optional)"
                 out.append(f"  fails: {e.title}{label} [{e.check or 'no check call'}]{tail}")
         return out
 

@@ -122,12 +122,16 @@ def test_every_notebook_with_exercises_ends_with_the_self_check_cell():
 @pytest.mark.parametrize("name", GRADED, ids=lambda n: n[:2])
 def test_check_untouched_is_0_of_m_and_the_solutions_m_of_m(name, students):
     m = exercise_cells(REPO / "notebooks" / name)
+    req, opt = roles.exercise_counts(nbformat.read(REPO / "notebooks" / name, as_version=4))
+    assert req + opt == m
     rc, out = check(students / "notebooks" / name, cwd=students)
-    assert rc == 1 and out.splitlines()[0] == f"{name}: 0 of {m} pass", out
+    head = f"{name}: 0 of {m} pass" + (f" (0 of the {req} required ones)" if opt else "")
+    assert rc == 1 and out.splitlines()[0] == head, out
     fails = [ln for ln in out.splitlines() if ln.startswith("  fails: ")]
     assert len(fails) == m and all(re.search(r"\]: \S", ln) for ln in fails), out  # what it said
     rc, out = check(REPO / "notebooks" / name)
-    assert (rc, out) == (0, f"{name}: {m} of {m} pass\n")
+    tail = f" ({req} of the {req} required ones)" if opt else ""
+    assert (rc, out) == (0, f"{name}: {m} of {m} pass{tail}\n")
 
 
 def test_one_answer_counts_one_and_a_broken_one_is_named(students, tmp_path):
