@@ -180,14 +180,16 @@ def not_written(fn, name: str = "your function") -> bool:
 
 def answer_cell_source() -> str:
     """The source of the notebook cell that called the check: the first frame outside this
-    package, when it is a cell's (module-level) code, read through :mod:`linecache` (IPython
-    keeps every cell there). Empty when the check is called from inside a function, or where
-    there is nothing to read."""
+    package and the recorder around the checks (:mod:`ftd_lib.course.grading`), when it is a
+    cell's (module-level) code, read through :mod:`linecache` (IPython keeps every cell there).
+    Empty when the check is called from inside a function, or where there is nothing to read."""
     import inspect
     import linecache
 
+    # the checks' own frames, and the recorder that wraps every check (ftd_lib.course.grading)
+    machinery = (__name__, __name__.rsplit(".", 1)[0] + ".grading")
     f = inspect.currentframe()
-    while f is not None and (f.f_globals.get("__name__", "") or "").startswith(__name__):
+    while f is not None and (f.f_globals.get("__name__", "") or "").startswith(machinery):
         f = f.f_back
     if f is None:
         return ""
