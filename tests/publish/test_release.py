@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from ftd_lib.course import grading, roles
 from ftd_lib.publish import release as rel
 from ftd_lib.publish.release import is_hint, is_solution, release
 
@@ -279,16 +280,21 @@ def test_the_readme_says_how_homework_is_graded(releases, tmp_path):
     for words in ("## Homework", "What to edit", "What to hand in", "python -m ftd_lib check",
                   "tests/test_homework.py", rel.COPYING_RULE, "--ServerApp.root_dir"):
         assert words in text, words
-    total = 0
+    total = required = 0
     for path in NOTEBOOKS:
-        m = sum("exercise" in c.metadata.get("tags", [])
-                for c in nbformat.read(path, as_version=4).cells)
-        assert f"| `{path.name}` | {m} | {m} | none |" in text, path.name
-        total += m
-    assert f"| all | {total} | {total} | 0 |" in text
+        nb = nbformat.read(path, as_version=4)
+        req, opt = roles.exercise_counts(nb)
+        if not req + opt:
+            continue
+        named = ", ".join(e.title.split(" — ")[0] for e in grading.exercises(nb)
+                          if not e.required) or "none"
+        assert f"| `{path.name}` | {req + opt} | {req} | {named} |" in text, path.name
+        total, required = total + req + opt, required + req
+    assert f"| all | {total} | {required} | {total - required} |" in text
     (tmp_path / "notebooks").mkdir()
     nb = nbformat.read(NOTEBOOKS[0], as_version=4)
     ex = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
+    assert not any(roles.has(c, roles.OPTIONAL_EXERCISE) for c in ex)  # 01's are all required
     ex[1].metadata["tags"].append("optional-exercise")
     nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOKS[0].name)
     table = rel.exercise_table(tmp_path).splitlines()

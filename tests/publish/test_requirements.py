@@ -9,6 +9,7 @@ import importlib.metadata as md
 import os
 import platform
 import re
+import site
 import subprocess
 from pathlib import Path
 
@@ -75,8 +76,10 @@ def test_the_lock_is_this_environments_resolution():
     """Installed from requirements.txt with the lock (./test.sh), this environment holds
     exactly the lock's packages at the lock's versions (and ftd_lib, pip)."""
     locked = lock()
+    # the venv's own packages: an imported setuptools puts its _vendor folder (with the
+    # dist-info of its vendored copies) on sys.path, which md.distributions() would also read
     installed = {norm(d.metadata["Name"]): d.version.split("+", 1)[0]
-                 for d in md.distributions()}
+                 for d in md.distributions(path=site.getsitepackages())}
     extra = {n: v for n, v in installed.items()
              if n not in locked and n not in ("ftd-lib", "pip", "setuptools", "wheel")}
     differ = {n: (v, installed[n]) for n, v in locked.items()

@@ -114,9 +114,10 @@ HINTS = {
     'nb05.ex1': (
         'Exercise 1, a true value by simulation',
         r"""
-        In your function, loop: `x, v, terminal = mc.mountain_car_step(x, v,
-        mc.evaluation_policy(x, v))`, count the steps until `terminal`; every step costs −1
-        on average, so return minus the count.
+        In your function, loop: take the policy's action in the current state, step the car
+        with `mc.mountain_car_step` (it returns the next position, velocity and whether the
+        goal is reached) and count the steps until the goal; every step costs −1, so return
+        minus the count.
         """),
     'nb05.ex2': (
         'Exercise 2, a yardstick for the metric',

@@ -60,7 +60,7 @@ def whose() -> str:
 
 def default_numbers(given):
     """``given()``'s numbers without a student id (what a neighbour without an id, or the
-    worked solution printed for self-study, would use)."""
+    solution printed for self-study, would use)."""
     saved = _STUDENT["id"]
     _STUDENT["id"] = None
     try:
