@@ -15,23 +15,14 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
 import torch
 
 
-def timed(fn, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def main(argv=None) -> None:
     from ftd_lib.engine import Settings, run_control
+    from ftd_lib.repro.planning.calibrate import best_time
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=4)
@@ -61,7 +52,7 @@ def main(argv=None) -> None:
             ("kernel, batch's runs", "forward_sarsa_lambda", "kernel", a.batch_runs, {}),
             ("batch (forward Sarsa, λ = 1, K_max = n)", "forward_sarsa_lambda", "batch",
              a.batch_runs, {})):
-        t, res = timed(lambda m=method, e=engine, N=N, kw=kw: run(m, e, N, **kw),
+        t, res = best_time(lambda m=method, e=engine, N=N, kw=kw: run(m, e, N, **kw),
                        1 if engine == "reference" else a.repeats)
         steps = int(np.sum(res.n_steps))
         results[name] = res

@@ -18,6 +18,7 @@ site_axe.json.
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
 
+import contextlib
 import functools
 import html
 import http.server
@@ -35,8 +36,8 @@ import numpy as np
 import pytest
 from conftest import UNDER_CI, needs_chromium
 
+from ftd_lib.course.roles import HINT, has, is_solution
 from ftd_lib.publish import static_explorers as SE
-from ftd_lib.publish.release import is_hint, is_solution
 from ftd_lib.publish.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,11 +93,12 @@ def _is_local(url):
                                                                             "localhost")
 
 
-@pytest.fixture
-def page(browser, server):
-    """A browser context that refuses every non-local request and records it, and every
-    failed or 4xx/5xx request, in ``page.failures``."""
-    ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
+@contextlib.contextmanager
+def _local_page(browser, **context):
+    """A page in a new browser context (``context``: its viewport, touch, ...) that refuses
+    every non-local request and records it, and every failed or 4xx/5xx request, in
+    ``page.failures``."""
+    ctx = browser.new_context(**context)
     failures = []
 
     def refuse(route):
@@ -118,6 +120,13 @@ def page(browser, server):
         yield pg
     finally:
         ctx.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A laptop screen, every non-local request refused (:func:`_local_page`)."""
+    with _local_page(browser, viewport={"width": 1300, "height": 1000}) as pg:
+        yield pg
 
 
 def _open(page, url):
@@ -164,7 +173,7 @@ def test_every_page_loads_offline_with_math_typeset(built, server, page):
                        if c.cell_type == "code" and not is_solution(c) for o in c.outputs)
             assert page.locator("article img").count() >= want, (name, want)
             # the exercises' hints are there, folded
-            hints = sum(is_hint(c) for c in saved.cells)
+            hints = sum(has(c, HINT) for c in saved.cells)
             assert page.locator("article details summary", has_text="Hint").count() == hints, (
                 name, hints)
         assert len(text) > 500, name
@@ -351,25 +360,9 @@ def test_handout_links_resolve(built, server, page):
 @pytest.fixture
 def phone(browser, server):
     """A phone: 390 × 844 CSS px, touch, every non-local request refused."""
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                              has_touch=True, device_scale_factor=2)
-    failures = []
-
-    def refuse(route):
-        if _is_local(route.request.url):
-            route.continue_()
-        else:
-            failures.append(route.request.url)
-            route.abort("internetdisconnected")
-
-    ctx.route("**/*", refuse)
-    pg = ctx.new_page()
-    pg.failures = failures
-    pg.set_default_timeout(MATHJAX_S * 1000)
-    try:
+    with _local_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True,
+                     has_touch=True, device_scale_factor=2) as pg:
         yield pg
-    finally:
-        ctx.close()
 
 
 def _visible(page, selector):

@@ -23,7 +23,8 @@ from ...envs import tasks as task_registry
 from .cost import COMMITTED_STORES, DEFAULT_RATES, Rates, engine_key
 
 
-def _best_time(fn, repeats: int) -> tuple[float, object]:
+def best_time(fn, repeats: int) -> tuple[float, object]:
+    """``(the shortest of ``repeats`` wall times of ``fn()``, its last result)``."""
     best, out = math.inf, None
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -48,7 +49,7 @@ def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
     run(2)  # warm-up
     per_it, ipe = [], 0.0
     for n in rows:
-        t, res = _best_time(lambda n=n: run(n), repeats)
+        t, res = best_time(lambda n=n: run(n), repeats)
         per_it.append(t / res.iterations)
         ipe = float(res.iterations) / episodes
     b = max((per_it[1] - per_it[0]) / (rows[1] - rows[0]), 0.0)
@@ -70,7 +71,7 @@ def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
                                   epsilon=0.05)
 
     run()  # warm-up (compiled code loaded)
-    t, res = _best_time(run, repeats)
+    t, res = best_time(run, repeats)
     return t / max(int(np.sum(res.n_steps)), 1)
 
 
@@ -93,11 +94,11 @@ def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tu
 
     run(1, 1)  # warm-up
     if engine == "reference":
-        t, res = _best_time(lambda: run(2), repeats)
+        t, res = best_time(lambda: run(2), repeats)
         return 0.0, t / max(int(np.sum(res.n_steps)), 1)
     pts = []
     for n in (2, 8):
-        t, res = _best_time(lambda n=n: run(n), repeats)
+        t, res = best_time(lambda n=n: run(n), repeats)
         pts.append((t, float(res.iterations), float(np.sum(res.n_steps))))
     (t1, i1, s1), (t2, i2, s2) = pts
     det = i1 * s2 - i2 * s1
@@ -125,7 +126,7 @@ def calibrate_chunk_s(kind: str, repeats: int = 2) -> float:
     chunk_result(job)  # warm-up
     if repeats < 1:
         return 0.0
-    t, _ = _best_time(lambda: chunk_result(job), repeats)
+    t, _ = best_time(lambda: chunk_result(job), repeats)
     return t
 
 
