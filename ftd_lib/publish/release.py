@@ -39,6 +39,9 @@ from pathlib import Path
 
 import nbformat
 
+from ..course import roles
+from ..course.roles import is_solution
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: the audiences a release is written for
@@ -117,24 +120,14 @@ _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkp
                                  ".pytest_cache", "*.egg-info")
 
 
-def is_solution(cell) -> bool:
-    """Is ``cell`` an nbgrader solution cell (a worked solution or a model answer)?"""
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
-
-
-def is_hint(cell) -> bool:
-    """Is ``cell`` a hint cell (tag ``hint``)?"""
-    return "hint" in cell.get("metadata", {}).get("tags", [])
-
-
 def student_notebook(nb, *, hints: bool = True):
     """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
     its hint cells); the ``self-check`` cell's saved output (the solutions' "m of m pass") is
     cleared."""
-    from ..course import roles
 
     nb = nbformat.from_dict(nb)
-    nb.cells = [c for c in nb.cells if not is_solution(c) and (hints or not is_hint(c))]
+    nb.cells = [c for c in nb.cells
+                if not is_solution(c) and (hints or not roles.has(c, roles.HINT))]
     for c in nb.cells:
         if c.cell_type == "code" and roles.has(c, roles.SELF_CHECK):
             c.outputs, c.execution_count = [], None
@@ -271,7 +264,7 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
         if audience == "students":
             nb = student_notebook(nb, hints=hints)
         elif not hints:
-            nb.cells = [c for c in nb.cells if not is_hint(c)]
+            nb.cells = [c for c in nb.cells if not roles.has(c, roles.HINT)]
         if tests:
             nb = with_autograder_tests(nb)
         nbformat.write(nb, tmp / "notebooks" / path.name)

@@ -32,9 +32,9 @@ from ftd_lib.course.exercises import (
     nb07,
 )
 from ftd_lib.course.nb02_lambda_return import figure1_data
+from ftd_lib.course.roles import is_solution
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.envs.random_walk import random_walk_episodes
-from ftd_lib.publish.release import is_solution
 from ftd_lib.rng import run_generator
 
 REPO = Path(__file__).resolve().parents[2]

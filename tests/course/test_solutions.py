@@ -20,7 +20,7 @@ import pytest
 from ftd_lib.course import exercises
 from ftd_lib.course.exercises import MISSING, hint, hint_markdown
 from ftd_lib.course.exercises.hints import HINTS
-from ftd_lib.publish.release import is_hint, is_solution
+from ftd_lib.course.roles import HINT, has, is_solution
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
@@ -42,7 +42,7 @@ def exercises_of(path):
     cells = _cells(path)
     out = []
     for i, c in enumerate(cells):
-        m = KEY.search(c.source) if c.cell_type == "code" and is_hint(c) else None
+        m = KEY.search(c.source) if c.cell_type == "code" and has(c, HINT) else None
         if m:
             out.append((m.group(1), c, cells[i + 1], cells[i + 2]))
     return out

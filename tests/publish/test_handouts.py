@@ -15,8 +15,8 @@ import nbformat
 import numpy as np
 import pytest
 
+from ftd_lib.course.roles import is_solution
 from ftd_lib.publish import handouts as ho
-from ftd_lib.publish.release import is_solution
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))

@@ -14,8 +14,9 @@ import pytest
 from nbclient import NotebookClient
 
 from ftd_lib.course import grading, roles
+from ftd_lib.course.roles import is_solution
 from ftd_lib.publish import release as rel
-from ftd_lib.publish.release import is_hint, is_solution, release
+from ftd_lib.publish.release import release
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
@@ -93,7 +94,8 @@ def test_the_students_release_holds_no_worked_solution(releases):
         assert not [c for c in nb.cells if "self-check" in c.metadata.get("tags", [])
                     and c.outputs], path.name  # no "m of m pass" the student did not earn
         appendix = path.stem.startswith("A")  # A1_...: an appendix, no exercises
-        assert any(is_hint(c) for c in nb.cells) or path.stem[:2] == "00" or appendix, path.name
+        assert (any(roles.has(c, roles.HINT) for c in nb.cells) or path.stem[:2] == "00"
+                or appendix), path.name
 
 
 def test_the_instructors_release(releases):
@@ -140,7 +142,7 @@ def test_nbgrader_tests_and_metadata(tmp_path):
 def test_no_hints(releases):
     nh = releases["no_hints"]
     for path in (nh / "notebooks").glob("*.ipynb"):
-        assert not any(is_hint(c) for c in nbformat.read(path, as_version=4).cells)
+        assert not any(roles.has(c, roles.HINT) for c in nbformat.read(path, as_version=4).cells)
     out = subprocess.run([sys.executable, "-c", "from ftd_lib.course.exercises import "
                           "hint_markdown; print(hint_markdown('nb01.ex1'))"], cwd=nh,
                          env=dict(os.environ, PYTHONPATH=str(nh)), capture_output=True,
