@@ -198,9 +198,10 @@ def one_state_readout(alpha: float, T: int, v0: float, n_episodes: int = 10) -> 
         "diverges": warn + "TD(λ) diverges: β<sub>TD</sub> &gt; 2</b>",
         "stays": "TD(λ) does not move: β<sub>TD</sub> = 0",
     }[v]
-    text = (f"<span class='ftd-beta'>β_TD = {b_td:.3f}, β_λ = {b_lr:.3f}</span>"
-            f" &nbsp;·&nbsp; after {n_episodes} episodes: V_TD = {fmt(v_td[-1])}, "
-            f"V_λ = {fmt(v_lr[-1])} &nbsp;·&nbsp; {verdict_text}")
+    # subscripts as <sub>, as in the verdict (β<sub>TD</sub>), not as "_TD"
+    text = (f"<span class='ftd-beta'>β<sub>TD</sub> = {b_td:.3f}, β<sub>λ</sub> = {b_lr:.3f}"
+            f"</span> &nbsp;·&nbsp; after {n_episodes} episodes: V<sub>TD</sub> = "
+            f"{fmt(v_td[-1])}, V<sub>λ</sub> = {fmt(v_lr[-1])} &nbsp;·&nbsp; {verdict_text}")
     return text, state
 
 

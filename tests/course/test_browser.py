@@ -345,12 +345,13 @@ def _redrawn_without_error(page, box, image, src0, what):
     assert page.failures == [], "\n".join(page.failures)
 
 
-BETA = re.compile(r"β_TD = (-?[\d.]+), β_λ = (-?[\d.]+)")
+#: the readout's "β<sub>TD</sub> = …, β<sub>λ</sub> = …" as the page's text has it
+BETA = re.compile(r"βTD = (-?[\d.]+), βλ = (-?[\d.]+)")
 
 
 def _betas(readout):
     m = BETA.search(_text(readout))
-    assert m, f"no 'β_TD = …, β_λ = …' in the readout: {_text(readout)!r}"
+    assert m, f"no 'βTD = …, βλ = …' in the readout: {_text(readout)!r}"
     return float(m.group(1)), float(m.group(2))
 
 

@@ -38,7 +38,10 @@ def test_fmt():
 
 def test_one_state_explorer_initial_readout_is_closed_form():
     ex = widgets.one_state_explorer(alpha=0.15, T=10, v0=0.0)
-    assert "β_TD = 1.500, β_λ = 0.803" in ex.readout.value
+    assert "β<sub>TD</sub> = 1.500, β<sub>λ</sub> = 0.803" in ex.readout.value
+    # every subscript is a <sub>, as in the verdict: none written with an underscore
+    assert "_TD" not in ex.readout.value and "_λ" not in ex.readout.value
+    assert ex.readout.value.count("<sub>TD</sub>") == 3  # β_TD, V_TD and the verdict's β_TD
     assert ex.state["beta_td"] == pytest.approx(beta_td(0.15, 10))
     assert ex.state["beta_lambda"] == pytest.approx(beta_lambda_return(0.15, 10))
     assert ex.png().startswith(PNG) and not ex.errors
@@ -55,7 +58,8 @@ def test_one_state_explorer_matches_reference_algorithms(alpha, T, v0):
     ex.controls["v0"].value = v0
     assert not ex.errors
     assert ex.png() != png0 and ex.readout.value != text0
-    assert f"β_TD = {alpha * T:.3f}, β_λ = {1 - (1 - alpha) ** T:.3f}" in ex.readout.value
+    assert (f"β<sub>TD</sub> = {alpha * T:.3f}, β<sub>λ</sub> = {1 - (1 - alpha) ** T:.3f}"
+            in ex.readout.value)
     # the values drawn after each episode = the reference algorithms, run episode by episode
     eps = one_state_episodes(10, T=T)
     kw = dict(approx=Linear(1), alpha=alpha, lam=1.0, gamma=1.0)
@@ -75,7 +79,8 @@ def test_one_state_explorer_extreme_settings_diverge_off_chart_without_errors():
         ex.controls["alpha"].value = 1.0
         ex.controls["T"].value = 100
     assert not ex.errors and ex.error.value == ""
-    assert "β_TD = 100.000, β_λ = 1.000" in ex.readout.value and "diverges" in ex.readout.value
+    assert "β<sub>TD</sub> = 100.000, β<sub>λ</sub> = 1.000" in ex.readout.value
+    assert "diverges" in ex.readout.value
     assert abs(ex.state["values_td"][-1]) > 1e19  # (1 - 100)^10
     assert ex.state["values_lambda"][-1] == 1.0
 
