@@ -9,13 +9,18 @@ in accuracy (Sec. 5).
   TD(:math:`\lambda`) and the online :math:`\lambda`-return algorithm (the per-run references of
   :mod:`ftd_lib.algorithms`, with the paper's 2-50-1 MLP), as ratios to TD(0), plus exact
   counts of the value and gradient evaluations per step. Under ``CI`` in the environment it
-  runs at a quick scale (:func:`ftd_lib.course.quick`).
+  runs at a quick scale (:func:`ftd_lib.course.quick`). The notebook shows a stored
+  measurement (:func:`stored_cost`, made by ``scripts/measure_cost_per_step.py``, its machine
+  written beside it), not one made wherever the notebook runs; :func:`cost_claims` is what
+  the notebook says of it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -205,45 +210,110 @@ def cost_per_step(lengths=None, methods=COST_METHODS, *, repeats: int | None = N
 
     The per-run references of :mod:`ftd_lib.algorithms` with an MLP(2, ``n_hidden``). Like
     ``timeit``: each measurement runs the episode ``number`` times in a row (enough for about
-    ``min_time`` seconds), the methods take turns (so a busy machine slows them alike), and the
-    fastest of ``repeats`` rounds is kept. ``ratio[m]`` divides by TD(0)'s cost at the same
-    length: compare ratios, not absolute times, which depend on the machine. Quick (``CI`` set):
-    shorter episodes, shorter measurements.
+    ``min_time`` seconds), and the methods take turns in each of ``repeats`` rounds (so a busy
+    machine slows them alike within a round). ``seconds[m]``: the fastest round's time per
+    step; ``ratio[m]``: the median over the rounds of each round's time divided by TD(0)'s in
+    the same round and at the same length (a ratio of two times measured side by side, its
+    median steady where one slow round would move a minimum). Compare ratios, not absolute
+    times, which depend on the machine. Quick (``CI`` set): shorter episodes, shorter
+    measurements. A stored measurement, made by ``scripts/measure_cost_per_step.py`` with its
+    machine written beside it: :func:`stored_cost`.
     """
     quick = quick_scale() if quick is None else bool(quick)
     if lengths is None:
         lengths = (5, 10, 20) if quick else (10, 20, 40, 60)
     if repeats is None:
         repeats = 3
+    repeats = int(repeats)
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
     if min_time is None:
         min_time = 0.005 if quick else 0.03
     mlp = MLP(2, n_hidden)
     w0 = mlp.init(run_generator(seed, 0, stream=1))
     lengths = [int(T) for T in lengths]
-    seconds = {m: [] for m in methods}
+    rounds = {m: np.empty((len(lengths), repeats)) for m in methods}
 
     def once(m, episode):
         t0 = time.perf_counter()
         _run(m, episode, w0, mlp, lam, gamma, eta)
         return time.perf_counter() - t0
 
-    for T in lengths:
+    for i, T in enumerate(lengths):
         episode = [timing_episode(T, seed)]
         number = {m: max(1, math.ceil(min_time / max(once(m, episode), 1e-9))) for m in methods}
-        best = dict.fromkeys(methods, math.inf)
-        for _ in range(int(repeats)):
+        for r in range(repeats):
             for m in methods:
                 t0 = time.perf_counter()
                 for _ in range(number[m]):
                     _run(m, episode, w0, mlp, lam, gamma, eta)
-                best[m] = min(best[m], (time.perf_counter() - t0) / number[m])
-        for m in methods:
-            seconds[m].append(best[m] / T)
-    seconds = {m: np.array(v) for m, v in seconds.items()}
-    base = seconds.get("td0")
-    ratio = {m: v / base for m, v in seconds.items()} if base is not None else {}
-    return dict(lengths=np.array(lengths), seconds=seconds, ratio=ratio, quick=quick,
-                repeats=int(repeats), K=k_bound(gamma, lam, eta), lam=lam, gamma=gamma)
+                rounds[m][i, r] = (time.perf_counter() - t0) / number[m] / T
+    return cost_summary(lengths, rounds, quick=quick, lam=lam, gamma=gamma, eta=eta)
+
+
+def cost_summary(lengths, rounds: dict, *, quick: bool = False, lam: float = 0.9,
+                 gamma: float = 1.0, eta: float = 0.01) -> dict:
+    """:func:`cost_per_step`'s result from its measurements ``rounds[m]`` (seconds per step,
+    one row per length, one column per round): the fastest round per method (``seconds``)
+    and the median over the rounds of each round's ratio to TD(0) (``ratio``)."""
+    rounds = {m: np.asarray(v, dtype=float) for m, v in rounds.items()}
+    seconds = {m: v.min(axis=1) for m, v in rounds.items()}
+    base = rounds.get("td0")
+    ratio = ({m: np.median(v / base, axis=1) for m, v in rounds.items()}
+             if base is not None else {})
+    repeats = next(iter(rounds.values())).shape[1] if rounds else 0
+    return dict(lengths=np.array([int(T) for T in lengths]), seconds=seconds, ratio=ratio,
+                rounds=rounds, quick=bool(quick), repeats=int(repeats),
+                K=k_bound(gamma, lam, eta), lam=lam, gamma=gamma, eta=eta)
+
+
+#: the stored measurement (``scripts/measure_cost_per_step.py``), read by notebook 04 and the
+#: site: a timing made on the build machine would be noise published as content
+COST_FILE = Path(__file__).resolve().parents[2] / "results" / "cost_per_step.json"
+
+
+def cost_record(data: dict, machine: dict, **about) -> dict:
+    """:func:`cost_per_step`'s result ``data`` as JSON (every round kept), with the
+    ``machine`` it was measured on and anything else ``about`` it (date, command, load)."""
+    return dict(about, machine=machine, lengths=[int(T) for T in data["lengths"]],
+                quick=bool(data["quick"]), lam=data["lam"], gamma=data["gamma"],
+                eta=data.get("eta", 0.01),
+                rounds={m: np.asarray(v).tolist() for m, v in data["rounds"].items()})
+
+
+def stored_cost(path=None) -> dict:
+    """The stored measurement (:data:`COST_FILE`): what :func:`cost_per_step` returned on the
+    machine named in ``machine``, recomputed from its rounds (:func:`cost_summary`), with the
+    record's ``machine``, ``date``, ``command`` and ``load_average``."""
+    rec = json.loads(Path(COST_FILE if path is None else path).read_text())
+    data = cost_summary(rec["lengths"], rec["rounds"], quick=rec["quick"], lam=rec["lam"],
+                        gamma=rec["gamma"], eta=rec["eta"])
+    data.update({k: rec[k] for k in ("machine", "date", "command", "load_average")
+                 if k in rec})
+    return data
+
+
+#: "about what TD(0) costs": within this factor of TD(0)'s cost per step, either way
+ABOUT = 1.5
+
+
+def cost_claims(data: dict) -> dict:
+    r"""What notebook 04 says of the measured cost, each as True/False for ``data``: per step,
+    TD(:math:`\lambda`) and forward TD(:math:`\lambda`) cost about what TD(0) costs (between
+    :data:`ABOUT` times and its inverse, at every episode length); the online
+    :math:`\lambda`-return algorithm's cost per step grows with the episode length (every step
+    up) and ends above 3 times forward TD(:math:`\lambda`)'s (Sec. 5: at step t it redoes t
+    updates)."""
+    r = data["ratio"]
+    out = {}
+    for m in ("td_lambda", "forward_td_lambda"):
+        out[f"{m} costs about what TD(0) costs at every length"] = bool(
+            np.all((r[m] >= 1 / ABOUT) & (r[m] <= ABOUT)))
+    olr = r["online_lambda_return"]
+    out["online_lambda_return's cost per step grows with T"] = bool(np.all(np.diff(olr) > 0))
+    out["online_lambda_return ends above 3 times forward_td_lambda"] = bool(
+        olr[-1] > 3 * r["forward_td_lambda"][-1])
+    return out
 
 
 def plot_cost(data: dict, ax=None):
@@ -297,9 +367,18 @@ def format_memory(n_features: int, n_params: int, lams=(0.5, 0.9, 0.99, 0.999, 1
 
 def format_cost(data: dict, digits: int = 2) -> str:
     """:func:`cost_per_step`'s ratios to TD(0) as a table for people: one row per method, one
-    column per episode length."""
+    column per episode length; for a stored measurement (:func:`stored_cost`) a last line
+    with its rounds, date, machine and command."""
     lengths = [int(T) for T in data["lengths"]]
     lines = ["cost per step / TD(0)'s   " + "".join(f"T = {T:<5d}" for T in lengths)]
     for method, ratio in data["ratio"].items():
         lines.append(f"{method:25s} " + "".join(f"{q:<9.{digits}f}" for q in ratio))
+    if "machine" in data:  # a stored measurement: where and how it was made
+        m = data["machine"]
+        lines.append(f"median of {data['repeats']} rounds, measured {data.get('date', '?')} on "
+                     f"{m.get('cpu', '?')} ({m.get('cpu_count', '?')} CPUs, Python "
+                     f"{m.get('python', '?')}"
+                     + (f", load average {data['load_average']['start'][0]:g}"
+                        if "load_average" in data else "")
+                     + f") by {data.get('command', '?')}")
     return "\n".join(line.rstrip() for line in lines)
