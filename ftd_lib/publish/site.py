@@ -11,8 +11,8 @@ sheet (:mod:`ftd_lib.publish.handouts`) linked from every page, full-text search
 Open-in-Colab buttons per notebook (the theme's rocket menu and the links under each title),
 and kernel-less forms of the explorers of notebooks 03, 04 and 05 and of Algorithm 1's stepper
 (:mod:`ftd_lib.publish.static_explorers`). Everything the pages load comes from the site
-itself (MathJax 2.7 from the ``jupyter-server-mathjax`` package, the theme's fonts and
-scripts), so a copy on a USB stick or a lecture-hall intranet works.
+itself (MathJax 3, CHTML output, vendored in ``site_static/mathjax3``; the theme's fonts
+and scripts), so a copy on a USB stick or a lecture-hall intranet works.
 
 What a page shows of each cell is :func:`ftd_lib.publish.present.present` ``(nb, "site")``:
 an exercise is its question, its folded hint and one line saying where it is run and checked
@@ -89,15 +89,16 @@ html_show_sourcelink = False
 html_theme_options = {theme!r}
 # one search box (the header's button, on every width), not a second one in the sidebar
 html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
-# MathJax 2.7 from the site itself (copied from jupyter-server-mathjax), its STIX web fonts;
-# formulas are not tab stops (a keyboard reader reaches the sliders and links first)
-mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
-mathjax2_config = {{"HTML-CSS": {{"availableFonts": [], "preferredFont": None,
-                                  "webFont": "STIX-Web", "imageFont": None}},
-                    "menuSettings": {{"inTabOrder": False}},
-                    # $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
-                    "tex2jax": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
-                                "processEscapes": True}}}}
+# MathJax 3 (CHTML, its TeX fonts) from the site itself (site_static/mathjax3, vendored from npm
+# mathjax@3): inline math sits on the text's baseline (MathJax 2.7's HTML-CSS output with the
+# STIX web fonts set it 3.5 px above). No contextual menu: it would lazy-load accessibility
+# modules the site does not ship, and it made every formula a tab stop; screen readers get
+# the hidden MathML copy (assistive MathML) all the same
+mathjax_path = "mathjax3/tex-chtml-full.js"
+# $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
+mathjax3_config = {{"tex": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
+                            "processEscapes": True}},
+                    "options": {{"enableMenu": False}}}}
 myst_update_mathjax = False
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
@@ -288,13 +289,6 @@ def students_zip(rel: Path, target: Path) -> int:
     return target.stat().st_size
 
 
-def _mathjax(dst: Path) -> None:
-    import jupyter_server_mathjax
-
-    src = Path(jupyter_server_mathjax.__file__).parent / "static"
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("localization"))
-
-
 def _say(msg: str) -> None:
     print(f"[site] {msg}", file=sys.stderr, flush=True)
 
@@ -341,9 +335,12 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         src = work / "src"
         (src / "_static").mkdir(parents=True)
         (src / "_extra" / HANDOUTS).mkdir(parents=True)
-        for f in STATIC.iterdir():
-            shutil.copy2(f, src / "_static" / f.name)
-        _mathjax(src / "_static" / "mathjax")
+        for f in STATIC.iterdir():  # the site's CSS and scripts, and MathJax 3
+            if f.is_dir():
+                shutil.copytree(f, src / "_static" / f.name,
+                                ignore=shutil.ignore_patterns("README.md"))
+            else:
+                shutil.copy2(f, src / "_static" / f.name)
         zip_bytes = students_zip(rel, src / "_extra" / ZIP)
         names = [p.stem for p in paths]
         titles, goals, explorers = {}, {}, []

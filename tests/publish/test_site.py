@@ -221,8 +221,13 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     assert opts["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert "launch_buttons" not in site.theme_options(None, "x", foot)
     conf = site.CONF.format(theme=opts, year="2026")
-    assert '"inTabOrder": False' in conf and "ftd-site.js" in conf
-    compile(conf, "conf.py", "exec")
+    assert "ftd-site.js" in conf
+    ns = {}
+    exec(compile(conf, "conf.py", "exec"), ns)
+    # MathJax 3 from the site, no menu (it made formulas tab stops), TeX's delimiters and $...$
+    assert ns["mathjax_path"] == "mathjax3/tex-chtml-full.js"
+    assert ns["mathjax3_config"]["options"] == {"enableMenu": False}
+    assert ns["mathjax3_config"]["tex"]["inlineMath"] == [["$", "$"], ["\\(", "\\)"]]
     assert (REPO / "LICENSE").is_file() and (REPO / "LICENSE-TEXT").is_file()
     assert "MIT License" in (REPO / "LICENSE").read_text()
     assert "Attribution 4.0 International" in (REPO / "LICENSE-TEXT").read_text()
@@ -295,7 +300,11 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     site.sphinx_build(src, tmp_path / "ok", tmp_path / "doctrees")
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
-    assert "_static/mathjax/MathJax.js" in page and "cdn" not in page.lower()
+    # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
+    assert "_static/mathjax3/tex-chtml-full.js" in page and "cdn" not in page.lower()
+    mj = site.STATIC / "mathjax3"
+    assert (mj / "tex-chtml-full.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
+    assert len(list((mj / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) >= 20
     # the figure's alt text is its title (ftd_lib.publish.figure_alt), not its file name
     assert 'alt="Figure: Step size α"' in page and 'alt="_images/' not in page
     assert "<p>footer</p>" in page and "from ftd_lib.publish" not in page

@@ -11,9 +11,9 @@ anywhere in the site; every handout link resolves to a PDF; exercises read as qu
 unrun verdict, stub or hint call); at 390 px (a phone, touch) the chapter drawer and the page
 contents open and no page scrolls sideways; axe-core (vendored, tests/publish/vendor/) finds no
 serious or critical violation on any page, light or dark; figures have alt text from their
-titles; formulas are not tab stops. Screenshots and counts: test-output/site_index.png,
-site_03_explorer.png, site_phone_nav.png, site_phone_04.png, site_exercise.png,
-site_axe.json.
+titles; formulas are not tab stops and inline formulas sit on the text's baseline.
+Screenshots and counts: test-output/site_index.png, site_03_explorer.png, site_phone_nav.png,
+site_phone_04.png, site_exercise.png, site_axe.json, site_inline_math.json.
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
@@ -86,8 +86,8 @@ def server(built):
 
 
 def _is_local(url):
-    """Requests that stay on this machine. ``about:blank`` is not a request anyone answers:
-    MathJax 2 points a probe font and an image at it (and Chromium refuses the font)."""
+    """Requests that stay on this machine. ``about:blank`` is not a request anyone answers
+    (MathJax 2, which the site once used, pointed a probe font and an image at it)."""
     parts = urlsplit(url)
     return parts.scheme in ("data", "blob", "about") or parts.hostname in ("127.0.0.1",
                                                                             "localhost")
@@ -133,14 +133,14 @@ def _open(page, url):
     """Open ``url`` and wait until MathJax has typeset everything; return the article's text
     and the number of typeset formulas."""
     page.goto(url, wait_until="load")
-    if not page.locator("script[src*='MathJax.js']").count():  # a page without math
+    if not page.locator("script[src*='mathjax3/']").count():  # a page without math
         page.wait_for_load_state("networkidle")
         return page.locator("article").inner_text(), 0
-    page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && "
-                           "!MathJax.Hub.queue.pending && !MathJax.Hub.queue.running")
-    page.evaluate("() => new Promise(r => MathJax.Hub.Queue(r))")
+    # MathJax 3: its startup promise resolves once the page's first typesetting is done
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
     page.wait_for_load_state("networkidle")
-    n = page.evaluate("() => document.querySelectorAll('.MathJax, .MathJax_Display').length")
+    n = page.evaluate("() => document.querySelectorAll('mjx-container').length")
     text = page.locator("article").inner_text()
     return text, n
 
@@ -160,12 +160,13 @@ def test_every_page_loads_offline_with_math_typeset(built, server, page):
         raw = RAW_TEX.findall(prose)
         assert not raw, (name, raw[:5])
         if name != "index":
-            # every formula of the page (Sphinx's math nodes) was typeset: MathJax keeps
-            # the TeX in a script beside what it drew
+            # every formula of the page (Sphinx's math nodes) was typeset: MathJax 3 puts
+            # what it drew inside the node, with no error in it
             nodes, raw_nodes = page.evaluate(
                 "() => { const all = Array.from(document.querySelectorAll("
                 "'article .math.notranslate')); return [all.length, all.filter(e => "
-                "!e.querySelector('script[type^=\"math/tex\"]')).length]; }")
+                "!e.querySelector('mjx-container') || e.querySelector('mjx-merror'))"
+                ".length]; }")
             assert nodes >= 1 and raw_nodes == 0 and n >= nodes, (name, n, nodes, raw_nodes)
             # its figures are there: at least one picture per picture the saved notebook shows
             saved = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
@@ -191,6 +192,60 @@ def _pixels(png: bytes) -> np.ndarray:
 
 def _data(box):
     return json.loads(box.locator("script.ftd-static-data").text_content())
+
+
+#: W12's probe, put at the top of a real page's article and typeset by the page's MathJax:
+#: words of "x" (no descender) around inline formulas of letters without descenders, and an
+#: empty inline block, whose bottom edge is the line's baseline. Returns, relative to the
+#: paragraph, the formulas' and the words' horizontal extents and the baseline.
+PROBE_JS = r"""async () => {
+  const p = document.createElement('p');
+  p.id = 'ftd-probe';
+  p.innerHTML = 'xxxx \\(x\\) xxxx \\(V\\) xxxx \\(n\\) xxxx \\(\\alpha\\) xxxx' +
+    '<span class="base" style="display:inline-block;width:0;height:0"></span>';
+  document.querySelector('article').prepend(p);
+  await MathJax.typesetPromise([p]);
+  const box = p.getBoundingClientRect();
+  const maths = Array.from(p.querySelectorAll('mjx-container')).map(e => {
+    const r = e.getBoundingClientRect(); return [r.left - box.left, r.right - box.left]; });
+  const words = Array.from(p.childNodes).filter(n => n.nodeType === 3 && n.textContent.trim())
+    .map(n => { const g = document.createRange(); g.selectNodeContents(n);
+                const r = g.getBoundingClientRect();
+                return [r.left - box.left, r.right - box.left]; });
+  const base = p.querySelector('.base').getBoundingClientRect().bottom - box.top;
+  return {maths, words, base};
+}"""
+
+
+def _ink_bottom(pixels, left, right):
+    """The row under the lowest dark pixel between columns ``left`` and ``right``."""
+    rows = np.nonzero((pixels[:, int(left):int(right), :3].mean(axis=2) < 110).any(axis=1))[0]
+    assert len(rows), (left, right)
+    return rows.max() + 1
+
+
+def test_inline_math_sits_on_the_text_baseline(built, server, browser):
+    """W12: an inline formula's letters stand on the same baseline as the words around them
+    (MathJax 2.7 with the STIX web fonts, the site's former MathJax, drew them 3.5 px above; on
+    the same page and probe MathJax 3's CHTML draws them within a pixel). Measured in the
+    pixels, at 2 device pixels per CSS pixel: the bottom of the ink of each formula against the
+    bottom of the ink of the words (x against x: neither has a descender)."""
+    with _local_page(browser, viewport={"width": 1300, "height": 1000},
+                     device_scale_factor=2) as pg:
+        _open(pg, f"{server}/01_td_basics.html")
+        got = pg.evaluate(PROBE_JS)
+        pixels = _pixels(pg.locator("#ftd-probe").screenshot())
+        assert len(got["maths"]) == 4 and len(got["words"]) == 5, got
+        words = {_ink_bottom(pixels, 2 * a + 2, 2 * b - 2) for a, b in got["words"]}
+        assert len(words) == 1, words  # the words share a baseline, the probe measures it
+        word = words.pop() / 2
+        assert abs(word - got["base"]) <= 1, (word, got["base"])
+        offsets = [word - _ink_bottom(pixels, 2 * a, 2 * b) / 2 for a, b in got["maths"]]
+        OUT.mkdir(exist_ok=True)
+        (OUT / "site_inline_math.json").write_text(json.dumps(dict(
+            offsets_css_px=offsets, words_ink_bottom=word, baseline=got["base"])))
+        assert all(abs(o) <= 1 for o in offsets), offsets
+        assert pg.failures == []
 
 
 def test_kernel_less_sliders_move_by_keys_and_show_the_live_pictures(built, server, page):
@@ -519,7 +574,10 @@ def test_figures_have_alt_text_and_formulas_are_not_tab_stops(built, server, pag
                              ".map(i => i.getAttribute('alt') || '')")
         hashed = [a for a in alts if not a.strip() or a.endswith(".png") or "_images" in a]
         assert not hashed, (name, hashed[:3])
-        assert page.evaluate("() => document.querySelectorAll("
-                             "'.MathJax[tabindex=\"0\"], .MathJax_Display [tabindex=\"0\"]')"
-                             ".length") == 0, name
+        assert page.evaluate("() => document.querySelectorAll('mjx-container[tabindex], "
+                             "mjx-container [tabindex]').length") == 0, name
+        # and a screen reader reads each formula from its hidden MathML copy
+        assert page.evaluate("() => Array.from(document.querySelectorAll('article "
+                             "mjx-container')).every(c => c.querySelector("
+                             "'mjx-assistive-mml math'))"), name
     assert page.failures == []
