@@ -11,9 +11,10 @@ anywhere in the site; every handout link resolves to a PDF; exercises read as qu
 unrun verdict, stub or hint call); at 390 px (a phone, touch) the chapter drawer and the page
 contents open and no page scrolls sideways; axe-core (vendored, tests/publish/vendor/) finds no
 serious or critical violation on any page, light or dark; figures have alt text from their
-titles; formulas are not tab stops and inline formulas sit on the text's baseline.
-Screenshots and counts: test-output/site_index.png, site_03_explorer.png, site_phone_nav.png,
-site_phone_04.png, site_exercise.png, site_axe.json, site_inline_math.json.
+titles; formulas are not tab stops and inline formulas sit on the text's baseline; at 390 px
+a wide figure opens at full size in a viewer. Screenshots and counts: test-output/
+site_index.png, site_03_explorer.png, site_phone_nav.png, site_phone_04.png,
+site_phone_figure.png, site_exercise.png, site_axe.json, site_inline_math.json.
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
@@ -476,6 +477,44 @@ def test_no_page_scrolls_sideways_on_a_phone(built, server, phone):
                              "'.ftd-static-explorer input, .ftd-static-explorer button'))"
                              ".map(e => e.getBoundingClientRect().height)")
     assert heights and min(heights) >= 24, heights
+
+
+def test_on_a_phone_a_wide_figure_opens_at_full_size(built, server, phone):
+    """W9: at 390 px a multi-panel picture (06's widest figure, 03's two-panel explorer) is
+    shrunk to the column, its labels a few pixels tall; a tap opens it in a viewer at its
+    natural size (one PNG pixel to one CSS pixel) that scrolls sideways itself while the page
+    does not, and Close brings the page back where it was."""
+    shots = 0
+    for name, selector in (("06_nn_control", ".cell_output img"),
+                           ("03_one_state_divergence", "img.ftd-static-image")):
+        _open(phone, f"{server}/{name}.html")
+        url = phone.url
+        widths = phone.evaluate(f"() => Array.from(document.querySelectorAll('{selector}'))"
+                                ".map(i => i.naturalWidth)")
+        img = phone.locator(selector).nth(int(np.argmax(widths)))
+        img.scroll_into_view_if_needed()
+        natural, shown = img.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+        assert natural > 2.5 * shown and shown <= 390, (name, natural, shown)
+        img.tap()
+        phone.wait_for_function("() => { const d = document.querySelector('dialog.ftd-viewer');"
+                                " return d && d.open; }")
+        viewer = phone.locator("dialog.ftd-viewer")
+        big = viewer.locator("img")
+        assert big.get_attribute("src") == img.get_attribute("src"), name
+        assert big.get_attribute("alt") == img.get_attribute("alt") != "", name
+        width = big.evaluate("i => i.complete ? i.getBoundingClientRect().width : -1")
+        assert abs(width - natural) <= 1, (name, width, natural)
+        # the viewer scrolls sideways, the page does not
+        assert viewer.evaluate("v => v.scrollWidth > v.clientWidth + 100"), name
+        assert phone.evaluate("() => document.documentElement.scrollWidth") <= 391, name
+        if not shots:
+            OUT.mkdir(exist_ok=True)
+            phone.screenshot(path=str(OUT / "site_phone_figure.png"))
+            shots += 1
+        viewer.locator("button.ftd-viewer-close").tap()
+        phone.wait_for_function("() => !document.querySelector('dialog.ftd-viewer').open")
+        assert phone.url == url, name  # the page itself, not the PNG
+    assert phone.failures == []
 
 
 def test_exercises_read_as_questions_on_a_page_nobody_runs(built, server, page):

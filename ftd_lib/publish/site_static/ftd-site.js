@@ -19,9 +19,38 @@
       }
     });
   }
-  // 2. Wide figures: a notebook's picture opens at full size on a click (or a tap).
+  // 2. Wide figures (W9): a notebook's picture, or an explorer's, opens on a click or a tap in
+  // a viewer at its natural size (one pixel of the PNG to one CSS pixel: a 2,100 px triptych's
+  // 12-pt labels are 22 px tall there, not the 3-9 px of a phone's or a laptop's column). The
+  // viewer fills the screen and scrolls in both directions itself, so the page never scrolls
+  // sideways; Close, Escape or a tap beside the picture closes it. The picture stays a link
+  // to the PNG (open it in a new tab, or without this script).
+  var viewer = null;
+  function openViewer(img) {
+    if (!viewer) {
+      viewer = document.createElement("dialog");
+      viewer.className = "ftd-viewer";
+      viewer.setAttribute("aria-label", "the picture at full size");
+      viewer.innerHTML = '<button type="button" class="ftd-viewer-close">Close</button>' +
+        '<img class="ftd-viewer-image" alt="">';
+      document.body.appendChild(viewer);
+      viewer.querySelector("button").addEventListener("click", function () {
+        viewer.close();
+      });
+      viewer.addEventListener("click", function (e) {
+        if (e.target === viewer) { viewer.close(); }
+      });
+    }
+    var big = viewer.querySelector("img");
+    big.setAttribute("src", img.getAttribute("src"));
+    big.setAttribute("alt", img.getAttribute("alt") || "");
+    big.style.width = img.naturalWidth ? img.naturalWidth + "px" : "";
+    viewer.showModal();
+    viewer.scrollTop = 0;
+    viewer.scrollLeft = 0;
+  }
   function enlargeFigures() {
-    var imgs = document.querySelectorAll(".cell_output img");
+    var imgs = document.querySelectorAll(".cell_output img, img.ftd-static-image");
     Array.prototype.forEach.call(imgs, function (img) {
       if (img.closest("a")) { return; }
       var a = document.createElement("a");
@@ -30,6 +59,13 @@
       a.title = "open the picture at full size";
       img.parentNode.insertBefore(a, img);
       a.appendChild(img);
+      a.addEventListener("click", function (e) {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button || !window.HTMLDialogElement) {
+          return;  // a new tab or window: the link itself
+        }
+        e.preventDefault();
+        openViewer(img);
+      });
     });
   }
   // 3. Search snippets from the page's text, not from its header, contents list or footer.

@@ -44,6 +44,8 @@
       if (i !== wanted) { return; }  // a later move won
       var f = data.frames[i];
       img.setAttribute("src", f.src);
+      var link = img.closest("a.ftd-enlarge");  // ftd-site.js: the picture at full size
+      if (link) { link.setAttribute("href", f.src); }
       img.setAttribute("alt", f.alt || "");
       readout.innerHTML = f.readout;
       box.setAttribute("data-shown", String(i));
