@@ -338,3 +338,19 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     assert wrapped(empty, "png") == (b"PNG", {"alt": "Figure"})
     assert wrapped(empty, "svg") == "<svg/>"
     plt.close(empty)
+
+
+def test_every_site_static_file_ships_in_the_package():
+    """A wheel of ftd_lib carries the site's static files, MathJax 3's subfolders included:
+    pyproject's package-data patterns, globbed from the package as setuptools does, match every
+    file under ``site_static/`` (``site_static/*`` alone misses ``mathjax3/es5/...``)."""
+    import tomllib
+
+    root = Path(site.__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-data"]["ftd_lib.publish"]
+    package = Path(site.__file__).parent
+    matched = {p for pattern in patterns for p in package.glob(pattern) if p.is_file()}
+    files = {p for p in (package / "site_static").rglob("*") if p.is_file()}
+    assert any("mathjax3" in p.parts for p in files)
+    assert files - matched == set(), sorted(str(p) for p in files - matched)[:5]
