@@ -5,9 +5,13 @@ slideshow (RISE, with a kernel) cannot run.
 Each deck ``DIR/lecture<N>.html`` is the notebooks' cells the lecture takes, cut into slides by
 their slide types, through nbconvert's slides exporter with a template of our own
 (:data:`TEMPLATE`): the stored outputs and figures (embedded in the HTML as ``data:`` images);
-a widget shows the picture saved with it (the course's widgets store a PNG drawn by their own
-callback at the values they were made with, beside the widget view; :func:`deck_notebook` keeps
-the PNG and drops the view, which needs a kernel); math typeset by MathJax; ``notes`` cells as
+a widget shows its picture alone (the view needs a kernel): :func:`deck_notebook` draws it anew
+with the widget's own callback at the values the cell made it with, at the dpi that fills the
+slide's picture box (:func:`widget_picture`; the notebook keeps its 90-dpi picture, sized for a
+page, which a slide showed at 15–16 px), and every picture carries its smallest text size and
+dpi (``data-ftd-text-pt``, ``data-ftd-dpi``; :mod:`ftd_lib.publish.figure_text`), so that
+``tests/publish/test_deck_figures.py`` can hold its projected text to 16 px; math typeset by
+MathJax; ``notes`` cells as
 ``<aside class="notes">``, which reveal.js's notes plugin shows in its speaker view (press
 ``S``). It opens from disk (``file://``) with no server, no kernel and no network: reveal.js
 5.2.0 and MathJax 2.7 are copied from installed, pinned packages into ``DIR/_deck/``
@@ -50,11 +54,12 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 ASSETS = "_deck"
 WIDTH, HEIGHT = 1280, 720
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
-#: the most a picture takes on a slide, in slide pixels: the slide's width less the section's
-#: padding, and the 440 px ``notebooks/rise.css`` allows a figure; a stepper frame shares its
-#: slide with the frame's readout (:data:`FRAME_BOX`, :data:`DECK_CSS`)
-PICTURE_BOX = (1270, 440)
-FRAME_BOX = (1270, 360)
+#: the most a picture the deck draws takes on a slide, in slide pixels: the slide's width less
+#: the section's padding, and 10 px under the 440 px ``notebooks/rise.css`` allows a figure
+#: (at 440 the widget slides of 04 §1 and 05 §4 ran 2-3 px past 720); a stepper frame shares
+#: its slide with the frame's readout (:data:`FRAME_BOX`, :data:`DECK_CSS`)
+PICTURE_BOX = (1270, 430)
+FRAME_BOX = (1270, 340)
 #: the deck's own additions to ``notebooks/rise.css`` (the live slideshow does not show the
 #: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
 DECK_CSS = f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
