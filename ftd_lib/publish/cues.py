@@ -34,16 +34,21 @@ CUES = {
         "through it.",
     "The stepper, frame by frame (→: the next time step)": "one key press per time step, "
         "t = 0…13 and the episode's end: say which line of Algorithm 1 acts, then check the "
-        "target against the definition's value beside it. The heart of the paper: lecture "
-        "2's discussion has minutes to spare beyond the promised 10, spend them here.",
+        "target against the definition's value beside it; half a minute a frame, the heart "
+        "of the paper.",
     "1. GAE is an interim λ-return": "PPO's rollout in the paper's terms; the recursion "
         "A_t = δ_t + γλ A_{t+1} is App. B's ρ-identity with the value subtracted.",
     "The derivation": "go line by line: App. B's identity, subtract V̂(S_t), and GAE's "
         "recursion falls out; stop for questions after the last line.",
     "Checked on data": "the numbers agree to rounding: GAE plus the values is eq. (2)'s "
         "interim λ-return, across an episode's end.",
-    "Discussion questions": "nb07's own questions, numbered 07-Q1…07-Q5 so they do not "
-        "collide with INSTRUCTORS.md's; the plan's discussion comes at the end of the deck.",
+    "Discussion questions": "nb07's own questions in full for self-study (07-Q1, 07-Q2 here, "
+        "07-Q3…07-Q5 on the next two slides), numbered so they do not collide with "
+        "INSTRUCTORS.md's; the lecture's discussion is the plan's, on the deck's last slides.",
+    "Discussion questions (continued)": "07-Q3 in full, for self-study; skip to the plan's "
+        "discussion at the end of the deck.",
+    "Discussion questions (end)": "07-Q4 and 07-Q5 in full, for self-study; the plan's "
+        "discussion comes next.",
 }
 
 REASONS = {"optional": "optional (lecture-optional)", "homework": "optional: homework",

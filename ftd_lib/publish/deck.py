@@ -5,9 +5,13 @@ slideshow (RISE, with a kernel) cannot run.
 Each deck ``DIR/lecture<N>.html`` is the notebooks' cells the lecture takes, cut into slides by
 their slide types, through nbconvert's slides exporter with a template of our own
 (:data:`TEMPLATE`): the stored outputs and figures (embedded in the HTML as ``data:`` images);
-a widget shows the picture saved with it (the course's widgets store a PNG drawn by their own
-callback at the values they were made with, beside the widget view; :func:`deck_notebook` keeps
-the PNG and drops the view, which needs a kernel); math typeset by MathJax; ``notes`` cells as
+a widget shows its picture alone (the view needs a kernel): :func:`deck_notebook` draws it anew
+with the widget's own callback at the values the cell made it with, at the dpi that fills the
+slide's picture box (:func:`widget_picture`; the notebook keeps its 90-dpi picture, sized for a
+page, which a slide showed at 15–16 px), and every picture carries its smallest text size and
+dpi (``data-ftd-text-pt``, ``data-ftd-dpi``; :mod:`ftd_lib.publish.figure_text`), so that
+``tests/publish/test_deck_figures.py`` can hold its projected text to 16 px; math typeset by
+MathJax; ``notes`` cells as
 ``<aside class="notes">``, which reveal.js's notes plugin shows in its speaker view (press
 ``S``). It opens from disk (``file://``) with no server, no kernel and no network: reveal.js
 5.2.0 and MathJax 2.7 are copied from installed, pinned packages into ``DIR/_deck/``
@@ -50,6 +54,15 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 ASSETS = "_deck"
 WIDTH, HEIGHT = 1280, 720
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
+#: the most a picture the deck draws takes on a slide, in slide pixels: the slide's width less
+#: the section's padding, and 10 px under the 440 px ``notebooks/rise.css`` allows a figure
+#: (at 440 the widget slides of 04 §1 and 05 §4 ran 2-3 px past 720); a stepper frame shares
+#: its slide with the frame's readout (:data:`FRAME_BOX`, :data:`DECK_CSS`)
+PICTURE_BOX = (1270, 430)
+FRAME_BOX = (1270, 340)
+#: the deck's own additions to ``notebooks/rise.css`` (the live slideshow does not show the
+#: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
+DECK_CSS = f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
 
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -67,6 +80,15 @@ TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {{ resources.ftd_css }}
 </style>
 {%- endblock html_head_css -%}
+{% block data_png scoped %}
+<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
+<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}"
+{%- set pt = output | get_metadata('ftd_text_pt', 'image/png') -%}
+{%- set dpi = output | get_metadata('ftd_dpi', 'image/png') -%}
+{%- if pt is not none and dpi is not none %} data-ftd-text-pt="{{ pt }}" data-ftd-dpi="{{ dpi }}"
+{%- endif %}>
+</div>
+{%- endblock data_png %}
 {% block footer_js %}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
@@ -125,10 +147,58 @@ def copy_assets(out: Path) -> Path:
     return dest
 
 
+def fit_dpi(fig, box=PICTURE_BOX) -> float:
+    """The dots per inch at which matplotlib figure ``fig`` fills ``box`` (width, height in
+    slide pixels) without the browser scaling it: the widest a picture is drawn on a slide."""
+    w, h = fig.get_size_inches()
+    return min(box[0] / w, box[1] / h)
+
+
+def deck_png(fig, box=PICTURE_BOX) -> tuple:
+    """``(PNG bytes, metadata)`` of a figure the deck draws itself (a widget's picture, a
+    stepper frame): at :func:`fit_dpi` for ``box``, so that its text projects as large as the
+    slide allows, with its smallest text size and dpi
+    (:func:`ftd_lib.publish.figure_text.metadata`)."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from .figure_text import metadata
+
+    dpi = fit_dpi(fig, box)
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue(), metadata(fig, dpi)
+
+
+def widget_picture(source: str, box=PICTURE_BOX, values=None):
+    """The picture of the widget a code cell's ``source`` makes (one of
+    :data:`ftd_lib.publish.static_explorers.SPECS`, called with the cell's literal keyword
+    arguments; ``values``: its control sliders' values, e.g. the stepper's ``frame``), drawn
+    for a slide (:func:`deck_png`): ``(PNG bytes, metadata, explorer)``, or None when the cell
+    makes none. The notebook's saved picture is drawn at the widgets' 90 dpi for a notebook
+    page (:data:`ftd_lib.style.WIDGET_DPI`), which a slide shows at 15 px; the live widget
+    stays as it is."""
+    from .static_explorers import _explorer, find_call
+
+    call = find_call(source)
+    if call is None:
+        return None
+    factory, kwargs = call
+    ex = _explorer(factory, values or {}, kwargs)
+    _, fig = ex.render(ex)
+    png, md = deck_png(fig, box)
+    return png, md, ex
+
+
 def deck_notebook(nb):
-    """A copy of ``nb`` for a static deck: a widget output keeps only the PNG saved with it
-    (the view needs a kernel), and the notebook's widget state is dropped (nothing loads a
-    widget manager)."""
+    """A copy of ``nb`` for a static deck: a widget output keeps only its picture (the view
+    needs a kernel), drawn anew for the slide by :func:`widget_picture` (the saved PNG where
+    the cell's widget cannot be rebuilt), and the notebook's widget state is dropped (nothing
+    loads a widget manager)."""
+    import base64
+
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -137,6 +207,10 @@ def deck_notebook(nb):
                 del data[WIDGET]
                 if "image/png" in data:
                     data.pop("text/plain", None)
+                    drawn = widget_picture(cell.get("source", ""))
+                    if drawn is not None:
+                        data["image/png"] = base64.b64encode(drawn[0]).decode("ascii")
+                        out.setdefault("metadata", {})["image/png"] = drawn[1]
     nb.metadata.pop("widgets", None)
     return nb
 
@@ -178,25 +252,30 @@ def _mark(cell, reason: str):
     return [mark, cell]
 
 
-def stepper_frames_html() -> str:
+def stepper_frames_html(source: str = "algorithm1_stepper()") -> str:
     """The stepper's recorded frames (t = 0, 1, …, and the episode's end) drawn by the live
-    stepper itself (:func:`ftd_lib.course.stepper.algorithm1_stepper`, its frame slider set to
-    each frame in turn), stacked as reveal.js fragments: the slide opens on t = 0 and each key
-    press shows the next frame, its readout above its picture."""
+    stepper that the code ``source`` makes (:func:`ftd_lib.course.stepper.algorithm1_stepper`
+    with the cell's arguments, its frame slider set to each frame in turn, each picture drawn
+    for the slide by :func:`deck_png` in :data:`FRAME_BOX`), stacked as reveal.js fragments:
+    the slide opens on t = 0 and each key press shows the next frame, its readout above its
+    picture."""
     import base64
 
-    from ..course.stepper import algorithm1_stepper
+    from .figure_text import KEY_DPI, KEY_PT
 
-    ex = algorithm1_stepper()
+    _, _, ex = widget_picture(source, FRAME_BOX)
     parts = []
     for k in range(len(ex.frames)):
         ex.controls["frame"].value = k
-        png = base64.b64encode(ex.png()).decode("ascii")
+        _, fig = ex.render(ex)
+        png, md = deck_png(fig, FRAME_BOX)
+        png = base64.b64encode(png).decode("ascii")
         cls = "" if k == 0 else (" fragment fade-in-then-out" if k < len(ex.frames) - 1
                                  else " fragment")
         parts.append(f'<div class="ftd-frame{cls}" data-frame="{k}">'
                      f'<div class="ftd-step-readout">{ex.readout.value}</div>'
-                     f'<img src="data:image/png;base64,{png}" alt="Algorithm 1, frame {k}">'
+                     f'<img src="data:image/png;base64,{png}" alt="Algorithm 1, frame {k}" '
+                     f'data-ftd-text-pt="{md[KEY_PT]}" data-ftd-dpi="{md[KEY_DPI]}">'
                      "</div>")
     return '<div class="r-stack ftd-frames">' + "".join(parts) + "</div>"
 
@@ -207,15 +286,16 @@ def _stepper_cell(cell, frames: str):
     return cell
 
 
-def _stepper_slide(cell, reason) -> list:
-    """The stepper's frames on a sub-slide of their own, with a heading and a cue."""
+def _stepper_slide(cell, reason, minutes: float) -> list:
+    """The stepper's frames on a sub-slide of their own, with a heading and a cue (``minutes``:
+    the rule's for the stepper's cell, its frames included, on a slide of its own)."""
     from .cues import cue
 
     head = nbformat.v4.new_markdown_cell("### The stepper, frame by frame (→: the next time "
                                          "step)")
     head.metadata["slideshow"] = {"slide_type": "subslide"}
     cell.metadata.setdefault("slideshow", {})["slide_type"] = "-"
-    return [head, _notes(cue([head, cell], L.WIDGET_MIN, reason)), cell]
+    return [head, _notes(cue([head, cell], minutes, reason)), cell]
 
 
 def _reason(nb_cell, moved_reason):
@@ -264,7 +344,10 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
             reason = _reason(sub[opener], moved.get(idx[opener]))
             if core and reason:
                 continue
-            cue = cues.slide_cue(gcells, flags, reason)
+            # the stepper's frames get a slide of their own (below), and their minutes with it
+            own = [j for j, c in enumerate(gcells) if L.stepper_frames(c)]
+            cue = cues.slide_cue([c for j, c in enumerate(gcells) if j not in own],
+                                 [f for j, f in enumerate(flags) if j not in own], reason)
             for c, f in zip(gcells, flags, strict=True):
                 if f:
                     c.metadata["ftd_moved"] = True
@@ -279,8 +362,9 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
                          and "algorithm1_stepper(" in c.source), None)
             tail = []
             if step is not None and step > k:  # the frames get a slide of their own
-                frames = frames or stepper_frames_html()
-                tail = _stepper_slide(_stepper_cell(view[step], frames), reason)
+                frames = frames or stepper_frames_html(view[step].source)
+                step_min = L.SLIDE_MIN + sum(L.cell_minutes(gcells[j]) for j in own)
+                tail = _stepper_slide(_stepper_cell(view[step], frames), reason, step_min)
                 view = view[:step] + view[step + 1:]
             head = _mark(view[k], reason) if reason else [view[k]]
             cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + tail
@@ -309,7 +393,7 @@ def exporter():
 def render(nb, ex=None) -> str:
     """The deck's HTML for ``nb`` (slide types as set in its cells)."""
     ex = ex or exporter()
-    resources = {"ftd_css": (L.NOTEBOOKS / RISE_CSS).read_text()}
+    resources = {"ftd_css": (L.NOTEBOOKS / RISE_CSS).read_text() + DECK_CSS}
     html, _ = ex.from_notebook_node(nb, resources=resources)
     return html
 

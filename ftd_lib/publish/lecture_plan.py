@@ -30,8 +30,9 @@ def _exercise(key: str) -> str:
 
 def lecture_table(lec: L.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
-    lines = ["| min | what | slides | words | formulas | figures | exercises | run | optional |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| min | what | slides | words | formulas | figures | exercises | walk-through "
+             "| run | optional |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     t0 = 0
     for seg in lec.segments:
         for label, head, t in L.section_rows(seg):
@@ -43,17 +44,18 @@ def lecture_table(lec: L.Lecture) -> tuple:
             if where and t.core == 0:
                 opt = f"{opt} ({', '.join(where)})"
             lines.append(f"| {t0}–{t1} | {label}: {head} | {t.slides} | {t.words} | "
-                         f"{t.formulas} | {t.figures} | {t.exercises} | {t.run_s:.1f} s | "
+                         f"{t.formulas} | {t.figures} | {t.exercises} | {t.steps or ''} | "
+                         f"{t.run_s:.1f} s | "
                          f"{opt} |")
             t0 = t1
     t1 = t0 + closing.closing_minutes(lec)
-    lines.append(f"| {t0}–{t1} | homework slide | 1 | | | | | | |")
+    lines.append(f"| {t0}–{t1} | homework slide | 1 | | | | | | | |")
     t0 = t1
     rest = L.LENGTH - t0
     end = max(t0, L.LENGTH)
     lines.append(f"| {t0}–{end} | discussion: {lec.discussion} "
                  f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}) "
-                 "| | | | | | | |")
+                 "| | | | | | | | |")
     return "\n".join(lines), t0, rest
 
 
@@ -79,7 +81,10 @@ def plan_markdown() -> str:
              f"timestamps of the saved fresh run) + {L.WIDGET_MIN:g} min for each live widget "
              f"+ {L.FORMULA_MIN:g} min for each display formula + {L.FIGURE_MIN:g} min for "
              f"each figure + {L.EXERCISE_MIN:g} min for each exercise put to the room (the "
-             "last three: the lecturer's estimate in review 2026-11-27-lecturer-3); each "
+             "last three: the lecturer's estimate in review 2026-11-27-lecturer-3) + "
+             f"{L.PART_MIN:g} min for each part of Algorithm 1 the deck lights in turn (read "
+             f"like a display formula) + {L.FRAME_MIN:g} min for each stepper frame it shows "
+             "(put up and said like a slide; column *walk-through*: parts + frames); each "
              "section's minutes are rounded up, and the homework slide at the end counts too. "
              "Cells tagged `lecture-optional`, and what the plan moves out of the lecture "
              "(exercises sent home, sections sent to homework or guided self-study, slides "

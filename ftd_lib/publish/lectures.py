@@ -15,6 +15,7 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
     minutes = SLIDE_MIN + words / WORDS_PER_MIN + run seconds / 60 + WIDGET_MIN per widget
               + FORMULA_MIN per display formula + FIGURE_MIN per figure
               + EXERCISE_MIN per exercise done in class
+              + PART_MIN per listing part lit + FRAME_MIN per stepper frame shown
 
 - ``SLIDE_MIN`` (0.5 min): putting a slide up and saying what it is for;
 - ``words / WORDS_PER_MIN`` (60 words a minute): the lecturer reads and explains what is
@@ -31,7 +32,18 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
 - ``EXERCISE_MIN`` (2 min) for each exercise whose question is put to the room (its answer
   cell, tagged ``exercise``, belongs to the slide) and that the plan does not send home.
 
-These three terms are the lecturer's estimate (review 2026-11-27-lecturer-3, §2).
+These three terms are the lecturer's estimate (review 2026-11-27-lecturer-3, §2). A
+walk-through (Algorithm 1 and its stepper, notebook 04 §3) is stepped through, one key press at
+a time, and each step is costed like what it is (:func:`walk_steps`):
+
+- ``PART_MIN`` (= ``FORMULA_MIN``, 1 min) for each part of a listing the deck lights in turn
+  (``algorithm1_markdown(..., parts=...)``: the set-up, the step's ρ and δ′, the swap, the
+  update, the episode's end): pseudo-code lines a room follows at the speed of their symbols,
+  like a display formula (the listing's own words count one a line);
+- ``FRAME_MIN`` (= ``SLIDE_MIN``, 0.5 min) for each recorded frame of the stepper the deck
+  shows (t = 0…13 and the episode's end): put up and said like a slide, which line of
+  Algorithm 1 acts and the target against the definition's value (its readout's numbers are
+  checked, not read out, so they add no words).
 
 What a lecture does not project live is counted apart (column *optional*): a cell tagged
 ``lecture-optional`` (and every cell of a slide whose first cell is), and what the plan moves
@@ -45,6 +57,7 @@ core slides.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -63,6 +76,8 @@ WIDGET_MIN = 1.0
 FORMULA_MIN = 1.0
 FIGURE_MIN = 1.5
 EXERCISE_MIN = 2.0
+PART_MIN = FORMULA_MIN  #: a part of a listing lit in turn, read like a display formula
+FRAME_MIN = SLIDE_MIN  #: a recorded stepper frame, put up and said like a slide
 OPTIONAL = "lecture-optional"  #: the cell tag of cells a lecturer may skip live
 #: a lecture whose slides leave more than this many minutes beyond the promised discussion
 #: is under-planned (the plan should give it more to show)
@@ -204,13 +219,51 @@ def run_seconds(cell) -> float:
                      - _stamp(ex["iopub.execute_input"])).total_seconds())
 
 
+_PART = 'class="fragment highlight-current-blue ftd-alg-part"'
+
+
+def lit_parts(cell) -> int:
+    """How many parts of a listing the cell's output lights one at a time (the fragments
+    :func:`ftd_lib.course.stepper.algorithm1_markdown` writes with ``parts``)."""
+    return sum(slide_words._src({"source": o.get("data", {}).get(m, "")}).count(_PART)
+               for o in cell.get("outputs", []) for m in ("text/markdown", "text/html"))
+
+
+@functools.lru_cache(maxsize=8)
+def _stepper_frames(source: str) -> int:
+    from .static_explorers import _explorer, find_call
+
+    factory, kwargs = find_call(source)
+    return len(_explorer(factory, {}, kwargs).frames)
+
+
+def stepper_frames(cell) -> int:
+    """How many recorded frames the deck shows for the stepper the code cell makes
+    (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments, as
+    :func:`ftd_lib.publish.deck.stepper_frames_html` draws them); 0 for any other cell."""
+    from .static_explorers import find_call
+
+    if cell.get("cell_type") != "code":
+        return 0
+    src = slide_words._src(cell)
+    call = find_call(src)
+    return _stepper_frames(src) if call and call[0] == "algorithm1_stepper" else 0
+
+
+def walk_steps(cell) -> tuple:
+    """``(parts lit, stepper frames)`` of a walk-through the cell shows (module docstring)."""
+    return lit_parts(cell), stepper_frames(cell)
+
+
 def cell_minutes(cell) -> float:
     """A shown cell's share of its slide's minutes (the rule, without ``SLIDE_MIN`` and the
     exercise term, which belong to the slide)."""
+    parts, frames = walk_steps(cell)
     return (slide_words.cell_words(cell) / WORDS_PER_MIN + run_seconds(cell) / 60
             + (WIDGET_MIN if is_widget_cell(cell) else 0.0)
             + FORMULA_MIN * slide_words.display_formulas(cell)
-            + FIGURE_MIN * (0 if is_widget_cell(cell) else slide_words.figures(cell)))
+            + FIGURE_MIN * (0 if is_widget_cell(cell) else slide_words.figures(cell))
+            + PART_MIN * parts + FRAME_MIN * frames)
 
 
 def is_optional(cell) -> bool:
@@ -228,6 +281,7 @@ class Timing:
     formulas: int = 0  #: display formulas on the core slides
     figures: int = 0  #: figures on the core slides
     exercises: int = 0  #: exercises put to the room on the core slides
+    steps: int = 0  #: walk-through steps on the core slides (listing parts lit, stepper frames)
 
 
 def slide_groups(nb) -> list:
@@ -326,7 +380,7 @@ def timing(nb, indices=None, moved=None) -> Timing:
     from ..course.roles import EXERCISE, has
 
     core = opt = run = 0.0
-    words = widgets = formulas = figures = exercises = 0
+    words = widgets = formulas = figures = exercises = steps = 0
     slides = 0
     for group in slide_groups(sub):
         shown = [k for k in group if slide_words.slide_type(sub["cells"][k], first=(k == 0))
@@ -347,7 +401,8 @@ def timing(nb, indices=None, moved=None) -> Timing:
             formulas += sum(slide_words.display_formulas(x) for x in kept)
             figures += sum(0 if is_widget_cell(x) else slide_words.figures(x) for x in kept)
             exercises += n_ex
-    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises)
+            steps += sum(sum(walk_steps(x)) for x in kept)
+    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises, steps)
 
 
 def lecture_of(seg: Segment):

@@ -36,15 +36,20 @@ from ..course import roles
 
 TYPES = ("slide", "subslide", "fragment", "skip", "notes", "-")
 
-#: RISE settings of every notebook: a slide never scrolls (a hall cannot read a scrolling
-#: slide: a slide holds what fits on a projector's 1280 x 720 at 26 px, notebooks/rise.css;
-#: tests/course/test_browser.py and test_deck_browser.py measure it), content starts at the top
-#: of the slide, a plain theme, a slide number, and the
-#: slideshow starts at the first slide (not at the selected cell). The theme is reveal.js's
-#: "white": its font (Source Sans Pro, SIL Open Font License) ships inside jupyterlab-rise and
-#: is served by the notebook server; "simple" and most other themes @import Google Fonts, which
-#: a lecture hall without network cannot load (tests/course/test_browser.py refuses the network)
-RISE = {"scroll": False, "center": False, "theme": "white", "transition": "none",
+#: RISE settings of every notebook: no navigation arrows (reveal.js's ``controls``: they sat
+#: on the figures' bottom-right corners; the keyboard, a clicker and the speaker view move
+#: through the slides; jupyterlab-rise 0.43.1 passes ``controls`` from ``metadata.rise`` to
+#: ``Reveal.initialize``, as it does ``progress``, ``transition``, ``slideNumber`` and
+#: ``center``; tests/course/test_browser.py checks the arrows are hidden); a slide never
+#: scrolls (a hall cannot read a scrolling slide: a slide holds what fits on a projector's
+#: 1280 x 720 at 26 px, notebooks/rise.css; tests/course/test_browser.py and
+#: test_deck_browser.py measure it), content starts at the top of the slide, a plain theme, a
+#: slide number, and the slideshow starts at the first slide (not at the selected cell). The
+#: theme is reveal.js's "white": its font (Source Sans Pro, SIL Open Font License) ships
+#: inside jupyterlab-rise and is served by the notebook server; "simple" and most other themes
+#: @import Google Fonts, which a lecture hall without network cannot load
+#: (tests/course/test_browser.py refuses the network)
+RISE = {"controls": False, "scroll": False, "center": False, "theme": "white", "transition": "none",
         "slideNumber": True, "start_slideshow_at": "beginning", "enable_chalkboard": False,
         "header": "<span style='font-size: 70%'>van Seijen (2016): forward TD(λ)</span>"}
 

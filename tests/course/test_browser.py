@@ -467,7 +467,8 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
     with RISE's command ("Open as Reveal Slideshow", command palette); the math is typeset and
     the theme's font loaded (screenshot test-output/slideshow_nb03_title.png); move slide by
     slide (Space) to the explorer's slide, drag the α slider and check that the β readout
-    follows: the widgets are live on the slides. No request went to the network, failed or got
+    follows: the widgets are live on the slides. The navigation arrows are hidden (the course's
+    RISE settings). No request went to the network, failed or got
     a 4xx/5xx answer (``/files/notebooks/rise.css`` was one on every slide)."""
     copy = REPO / SLIDES_NB03
     copy.parent.mkdir(parents=True, exist_ok=True)
@@ -488,6 +489,11 @@ def test_nb03_slideshow_widget_slide_is_live(jupyter_server, page, untouched_not
                           .text_content() or "").split())
         assert title.startswith("# 03"), f"the slideshow should start at the title: {title[:80]!r}"
         _assert_offline_ready(slides)
+        # no navigation arrows on the slides (slides.RISE's "controls": false; they sat on
+        # the figures' corners): reveal.js builds them and hides them
+        arrows = slides.evaluate("() => [...document.querySelectorAll('.reveal .controls')]"
+                                 ".map(c => getComputedStyle(c).display)")
+        assert arrows == ["none"], f"reveal.js's navigation arrows: {arrows}"
         slides.screenshot(path=str(OUT / "slideshow_nb03_title.png"))
         for _ in range(MAX_SLIDES):
             if slides.locator(on_slide).count():

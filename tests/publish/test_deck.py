@@ -127,16 +127,34 @@ def test_algorithm1_whole_and_the_stepper_frame_by_frame(lecture_views):
     assert html.count('data-frame="13"') >= 1
 
 
-def test_widget_shows_its_saved_picture():
+def test_widget_shows_its_picture_drawn_for_the_slide():
+    """A widget's output on the deck is its picture alone (no view: it needs a kernel),
+    drawn anew by the deck at the dpi that fills the slide's picture box: the saved picture's
+    figure (the same inches: the pixel sizes scale by the dpi) at a larger dpi than the
+    notebook's 90, with its text size and dpi for the slide (data-ftd-text-pt, data-ftd-dpi)."""
+    import base64
+    import io
+
+    from matplotlib.image import imread
+
+    from ftd_lib.style import WIDGET_DPI
+
     nb = L.read("03_one_state_divergence")
     k = next(i for i, c in enumerate(nb.cells)
              for o in c.get("outputs", []) if WIDGET in o.get("data", {}))
     saved = next(o["data"]["image/png"] for o in nb.cells[k].outputs
                  if WIDGET in o.get("data", {}))
     out = deck.deck_notebook(nb)
-    data = [o["data"] for o in out.cells[k].outputs if "data" in o]
-    assert all(WIDGET not in d for d in data)
-    assert any(d.get("image/png") == saved for d in data)
+    pics = [o for o in out.cells[k].outputs if "image/png" in o.get("data", {})]
+    assert len(pics) == 1 and all(WIDGET not in o["data"] for o in out.cells[k].outputs)
+    md = pics[0]["metadata"]["image/png"]
+    h0, w0 = imread(io.BytesIO(base64.b64decode(saved))).shape[:2]
+    h1, w1 = imread(io.BytesIO(base64.b64decode(pics[0]["data"]["image/png"]))).shape[:2]
+    assert md["ftd_dpi"] > WIDGET_DPI
+    assert w1 / w0 == pytest.approx(md["ftd_dpi"] / WIDGET_DPI, rel=0.01)
+    assert h1 / h0 == pytest.approx(md["ftd_dpi"] / WIDGET_DPI, rel=0.01)
+    html = deck.render(out)
+    assert f'data-ftd-text-pt="{md["ftd_text_pt"]}"' in html
 
 
 def test_cli_refuses_bad_input_in_one_line(tmp_path):

@@ -97,6 +97,39 @@ def test_formulas_figures_and_exercises_by_hand():
     assert moved[0] == "dropped" and moved[1] == moved[6] == "self-study"
 
 
+def test_walk_through_by_hand():
+    """Algorithm 1's walk-through: each part of the listing the deck lights costs a display
+    formula's minute, each stepper frame the deck shows a slide's half minute (counted from
+    the frames the stepper records, not from the slide's text); 04 §3 then gets about the 20
+    minutes review 2026-11-27-lecturer-3 asked for."""
+    from ftd_lib.course.stepper import algorithm1_markdown, algorithm1_stepper
+
+    md = nbformat.v4.new_output("display_data", data={
+        "text/markdown": algorithm1_markdown(17, 33, parts=((17, 22), (23, 28), (29, 33))),
+        "text/plain": "<IPython.core.display.Markdown object>"})
+    listing = _cell("code", "display(Markdown(algorithm1_markdown(17, 33, parts=...)))", "-",
+                    run_s=0, outputs=[md])
+    plain = _cell("code", "display(Markdown(algorithm1_markdown(17, 33)))", "-", run_s=0,
+                  outputs=[nbformat.v4.new_output("display_data", data={
+                      "text/markdown": algorithm1_markdown(17, 33)})])
+    stepper = _cell("code", "stepper = algorithm1_stepper(eta=0.3)\nstepper", "-", run_s=0)
+    n = len(algorithm1_stepper(eta=0.3).frames)
+    assert L.walk_steps(listing) == (3, 0) and L.walk_steps(plain) == (0, 0)
+    assert L.walk_steps(stepper) == (0, n)
+    words = L.slide_words.cell_words
+    assert L.cell_minutes(listing) == pytest.approx(words(listing) / L.WORDS_PER_MIN
+                                                    + 3 * L.PART_MIN)
+    assert L.cell_minutes(plain) == pytest.approx(words(plain) / L.WORDS_PER_MIN)
+    assert L.cell_minutes(stepper) == pytest.approx(L.WIDGET_MIN + n * L.FRAME_MIN)
+    nb = nbformat.v4.new_notebook(cells=[_cell("md", "## 1. A", "slide"), listing,
+                                         _cell("md", "### S", "subslide"), stepper])
+    assert L.timing(nb).steps == 3 + n
+    seg = L.LECTURES[1].segments[0]
+    row = next(t for label, _, t in L.section_rows(seg) if label == "04 §3")
+    assert row.steps == 5 + len(algorithm1_stepper().frames)
+    assert 18 <= row.core <= 22
+
+
 def test_the_cuts_of_the_review_are_in_the_plan():
     """Review 2026-11-27-lecturer-3 §2: 03 §6 to homework; 04 §8 to homework; 05 §5–6 to
     guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
