@@ -70,8 +70,8 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     acts = np.asarray(traj["actions"], dtype=np.int64)
     T = len(st) - 1
     cmap = plt.get_cmap("viridis")
-    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15.5, 4.3),
-                                     gridspec_kw=dict(width_ratios=[1.25, 1.1, 0.9]))
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14.0, 4.3),
+                                     gridspec_kw=dict(width_ratios=[1.1, 1.3, 0.8]))
     # the hill with car snapshots
     xs = np.linspace(mc.X_MIN, mc.X_MAX, 300)
     a1.fill_between(xs, hill_height(xs), -1.25, color="#d9c7a7")
@@ -127,7 +127,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
-    fig.subplots_adjust(left=0.05, right=0.985, bottom=0.13, top=0.84, wspace=0.55)  # fixed: fast
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.13, top=0.84, wspace=0.7)  # fixed: fast
     return fig
 
 
@@ -145,8 +145,8 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
     T = len(st) - 1
     ks = snapshot_times(T, n_snapshots)
     n_cols = (len(ks) + 1) // 2
-    fig = plt.figure(figsize=(15.5, 6.8))
-    gs = fig.add_gridspec(3, n_cols, height_ratios=[1.0, 1.0, 1.45])
+    fig = plt.figure(figsize=(14.0, 4.9))  # 13-pt text projects at >= 16 px on a slide
+    gs = fig.add_gridspec(3, n_cols, height_ratios=[1.0, 1.0, 1.6])
     pole = 2 * cp.LENGTH
     cmap = plt.get_cmap("viridis")
     for j, k in enumerate(ks):
@@ -164,8 +164,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
             ax.annotate("", xy=(x + 0.6 * d, 0.11), xytext=(x + 0.27 * d, 0.11),
                         arrowprops=dict(arrowstyle="-|>", color="k", lw=1.5))
         ax.set(xlim=(-2.6, 2.6), ylim=(-0.12, 1.3), aspect="equal")
-        ax.set_title(f"t = {k} ({k * cp.TAU:.2f} s), x = {x:+.2f}, θ = {math.degrees(th):+.1f}°",
-                     fontsize=13)
+        ax.set_title(f"t = {k}: x = {x:+.2f}, θ = {math.degrees(th):+.1f}°", fontsize=13)
         ax.axis("off")
     ax = fig.add_subplot(gs[2, :])
     t = np.arange(T + 1)
@@ -188,7 +187,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
     end = {"terminal": f"the pole fell (or the cart left the track) after {T} steps",
            "truncated": f"balanced until the cap, {T} steps"}.get(traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
-    fig.subplots_adjust(left=0.05, right=0.95, bottom=0.09, top=0.9, hspace=0.3)  # fixed: fast
+    fig.subplots_adjust(left=0.06, right=0.94, bottom=0.12, top=0.88, hspace=0.45)  # fixed: fast
     return fig
 
 

@@ -71,7 +71,7 @@ def plot_results(res: Results, ax=None):
         ax.set_ylim(bottom=0)
         if any(not np.all(np.isfinite(s["y"]) & (s["y"] <= ymax)) for s in summ.values()):
             handles, _ = ax.get_legend_handles_labels()
-            ax.legend(handles=[*handles, off_chart_handle()], loc="best", fontsize=11)
+            ax.legend(handles=[*handles, off_chart_handle()], loc="best")
     else:
         # returns: higher is better, so a point whose every alpha diverged is drawn off the
         # chart at the *bottom* (▼), never left out
@@ -111,7 +111,7 @@ def plot_results(res: Results, ax=None):
             handles.append(Line2D([], [], ls="none", marker="v", ms=8, color="0.3",
                                   label="off the chart: diverged" if d["x"] == "alpha"
                                   else "off the chart: every α diverged"))
-        ax.legend(handles=handles, loc="best", fontsize=11)
+        ax.legend(handles=handles, loc="best")
     if d["x"] == "alpha":
         log_alpha_axis(ax)
     if ax.get_legend() is None:

@@ -328,6 +328,20 @@ def test_trajectory_figures_draw_the_states():
         assert math.atan2(x1 - x0, y1 - y0) == pytest.approx(ctr["states"][k, 2])
 
 
+
+def test_trajectory_figures_project_their_text_at_16px():
+    """The two trajectory pictures are as wide as a slide lets 13-pt text stay >= 16 px
+    (``style.projected_text_px``: 15.5 inches had shrunk it to 14.7 and 11.7 px)."""
+    from ftd_lib.style import MIN_PROJECTED_PX, projected_text_px
+
+    tr = control.heuristic_trajectory(-0.5)
+    assert projected_text_px(task_pictures.plot_mountain_car_trajectory(tr, "t")) \
+        >= MIN_PROJECTED_PX
+    w = _random_weights("cartpole", 1)
+    ro = control.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
+    fig = task_pictures.plot_cartpole_trajectory(control.rollout_trajectory(ro, 0), "t")
+    assert projected_text_px(fig) >= MIN_PROJECTED_PX
+
 # ------------------------------------------------------------------------------ Figure 4
 
 

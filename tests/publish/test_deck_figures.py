@@ -14,9 +14,6 @@ A picture without the two numbers fails (every picture is measured). The smalles
 lecture, in the full deck and on the core slides (no corner tag), is written to
 ``test-output/deck/figure_text.json``.
 
-:data:`PENDING` lists the stored figures measured below 16 px whose fix is in the figure's own
-code (outside the deck): the test fails on any other, and on a listed one that now passes
-(take it off the list).
 """
 
 import json
@@ -37,16 +34,6 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "test-output" / "deck"
 
 pytestmark = needs_chromium("the deck figure test")
-
-#: stored figures below 16 px on the slide, whose text size or width is set in the figure's
-#: code (measured 2026-11-27): "NN cK" -> why
-PENDING = {
-    "02 c64": "Figure 1: 'end of ep. k' at 11 pt (repro/paper/fig1.py), 14.9 px",
-    "06 c37": "mountain-car trajectory 15.6 in wide at 135 dpi, shrunk to the slide: 14.7 px",
-    "06 c42": "mountain-car greedy rollout, the same figure: 14.7 px",
-    "06 c55": "cart-pole trajectory 15.5 in wide (dropped from the plan's lecture): 11.7 px",
-    "06 c97": "Figure 4: 11 pt text, 1860 px wide: 14.1 px",
-}
 
 # every picture on the current slide: its natural and drawn width (slide pixels), its two
 # numbers, the cell it comes from and whether the slide is tagged as not core
@@ -162,7 +149,6 @@ def test_every_picture_projects_its_text_at_16px(browser, measured_decks, number
     assert unmeasured == [], f"pictures without their text size: {unmeasured[:3]}"
     small = {r["cell"] or f"slide {r['slide']}": r for r in rows
              if r["px"] < MIN_PROJECTED_PX}
-    lecture_cells = {k for k in PENDING if any(r["cell"] == k for r in rows)}
     summary = {"full": round(min(r["px"] for r in rows), 1),
                "core": round(min((r["px"] for r in rows if not r["marked"]), default=0), 1),
                "pictures": len(rows),
@@ -172,7 +158,5 @@ def test_every_picture_projects_its_text_at_16px(browser, measured_decks, number
     data = json.loads(record.read_text()) if record.is_file() else {}
     data[f"lecture{number}"] = summary
     record.write_text(json.dumps(data, indent=1))
-    new = {k: f"{r['px']:.1f} px" for k, r in small.items() if k not in PENDING}
-    assert new == {}, f"lecture {number}: figure text below {MIN_PROJECTED_PX} px: {new}"
-    fixed = sorted(lecture_cells - set(small))
-    assert fixed == [], f"lecture {number}: {fixed} now project >= 16 px: take off PENDING"
+    below = {k: f"{r['px']:.1f} px" for k, r in small.items()}
+    assert below == {}, f"lecture {number}: figure text below {MIN_PROJECTED_PX} px: {below}"

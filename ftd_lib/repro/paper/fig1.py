@@ -98,7 +98,7 @@ def plot_figure1(data: dict, ax=None):
         ax.plot(data["t"], y, **style(m))
     for k, end in enumerate(data["episode_ends"]):
         ax.axvline(end, color="0.6", lw=1, ls=":")
-        ax.text(end, 1.02, f"end of ep. {k + 1}", ha="right", va="bottom", fontsize=11,
+        ax.text(end, 1.02, f"end of ep. {k + 1}", ha="right", va="bottom", fontsize=13,
                 color="0.4")
     ax.set_ylim(0, 1.1)
     ax.set_xlim(0, data["t"][-1] + 1)
