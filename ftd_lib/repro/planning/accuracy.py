@@ -1,5 +1,5 @@
-"""The plan held against the clock: :func:`measure_against_plan` computes figures from
-scratch and puts the measured wall time of each beside the plan's prediction
+"""The plan held against the clock: :func:`measure_command` runs a command from scratch in a
+fresh process and puts its measured wall time beside the plan's prediction for it
 (:mod:`ftd_lib.repro.planning.plan`), with rates calibrated on this machine just before
 (:func:`ftd_lib.repro.planning.calibrate.calibrate`). What
 ``tests/repro/test_plan_accuracy.py`` pins and ``scripts/plan_accuracy.py`` prints.
@@ -11,42 +11,82 @@ of ``reproduce all``, the compute seconds of its chunks, the utilisation of the 
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from .. import store
 from ..definitions import figure
 from ..protocol import run_protocol, two_stage
-from ..results import results_paths
+from ..results import load_results, results_paths
 from ..runs import run_figure
 from .calibrate import calibrate
 from .cost import Costing, history_dirs
-from .plan import FigurePlan, methods_to_calibrate, plan_figure, utilisation
+from .plan import FigurePlan, command_wall, methods_to_calibrate, plan_figure, utilisation
 from .progress import format_seconds
 
 
+def measure_command(path, out, *, scale: str = "paper", sets=(), workers: int = 2,
+                    rates=None) -> dict:
+    """``python -m ftd_lib run PATH --scale SCALE --set ... --workers N`` into a fresh
+    ``out`` (``reproduce NAME`` is ``run experiments/NAME.toml``): its plan
+    (:func:`ftd_lib.repro.planning.plan.command_wall`; ``rates`` default: calibrated just
+    before, for its experiment and workers), then the command itself in a fresh process, its
+    wall time taken from outside as a researcher's shell would. Returns ``command``,
+    ``workers``, ``predicted_s``, ``measured_s``, ``ratio`` (measured / predicted), ``load``
+    (the 1-minute load average before and after), ``stages_s`` and ``predicted_stages_s``
+    (the stages, each measured by its figure from its first chunk read to its data saved:
+    the rest is the command's own process -- start-up, the engine, pictures), ``chunks``
+    (computed), ``run_steps`` and ``predicted_run_steps``."""
+    from ..experiment import load_experiment
+    from ..launch import run_command
+    from ..runs import last_session
+    from .plan import default_device, plan_experiment
+
+    fig, run = load_experiment(path, scale, sets)
+    device = default_device(fig, out, run)
+    if rates is None:
+        pred, ctrl, engines = methods_to_calibrate([fig])
+        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers,
+                          engines=engines)
+    plan = plan_experiment(fig, out, workers, Costing(rates, history_dirs(out)),
+                           seed=run["seed"], device=device)
+    command = f"{run_command(path, scale, sets)} --workers {workers}"
+    before = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ftd_lib", *shlex.split(command)[3:], "--out",
+                    str(out), "--no-progress"], check=True, capture_output=True)
+    measured = time.perf_counter() - t0
+    wheres = [Path(out) / "pilot", Path(out)] if fig.two_stage else [Path(out)]
+    metas = [last_session(load_results(fig.name, w).meta) for w in wheres]
+    steps = [r["run_steps"] for r in chunk_records(out, fig.name)]
+    predicted = command_wall([plan], rates)
+    return {"command": command, "workers": workers, "predicted_s": predicted,
+            "measured_s": measured, "ratio": measured / predicted,
+            "load": (before, os.getloadavg()[0]),
+            "stages_s": sum(m["elapsed_s"] for m in metas), "predicted_stages_s": plan.wall_s,
+            "chunks": sum(m["chunks"]["computed"] for m in metas),
+            "run_steps": None if None in steps else sum(steps),
+            "predicted_run_steps": plan.steps}
+
+
 def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> list[dict]:
-    """For every figure and worker count: the plan's predicted wall time for a fresh ``out``
-    folder, then the figure computed there (``run_figure``, no picture, no progress bar) and
-    its measured ``elapsed_s``. Returns dicts ``figure, workers, predicted_s, measured_s,
-    ratio`` (measured / predicted), ``chunks`` (computed)."""
+    """:func:`measure_command` of ``reproduce NAME --scale SCALE --workers N`` for every
+    figure ``name`` and worker count, each into its own folder under ``out``, the rates
+    calibrated once for them all (unless given); the rows also name the ``figure``."""
+    from ..keys import experiment_path
+
     if rates is None:
         pred, ctrl, engines = methods_to_calibrate([figure(n, scale) for n in names])
         rates = calibrate(pred, ctrl, worker_start=max(workers_list) > 1,
                           workers=max(workers_list), engines=engines)
-    rows = []
-    for name in names:
-        for w in workers_list:
-            where = Path(out) / f"{name}-{w}"
-            costing = Costing(rates, history_dirs(where))
-            predicted = plan_figure(name, scale, w, costing, out=where).wall_s
-            res = run_figure(figure(name, scale), where, progress=False, plot=False,
-                             workers=w)
-            measured = float(res.meta["elapsed_s"])
-            rows.append({"figure": name, "workers": w, "predicted_s": predicted,
-                         "measured_s": measured, "ratio": measured / predicted,
-                         "chunks": res.meta["chunks"]["computed"]})
-    return rows
+    return [{"figure": name, **measure_command(
+                experiment_path(name), Path(out) / f"{name}-{w}", scale=scale, workers=w,
+                rates=rates)}
+            for name in names for w in workers_list]
 
 
 # ----------------------------------------------------------------------------- long runs

@@ -12,8 +12,8 @@ A *run-step* is one environment step of one run, its updates included (as in
   mountain car, +1 on cart-pole), so a stored run's average return *is* its steps per
   episode; :func:`control_history` reads them from stored figures (the pilot of the
   two-stage protocol in ``<out>/pilot/`` above all, :mod:`ftd_lib.repro.protocol`) and
-  :func:`row_steps` falls back to the median of the task's stored cells, else to
-  :data:`PRIOR_STEPS` (capped at the episode cap).
+  :func:`row_steps` falls back to the first as many episodes of the task's stored cells
+  (:func:`early_steps`), else to :data:`PRIOR_STEPS` (capped at the episode cap).
 - **How many seconds a run-step takes** (:class:`Rates`, :func:`calibrate`): measured on this
   machine in a few seconds. Prediction chunks run as one torch batch of all their rows, in
   lockstep: a chunk of ``B`` rows and ``E`` episodes takes about ``E * ipe * (a + b * B)``
@@ -67,11 +67,17 @@ class Rates:
     #: control, per ``"engine/method/task"`` (:func:`engine_key`): ``(a, b)``, seconds per
     #: batch iteration and per run-step (the kernel and the reference: ``a = 0``)
     engines: dict = field(default_factory=dict)
-    #: the command's own start: the interpreter and the command line's imports
-    startup_s: float = 2.5
-    #: the engine loaded in the command's own process (torch, the compiled kernel, a first
-    #: chunk), where it computes the chunks itself (one worker, or one chunk)
-    engine_load_s: float = 2.0
+    #: the command's own process, start to exit: the interpreter, the command line's imports
+    #: and the engine's (torch; a chunk's identity names the engine's numerics version, so
+    #: every command that runs a figure imports it, whoever computes the chunks)
+    startup_s: float = 2.4
+    #: a first chunk in the command's own process (the compiled code loaded, the evaluation
+    #: states built), where it computes the chunks itself (one worker, or one chunk)
+    engine_load_s: float = 1.0
+    #: the pictures, drawn in the command's own process after each stage that computed
+    #: chunks: matplotlib's import (once) and one figure's drawing and saving
+    plot_load_s: float = 0.5
+    draw_s: float = 0.15
     #: ``{workers: factor}``: how much slower each of that many processes runs when they run
     #: at once (a busy or shared machine, cores shared): N workers started at once against
     #: one (:func:`calibrate_worker_start`); 1 where not measured
@@ -86,8 +92,10 @@ class Rates:
 
 
 #: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
-#: float64; prediction by :func:`calibrate` at a quiet moment): what the plan and the progress
-#: bars' ETA use when this machine was never calibrated (:func:`machine_rates`)
+#: float64; prediction by :func:`calibrate` at a quiet moment; the command's own process --
+#: :attr:`Rates.startup_s` to :attr:`Rates.draw_s`, the fields' defaults -- at load 0.1-3):
+#: what the plan and the progress bars' ETA use when this machine was never calibrated
+#: (:func:`machine_rates`)
 DEFAULT_RATES = Rates(
     prediction={"td0": (2.6e-4, 5.0e-6, 110.0), "td_lambda": (2.6e-4, 5.5e-6, 110.0),
                 "forward_td_lambda": (3.6e-4, 3.5e-6, 111.0),
@@ -129,13 +137,9 @@ def machine_rates(path=None) -> Rates:
     try:
         saved = json.loads(Path(path or rates_path()).read_text())
         if saved["machine"] == _machine_id():
-            r = saved["rates"]
-            return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
-                         r["chunk_s"], float(r["worker_start_s"]), r["source"],
-                         {k: tuple(v) for k, v in r.get("engines", {}).items()},
-                         float(r.get("startup_s", DEFAULT_RATES.startup_s)),
-                         float(r.get("engine_load_s", DEFAULT_RATES.engine_load_s)),
-                         dict(r.get("slowdown", {})))
+            r = {k: v for k, v in saved["rates"].items() if k in Rates.__dataclass_fields__}
+            return Rates(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
+                            "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES
@@ -166,8 +170,9 @@ def control_history(dirs) -> dict:
     """Steps an episode of every stored control cell: ``{history_key: mean steps an episode
     over its runs that did not diverge}`` from the figures stored (``<name>.npz``) in
     ``dirs``, earlier directories first (a cell found in an earlier one is kept), and
-    ``{("median", task, episodes): the median over those cells}``. Read from the stored
-    average returns: steps = return / the task's reward per step."""
+    ``{("curves", task): [every stored cell's steps in each episode]}`` (its ``curve_mean``),
+    from which :func:`early_steps` tells how long the first episodes of any run of the task
+    are. Read from the stored returns: steps = return / the task's reward per step."""
     from ..results import load_results
 
     out: dict = {}
@@ -183,12 +188,22 @@ def control_history(dirs) -> dict:
             if res is None or res.meta.get("definition", {}).get("task") != "control":
                 continue
             _add_history(out, res)
-    by_task: dict = {}
-    for k, v in out.items():
-        by_task.setdefault(("median", k[0], k[3]), []).append(v)
-    out.update({k: float(np.median(v)) for k, v in by_task.items()})
     out.update(chunk_history(dirs))
     return out
+
+
+def early_steps(curves, episodes: int) -> float | None:
+    """The median over stored cells (``curves``: steps in each episode) of their mean steps
+    an episode over the first ``episodes`` (whole curves where none is that long: those with
+    the most episodes); ``None`` without curves. Early episodes of a control task differ
+    from late ones -- cart-pole's first 40 last ~10 steps, its 1000th ~400 -- so the history
+    of any method on the task, cut at the same episode, is the better guess."""
+    if not curves:
+        return None
+    longest = max(len(c) for c in curves)
+    n = min(int(episodes), longest)
+    means = [np.nanmean(c[:n]) for c in curves if len(c) >= n and np.isfinite(c[:n]).any()]
+    return float(np.median(means)) if means else None
 
 
 def chunk_history(dirs) -> dict:
@@ -230,6 +245,7 @@ def _add_history(out: dict, res) -> None:
         steps = float(np.mean(m)) / reward
         if math.isfinite(steps) and steps >= 0:  # (else not the task's returns: no history)
             out.setdefault(key, steps)
+            out.setdefault(("curves", env), []).append(np.asarray(res["curve_mean"][i]) / reward)
 
 
 def history_dirs(out=None) -> list[Path]:
@@ -249,19 +265,20 @@ def row_steps(task, row, history: dict, notes: set | None = None) -> float:
     """Expected run-steps of one run of a chunk's settings ``row`` (see the module
     docstring): prediction from :func:`evaluation_episode_steps`; control from ``history``
     (same task, method, settings, episodes, cap, variant), else the stored chunks' own
-    run-steps of the task, method, episodes, cap and variant, else the median of the stored
-    cells of the task and episode count, else :data:`PRIOR_STEPS`, else the cap (a guess,
-    named in ``notes``); at most the cap."""
+    run-steps of the task, method, episodes, cap and variant, else the first ``episodes``
+    of the stored cells of the task (:func:`early_steps`), else :data:`PRIOR_STEPS`, else
+    the cap (a guess, named in ``notes``); at most the cap."""
     if task.task == "prediction":
         return task.n_episodes * evaluation_episode_steps()
     cap = task.max_steps or task_registry.task(task.env).max_steps
     variant = (task.variant or {}).get("name")
     per_episode = history.get(history_key(task.env, task.method, row, task.n_episodes,
                                           task.max_steps, variant))
-    for key in (("chunks", task.env, task.method, task.n_episodes, task.max_steps,
-                 variant or ""), ("median", task.env, task.n_episodes)):
-        if per_episode is None:
-            per_episode = history.get(key)
+    if per_episode is None:
+        per_episode = history.get(("chunks", task.env, task.method, task.n_episodes,
+                                   task.max_steps, variant or ""))
+    if per_episode is None:
+        per_episode = early_steps(history.get(("curves", task.env)), task.n_episodes)
     if per_episode is None and task.env in PRIOR_STEPS:
         per_episode = PRIOR_STEPS[task.env]
         if notes is not None:
