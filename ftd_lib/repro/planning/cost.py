@@ -24,7 +24,7 @@ A *run-step* is one environment step of one run, its updates included (as in
   ``chunk_s`` (set-up, evaluation states, storing), every worker process ``worker_start_s``
   (start, imports, compiled code loaded).
 
-:func:`task_cost` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
+:class:`Costing` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
 """
 
 from __future__ import annotations
@@ -361,11 +361,6 @@ def task_seconds(task, rates: Rates, history: dict, notes: set | None = None) ->
     # the batch steps its rows in lockstep: an iteration for every step of the longest run
     iterations = steps / task.rows if chunk_engine(task) == "batch" else 0.0
     return fixed + steps * b + iterations * a
-
-
-def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
-    """``(run-steps, seconds)`` of one chunk."""
-    return task_steps(task, history), task_seconds(task, rates, history)
 
 
 class Costing:
