@@ -1,4 +1,4 @@
-"""ftd_lib.repro.planning.accuracy's measures of a finished run (scripts/measure_paper_run.py,
+"""The measures of a finished run (scripts/measure_paper_run.py,
 scripts/measure_device.py): the wall time of each figure of ``reproduce all`` adds up to the
 run's, the compute seconds are its chunks' and only those it computed; the engine's count of
 run-steps is the steps the runs made (a cart-pole return counts them: +1 a step)."""
@@ -12,7 +12,6 @@ import pytest
 
 from ftd_lib.repro import chunks, cli
 from ftd_lib.repro.definitions import FIGURES
-from ftd_lib.repro.planning import accuracy
 from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing, history_dirs
 from ftd_lib.repro.planning.plan import plan_figure
 
@@ -44,7 +43,7 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     t0 = time.time()
     assert cli.main(argv) == 0
     t1 = time.time()
-    rows = accuracy.measured_run(out, FIGURES, 1, t0)
+    rows = _script("measure_paper_run").measured_run(out, FIGURES, 1, t0)
     assert [r["figure"] for r in rows] == list(FIGURES)
     assert all(r["wall_s"] > 0 for r in rows)
     assert 0 < sum(r["wall_s"] for r in rows) <= t1 - t0
@@ -57,12 +56,12 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     # again: every chunk is loaded, nothing is computed after the second start
     t2 = time.time()
     assert cli.main(argv) == 0
-    again = accuracy.measured_run(out, FIGURES, 1, t2)
+    again = _script("measure_paper_run").measured_run(out, FIGURES, 1, t2)
     assert all(r["chunks"] == 0 and r["compute_s"] == 0 for r in again)
 
     plans = [plan_figure(n, "quick", 1, Costing(DEFAULT_RATES, history_dirs(tmp_path / "e")),
                          out=tmp_path / "e") for n in FIGURES]
-    lines = accuracy.comparison_lines(rows, plans)
+    lines = _script("measure_paper_run").comparison_lines(rows, plans)
     assert len(lines) == 2 + len(FIGURES) + 1
     last = lines[-1].split(" | ")
     planned = sum(len(s.chunks) for p in plans for s in p.stages)
@@ -76,7 +75,8 @@ def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path):
     it made: the engine's count in the chunks' metadata equals that sum (the real engine,
     quick Fig. 4 right, one worker)."""
     out = tmp_path / "m"
-    r = accuracy.measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
+    r = _script("measure_device").measure_figure("fig4-right", "quick", out,
+                                                 rates=DEFAULT_RATES)
     stored = np.load(out / "fig4-right.npz")
     metric, diverged = stored["metric"], stored["diverged"]
     assert not diverged.any()
@@ -87,7 +87,7 @@ def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path):
     assert r["compute_s"] <= r["wall_s"]  # one worker, here
     assert r["predicted_run_steps"] > 0 and r["predicted_wall_s"] > 0
     with pytest.raises(ValueError, match="out"):
-        accuracy.measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
+        _script("measure_device").measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
 
 
 def _script(name):

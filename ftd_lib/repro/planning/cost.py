@@ -227,6 +227,28 @@ def chunk_history(dirs) -> dict:
     return {k: float(np.mean(v)) for k, v in per.items()}
 
 
+def chunk_records(out, name: str) -> list[dict]:
+    """Every chunk of figure ``name`` stored under ``out`` (its pilot's under ``out/pilot``
+    too): ``stage`` (``pilot`` or ``final``), ``compute_s``, ``finished`` (seconds since the
+    epoch), ``device`` and ``run_steps`` -- the engine's count of environment steps, or the
+    kernel's iterations (one run at a time: one step each) in chunks stored before the count
+    was kept; ``None`` for prediction chunks."""
+    from ..results import results_paths
+    from ..store import chunk_metas
+
+    recs = []
+    for stage, base in (("pilot", Path(out) / "pilot"), ("final", Path(out))):
+        for _ident, meta in chunk_metas(results_paths(name, base)["chunks"]):
+            eng = meta.get("engine") or {}
+            steps = eng.get("run_steps")
+            if steps is None and eng.get("width") == 1.0:
+                steps = eng.get("iterations")
+            recs.append({"stage": stage, "compute_s": float(meta["compute_s"]),
+                         "finished": float(meta["finished"]), "device": meta.get("device"),
+                         "run_steps": None if steps is None else float(steps)})
+    return recs
+
+
 def _add_history(out: dict, res) -> None:
     definition = res.meta["definition"]
     env, episodes = definition["env"], int(res.meta["episodes"])
