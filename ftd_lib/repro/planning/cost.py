@@ -1,28 +1,20 @@
 r"""What a chunk costs, before it runs: run-steps and seconds (the plan,
-:mod:`ftd_lib.repro.planning.plan`).
-
-A *run-step* is one environment step of one run, its updates included (as in
-:mod:`ftd_lib.engine.bench`). Two questions, answered separately:
+:mod:`ftd_lib.repro.planning.plan`). A *run-step* is one environment step of one run, its
+updates included.
 
 - **How many run-steps** (:func:`row_steps`). Prediction (Fig. 3): the evaluation policy is
-  fixed, so an episode takes :func:`evaluation_episode_steps` steps on average whatever the
-  method (about 99). Control (Fig. 4): as many steps as the agent needs, and that depends on
-  what it learns -- a mountain car run that never reaches the goal runs into the cap every
-  episode (5000 steps), ten times one that learns. Each step earns the task's reward (-1 on
-  mountain car, +1 on cart-pole), so a stored run's average return *is* its steps per
-  episode; :func:`control_history` reads them from stored figures (the pilot of the
-  two-stage protocol in ``<out>/pilot/`` above all, :mod:`ftd_lib.repro.protocol`) and
-  :func:`row_steps` falls back to the first as many episodes of the task's stored cells
-  (:func:`early_steps`), else to :data:`PRIOR_STEPS` (capped at the episode cap).
-- **How many seconds a run-step takes** (:class:`Rates`, :func:`calibrate`): measured on this
-  machine in a few seconds. Prediction chunks run as one torch batch of all their rows, in
-  lockstep: a chunk of ``B`` rows and ``E`` episodes takes about ``E * ipe * (a + b * B)``
-  seconds (``ipe`` batch iterations an episode -- about T for TD(lambda) and forward
-  TD(lambda), 2T for the offline lambda-return, T^2/2 for the online one -- ``a`` seconds per
-  iteration for the batch's own overhead, ``b`` per row). Control chunks run run by run in
-  compiled code: seconds = run-steps x seconds per run-step. Every chunk also costs
-  ``chunk_s`` (set-up, evaluation states, storing), every worker process ``worker_start_s``
-  (start, imports, compiled code loaded).
+  fixed, so an episode takes :func:`evaluation_episode_steps` steps whatever the method.
+  Control: as many as the agent needs, which depends on what it learns (a mountain car run
+  that never reaches the goal costs ~10x one that learns): from the stored chunks' own
+  ``run_steps`` and the stored figures' returns (:func:`control_history`, the pilot's in
+  ``<out>/pilot/`` first), else the task's stored first episodes (:func:`early_steps`), else
+  a guess said in the plan.
+- **How many seconds** (:class:`Rates`, measured by :mod:`~ftd_lib.repro.planning.calibrate`).
+  A prediction chunk is one torch batch in lockstep: ``E * ipe * (a + b * B)`` for ``B`` rows
+  and ``E`` episodes (``ipe`` batch iterations an episode: ~T for TD(lambda), 2T for the
+  offline lambda-return, T^2/2 for the online one). A control chunk runs in the engine of
+  :func:`chunk_engine` at its ``(a, b)``: seconds per batch iteration and per run-step. Every
+  chunk also costs ``chunk_s``, every stage of worker processes ``worker_start_s``.
 
 :class:`Costing` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
 """
