@@ -13,7 +13,6 @@ machine) would fall outside it. Measured when this was written (2 shared AMD EPY
 3-4, 2 workers): 0.95-1.75 over five runs.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,19 +20,8 @@ import pytest
 TOLERANCE = 3.0
 
 
-def _script(name):
-    """A script of scripts/ as a module (they are not a package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_plan_predicts_quick_fig3_left_on_1_and_2_workers(tmp_path):
-    rows = _script("plan_accuracy").measure_against_plan(["fig3-left"], "quick", (1, 2), tmp_path)
+def test_plan_predicts_quick_fig3_left_on_1_and_2_workers(tmp_path, script):
+    rows = script("plan_accuracy").measure_against_plan(["fig3-left"], "quick", (1, 2), tmp_path)
     assert [r["workers"] for r in rows] == [1, 2]
     for r in rows:
         print(f"{r['figure']} {r['workers']} worker(s): predicted {r['predicted_s']:.2f} s, "
