@@ -24,12 +24,54 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from ftd_lib.repro.definitions import figure
-from ftd_lib.repro.planning.accuracy import measure_figure
 from ftd_lib.repro.planning.calibrate import calibrate
-from ftd_lib.repro.planning.plan import methods_to_calibrate
+from ftd_lib.repro.planning.cost import Costing, chunk_records, history_dirs
+from ftd_lib.repro.planning.plan import methods_to_calibrate, plan_figure
+from ftd_lib.repro.protocol import run_protocol, two_stage
+from ftd_lib.repro.runs import run_figure
+
+
+def measure_figure(name: str, scale: str, out, *, workers: int = 1, device: str = "cpu",
+                   executor=None, rates=None, **kw) -> dict:
+    """Compute figure ``name`` from scratch into ``out`` (both stages where ``reproduce``
+    runs two) on ``workers`` workers (``executor``: e.g. a Dask cluster) and ``device``, and
+    put its speed beside the plan's (made first, for the empty folder, with ``rates``:
+    default this machine's last calibration): ``wall_s``, ``compute_s``, ``run_steps`` (the
+    engine's count), ``us_per_run_step`` (wall time per run-step: the machine's throughput),
+    ``us_per_worker_step`` (compute per run-step: one worker's speed), and the same
+    ``predicted_*`` (the plan's rates are the CPU's; there are none for a GPU). ``kw`` go to
+    :func:`~ftd_lib.repro.runs.run_figure` (e.g. ``threads``)."""
+    if any(chunk_records(out, name)):
+        raise ValueError(f"out: {out} already holds chunks of {name}; measure into an empty "
+                         "folder")
+    fp = plan_figure(name, scale, workers, Costing(rates, history_dirs(out)), out=out)
+    fig = figure(name, scale)
+    kw = dict(workers=workers, device=device, executor=executor, progress=False, plot=False,
+              **kw)
+    t0 = time.time()
+    if two_stage(fig):
+        run_protocol(name, out, **kw)
+    else:
+        run_figure(fig, out, **kw)
+    wall = time.time() - t0
+    recs = chunk_records(out, name)
+    steps = [r["run_steps"] for r in recs]
+    run_steps = None if any(s is None for s in steps) else sum(steps)
+    compute = sum(r["compute_s"] for r in recs)
+    per = (lambda s: 1e6 * s / run_steps) if run_steps else (lambda s: None)
+    return {"figure": name, "scale": scale, "device": device, "workers": workers,
+            "executor": "local" if executor is None else type(executor).__name__,
+            "chunks": len(recs), "wall_s": wall, "compute_s": compute, "run_steps": run_steps,
+            "us_per_run_step": per(wall), "us_per_worker_step": per(compute),
+            "predicted_wall_s": fp.wall_s, "predicted_compute_s": fp.compute_s,
+            "predicted_run_steps": fp.steps,
+            "predicted_us_per_run_step": 1e6 * fp.wall_s / fp.steps if fp.steps else None,
+            "predicted_us_per_worker_step": (1e6 * fp.compute_s / fp.steps if fp.steps
+                                             else None)}
 
 
 def _line(r: dict) -> str:

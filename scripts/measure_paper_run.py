@@ -3,7 +3,7 @@
 First the plan for an empty folder (rates calibrated on this machine now, or read from
 ``--rates``), for ``--workers`` and for 16 and 64 workers; then the real command,
 ``python -m ftd_lib reproduce all --scale SCALE --workers N --out DIR``, its progress bars
-on this terminal; then, from what it stored (:func:`ftd_lib.repro.planning.accuracy.measured_run`),
+on this terminal; then, from what it stored (:func:`measured_run`),
 each figure's wall time, chunks and the workers' utilisation beside the plan's, as a markdown
 table, also kept in ``DIR/measured.json``.
 
@@ -25,11 +25,63 @@ import time
 from pathlib import Path
 
 from ftd_lib.repro.definitions import FIGURES, figure
-from ftd_lib.repro.planning.accuracy import comparison_lines, measured_run
 from ftd_lib.repro.planning.calibrate import calibrate, with_stored_control
-from ftd_lib.repro.planning.cost import Costing, history_dirs, machine_rates
-from ftd_lib.repro.planning.plan import methods_to_calibrate, plan_figure
+from ftd_lib.repro.planning.cost import Costing, chunk_records, history_dirs, machine_rates
+from ftd_lib.repro.planning.plan import FigurePlan, methods_to_calibrate, plan_figure, utilisation
 from ftd_lib.repro.planning.progress import format_seconds
+from ftd_lib.repro.results import results_paths
+
+
+def _finished(out, name: str) -> float:
+    """When figure ``name`` in ``out`` was last written: its data, metadata and picture's
+    latest modification time (to the sub-second, where the metadata's ``finished`` has whole
+    seconds)."""
+    paths = results_paths(name, out)
+    return max(paths[k].stat().st_mtime for k in ("npz", "json", "png") if paths[k].exists())
+
+
+def measured_run(out, names, workers: int, started: float) -> list[dict]:
+    """A reproduction of the figures ``names`` (in the order they ran) started at ``started``
+    (seconds since the epoch) into ``out``, measured from what it stored: per figure its wall
+    time -- from the end of the figure before (the start for the first) to its own end, so
+    the workers' start, every stage and the picture are in it -- the ``compute_s`` of the
+    chunks it computed (finished after ``started``), their number and the workers'
+    ``utilisation`` = compute / (workers x wall)."""
+    rows, before = [], float(started)
+    for name in names:
+        end = _finished(out, name)
+        recs = [r for r in chunk_records(out, name) if r["finished"] >= started]
+        compute = sum(r["compute_s"] for r in recs)
+        wall = end - before
+        rows.append({"figure": name, "wall_s": wall, "compute_s": compute,
+                     "chunks": len(recs), "utilisation": utilisation(compute, wall, workers)})
+        before = end
+    return rows
+
+
+def comparison_lines(measured: list[dict], plans: list[FigurePlan]) -> list[str]:
+    """A markdown table: each figure's measured wall time, chunks and utilisation beside the
+    plan's (``plans``: made before the run, for an empty folder), and the whole run."""
+    workers = plans[0].workers
+    lines = ["| figure | chunks computed (planned) | wall measured | wall predicted | "
+             "measured / predicted | utilisation measured | utilisation predicted |",
+             "|---|---|---|---|---|---|---|"]
+
+    def line(name, chunks, planned, wall, pwall, util, putil):
+        return (f"| {name} | {chunks} ({planned}) | {format_seconds(wall)} | "
+                f"{format_seconds(pwall)} | {wall / pwall:.2f} | {100 * util:.0f} % | "
+                f"{100 * putil:.0f} % |")
+
+    for m, p in zip(measured, plans, strict=True):
+        planned = sum(len(s.chunks) for s in p.stages)
+        lines.append(line(m["figure"], m["chunks"], planned, m["wall_s"], p.wall_s,
+                          m["utilisation"], p.utilisation))
+    wall, pwall = sum(m["wall_s"] for m in measured), sum(p.wall_s for p in plans)
+    comp, pcomp = sum(m["compute_s"] for m in measured), sum(p.compute_s for p in plans)
+    lines.append(line("all", sum(m["chunks"] for m in measured),
+                      sum(len(s.chunks) for p in plans for s in p.stages), wall, pwall,
+                      utilisation(comp, wall, workers), utilisation(pcomp, pwall, workers)))
+    return lines
 
 
 def plans_for_empty_folder(scale: str, workers: int, rates) -> list:

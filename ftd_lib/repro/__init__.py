@@ -11,7 +11,7 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.results`  a figure's stored data (:class:`Results`, :func:`load_results`)
   and the commands that make it (:func:`reproduce_command`)
 - :mod:`~ftd_lib.repro.runs`     :func:`run_figure` (chunks in parallel worker processes, then
-  assembled in a fixed order) and :func:`reproduce`
+  assembled in a fixed order)
 - :mod:`~ftd_lib.repro.executors` ``--executor dask``: the chunks on a Dask cluster, stored here
 - :mod:`~ftd_lib.repro.planning`  ``plan FILE|NAME|all`` and the progress bars' ETA: what a
   chunk costs before it runs (rates per engine, method and task, calibrated here), the rows
@@ -43,21 +43,9 @@ another or in parallel worker processes, and each is stored as soon as it is fin
 (:mod:`ftd_lib.repro.store`), so an interrupted reproduction resumes where it stopped and ends
 with exactly the numbers of an uninterrupted one.
 
-Scales
-------
-``quick``  seconds: a few runs, a few episodes, coarse grids (CI, live notebook cells). The
-           numbers show the machinery working, not the paper's result.
-``paper``  the paper's run and episode counts; log-spaced step-size grids (ratio
-           :math:`\sqrt 2` or 2) wide enough that each method's best :math:`\alpha` is inside.
-
-Cost (measured on 2 shared AMD EPYC cores, one torch thread, float64)
---------------------------------------------------------------------
-``reproduce all --scale quick``: about 16 s (Fig. 3 left 10 s: the online lambda-return
-replays T^2/2 updates an episode). Paper scale: Fig. 3 right 7 min (8 chunks); Fig. 3 left
-about 20-25 min (the online lambda-return: ~6500 batch iterations an episode at ~0.85 ms);
-Fig. 4 runs in the compiled kernel at about 1 µs a run-step (the README's measured table:
-``reproduce all --scale paper`` in 1 h 09 min on 2 workers). ``python -m ftd_lib plan FILE``
-predicts any file's cost before it runs.
+Scales: ``quick`` (seconds: what a file's ``[quick]`` changes; the machinery working, not the
+paper's result) and ``paper`` (the file's counts). What a run costs: ``python -m ftd_lib plan
+FILE`` (the README's measured tables).
 
 Metrics (per run, then averaged over runs)
 ------------------------------------------
@@ -82,8 +70,4 @@ name is ``engine-<method>-v<N>`` (its numerics version,
 :data:`ftd_lib.engine.NUMERICS_VERSION`), and a chunk's identity also holds its settings rows,
 run ids, seed, scale, episodes, epsilon, episode cap (and what a cap means) and the kind of
 device (cpu/cuda: their floating point differs).
-
-Notebooks: :mod:`ftd_lib.course.live` shows a stored figure beside a live run;
-``load_results("fig3-left")`` gives the stored data (or ``None``), and
-``reproduce_command("fig3-left")`` the exact command that makes it.
 """

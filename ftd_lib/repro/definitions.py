@@ -45,7 +45,7 @@ def figure(name: str, scale: str = "quick", runs: int | None = None,
     ``chunk_rows`` overrides how many rows (cells x runs) one chunk holds at most: the
     defaults suit a CPU; a GPU wants far bigger batches (e.g. 20000). Chunks of a different
     size are different chunks (they are not reused across sizes). ``grid`` (e.g.
-    ``{"alphas": (0.001, 0.002)}``, the command line's ``--set``, :func:`parse_sets`) rebuilds
+    ``{"alphas": (0.001, 0.002)}``) rebuilds
     the cells on other methods, step sizes or lambdas (:func:`with_grid`).
     """
     if name not in FIGURES + STUDIES:
@@ -127,32 +127,6 @@ def _number(text: str) -> str:
     """A number as the command line writes it: the shortest form that reads back the same."""
     v = float(text)
     return f"{v:g}" if float(f"{v:g}") == v else repr(v)
-
-
-def parse_sets(items) -> dict[str, tuple]:
-    """``["alphas=0.001,0.002", "lams=0,0.5"]`` (the ``--set`` options) -> ``{"alphas": (0.001,
-    0.002), "lams": (0.0, 0.5)}``; a bad item raises ``ValueError`` naming ``--set`` and it.
-    The values are checked against a figure by :func:`with_grid`."""
-    out: dict[str, tuple] = {}
-    for item in items or ():
-        key, eq, text = str(item).partition("=")
-        key = key.strip()
-        if not eq or key not in GRID_KEYS:
-            raise ValueError(f"--set {item}: expected KEY=V1,V2,... with KEY one of "
-                             f"{', '.join(GRID_KEYS)} (any key of the figure's file: python "
-                             f"-m ftd_lib run experiments/<figure>.toml --set KEY=VALUE)")
-        if key in out:
-            raise ValueError(f"--set {item}: {key} is set twice")
-        values = [v.strip() for v in text.split(",")]
-        if not all(values):
-            raise ValueError(f"--set {item}: an empty value")
-        if key != "methods":
-            try:
-                values = [float(v) for v in values]
-            except ValueError:
-                raise ValueError(f"--set {item}: {key} must be numbers") from None
-        out[key] = tuple(values)
-    return out
 
 
 def format_value(v) -> str:
@@ -287,10 +261,9 @@ def check_memory(fig: Figure, available: int | None = None) -> None:
         f"than the {available / 2**30:.3g} GiB available; ask for fewer {what}")
 
 
-#: lambda grid of Figs. 3 right and 4; Fig. 3 right's (refined near 1); Fig. 3 right's fixed
+#: lambda grid of Figs. 3 right and 4; Fig. 3 right's fixed
 #: step size; the step sizes of Fig. 3 left and of Fig. 4 (read from their files)
 LAMBDAS = _grid("fig4-left", "lam")
-LAMBDAS_FIG3_RIGHT = _grid("fig3-right", "lam")
 ALPHA_FIG3_RIGHT = _grid("fig3-right", "alpha")[0]
 ALPHAS_FIG3 = _grid("fig3-left", "alpha")
 ALPHAS_FIG4 = _grid("fig4-left", "alpha")

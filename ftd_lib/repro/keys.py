@@ -99,8 +99,25 @@ def parse_value(text: str):
     return text
 
 
-#: the short names of ``--set`` that ``reproduce`` has always taken
+#: the short names of ``--set`` that ``reproduce`` has always taken (``lams=`` is refused
+#: where a curve has its own lambda, :func:`_check_short_lams`)
 ALIASES = {"alphas": "grid.alphas", "lams": "grid.lams"}
+
+
+def _check_short_lams(raw: dict, item, where: str) -> None:
+    """``lams=`` reads as "the experiment's lambdas", but it is the grid's, which a curve with
+    its own ``lam``/``lams`` (e.g. n-step Sarsa as forward Sarsa(1)) does not take: refused
+    then, naming those curves and the two long forms, rather than leaving them unchanged
+    without a word (or changing what they are)."""
+    own = [(f"curves.{i}.{k}", c.get("name", c.get("method")), c[k])
+           for i, c in enumerate(raw.get("curves") or []) if isinstance(c, dict)
+           for k in ("lam", "lams") if k in c]
+    if own:
+        value = str(item).partition("=")[2]
+        raise ExperimentError(
+            f"{where} {item}: {', '.join(f'{n!r} has {k} = {v}' for k, n, v in own)} of its "
+            f"own, which lams= would not change; say which: --set grid.lams={value} (the "
+            f"curves without their own) or --set {own[0][0]}={value}")
 
 
 def apply_sets(raw: dict, sets, where: str = "--set") -> dict:
@@ -111,6 +128,8 @@ def apply_sets(raw: dict, sets, where: str = "--set") -> dict:
     seen = set()
     for item in sets or ():
         key, eq, text = str(item).partition("=")
+        if key.strip() == "lams":
+            _check_short_lams(out, item, where)
         key = ALIASES.get(key.strip(), key.strip())
         if not eq or not key:
             raise ExperimentError(f"{where} {item}: expected KEY=VALUE")

@@ -46,11 +46,6 @@ def two_stage(fig: Figure) -> bool:
     return fig.two_stage
 
 
-def curve_keys(fig: Figure) -> list[tuple[str, float]]:
-    """The curves that are optimised over alpha: one per (method, lambda), in cell order."""
-    return list(dict.fromkeys((c.method, c.lam) for c in fig.cells))
-
-
 def best_alphas(fig: Figure, metric: np.ndarray) -> dict[tuple[str, float], dict]:
     """For every (method, lambda): its step sizes (sorted), the mean metric of each over the
     runs (a diverged run's return is nan, so is its cell's mean: it counts as a failure and

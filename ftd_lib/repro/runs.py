@@ -307,17 +307,3 @@ def _assemble(fig: Figure, tasks: list[chunks.ChunkTask], done: list[dict]
         "k_max": np.array([c.k_max or 0 for c in cells], dtype=np.int64),
         "metric": metric, "diverged": diverged, "curve_mean": curve_sum / fig.runs,
     }
-
-
-
-def reproduce(names, scale: str = "quick", *, runs: int | None = None, seed: int = DEFAULT_SEED,
-              out=DEFAULT_RESULTS, device: str = "cpu", runner: Runner | None = None,
-              progress: bool = True, force: bool = False, plot: bool = True,
-              workers: int = 1, threads: int = 1, executor=None) -> dict[str, Results]:
-    """Run several figures (``"all"`` or a list of names) one after another."""
-    if isinstance(names, str):
-        names = FIGURES if names == "all" else (names,)
-    return {n: run_figure(figure(n, scale, runs=runs), out, seed=seed, runner=runner,
-                          device=device, progress=progress, force=force, plot=plot,
-                          workers=workers, threads=threads, executor=executor)
-            for n in names}

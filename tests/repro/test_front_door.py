@@ -258,3 +258,32 @@ def test_a_variant_is_its_set_items_and_the_same_chunks():
     own_file = load_experiment(experiment_path("fig4-left-small-weights"), "quick")[0]
     assert keys(by_sets) == keys(own_file) == keys(figure("fig4-left", "quick",
                                                           variant="small weights"))
+
+
+def test_short_lams_is_refused_where_a_curve_has_its_own():
+    """``lams=`` would not reach a curve with its own lambda (n-step Sarsa as forward
+    Sarsa(1)): one line naming each such curve and both long forms, not a silent half-change."""
+    path = experiment_path("cartpole-n-step")
+    with pytest.raises(ValueError) as e:
+        load_experiment(path, "quick", ["lams=0.5"])
+    msg = str(e.value)
+    assert "\n" not in msg and "curves.1.lam = 1.0" in msg and "curves.2.lam = 1.0" in msg
+    assert "--set grid.lams=0.5" in msg and "--set curves.1.lam=0.5" in msg
+    fig, _ = load_experiment(path, "quick", ["grid.lams=0.5"])  # the long form: the grid's
+    lams = {c.curve: c.lam for c in fig.cells}
+    assert lams == {"forward Sarsa(0.9)": 0.5, "4-step Sarsa (forward Sarsa, λ = 1, K_max = 4)":
+                    1.0, "4-step Sarsa (its reference)": 1.0}
+    fig, _ = load_experiment(path, "quick", ["curves.1.lam=0.5"])
+    assert {c.lam for c in fig.cells if c.curve.startswith("4-step Sarsa (forward")} == {0.5}
+
+
+def test_short_forms_are_the_grids_where_no_curve_has_its_own():
+    """``alphas=`` reaches every curve (a curve has no alphas of its own); ``lams=`` on a file
+    whose curves take the grid's lambdas is ``grid.lams=``."""
+    for name, sets in (("fig4-right", ["lams=0,0.5", "alphas=0.01,0.02"]),
+                       ("cartpole-n-step", ["alphas=0.01,0.02"])):
+        short, _ = load_experiment(experiment_path(name), "quick", sets)
+        long, _ = load_experiment(experiment_path(name), "quick", [f"grid.{s}" for s in sets])
+        assert short.cells == long.cells
+        assert {c.alpha for c in short.cells} == {0.01, 0.02}
+    assert {c.lam for c in short.cells} == {0.9, 1.0}  # (cartpole-n-step: lams untouched)

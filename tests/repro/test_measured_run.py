@@ -1,4 +1,4 @@
-"""ftd_lib.repro.planning.accuracy's measures of a finished run (scripts/measure_paper_run.py,
+"""The measures of a finished run (scripts/measure_paper_run.py,
 scripts/measure_device.py): the wall time of each figure of ``reproduce all`` adds up to the
 run's, the compute seconds are its chunks' and only those it computed; the engine's count of
 run-steps is the steps the runs made (a cart-pole return counts them: +1 a step)."""
@@ -12,7 +12,6 @@ import pytest
 
 from ftd_lib.repro import chunks, cli
 from ftd_lib.repro.definitions import FIGURES
-from ftd_lib.repro.planning import accuracy
 from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing, history_dirs
 from ftd_lib.repro.planning.plan import plan_figure
 
@@ -36,7 +35,7 @@ def _stored_compute(out, name):
 
 
 def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, script):
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     out = tmp_path / "res"
     argv = ["reproduce", "all", "--scale", "quick", "--workers", "1", "--out", str(out),
@@ -44,7 +43,7 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     t0 = time.time()
     assert cli.main(argv) == 0
     t1 = time.time()
-    rows = accuracy.measured_run(out, FIGURES, 1, t0)
+    rows = script("measure_paper_run").measured_run(out, FIGURES, 1, t0)
     assert [r["figure"] for r in rows] == list(FIGURES)
     assert all(r["wall_s"] > 0 for r in rows)
     assert 0 < sum(r["wall_s"] for r in rows) <= t1 - t0
@@ -57,12 +56,12 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     # again: every chunk is loaded, nothing is computed after the second start
     t2 = time.time()
     assert cli.main(argv) == 0
-    again = accuracy.measured_run(out, FIGURES, 1, t2)
+    again = script("measure_paper_run").measured_run(out, FIGURES, 1, t2)
     assert all(r["chunks"] == 0 and r["compute_s"] == 0 for r in again)
 
     plans = [plan_figure(n, "quick", 1, Costing(DEFAULT_RATES, history_dirs(tmp_path / "e")),
                          out=tmp_path / "e") for n in FIGURES]
-    lines = accuracy.comparison_lines(rows, plans)
+    lines = script("measure_paper_run").comparison_lines(rows, plans)
     assert len(lines) == 2 + len(FIGURES) + 1
     last = lines[-1].split(" | ")
     planned = sum(len(s.chunks) for p in plans for s in p.stages)
@@ -71,12 +70,13 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     assert last[4] == f"{ratio:.2f}"
 
 
-def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path):
+def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path, script):
     """Cart-pole pays +1 a step, so a run's average return times its episodes is the steps
     it made: the engine's count in the chunks' metadata equals that sum (the real engine,
     quick Fig. 4 right, one worker)."""
     out = tmp_path / "m"
-    r = accuracy.measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
+    r = script("measure_device").measure_figure("fig4-right", "quick", out,
+                                                 rates=DEFAULT_RATES)
     stored = np.load(out / "fig4-right.npz")
     metric, diverged = stored["metric"], stored["diverged"]
     assert not diverged.any()
@@ -87,30 +87,19 @@ def test_measure_figure_counts_the_run_steps_the_runs_made(tmp_path):
     assert r["compute_s"] <= r["wall_s"]  # one worker, here
     assert r["predicted_run_steps"] > 0 and r["predicted_wall_s"] > 0
     with pytest.raises(ValueError, match="out"):
-        accuracy.measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
+        script("measure_device").measure_figure("fig4-right", "quick", out, rates=DEFAULT_RATES)
 
 
-def _script(name):
-    """A script of scripts/ as a module (they are not a package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_measure_paper_run_script_measures_a_finished_run(tmp_path, monkeypatch, capsys):
+def test_measure_paper_run_script_measures_a_finished_run(tmp_path, monkeypatch, capsys, script):
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     out = tmp_path / "res"
     t0 = time.time()
     assert cli.main(["reproduce", "all", "--scale", "quick", "--workers", "1", "--out",
                      str(out), "--no-progress"]) == 0
-    script = _script("measure_paper_run")
-    monkeypatch.setattr(script, "calibrate", lambda *a, **k: DEFAULT_RATES)
+    mod = script("measure_paper_run")
+    monkeypatch.setattr(mod, "calibrate", lambda *a, **k: DEFAULT_RATES)
     capsys.readouterr()
-    assert script.main(["--out", str(out), "--workers", "1", "--scale", "quick",
+    assert mod.main(["--out", str(out), "--workers", "1", "--scale", "quick",
                         "--started", str(t0)]) == 0
     text = capsys.readouterr().out
     kept = json.loads((out / "measured.json").read_text())
@@ -118,19 +107,19 @@ def test_measure_paper_run_script_measures_a_finished_run(tmp_path, monkeypatch,
     assert [r["figure"] for r in kept["measured"]] == list(FIGURES)
     assert set(kept["predicted_wall_s"]) == {"1", "16", "64"}
     with pytest.raises(SystemExit):  # from scratch only: a folder with results is refused
-        script.main(["--out", str(out), "--workers", "1", "--scale", "quick"])
+        mod.main(["--out", str(out), "--workers", "1", "--scale", "quick"])
 
 
-def test_measure_device_script_on_a_machine_without_a_gpu(tmp_path, monkeypatch, capsys):
+def test_measure_device_script_on_a_machine_without_a_gpu(tmp_path, monkeypatch, capsys, script):
     """The prepared GPU-machine script, tried here: the CPU run is measured and kept, the GPU
     run is skipped with one line where torch sees no CUDA device."""
     import torch
 
-    script = _script("measure_device")
-    monkeypatch.setattr(script, "calibrate", lambda *a, **k: DEFAULT_RATES)
+    mod = script("measure_device")
+    monkeypatch.setattr(mod, "calibrate", lambda *a, **k: DEFAULT_RATES)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     path = tmp_path / "device.json"
-    assert script.main(["--json", str(path), "--scale", "quick", "--workers", "1"]) == 0
+    assert mod.main(["--json", str(path), "--scale", "quick", "--workers", "1"]) == 0
     text = capsys.readouterr().out
     kept = json.loads(path.read_text())
     assert [r["device"] for r in kept["runs"]] == ["cpu"]
@@ -138,4 +127,4 @@ def test_measure_device_script_on_a_machine_without_a_gpu(tmp_path, monkeypatch,
     assert r["figure"] == "fig4-right" and r["run_steps"] > 0 and r["chunks"] > 0
     assert "µs a run-step" in text and "no CUDA device" in text
     with pytest.raises(SystemExit):
-        script.main(["--json", str(path), "--figure", "fig3-left"])
+        mod.main(["--json", str(path), "--figure", "fig3-left"])

@@ -15,7 +15,6 @@ from ftd_lib.repro.definitions import (
     STUDIES,
     figure,
     format_sets,
-    parse_sets,
     with_grid,
 )
 from ftd_lib.repro.results import load_results, reproduce_command, results_paths
@@ -31,23 +30,11 @@ def _runner(task, *, device, progress):
 _runner.name = "set-fake"
 
 
-def test_parse_and_format_are_inverse():
-    items = ["alphas=0.001,0.002", "lams=0,0.5", "methods=forward_sarsa_lambda"]
-    grid = parse_sets(items)
-    assert grid == {"alphas": (0.001, 0.002), "lams": (0.0, 0.5),
-                    "methods": ("forward_sarsa_lambda",)}
+def test_format_writes_the_set_options():
+    grid = {"alphas": (0.001, 0.002), "lams": (0.0, 0.5), "methods": ("forward_sarsa_lambda",)}
     assert format_sets(grid) == (" --set alphas=0.001,0.002 --set lams=0,0.5"
                                  " --set methods=forward_sarsa_lambda")
-    assert parse_sets(format_sets(grid).split(" --set ")[1:]) == grid
     assert format_sets({"alphas": (5.859375e-05,)}) == " --set alphas=5.859375e-05"
-
-
-@pytest.mark.parametrize("item", ["alpha=0.1", "alphas", "alphas=", "alphas=0.1,",
-                                  "alphas=x", "=0.1"])
-def test_bad_items_name_set(item):
-    with pytest.raises(ValueError, match=r"^--set ") as e:
-        parse_sets([item])
-    assert "\n" not in str(e.value)
 
 
 @pytest.mark.parametrize("grid, what", [

@@ -17,7 +17,7 @@ _spec.loader.exec_module(layering)
 RUNNER = ("experiment", "keys", "cells", "chunks", "setups", "store", "reuse", "runs", "launch",
           "protocol", "executors", "results", "provenance", "plots", "planning",
           "planning.plan", "planning.cost", "planning.calibrate", "planning.cut",
-          "planning.schedule", "planning.progress", "planning.accuracy")
+          "planning.schedule", "planning.progress")
 
 
 def reachable(graph: dict, start) -> set:

@@ -25,7 +25,7 @@ from ftd_lib.repro.results import (
     reproduce_command,
     results_paths,
 )
-from ftd_lib.repro.runs import ScaleConflict, reproduce, run_figure
+from ftd_lib.repro.runs import ScaleConflict, run_figure
 
 # A cheap stand-in for the engine: each row's numbers depend only on (seed, run id, settings),
 # like the engine's. FAKE_DELAY (seconds per chunk) makes it slow enough to kill mid-run.
@@ -366,8 +366,9 @@ def _scripted_runner(agree: bool):
 
 @pytest.mark.parametrize("agree", [True, False])
 def test_report_verdicts_follow_the_numbers(tmp_path, agree):
-    reproduce("all", "quick", runs=3, out=tmp_path, runner=_scripted_runner(agree),
-                progress=False, plot=agree)  # pictures once is enough
+    for n in FIGURES:
+        run_figure(figure(n, "quick", runs=3), tmp_path, runner=_scripted_runner(agree),
+                   progress=False, plot=agree)  # pictures once is enough
     results = {n: load_results(n, tmp_path) for n in FIGURES}
     verdicts = claims.claims(results)
     assert [v.number for v in verdicts] == list(range(1, 9))

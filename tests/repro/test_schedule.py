@@ -111,7 +111,9 @@ def test_calibration_is_kept_for_this_machine_only(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cost.machine_rates() == cost.DEFAULT_RATES  # nothing kept yet
     mine = cost.Rates({"td_lambda": (1e-3, 1e-5, 100.0)}, {"sarsa_lambda": 2e-6},
-                      {"prediction": 0.5}, 4.0, "calibrated here")
+                      {"prediction": 0.5}, 4.0, "calibrated here",
+                      engines={"batch/sarsa_lambda/acrobot": (3e-4, 6e-6)}, startup_s=9.0,
+                      engine_load_s=8.0, plot_load_s=7.0, draw_s=6.0, slowdown={"2": 1.5})
     cost.save_rates(mine)
     assert cost.machine_rates() == mine
     path = cost.rates_path()

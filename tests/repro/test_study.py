@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ftd_lib.engine import Settings, run_control
-from ftd_lib.repro import chunks, setups
+from ftd_lib.repro import chunks
 from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.paper import study
 
@@ -50,19 +50,6 @@ def test_the_default_variant_is_fig4s_setup():
     other = next(t for t in cut if t.variant["name"] == "start anywhere"
                  and np.array_equal(t.settings, default.settings))
     assert not np.array_equal(chunks.engine_runner(other)["values"], out["values"])
-
-
-def test_initial_weights_of_each_init():
-    base = setups.initial_weights_of({"init": "uniform"}, 1, [0, 3], 2, 3)
-    zero = setups.initial_weights_of({"init": "zero-output"}, 1, [0, 3], 2, 3)
-    small = setups.initial_weights_of({"init": "small"}, 1, [0, 3], 2, 3)
-    H, n = 50, 2
-    assert base.shape == (2, 3, H * (n + 2) + 1)
-    np.testing.assert_array_equal(zero[..., :H * (n + 1)], base[..., :H * (n + 1)])
-    assert not zero[..., H * (n + 1):].any() and base[..., H * (n + 1):].all()
-    np.testing.assert_array_equal(small, base * 0.1)
-    with pytest.raises(ValueError, match="init"):
-        setups.initial_weights_of({"init": "xavier"}, 1, [0], 2, 3)
 
 
 def _fake_runner(task, *, device, progress):

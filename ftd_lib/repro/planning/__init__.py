@@ -1,4 +1,4 @@
-"""Planning, in one home: what a run will cost before it runs, and how the prediction held.
+"""Planning, in one home: what a run will cost before it runs.
 
 - :mod:`~ftd_lib.repro.planning.cost`      run-steps (stored chunks, stored returns, or said to
   be a guess) and seconds per chunk, rates per (engine, method, task)
@@ -9,5 +9,7 @@
 - :mod:`~ftd_lib.repro.planning.plan`      ``plan FILE|NAME|all``: every stage's chunks and
   the command's predicted wall time
 - :mod:`~ftd_lib.repro.planning.progress`  the progress bars' ETA from it
-- :mod:`~ftd_lib.repro.planning.accuracy`  the plan against measured runs
+
+How the prediction held is measured by ``scripts/plan_accuracy.py`` (commands),
+``scripts/measure_paper_run.py`` (a whole paper-scale run) and ``scripts/measure_device.py``.
 """

@@ -3,12 +3,14 @@ in a few seconds a method, on the engine that will run each chunk: the torch bat
 prediction method at two widths; the compiled kernel per run-step, replaced by what the stored
 chunks of this CPU took (:func:`with_stored_control`, :func:`stored_step_seconds`); the torch
 batch and the per-run reference of a control method on its task (:func:`calibrate_engine`); a
-chunk's fixed seconds; the command's start-up and the start of N worker processes at once, whose
-ratio is the slowdown of N workers sharing the machine.
+chunk's fixed seconds; the command's start-up (interpreter, imports, the engine), the drawing of
+its pictures, the start of N worker processes at once, and how much slower N processes computing
+at once run than one (the slowdown of N workers sharing the machine).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -75,12 +77,13 @@ def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
     return t / max(int(np.sum(res.n_steps)), 1)
 
 
-def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tuple:
-    """``(a, b)`` of a control method on a task in the engine that will run it, measured
-    here (:attr:`Rates.engines`): the kernel as :func:`calibrate_control`; the torch batch
-    at two widths (2 and 8 rows), a straight line through seconds = a x iterations + b x
-    run-steps; the per-run reference, 2 runs of a few capped episodes (seconds per
-    run-step)."""
+def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2,
+                     params=None) -> tuple:
+    """``(a, b)`` of a control method (with its own ``params``) on a task in the engine that
+    will run it, measured here (:attr:`Rates.engines`): the kernel as
+    :func:`calibrate_control`; the torch batch at two widths (2 and 8 rows), a straight line
+    through seconds = a x iterations + b x run-steps; the per-run reference, 2 runs of a few
+    capped episodes (seconds per run-step)."""
     from ... import engine as eng
 
     if engine == "kernel":
@@ -90,7 +93,7 @@ def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2) -> tu
     def run(n, episodes=2):
         st = eng.Settings.make(alpha=[0.01] * n, lam=0.5, gamma=s, eta=0.01)
         return eng.run_control(method, st, 2016, np.arange(n), episodes, env=env,
-                               epsilon=0.05, max_steps=200, engine=engine)
+                               epsilon=0.05, max_steps=200, engine=engine, params=params)
 
     run(1, 1)  # warm-up
     if engine == "reference":
@@ -149,13 +152,73 @@ def calibrate_worker_start(kinds=("prediction", "control"), processes: int = 1,
     return time.perf_counter() - t0
 
 
+#: a fixed piece of arithmetic, timed inside its own process (:func:`calibrate_slowdown`)
+_SPIN = """import time
+t = time.perf_counter()
+x = 0
+for i in range(2_000_000):
+    x += i * i
+print(time.perf_counter() - t)"""
+
+
+def calibrate_slowdown(processes: int, timeout: float = 300.0) -> float:
+    """How much slower each of ``processes`` processes computing at once runs than one alone
+    (:attr:`~ftd_lib.repro.planning.cost.Rates.slowdown`): the same fixed arithmetic timed
+    inside each process, their mean against one process alone (before and after, averaged:
+    on a shared machine the others' load drifts). On ``C`` free cores it is about 1 up to
+    ``C`` processes; beside a load ``L`` of other work, about ``(L + N) / (L + 1)``."""
+
+    def spin(n):
+        procs = [subprocess.Popen([sys.executable, "-c", _SPIN], stdout=subprocess.PIPE,
+                                  text=True) for _ in range(n)]
+        return [float(p.communicate(timeout=timeout)[0]) for p in procs]
+
+    alone = spin(1) + spin(1) if processes > 1 else [1.0]
+    together = spin(processes) if processes > 1 else [1.0]
+    return max(1.0, float(np.mean(together) / np.mean(alone)))
+
+
 def calibrate_command_start(timeout: float = 300.0) -> float:
-    """Seconds a command takes to start: a fresh interpreter importing the command line
-    (``ftd_lib.repro.cli``; the engine is loaded later, where chunks are computed)."""
+    """Seconds of a command's own process beyond its work: a fresh interpreter importing the
+    command line and the engine (every command that runs a figure does: a chunk's identity
+    names the engine's numerics version), then exiting."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import ftd_lib.repro.cli"], check=True,
-                   timeout=timeout)
+    subprocess.run([sys.executable, "-c", "import ftd_lib.repro.cli, ftd_lib.engine"],
+                   check=True, timeout=timeout)
     return time.perf_counter() - t0
+
+
+#: what :func:`calibrate_drawing` draws (a fresh process: matplotlib not yet imported)
+_DRAW = """import json, os, sys, tempfile, time
+os.environ["MPLBACKEND"] = "Agg"
+from ftd_lib.repro.results import load_results
+figs = [load_results(n, sys.argv[1]) for n in sys.argv[2:]]
+t = [time.perf_counter()]
+from ftd_lib.repro.plots import save_plot
+with tempfile.TemporaryDirectory() as d:
+    for f in [figs[0]] + figs:
+        save_plot(f, os.path.join(d, "f.png"))
+        t.append(time.perf_counter())
+print(json.dumps([t[1] - t[0], t[2] - t[1], t[-1] - t[2]]))"""
+
+
+def calibrate_drawing(names=("fig3-left", "fig3-right", "fig4-left", "fig4-right"),
+                      where=None, timeout: float = 300.0) -> tuple[float, float]:
+    """``(plot_load_s, draw_s)`` of :class:`~ftd_lib.repro.planning.cost.Rates`: in a fresh
+    process, the committed figures ``names`` (under ``where``, default ``results/``) drawn and
+    saved as a stage does (:func:`ftd_lib.repro.plots.save_plot`), the first one twice:
+    matplotlib's import is the first drawing less the second, ``draw_s`` the mean of the
+    others."""
+    from .cost import REPO_RESULTS
+
+    where = Path(where or REPO_RESULTS)
+    names = [n for n in names if (where / f"{n}.npz").is_file()]
+    if not names:  # (an installed copy without results/)
+        return DEFAULT_RATES.plot_load_s, DEFAULT_RATES.draw_s
+    out = subprocess.run([sys.executable, "-c", _DRAW, str(where), *names],
+                         check=True, timeout=timeout, capture_output=True, text=True)
+    first, again, rest = json.loads(out.stdout)
+    return max(first - again, 0.0), rest / len(names)
 
 
 def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int = 1,
@@ -176,8 +239,8 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         ctrl: dict = {}
         for m, env in dict.fromkeys(control):
             ctrl[m] = max(ctrl.get(m, 0.0), calibrate_control(m, env))
-        per = {engine_key(e, m, env): calibrate_engine(e, m, env)
-               for e, m, env in dict.fromkeys(engines)}
+        per = {engine_key(e, m, env): calibrate_engine(e, m, env, params=dict(params))
+               for e, m, env, params in dict.fromkeys(engines)}
         kinds = (["prediction"] if pred else []) + (["control"] if ctrl or per else [])
         chunk_s = {k: calibrate_chunk_s(k) for k in kinds}
         n = min(max(int(workers), 1), os.cpu_count() or 1)
@@ -185,14 +248,16 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
                  else DEFAULT_RATES.worker_start_s)
         one = calibrate_worker_start(kinds, 1) if kinds else None
         startup = calibrate_command_start()
+        plot_load, draw = calibrate_drawing()
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
-    slow = {str(n): max(1.0, start / one)} if n > 1 and worker_start and one else {}
+    slow = {str(n): calibrate_slowdown(n)} if n > 1 else {}
     load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup, 0.0)
     rates = Rates(pred, ctrl, chunk_s, start,
                   source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
-                  engines=per, startup_s=startup, engine_load_s=load, slowdown=slow)
+                  engines=per, startup_s=startup, engine_load_s=load, slowdown=slow,
+                  plot_load_s=plot_load, draw_s=draw)
     return with_stored_control(rates)
 
 

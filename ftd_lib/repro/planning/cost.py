@@ -1,30 +1,22 @@
 r"""What a chunk costs, before it runs: run-steps and seconds (the plan,
-:mod:`ftd_lib.repro.planning.plan`).
-
-A *run-step* is one environment step of one run, its updates included (as in
-:mod:`ftd_lib.engine.bench`). Two questions, answered separately:
+:mod:`ftd_lib.repro.planning.plan`). A *run-step* is one environment step of one run, its
+updates included.
 
 - **How many run-steps** (:func:`row_steps`). Prediction (Fig. 3): the evaluation policy is
-  fixed, so an episode takes :func:`evaluation_episode_steps` steps on average whatever the
-  method (about 99). Control (Fig. 4): as many steps as the agent needs, and that depends on
-  what it learns -- a mountain car run that never reaches the goal runs into the cap every
-  episode (5000 steps), ten times one that learns. Each step earns the task's reward (-1 on
-  mountain car, +1 on cart-pole), so a stored run's average return *is* its steps per
-  episode; :func:`control_history` reads them from stored figures (the pilot of the
-  two-stage protocol in ``<out>/pilot/`` above all, :mod:`ftd_lib.repro.protocol`) and
-  :func:`row_steps` falls back to the median of the task's stored cells, else to
-  :data:`PRIOR_STEPS` (capped at the episode cap).
-- **How many seconds a run-step takes** (:class:`Rates`, :func:`calibrate`): measured on this
-  machine in a few seconds. Prediction chunks run as one torch batch of all their rows, in
-  lockstep: a chunk of ``B`` rows and ``E`` episodes takes about ``E * ipe * (a + b * B)``
-  seconds (``ipe`` batch iterations an episode -- about T for TD(lambda) and forward
-  TD(lambda), 2T for the offline lambda-return, T^2/2 for the online one -- ``a`` seconds per
-  iteration for the batch's own overhead, ``b`` per row). Control chunks run run by run in
-  compiled code: seconds = run-steps x seconds per run-step. Every chunk also costs
-  ``chunk_s`` (set-up, evaluation states, storing), every worker process ``worker_start_s``
-  (start, imports, compiled code loaded).
+  fixed, so an episode takes :func:`evaluation_episode_steps` steps whatever the method.
+  Control: as many as the agent needs, which depends on what it learns (a mountain car run
+  that never reaches the goal costs ~10x one that learns): from the stored chunks' own
+  ``run_steps`` and the stored figures' returns (:func:`control_history`, the pilot's in
+  ``<out>/pilot/`` first), else the task's stored first episodes (:func:`early_steps`), else
+  a guess said in the plan.
+- **How many seconds** (:class:`Rates`, measured by :mod:`~ftd_lib.repro.planning.calibrate`).
+  A prediction chunk is one torch batch in lockstep: ``E * ipe * (a + b * B)`` for ``B`` rows
+  and ``E`` episodes (``ipe`` batch iterations an episode: ~T for TD(lambda), 2T for the
+  offline lambda-return, T^2/2 for the online one). A control chunk runs in the engine of
+  :func:`chunk_engine` at its ``(a, b)``: seconds per batch iteration and per run-step. Every
+  chunk also costs ``chunk_s``, every stage of worker processes ``worker_start_s``.
 
-:func:`task_cost` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
+:class:`Costing` puts them together for a :class:`ftd_lib.repro.chunks.ChunkTask`.
 """
 
 from __future__ import annotations
@@ -67,11 +59,17 @@ class Rates:
     #: control, per ``"engine/method/task"`` (:func:`engine_key`): ``(a, b)``, seconds per
     #: batch iteration and per run-step (the kernel and the reference: ``a = 0``)
     engines: dict = field(default_factory=dict)
-    #: the command's own start: the interpreter and the command line's imports
-    startup_s: float = 2.5
-    #: the engine loaded in the command's own process (torch, the compiled kernel, a first
-    #: chunk), where it computes the chunks itself (one worker, or one chunk)
-    engine_load_s: float = 2.0
+    #: the command's own process, start to exit: the interpreter, the command line's imports
+    #: and the engine's (torch; a chunk's identity names the engine's numerics version, so
+    #: every command that runs a figure imports it, whoever computes the chunks)
+    startup_s: float = 2.4
+    #: a first chunk in the command's own process (the compiled code loaded, the evaluation
+    #: states built), where it computes the chunks itself (one worker, or one chunk)
+    engine_load_s: float = 1.0
+    #: the pictures, drawn in the command's own process after each stage that computed
+    #: chunks: matplotlib's import (once) and one figure's drawing and saving
+    plot_load_s: float = 0.5
+    draw_s: float = 0.15
     #: ``{workers: factor}``: how much slower each of that many processes runs when they run
     #: at once (a busy or shared machine, cores shared): N workers started at once against
     #: one (:func:`calibrate_worker_start`); 1 where not measured
@@ -86,8 +84,10 @@ class Rates:
 
 
 #: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
-#: float64; prediction by :func:`calibrate` at a quiet moment): what the plan and the progress
-#: bars' ETA use when this machine was never calibrated (:func:`machine_rates`)
+#: float64; prediction by :func:`calibrate` at a quiet moment; the command's own process --
+#: :attr:`Rates.startup_s` to :attr:`Rates.draw_s`, the fields' defaults -- at load 0.1-3):
+#: what the plan and the progress bars' ETA use when this machine was never calibrated
+#: (:func:`machine_rates`)
 DEFAULT_RATES = Rates(
     prediction={"td0": (2.6e-4, 5.0e-6, 110.0), "td_lambda": (2.6e-4, 5.5e-6, 110.0),
                 "forward_td_lambda": (3.6e-4, 3.5e-6, 111.0),
@@ -129,13 +129,9 @@ def machine_rates(path=None) -> Rates:
     try:
         saved = json.loads(Path(path or rates_path()).read_text())
         if saved["machine"] == _machine_id():
-            r = saved["rates"]
-            return Rates({k: tuple(v) for k, v in r["prediction"].items()}, r["control"],
-                         r["chunk_s"], float(r["worker_start_s"]), r["source"],
-                         {k: tuple(v) for k, v in r.get("engines", {}).items()},
-                         float(r.get("startup_s", DEFAULT_RATES.startup_s)),
-                         float(r.get("engine_load_s", DEFAULT_RATES.engine_load_s)),
-                         dict(r.get("slowdown", {})))
+            r = {k: v for k, v in saved["rates"].items() if k in Rates.__dataclass_fields__}
+            return Rates(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
+                            "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES
@@ -166,8 +162,9 @@ def control_history(dirs) -> dict:
     """Steps an episode of every stored control cell: ``{history_key: mean steps an episode
     over its runs that did not diverge}`` from the figures stored (``<name>.npz``) in
     ``dirs``, earlier directories first (a cell found in an earlier one is kept), and
-    ``{("median", task, episodes): the median over those cells}``. Read from the stored
-    average returns: steps = return / the task's reward per step."""
+    ``{("curves", task): [every stored cell's steps in each episode]}`` (its ``curve_mean``),
+    from which :func:`early_steps` tells how long the first episodes of any run of the task
+    are. Read from the stored returns: steps = return / the task's reward per step."""
     from ..results import load_results
 
     out: dict = {}
@@ -183,12 +180,22 @@ def control_history(dirs) -> dict:
             if res is None or res.meta.get("definition", {}).get("task") != "control":
                 continue
             _add_history(out, res)
-    by_task: dict = {}
-    for k, v in out.items():
-        by_task.setdefault(("median", k[0], k[3]), []).append(v)
-    out.update({k: float(np.median(v)) for k, v in by_task.items()})
     out.update(chunk_history(dirs))
     return out
+
+
+def early_steps(curves, episodes: int) -> float | None:
+    """The median over stored cells (``curves``: steps in each episode) of their mean steps
+    an episode over the first ``episodes`` (whole curves where none is that long: those with
+    the most episodes); ``None`` without curves. Early episodes of a control task differ
+    from late ones -- cart-pole's first 40 last ~10 steps, its 1000th ~400 -- so the history
+    of any method on the task, cut at the same episode, is the better guess."""
+    if not curves:
+        return None
+    longest = max(len(c) for c in curves)
+    n = min(int(episodes), longest)
+    means = [np.nanmean(c[:n]) for c in curves if len(c) >= n and np.isfinite(c[:n]).any()]
+    return float(np.median(means)) if means else None
 
 
 def chunk_history(dirs) -> dict:
@@ -212,6 +219,28 @@ def chunk_history(dirs) -> dict:
     return {k: float(np.mean(v)) for k, v in per.items()}
 
 
+def chunk_records(out, name: str) -> list[dict]:
+    """Every chunk of figure ``name`` stored under ``out`` (its pilot's under ``out/pilot``
+    too): ``stage`` (``pilot`` or ``final``), ``compute_s``, ``finished`` (seconds since the
+    epoch), ``device`` and ``run_steps`` -- the engine's count of environment steps, or the
+    kernel's iterations (one run at a time: one step each) in chunks stored before the count
+    was kept; ``None`` for prediction chunks."""
+    from ..results import results_paths
+    from ..store import chunk_metas
+
+    recs = []
+    for stage, base in (("pilot", Path(out) / "pilot"), ("final", Path(out))):
+        for _ident, meta in chunk_metas(results_paths(name, base)["chunks"]):
+            eng = meta.get("engine") or {}
+            steps = eng.get("run_steps")
+            if steps is None and eng.get("width") == 1.0:
+                steps = eng.get("iterations")
+            recs.append({"stage": stage, "compute_s": float(meta["compute_s"]),
+                         "finished": float(meta["finished"]), "device": meta.get("device"),
+                         "run_steps": None if steps is None else float(steps)})
+    return recs
+
+
 def _add_history(out: dict, res) -> None:
     definition = res.meta["definition"]
     env, episodes = definition["env"], int(res.meta["episodes"])
@@ -230,6 +259,7 @@ def _add_history(out: dict, res) -> None:
         steps = float(np.mean(m)) / reward
         if math.isfinite(steps) and steps >= 0:  # (else not the task's returns: no history)
             out.setdefault(key, steps)
+            out.setdefault(("curves", env), []).append(np.asarray(res["curve_mean"][i]) / reward)
 
 
 def history_dirs(out=None) -> list[Path]:
@@ -249,19 +279,20 @@ def row_steps(task, row, history: dict, notes: set | None = None) -> float:
     """Expected run-steps of one run of a chunk's settings ``row`` (see the module
     docstring): prediction from :func:`evaluation_episode_steps`; control from ``history``
     (same task, method, settings, episodes, cap, variant), else the stored chunks' own
-    run-steps of the task, method, episodes, cap and variant, else the median of the stored
-    cells of the task and episode count, else :data:`PRIOR_STEPS`, else the cap (a guess,
-    named in ``notes``); at most the cap."""
+    run-steps of the task, method, episodes, cap and variant, else the first ``episodes``
+    of the stored cells of the task (:func:`early_steps`), else :data:`PRIOR_STEPS`, else
+    the cap (a guess, named in ``notes``); at most the cap."""
     if task.task == "prediction":
         return task.n_episodes * evaluation_episode_steps()
     cap = task.max_steps or task_registry.task(task.env).max_steps
     variant = (task.variant or {}).get("name")
     per_episode = history.get(history_key(task.env, task.method, row, task.n_episodes,
                                           task.max_steps, variant))
-    for key in (("chunks", task.env, task.method, task.n_episodes, task.max_steps,
-                 variant or ""), ("median", task.env, task.n_episodes)):
-        if per_episode is None:
-            per_episode = history.get(key)
+    if per_episode is None:
+        per_episode = history.get(("chunks", task.env, task.method, task.n_episodes,
+                                   task.max_steps, variant or ""))
+    if per_episode is None:
+        per_episode = early_steps(history.get(("curves", task.env)), task.n_episodes)
     if per_episode is None and task.env in PRIOR_STEPS:
         per_episode = PRIOR_STEPS[task.env]
         if notes is not None:
@@ -344,11 +375,6 @@ def task_seconds(task, rates: Rates, history: dict, notes: set | None = None) ->
     # the batch steps its rows in lockstep: an iteration for every step of the longest run
     iterations = steps / task.rows if chunk_engine(task) == "batch" else 0.0
     return fixed + steps * b + iterations * a
-
-
-def task_cost(task, rates: Rates, history: dict) -> tuple[float, float]:
-    """``(run-steps, seconds)`` of one chunk."""
-    return task_steps(task, history), task_seconds(task, rates, history)
 
 
 class Costing:

@@ -298,12 +298,16 @@ def in_process(stage: StagePlan, workers: int) -> bool:
 
 
 def command_wall(plans: list[FigurePlan], rates) -> float:
-    """The whole command's predicted wall time: its start-up (interpreter, the command line's
-    imports), the engine loaded in its own process where it computes chunks itself (worker
-    processes' start is in their stages), then every figure's stages one after another."""
+    """The whole command's predicted wall time: its own process's start and exit (interpreter,
+    the command line's and the engine's imports), a first chunk where it computes chunks
+    itself (worker processes' start is in their stages), every figure's stages one after
+    another, and the picture each stage that computes draws (matplotlib imported once)."""
+    stages = [s for p in plans for s in p.stages]
     load = any(in_process(s, p.workers) for p in plans for s in p.stages)
-    return rates.startup_s + (rates.engine_load_s if load else 0.0) + sum(
-        p.wall_s for p in plans)
+    drawn = sum(bool(s.chunks) for s in stages)
+    return (rates.startup_s + (rates.engine_load_s if load else 0.0)
+            + sum(s.wall_s for s in stages)
+            + (rates.plot_load_s + drawn * rates.draw_s if drawn else 0.0))
 
 
 def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
@@ -324,8 +328,8 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
         start = wall - sum(p.wall_s for p in plans)
         comp = sum(p.compute_s for p in plans)
         lines.append(f"command: predicted wall {format_seconds(wall)} on {plans[0].workers} "
-                     f"workers ({start:.1f} s of start-up: interpreter, imports, the engine in "
-                     f"this process), {format_seconds(comp)} of compute, utilisation "
+                     f"workers ({start:.1f} s in this process: interpreter, imports, the "
+                     f"engine, pictures), {format_seconds(comp)} of compute, utilisation "
                      f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
     lines += [f"guess: {n}" for n in sorted(notes)]
     return lines
@@ -333,9 +337,10 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
 
 def methods_to_calibrate(figs) -> tuple[list, list, list]:
     """What to measure for these figures (loaded experiments, or names of ``experiments/``
-    at paper scale): the prediction methods, the (control method, task) pairs, and the
-    ``(engine, method, task)`` each control chunk runs in (:func:`ftd_lib.repro.planning.cost.
-    chunk_engine`)."""
+    at paper scale): the prediction methods, the (control method, task) pairs the compiled
+    kernel runs, and the ``(engine, method, task, params)`` of every other control chunk
+    (:func:`ftd_lib.repro.planning.cost.chunk_engine`; ``params``: the method's own, as
+    sorted items)."""
     from .cost import chunk_engine
 
     pred, ctrl, engines = [], [], []
@@ -344,8 +349,10 @@ def methods_to_calibrate(figs) -> tuple[list, list, list]:
         if f.task == "prediction":
             pred += list(f.methods)
             continue
-        ctrl += [(m, f.env) for m in f.methods]
-        engines += [(e, t.method, t.env) for t in cut_chunks(f)
-                    if (e := chunk_engine(t)) != "kernel"]  # (the kernel: stored chunks)
+        for t in cut_chunks(f):
+            if (e := chunk_engine(t)) == "kernel":  # (then replaced by the stored chunks')
+                ctrl.append((t.method, t.env))
+            else:
+                engines.append((e, t.method, t.env, tuple(sorted((t.params or {}).items()))))
     return (list(dict.fromkeys(pred)), list(dict.fromkeys(ctrl)),
             list(dict.fromkeys(engines)))
