@@ -131,3 +131,26 @@ def test_every_engine_but_the_kernel_is_calibrated_with_the_methods_params():
     a, b = calibrate_engine("reference", "n_step_sarsa", "cartpole", repeats=1,
                             params={"n": 4})
     assert a == 0.0 and 0 < b < 1.0
+
+
+def test_a_network_set_up_is_planned_on_the_engine_that_runs_it():
+    """A set-up of the network only (``--set network.hidden_units=10``) is a plain parameter
+    of every engine (``chunks.engine_runner``), so n-step Sarsa, which has only its per-run
+    reference, is planned (and calibrated, with its ``n``) on that reference, not on the
+    compiled kernel it has none of; a set-up of mountain car's inputs stays in the kernel."""
+    from ftd_lib.repro.experiment import load_experiment
+    from ftd_lib.repro.planning.cost import chunk_engine
+    from ftd_lib.repro.planning.plan import cut_chunks, methods_to_calibrate
+
+    fig, _run = load_experiment("experiments/cartpole-n-step.toml", "quick",
+                                sets=["network.hidden_units=10"])
+    chunks = cut_chunks(fig)
+    assert chunks and all(t.variant is not None for t in chunks)
+    assert {t.method: chunk_engine(t) for t in chunks} == {
+        "forward_sarsa_lambda": "kernel", "n_step_sarsa": "reference"}
+    _pred, ctrl, engines = methods_to_calibrate([fig])
+    assert ctrl == [("forward_sarsa_lambda", "cartpole")]
+    assert {e[:2] for e in engines} == {("reference", "n_step_sarsa")}
+    mc, _run = load_experiment("experiments/fig4-left.toml", "quick",
+                               sets=["task.inputs=unit"])
+    assert {chunk_engine(t) for t in cut_chunks(mc)} == {"kernel"}

@@ -326,13 +326,15 @@ GUESS = {"kernel": (0.0, 1.1e-6), "batch": (3e-4, 6e-6), "reference": (0.0, 1.5e
 
 
 def chunk_engine(task, device: str = "cpu") -> str:
-    """The engine that computes a control chunk (as :func:`ftd_lib.engine.choose_engine`'s
-    ``"auto"``): a set-up variant in the compiled kernel; else the kernel where the task and
-    the method have one (float64 on the CPU), the torch batch where the method has one, the
-    per-run reference otherwise."""
+    """The engine that computes a control chunk (as :func:`ftd_lib.repro.chunks.engine_runner`
+    does): a set-up of mountain car's inputs or start states in the compiled kernel; else (a
+    set-up of the network only is a plain parameter of every engine) the kernel where the
+    task and the method have one (float64 on the CPU), the torch batch where the method has
+    one, the per-run reference otherwise."""
     from ...methods import method as method_record
+    from ..cells import network_only
 
-    if task.variant is not None:
+    if task.variant is not None and not network_only(task.variant):
         return "kernel"
     engines = method_record(task.method).engines
     t = task_registry.TASKS.get(task.env)
