@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .figure_text import install_png_metadata, with_png_metadata
+
 _TEX = {r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\eta": "η",
         r"\lambda": "λ", r"\theta": "θ", r"\rho": "ρ", r"\phi": "φ", r"\pi": "π",
         r"\epsilon": "ε", r"\varepsilon": "ε", r"\sigma": "σ", r"\infty": "∞", r"\le": "≤",
@@ -53,42 +55,21 @@ def figure_alt(fig) -> str:
     return "Figure: " + "; ".join(parts) if parts else "Figure"
 
 
+def _alt(fig, _dpi) -> dict:
+    return {"alt": figure_alt(fig)}
+
+
 def _with_alt(render):
-    def print_figure(fig, fmt="png", *args, **kwargs):
-        data = render(fig, fmt, *args, **kwargs)
-        if fmt == "png" and data:
-            return data, {"alt": figure_alt(fig)}
-        return data
-    return print_figure
+    """``render`` (IPython's ``print_figure``) whose PNGs carry :func:`figure_alt` as
+    ``alt``."""
+    return with_png_metadata(render, "ftd_alt", _alt)
 
 
 def install() -> None:
     """In an IPython kernel: every PNG of a matplotlib figure carries :func:`figure_alt` as
     its ``alt`` metadata (the formatter in place now, and the one ``%matplotlib inline``
     registers later)."""
-    from IPython import get_ipython
-    from IPython.core import pylabtools
-    from matplotlib.figure import Figure
-
-    if not getattr(pylabtools.print_figure, "ftd_alt", False):
-        pylabtools.print_figure = _with_alt(pylabtools.print_figure)
-        pylabtools.print_figure.ftd_alt = True
-    ip = get_ipython()
-    if ip is None:
-        return
-    png = ip.display_formatter.formatters["image/png"]
-    try:
-        current = png.lookup_by_type(Figure)
-    except KeyError:
-        return
-    if not getattr(current, "ftd_alt", False):
-        def formatter(fig):
-            data = current(fig)
-            if not data or isinstance(data, tuple):  # none, or already with its alt
-                return data
-            return data, {"alt": figure_alt(fig)}
-        formatter.ftd_alt = True
-        png.for_type(Figure, formatter)
+    install_png_metadata("ftd_alt", _alt)
 
 
 def _render_with_alt(render):

@@ -55,29 +55,33 @@ def projected_px(pt: float, dpi: float, drawn_width: float, natural_width: float
     return pt * dpi / 72.0 * drawn_width / natural_width
 
 
-def _with_text(render):
+def with_png_metadata(render, flag: str, metadata_of):
+    """``render`` (IPython's ``print_figure``) whose PNGs also carry ``metadata_of(fig,
+    dpi)`` (a dict, merged into any metadata the PNG has); the wrapper is marked ``flag``."""
     def print_figure(fig, fmt="png", *args, **kwargs):
         data = render(fig, fmt, *args, **kwargs)
         if fmt == "png" and data:
-            md = metadata(fig, kwargs.get("dpi") or fig.dpi)
+            md = metadata_of(fig, kwargs.get("dpi") or fig.dpi)
             if isinstance(data, tuple):
                 return data[0], {**data[1], **md}
             return data, md
         return data
-    print_figure.ftd_text = True
+    setattr(print_figure, flag, True)
     return print_figure
 
 
-def install() -> None:
-    """In an IPython kernel: every PNG of a matplotlib figure carries :func:`metadata` (the
-    formatter in place now, and the one ``%matplotlib inline`` registers later); it keeps
-    metadata another hook added (:func:`ftd_lib.publish.figure_alt.install`'s alt)."""
+def install_png_metadata(flag: str, metadata_of) -> None:
+    """In an IPython kernel: every PNG of a matplotlib figure carries ``metadata_of(fig,
+    dpi)`` -- through the formatter in place now and through ``print_figure``, which
+    ``%matplotlib inline`` registers later -- beside what another hook added; ``flag`` marks
+    the wrappers so that a second call adds nothing (:func:`install`,
+    :func:`ftd_lib.publish.figure_alt.install`)."""
     from IPython import get_ipython
     from IPython.core import pylabtools
     from matplotlib.figure import Figure
 
-    if not getattr(pylabtools.print_figure, "ftd_text", False):
-        pylabtools.print_figure = _with_text(pylabtools.print_figure)
+    if not getattr(pylabtools.print_figure, flag, False):
+        pylabtools.print_figure = with_png_metadata(pylabtools.print_figure, flag, metadata_of)
     ip = get_ipython()
     if ip is None:
         return
@@ -86,14 +90,12 @@ def install() -> None:
         current = png.lookup_by_type(Figure)
     except KeyError:
         return
-    if not getattr(current, "ftd_text", False):
-        def formatter(fig):
-            data = current(fig)
-            if not data:
-                return data
-            md = metadata(fig, fig.dpi)
-            if isinstance(data, tuple):
-                return data[0], {**data[1], **md}
-            return data, md
-        formatter.ftd_text = True
-        png.for_type(Figure, formatter)
+    if not getattr(current, flag, False):
+        png.for_type(Figure, with_png_metadata(lambda fig, fmt="png": current(fig), flag,
+                                               metadata_of))
+
+
+def install() -> None:
+    """In an IPython kernel: every PNG of a matplotlib figure carries :func:`metadata` (its
+    smallest text and dpi)."""
+    install_png_metadata("ftd_text", metadata)

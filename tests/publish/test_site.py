@@ -354,3 +354,24 @@ def test_every_site_static_file_ships_in_the_package():
     files = {p for p in (package / "site_static").rglob("*") if p.is_file()}
     assert any("mathjax3" in p.parts for p in files)
     assert files - matched == set(), sorted(str(p) for p in files - matched)[:5]
+
+
+def test_a_kernels_figures_carry_alt_text_and_text_size_together():
+    """Both PNG hooks in one kernel (the site's alt text, the deck's smallest text and dpi):
+    each adds its own metadata and keeps the other's, whichever was installed first, and a
+    second install adds nothing twice."""
+    from nbclient import NotebookClient
+
+    from ftd_lib.publish.figure_text import KEY_DPI, KEY_PT
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in (
+        "from ftd_lib.publish import figure_alt, figure_text\n"
+        "figure_text.install(); figure_alt.install(); figure_text.install()",
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots(dpi=90)\nax.set_title('a title', fontsize=11)\n"
+        "ax.tick_params(labelsize=9)")])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    png = [o for o in nb.cells[1].outputs if "image/png" in o.get("data", {})]
+    assert len(png) == 1
+    md = png[0]["metadata"]["image/png"]
+    assert md == {"alt": "Figure: a title", KEY_PT: 9.0, KEY_DPI: 90.0}
