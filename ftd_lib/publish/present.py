@@ -50,6 +50,9 @@ RUN_IT = ("*✎ Your turn: answer this in the notebook (on Binder, on Colab, or 
 _HINT_CALL = re.compile(r"""hint\(\s*["']([^"']+)["']\s*\)""")
 
 
+#: a hint's summary ends so while its box is folded (``ftd_lib.course.exercises.hint_markdown``)
+FOLDED = ": click to open"
+
 #: symbols a page or a PDF may lack the font for, each beside its words already: left out there
 _EMOJI = ("💡 ",)
 
@@ -67,8 +70,9 @@ def _hint(key: str, way: str) -> str:
 
     text = _words_only(hint_markdown(key))
     if way == "handout":
-        text = text.replace("<details>", "<details open>", 1).replace(": click to open", "", 1)
-    return text
+        return text.replace("<details>", "<details open>", 1).replace(FOLDED, "", 1)
+    # on the site the words go once the box is open (site_static/ftd-site.css)
+    return text.replace(FOLDED, f'<span class="ftd-when-folded">{FOLDED}</span>', 1)
 
 
 def _check_way(way: str) -> None:

@@ -45,6 +45,10 @@ def test_a_page_says_where_to_run_an_exercise_and_shows_its_hint_folded(way):
     body = hint_markdown("nb01.ex1").split("</summary>")[1]
     assert "💡" not in hint and body in hint
     assert ("<details open>" in hint) == (way == "handout")
+    # the words 'click to open' only while folded: none on paper, hidden once open on a page
+    folded = f'<span class="ftd-when-folded">{present.FOLDED}</span>'
+    assert (folded in hint, present.FOLDED in hint) == ((True, True) if way == "site"
+                                                         else (False, False))
     assert not any("No answer yet" in str(c.get("outputs", "")) for c in view.cells
                    if "remove-cell" not in roles.tags(c))
     assert "answer = 1" not in [c.source for c in view.cells]

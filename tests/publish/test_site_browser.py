@@ -178,6 +178,12 @@ def test_every_page_loads_offline_with_math_typeset(built, server, page):
             hints = sum(has(c, HINT) for c in saved.cells)
             assert page.locator("article details summary", has_text="Hint").count() == hints, (
                 name, hints)
+            if hints:  # "click to open" while folded, gone once open
+                first = page.locator("article details", has_text="Hint").first
+                assert "click to open" in first.locator("summary").inner_text()
+                first.evaluate("d => d.open = true")
+                assert "click to open" not in first.locator("summary").inner_text(), name
+                first.evaluate("d => d.open = false")
         assert len(text) > 500, name
     assert page.failures == []
     page.goto(f"{server}/index.html", wait_until="networkidle")
