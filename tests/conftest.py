@@ -1,5 +1,7 @@
+import importlib.util
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -95,3 +97,17 @@ def browser():
             b.close()
     finally:
         pw.stop()
+
+
+@pytest.fixture
+def script():
+    """``script(name)``: ``scripts/<name>.py`` as a module (the scripts are not a package)."""
+
+    def load(name):
+        path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    return load

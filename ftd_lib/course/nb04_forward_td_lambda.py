@@ -380,5 +380,5 @@ def format_cost(data: dict, digits: int = 2) -> str:
                      f"{m.get('python', '?')}"
                      + (f", load average {data['load_average']['start'][0]:g}"
                         if "load_average" in data else "")
-                     + f") by {data.get('command', '?')}")
+                     + f") by the course repository's {data.get('command', '?')}")
     return "\n".join(line.rstrip() for line in lines)

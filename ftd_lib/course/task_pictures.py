@@ -70,7 +70,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     acts = np.asarray(traj["actions"], dtype=np.int64)
     T = len(st) - 1
     cmap = plt.get_cmap("viridis")
-    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14.0, 4.3),
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14.0, 4.0),
                                      gridspec_kw=dict(width_ratios=[1.1, 1.3, 0.8]))
     # the hill with car snapshots
     xs = np.linspace(mc.X_MIN, mc.X_MAX, 300)
@@ -127,7 +127,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
-    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.13, top=0.84, wspace=0.7)  # fixed: fast
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.14, top=0.83, wspace=0.7)  # fixed: fast
     return fig
 
 
