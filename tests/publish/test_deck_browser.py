@@ -22,6 +22,7 @@ size, and two equations cut off at the right edge passed).
 Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
 """
 
+import json
 import re
 import shutil
 import time
@@ -169,6 +170,17 @@ def _open(browser, path):
     return ctx, page
 
 
+def _record_size(number: int, slides: int, widest: float, tallest: float) -> None:
+    """test-output/deck/slide_sizes.json: per lecture deck its slides and the largest extent
+    of a slide's content (px, after MathJax), for the closing note and the README."""
+    record = OUT / "deck" / "slide_sizes.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(record.read_text()) if record.is_file() else {}
+    data[f"lecture{number}"] = {"slides": slides, "widest_px": round(widest),
+                                "tallest_px": round(tallest)}
+    record.write_text(json.dumps(data, indent=1))
+
+
 @pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_offline(browser, lecture_decks, number):
@@ -178,6 +190,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         slides = page.evaluate(SLIDES)
         assert len(slides) >= 5, f"{path.name}: {len(slides)} slides"
         typeset = images = 0
+        widest = tallest = 0.0
         shot, shots, over = None, set(), []
         for hv in slides:
             page.evaluate(SHOW, hv)
@@ -194,6 +207,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
             # every slide fits 1280 x 720 once MathJax is done (the lecture's own cues,
             # corner tags, Algorithm 1, the stepper's frames, the closing slides included)
             lay = _settle(page)
+            widest, tallest = max(widest, lay["right"]), max(tallest, lay["bottom"])
             if lay["bottom"] > deck.HEIGHT + 1 or lay["right"] > deck.WIDTH + 1:
                 over.append(f"slide {hv} ({lay['where']}): {lay['right']:.0f} x "
                             f"{lay['bottom']:.0f} px")
@@ -209,6 +223,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
                     page.screenshot(path=str(OUT / f"{name}_lecture{number}.png"))
         assert typeset >= 20 and images >= 2, (typeset, images)
         assert over == [], f"{path.name}: {len(over)} slides do not fit:\n" + "\n".join(over)
+        _record_size(number, len(slides), widest, tallest)
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
