@@ -179,7 +179,7 @@ def test_every_page_loads_offline_with_math_typeset(built, server, page):
             assert page.locator("article details summary", has_text="Hint").count() == hints, (
                 name, hints)
             if hints:  # "click to open" while folded, gone once open
-                first = page.locator("article details", has_text="Hint").first
+                first = page.locator("article details:has(> summary:has-text('Hint'))").first
                 assert "click to open" in first.locator("summary").inner_text()
                 first.evaluate("d => d.open = true")
                 assert "click to open" not in first.locator("summary").inner_text(), name
