@@ -1,4 +1,5 @@
 import importlib.util
+import json
 import os
 import shutil
 from pathlib import Path
@@ -111,3 +112,12 @@ def script():
         return mod
 
     return load
+
+
+def record_measurement(path: Path, key: str, value) -> None:
+    """Write ``value`` under ``key`` in the JSON file ``path`` (test-output/), keeping the other
+    keys: a measurement a test makes for the closing note or the README."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data[key] = value
+    path.write_text(json.dumps(data, indent=1))

@@ -22,14 +22,13 @@ size, and two equations cut off at the right edge passed).
 Without Chromium the tests are skipped, except under ``CI=true``, where they fail.
 """
 
-import json
 import re
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_chromium
+from conftest import needs_chromium, record_measurement
 
 from ftd_lib.publish import deck
 
@@ -173,12 +172,9 @@ def _open(browser, path):
 def _record_size(number: int, slides: int, widest: float, tallest: float) -> None:
     """test-output/deck/slide_sizes.json: per lecture deck its slides and the largest extent
     of a slide's content (px, after MathJax), for the closing note and the README."""
-    record = OUT / "deck" / "slide_sizes.json"
-    record.parent.mkdir(parents=True, exist_ok=True)
-    data = json.loads(record.read_text()) if record.is_file() else {}
-    data[f"lecture{number}"] = {"slides": slides, "widest_px": round(widest),
-                                "tallest_px": round(tallest)}
-    record.write_text(json.dumps(data, indent=1))
+    record_measurement(OUT / "deck" / "slide_sizes.json", f"lecture{number}",
+                       {"slides": slides, "widest_px": round(widest),
+                        "tallest_px": round(tallest)})
 
 
 @pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],

@@ -16,14 +16,13 @@ lecture, in the full deck and on the core slides (no corner tag), is written to
 
 """
 
-import json
 import os
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import needs_chromium
+from conftest import needs_chromium, record_measurement
 from test_deck_browser import SHOW, SLIDES, _open, _settle
 
 from ftd_lib.publish import deck, figure_text
@@ -153,10 +152,6 @@ def test_every_picture_projects_its_text_at_16px(browser, measured_decks, number
                "core": round(min((r["px"] for r in rows if not r["marked"]), default=0), 1),
                "pictures": len(rows),
                "below": {k: round(r["px"], 1) for k, r in small.items()}}
-    OUT.mkdir(parents=True, exist_ok=True)
-    record = OUT / "figure_text.json"
-    data = json.loads(record.read_text()) if record.is_file() else {}
-    data[f"lecture{number}"] = summary
-    record.write_text(json.dumps(data, indent=1))
+    record_measurement(OUT / "figure_text.json", f"lecture{number}", summary)
     below = {k: f"{r['px']:.1f} px" for k, r in small.items()}
     assert below == {}, f"lecture {number}: figure text below {MIN_PROJECTED_PX} px: {below}"
