@@ -21,7 +21,7 @@ tag                   meaning
 ``student-id``        the cell near the top where a student writes their id
                       (``STUDENT_ID = None``), from which the exercises draw their numbers
                       (:func:`ftd_lib.course.exercises.use_student`); a release may write it
-``hint``              a folded hint (``hint("nb03.ex1")``)
+``hint``              a folded hint (``hint("nb03.beta_td_lambda")``)
 ``solution``          a worked solution (also nbgrader's ``solution``): never in a students'
                       copy, never on a slide
 ``nbval-check-output`` nbval's own tag: CI compares this cell's (rounded, seeded) output

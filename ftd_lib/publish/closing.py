@@ -85,10 +85,6 @@ def lecture_exercises(lecture: L.Lecture) -> list:
     return out
 
 
-def _label(key: str) -> str:
-    nb, ex = key.split(".ex")
-    return f"{nb[2:]}.{ex}"
-
 
 def _md(text: str, slide_type: str):
     cell = nbformat.v4.new_markdown_cell(text)
@@ -100,8 +96,8 @@ def homework_markdown(lecture: L.Lecture) -> str:
     """The homework slide: the exercises sent home with their titles, then those done in
     class (to finish at home), then what the plan asks in writing."""
     ex = lecture_exercises(lecture)
-    home = [f"- **{_label(k)}** {t}" for k, t, h in ex if h]
-    here = [_label(k) for k, _, h in ex if not h]
+    home = [f"- **{L.exercise_label(k)}** {t}" for k, t, h in ex if h]
+    here = [L.exercise_label(k) for k, _, h in ex if not h]
     lines = [f"## Homework after lecture {lecture.number}", ""]
     lines += home or ["- none"]
     if here:

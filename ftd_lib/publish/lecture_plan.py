@@ -23,10 +23,6 @@ BEGIN = "<!-- lecture plan: begin (python -m ftd_lib.publish.lecture_plan --writ
 END = "<!-- lecture plan: end -->"
 
 
-def _exercise(key: str) -> str:
-    nb, ex = key.split(".ex")
-    return f"{nb[2:]}.{ex}"
-
 
 def lecture_table(lec: L.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
@@ -101,7 +97,7 @@ def plan_markdown() -> str:
                   f"Slides {segs}: {core} min by the rule; the discussion gets "
                   f"{max(rest, 0)} min" + ("." if rest >= lec.discussion_min else
                                            f" — **over by {lec.discussion_min - rest} min**."),
-                  "Homework: " + ", ".join(_exercise(k) for k in lec.homework)
+                  "Homework: " + ", ".join(L.exercise_label(k) for k in lec.homework)
                   + (f"; in writing: {lec.written}" if lec.written else "") + ".", ""]
     parts += ["**Cells a lecturer may skip live** (tagged `lecture-optional`):", "",
               _optional_list(), "", END]

@@ -140,8 +140,9 @@ LECTURES = (
                      "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2; §6's "
                      "exercises go home", moved=((6, "homework"),))),
             10, "discussion question 1 (replacing traces)",
-            ("nb01.ex3", "nb02.ex2", "nb02.ex3", "nb03.ex1", "nb03.ex2", "nb03.ex3",
-             "nb03.ex4"),
+            ("nb01.td0_update", "nb02.interim_lambda_return", "nb02.build_td_lambda",
+             "nb03.beta_td_lambda", "nb03.divergence_edge", "nb03.beta_two",
+             "nb03.replacing_traces"),
             questions=(1,)),
     Lecture(2, "notebooks 04 and 05 — forward TD(λ), and prediction with a network",
             (Segment("04_forward_td_lambda", what="the K-bounded λ-return, the δ′-sum, "
@@ -152,7 +153,8 @@ LECTURES = (
                      "guided self-study, claim 4 (the η question) written homework",
                      moved=((5, "self-study"), (6, "self-study")))),
             10, "discussion question 2 (the DQN analogy)",
-            ("nb04.ex1", "nb04.ex2", "nb04.ex5", "nb04.ex6", "nb05.ex3"), questions=(2,),
+            ("nb04.rho_recursion", "nb04.build_algorithm1", "nb04.horizon_extension",
+             "nb04.k1_is_td0", "nb05.predict_then_measure"), questions=(2,),
             written="discussion question 4 (the η result, claim 4), after 05 §5–6"),
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
             (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole (the live "
@@ -164,7 +166,8 @@ LECTURES = (
                      "rollout; sliding window against block; the block λ-return experiment; "
                      "target networks")),
             10, "discussion questions 3 (forward Sarsa(1)) and 5 (time limits)",
-            ("nb06.ex2", "nb06.ex3", "nb06.ex4", "nb07.ex1"), questions=(3, 5)),
+            ("nb06.forward_sarsa_delay", "nb06.epsilon_greedy", "nb06.cartpole_target",
+             "nb07.gae_recursion"), questions=(3, 5)),
 )
 
 _SECTION = re.compile(r"##\s+(\d+)\.")
@@ -319,6 +322,27 @@ def exercise_keys(nb) -> dict:
             out[open_] = key
             open_ = None
     return out
+
+
+def exercise_label(key: str) -> str:
+    """The human label of exercise ``key`` (``"nb02.n_step_return"`` -> ``"02.1"``): the
+    notebook's number and the exercise's place among its exercises. The key is the exercise's
+    name (hint, per-student numbers, nbgrader ids, homework lists), fixed when it is written; the
+    label follows its position, so inserting an exercise renames none of the others."""
+    nb_id = key.split(".", 1)[0]
+    stems = sorted(p.stem for p in NOTEBOOKS.glob(f"{nb_id[2:]}_*.ipynb"))
+    if not stems:
+        raise ValueError(f"key {key!r}: no notebook notebooks/{nb_id[2:]}_*.ipynb")
+    keys = list(_exercise_keys_of(stems[0]))
+    if key not in keys:
+        raise ValueError(f"key {key!r}: no exercise of notebooks/{stems[0]}.ipynb has it "
+                         f"(its hint cell calls hint({key!r}); known: {', '.join(keys)})")
+    return f"{nb_id[2:]}.{keys.index(key) + 1}"
+
+
+@functools.lru_cache(maxsize=16)
+def _exercise_keys_of(stem: str) -> tuple:
+    return tuple(exercise_keys(read(stem)).values())
 
 
 def _opening_line(cell) -> str:

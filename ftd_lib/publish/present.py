@@ -81,7 +81,8 @@ def _check_way(way: str) -> None:
 
 
 def hint_key(cell) -> str | None:
-    """The exercise key of a hint cell (``hint("nb03.ex1")`` -> ``"nb03.ex1"``), else None."""
+    """The exercise key of a hint cell (``hint("nb03.beta_td_lambda")`` ->
+    ``"nb03.beta_td_lambda"``), else None."""
     if cell.get("cell_type") != "code":
         return None
     m = _HINT_CALL.search(cell.get("source", ""))

@@ -107,9 +107,9 @@ def test_the_library_holds_no_worked_solution():
 
 
 def test_hint_is_folded_and_unknown_keys_are_refused():
-    md = hint_markdown("nb01.ex1")
+    md = hint_markdown("nb01.discounted_return")
     assert md.startswith("<details><summary>") and md.count("<details>") == 1
-    assert hint("nb01.ex1").data == md
+    assert hint("nb01.discounted_return").data == md
     with pytest.raises(ValueError, match="nb03.ex99"):
         hint_markdown("nb03.ex99")
     with pytest.raises(ValueError, match="key"):

@@ -75,15 +75,15 @@ def test_formulas_figures_and_exercises_by_hand():
         _cell("code", "plot()", "-", run_s=0, outputs=[png]),              # a figure, no words
         _cell("md", "### Exercise 1 — x", "subslide"),                    # 3 words
         _cell("code", "answer = None\ncheck(answer)", "skip", run_s=0, tags=[EXERCISE]),
-        _cell("code", 'hint("nb01.ex1")', "skip", run_s=0, tags=[HINT]),
+        _cell("code", 'hint("nb01.discounted_return")', "skip", run_s=0, tags=[HINT]),
         _cell("md", "### Exercise 2 — y", "subslide"),                    # 3 words
         _cell("code", "answer = None", "skip", run_s=0, tags=[EXERCISE]),
-        _cell("code", 'hint("nb01.ex2")', "skip", run_s=0, tags=[HINT]),
+        _cell("code", 'hint("nb01.bellman_row")', "skip", run_s=0, tags=[HINT]),
     ]
     nb = nbformat.v4.new_notebook(cells=cells)
-    assert L.exercise_keys(nb) == {4: "nb01.ex1", 7: "nb01.ex2"}
+    assert L.exercise_keys(nb) == {4: "nb01.discounted_return", 7: "nb01.bellman_row"}
     assert L.slide_groups(nb) == [[0], [1, 2], [3, 4, 5], [6, 7, 8]]
-    moved = L.moved_cells(nb, L.Segment("x"), homework=("nb01.ex2",))
+    moved = L.moved_cells(nb, L.Segment("x"), homework=("nb01.bellman_row",))
     assert moved == {6: "homework", 7: "homework", 8: "homework"}
     t = L.timing(nb, moved=moved)
     w = L.WORDS_PER_MIN
@@ -137,7 +137,8 @@ def test_the_cuts_of_the_review_are_in_the_plan():
     assert dict(l1.segments[2].moved) == {6: "homework"}
     assert dict(l2.segments[0].moved) == {8: "homework"}
     assert dict(l2.segments[1].moved) == {5: "self-study", 6: "self-study"}
-    assert {"nb06.ex2", "nb06.ex3", "nb06.ex4"} <= set(l3.homework)
+    assert ({"nb06.forward_sarsa_delay", "nb06.epsilon_greedy", "nb06.cartpole_target"}
+            <= set(l3.homework))
     nb = L.read("06_nn_control")
     moved = L.segment_moved(l3.segments[0], nb)
     dropped = [i for i, w in moved.items() if w == "dropped"]
@@ -199,7 +200,8 @@ def test_the_plan():
         s.notebook for lec in L.LECTURES for s in lec.segments}
     assert planned == {p.stem for p in (REPO / "notebooks").glob("0*.ipynb")}
     homework = {k for lec in L.LECTURES for k in lec.homework}
-    assert {"nb02.ex3", "nb04.ex1", "nb04.ex6"} <= homework <= set(HINTS)
+    assert ({"nb02.build_td_lambda", "nb04.rho_recursion", "nb04.k1_is_td0"} <= homework
+            <= set(HINTS))
 
 
 @pytest.mark.parametrize("lecture", L.LECTURES, ids=lambda lec: f"lecture{lec.number}")

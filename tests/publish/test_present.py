@@ -22,7 +22,7 @@ def _nb():
         md("**Exercise 1.** the question"),
         code("answer = None\nnb01.check_return(answer);", metadata={"tags": [roles.EXERCISE]},
              outputs=[nbformat.v4.new_output("stream", name="stdout", text="No answer yet")]),
-        code('hint("nb01.ex1")', metadata={"tags": [roles.HINT]}),
+        code('hint("nb01.discounted_return")', metadata={"tags": [roles.HINT]}),
         code("answer = 1", metadata={"tags": [roles.SOLUTION]}),
         code("grading.session_summary()", metadata={"tags": [roles.SELF_CHECK]}),
     ])
@@ -42,7 +42,7 @@ def test_a_page_says_where_to_run_an_exercise_and_shows_its_hint_folded(way):
     texts = [c.source for c in view.cells if c.cell_type == "markdown"]
     assert present.RUN_IT in texts
     hint = next(t for t in texts if "<details" in t)
-    body = hint_markdown("nb01.ex1").split("</summary>")[1]
+    body = hint_markdown("nb01.discounted_return").split("</summary>")[1]
     assert "💡" not in hint and body in hint
     assert ("<details open>" in hint) == (way == "handout")
     # the words 'click to open' only while folded: none on paper, hidden once open on a page

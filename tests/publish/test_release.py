@@ -144,7 +144,7 @@ def test_no_hints(releases):
     for path in (nh / "notebooks").glob("*.ipynb"):
         assert not any(roles.has(c, roles.HINT) for c in nbformat.read(path, as_version=4).cells)
     out = subprocess.run([sys.executable, "-c", "from ftd_lib.course.exercises import "
-                          "hint_markdown; print(hint_markdown('nb01.ex1'))"], cwd=nh,
+                          "hint_markdown; print(hint_markdown('nb01.discounted_return'))"], cwd=nh,
                          env=dict(os.environ, PYTHONPATH=str(nh)), capture_output=True,
                          text=True, check=True).stdout
     assert "No hints" in out

@@ -32,7 +32,7 @@ def test_rules():
              md("**Reading.** ..."), md("### Ex"),
              md("text"), code("one_state_explorer()"),
              code("answer = None", metadata={"tags": ["exercise"]}),
-             code('hint("nb01.ex1")', metadata={"tags": ["hint"]})]
+             code('hint("nb01.discounted_return")', metadata={"tags": ["hint"]})]
     assert [slides.slide_type(cells, i) for i in range(len(cells))] == [
         "slide", "skip", "slide", "-", "fragment", "fragment", "subslide", "-", "-", "skip",
         "skip"]

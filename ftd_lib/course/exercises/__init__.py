@@ -8,11 +8,11 @@ fails closed: an answer nobody wrote (the placeholder ``None``, a skeleton that 
 hand in the library's own implementation: :func:`run_student` watches the student's function
 run and refuses it when the library's code runs inside (by identity, alias or wrapper).
 
-Hints: the cell under an exercise calls :func:`hint` with the exercise's key (``"nb03.ex2"``),
-which shows one folded box (:mod:`.hints`). The library holds no model answer; the course's
-instructors' release has them (:mod:`ftd_lib.publish.release`), ``tests/course/test_solutions.py``
-runs each through its check, and ``tests/course/test_fail_closed.py`` runs every check on answers
-nobody wrote.
+Hints: the cell under an exercise calls :func:`hint` with the exercise's key
+(``"nb03.divergence_edge"``: its name, not its place), which shows one folded box
+(:mod:`.hints`). The library holds no model answer; the course's instructors' release has
+them (:mod:`ftd_lib.publish.release`), ``tests/course/test_solutions.py`` runs each through
+its check, and ``tests/course/test_fail_closed.py`` runs every check on answers nobody wrote.
 
 Numbers of one's own: every exercise whose answer is a number computed from given numbers
 draws those numbers from the student's id (:func:`use_student`, called by the cell near the top
@@ -425,7 +425,7 @@ def hint_markdown(key: str) -> str:
 
     prefix = key.split(".", 1)[0]
     if not (prefix.startswith("nb") and prefix[2:].isdigit()):
-        raise ValueError(f"key must look like 'nb03.ex2', got {key!r}")
+        raise ValueError(f"key must look like 'nb03.divergence_edge', got {key!r}")
     if not HINTS:
         return "*(No hints in this copy of the course.)*\n"
     if key not in HINTS:

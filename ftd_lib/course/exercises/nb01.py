@@ -41,7 +41,7 @@ TD0_EXERCISE = dict(s=4, reward=1.0, s_next=3, V_s=8.0, V_s_next=5.0, alpha=0.5,
 def given_return() -> dict:
     """Exercise 1's episode for the current student: ``rewards`` (4 to 7 of them, whole
     numbers from −1 to 3) and ``gamma``; :data:`RETURN_EXERCISE` without an id."""
-    rng = student_rng("nb01.ex1")
+    rng = student_rng("nb01.discounted_return")
     if rng is None:
         return dict(RETURN_EXERCISE, rewards=list(RETURN_EXERCISE["rewards"]))
     n = int(rng.integers(4, 8))
@@ -54,7 +54,7 @@ def given_bellman() -> dict:
     """Exercise 2's walk for the current student: ``p_left`` (the probability of a step left;
     from state 1 that step ends the episode) and ``v2``, the exact value of state 2 of that
     walk. Without an id, :data:`BELLMAN_EXERCISE`'s walk."""
-    rng = student_rng("nb01.ex2")
+    rng = student_rng("nb01.bellman_row")
     p = BELLMAN_EXERCISE["p_left"] if rng is None else float(
         rng.choice([0.55, 0.62, 0.65, 0.75, 0.8]))
     return dict(p_left=p, v2=float(true_values(p_left=p)[1]))
@@ -63,7 +63,7 @@ def given_bellman() -> dict:
 def given_td0() -> dict:
     """Exercise 3's numbers for the current student: the states ``s`` → ``s_next``, the
     current estimates ``V_s`` and ``V_s_next``, ``reward``, ``alpha`` and ``gamma``."""
-    rng = student_rng("nb01.ex3")
+    rng = student_rng("nb01.td0_update")
     if rng is None:
         return dict(TD0_EXERCISE)
     s = int(rng.integers(2, 10))

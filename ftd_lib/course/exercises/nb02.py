@@ -54,7 +54,7 @@ FIGURE1_POINT = dict(alpha=0.2, episode=1)
 def given_episode() -> dict:
     """Exercises 1 and 2's episode for the current student: ``rewards`` (3), ``values`` (4, the
     last 0: the terminal), ``gamma`` and ``lam`` (exercise 2's λ)."""
-    rng = student_rng("nb02.ex1")
+    rng = student_rng("nb02.n_step_return")
     if rng is None:
         return dict(EPISODE, rewards=list(EPISODE["rewards"]), values=list(EPISODE["values"]),
                     lam=LAM)
@@ -69,7 +69,7 @@ def given_figure1_point() -> dict:
     """Exercise 3's point for the current student: the step size ``alpha`` of the run on
     Figure 1's episodes (seed 0, λ = 1, γ = 1, θ_0 = 0) and the ``episode`` (1..3) at whose end
     the error is read. Without an id, Figure 1's own point."""
-    rng = student_rng("nb02.ex3")
+    rng = student_rng("nb02.build_td_lambda")
     if rng is None:
         return dict(FIGURE1_POINT)
     return dict(alpha=float(rng.choice([0.05, 0.1, 0.15, 0.25, 0.3])),

@@ -41,7 +41,7 @@ MAX_ALPHA = dict(lam=0.9, T=25)
 def given_think() -> dict:
     """Exercise 3(b)'s run for the current student: ``alpha`` and ``T`` with αT = 2 exactly,
     the start value ``v0`` and ``n_episodes``."""
-    rng = student_rng("nb03.ex3")
+    rng = student_rng("nb03.beta_two")
     if rng is None:
         return dict(BETA_TWO)
     alpha, T = ((0.1, 20), (0.25, 8), (0.4, 5), (0.5, 4), (0.2, 10))[int(rng.integers(5))]
@@ -51,7 +51,7 @@ def given_think() -> dict:
 
 def given_max_alpha() -> dict:
     """Exercise 2's episodes for the current student: ``lam`` (< 1) and length ``T``."""
-    rng = student_rng("nb03.ex2")
+    rng = student_rng("nb03.divergence_edge")
     if rng is None:
         return dict(MAX_ALPHA)
     return dict(lam=float(rng.choice([0.7, 0.8, 0.85, 0.95])), T=int(rng.integers(10, 41)))
@@ -59,7 +59,7 @@ def given_max_alpha() -> dict:
 
 def given_replacing() -> dict:
     """Exercise 4's step size ``alpha`` and length ``T`` for the current student."""
-    rng = student_rng("nb03.ex4")
+    rng = student_rng("nb03.replacing_traces")
     if rng is None:
         return dict(REPLACING)
     return dict(alpha=float(rng.choice([0.05, 0.1, 0.15, 0.2, 0.4, 0.45, 0.6])),

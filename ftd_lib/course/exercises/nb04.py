@@ -138,7 +138,7 @@ NEXT_TARGET = dict(U=2.0, rho=0.8, delta_p=0.5, gamma=1.0, lam=0.5, K=4)
 def given_next_target() -> dict:
     """Exercise 3's numbers for the current student: ``U`` = G_t^{λ|t+K}, ``rho``,
     ``delta_p`` (δ'_{t+K}), ``gamma``, ``lam`` and ``K``."""
-    rng = student_rng("nb04.ex3")
+    rng = student_rng("nb04.next_bounded_return")
     if rng is None:
         return dict(NEXT_TARGET)
     return dict(U=float(np.round(rng.uniform(0.5, 4.0), 1)),
@@ -199,7 +199,7 @@ FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
 
 def given_first_update() -> dict:
     """Exercise 4's ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
-    rng = student_rng("nb04.ex4")
+    rng = student_rng("nb04.first_update")
     if rng is None:
         return dict(FIRST_UPDATE)
     return dict(lam=float(rng.choice([0.3, 0.6, 0.7, 0.8])), gamma=float(rng.choice([1.0, 0.9])),
@@ -264,7 +264,7 @@ HORIZON = dict(rewards=[1.0, 0.0, 2.0, -1.0], values=[0.0, 0.5, 1.0, 0.8, 0.0], 
 def given_horizon() -> dict:
     """Exercise 5's episode for the current student: ``rewards`` (4), ``values`` (5, the last 0),
     ``gamma``, ``lam``, ``t`` = 0 and ``h`` (1 or 2)."""
-    rng = student_rng("nb04.ex5")
+    rng = student_rng("nb04.horizon_extension")
     if rng is None:
         return dict(HORIZON, rewards=list(HORIZON["rewards"]), values=list(HORIZON["values"]))
     return dict(rewards=rng.integers(-1, 3, 4).astype(float).tolist(),
@@ -317,7 +317,7 @@ K1_EXERCISE = dict(eta=0.01, gamma=1.0, reward=1.0, v_next=2.5)
 def given_k1() -> dict:
     """Exercise 6's numbers for the current student: ``eta`` and ``gamma``; ``reward`` R_1 and
     ``v_next`` = V(S_1|θ_0) of an episode's first step."""
-    rng = student_rng("nb04.ex6")
+    rng = student_rng("nb04.k1_is_td0")
     if rng is None:
         return dict(K1_EXERCISE)
     return dict(eta=float(rng.choice([0.02, 0.05, 0.1, 0.2])),

@@ -77,7 +77,7 @@ SAMPLE = dict(n=N_EVAL, seed=EVAL_SEED)
 def given_sample() -> dict:
     """Exercise 2's sample for the current student: ``n`` and ``seed`` of
     ``mc.evaluation_states(n, seed)``; without an id the notebook's own sample."""
-    rng = student_rng("nb05.ex2")
+    rng = student_rng("nb05.yardstick")
     if rng is None:
         return dict(SAMPLE)
     return dict(n=N_EVAL, seed=int(rng.integers(1, 1_000_000)))

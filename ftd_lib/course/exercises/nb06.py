@@ -152,7 +152,7 @@ N_DRAWS = 50_000
 
 def given_epsilon() -> dict:
     """Exercise 3's ``epsilon`` for the current student (the engine's 0.05 without an id)."""
-    rng = student_rng("nb06.ex3")
+    rng = student_rng("nb06.epsilon_greedy")
     if rng is None:
         return dict(GREEDY_EXERCISE)
     return dict(epsilon=float(rng.choice([0.08, 0.1, 0.15, 0.2, 0.25, 0.3])))
@@ -219,7 +219,7 @@ RETURN_EXERCISE = dict(n_rewards=N_BALANCED, gamma=GAMMA_CP)
 def given_episode_length() -> dict:
     """Exercise 4's episode for the current student: ``n_rewards`` rewards of 1 (balanced
     until the pole fell, or the cap), discounted with cart-pole's ``gamma``."""
-    rng = student_rng("nb06.ex4")
+    rng = student_rng("nb06.cartpole_target")
     if rng is None:
         return dict(RETURN_EXERCISE)
     return dict(n_rewards=int(rng.choice([200, 300, 400, 500, 600, 800])), gamma=GAMMA_CP)

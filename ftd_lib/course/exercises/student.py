@@ -41,8 +41,10 @@ def student_id() -> str | None:
 
 
 def student_rng(key: str):
-    """A generator for exercise ``key`` (``"nb01.ex1"``) of the current student, the same for
-    the same id and key on every machine; ``None`` while there is no id (the paper's numbers)."""
+    """A generator for exercise ``key`` (``"nb01.discounted_return"``) of the current student,
+    the same for the same id and key on every machine; ``None`` while there is no id (the
+    paper's numbers). The key is the exercise's name, so moving or inserting an exercise
+    changes no other exercise's numbers."""
     import hashlib
 
     sid = _STUDENT["id"]
