@@ -183,16 +183,19 @@ def test_evaluations_per_step_are_exact():
     assert c["online_lambda_return"]["grad"] == pytest.approx((T + 1) / 2)
 
 
-def test_cost_per_step_quick_measures_growth_of_online_lambda_return(monkeypatch):
+def test_cost_per_step_quick_has_the_stored_files_shape(monkeypatch):
+    """The quick measurement's form (what ``plot_cost`` and ``cost_claims`` read). Its numbers
+    are wall-clock ratios, so no test judges them (a busy machine moves them): the claims are
+    judged on the stored measurement, ``results/cost_per_step.json``, above."""
     monkeypatch.setenv("CI", "true")
     assert quick()
     data = nb04_forward_td_lambda.cost_per_step(lengths=(5, 30), repeats=3)
     assert data["quick"] and list(data["lengths"]) == [5, 30]
-    np.testing.assert_allclose(data["ratio"]["td0"], 1.0)
-    r = data["ratio"]
-    assert r["online_lambda_return"][1] > 2 * r["online_lambda_return"][0]  # grows with t
-    assert r["online_lambda_return"][1] > 3 * r["forward_td_lambda"][1]
-    assert r["forward_td_lambda"][1] < 3.0  # about TD(0)'s cost
+    np.testing.assert_allclose(data["ratio"]["td0"], 1.0)  # TD(0) over itself: exactly 1
+    assert set(data["ratio"]) == {"td0", "td_lambda", "forward_td_lambda",
+                                  "online_lambda_return"}
+    assert all(np.shape(v) == (2,) and np.all(np.asarray(v) > 0)
+               for v in data["ratio"].values())
     ax = nb04_forward_td_lambda.plot_cost(data)
     assert len(ax.lines) == 4
     monkeypatch.setenv("CI", "0")
@@ -380,13 +383,10 @@ def test_vectorised_bounded_returns_equal_the_definition(T, K, gamma, lam):
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 
 
-def test_rounding_errors_at_high_lambda_is_fast_and_exact():
-    """λ = 0.99 (K = 459) used to take about 70 s through the one-by-one definition."""
-    import time
-
-    t0 = time.perf_counter()
+def test_rounding_errors_at_high_lambda_is_exact():
+    """λ = 0.99 (K = 459): the vectorised form (about 0.1 s; the one-by-one definition took
+    about 70 s) agrees with Algorithm 1 to rounding."""
     d = nb04_forward_td_lambda.rounding_errors(T=2000, lam=0.99)
-    assert time.perf_counter() - t0 < 20  # generous on a busy machine; about 0.1 s idle
     assert d["K"] == 459 and d["err_algorithm1"].max() < 1e-8
 
 
