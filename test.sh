@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# Run every test: lint, library tests, the notebooks under nbval (sets up .venv on first use,
-# with every role: requirements/test.txt).
+# The tests, in two tiers (sets up .venv on first use, with every role: requirements/test.txt):
+#   ./test.sh          the full suite (what .ci/run and CI run): lint, every test under tests/,
+#                      the notebooks under nbval, then the engine's tests again on other CPU paths
+#   ./test.sh --fast   the fast tier, before every commit: lint and every test not marked
+#                      `slow` (library, envs, engine and its golden numbers, exercise checks,
+#                      notebook/source sync, the repository's own rules); no notebook is run,
+#                      no browser, no site or deck is built
+# Both run on every core (pytest-xdist, one test file to a worker at a time, so a file's
+# module-scoped fixtures are built once; FTD_TEST_WORKERS=N sets how many, 0 runs in this
+# process). More arguments go to pytest: ./test.sh --fast -x, ./test.sh -k nb02.
+# The time each takes, measured, is in CONTRIBUTING.md.
 set -euo pipefail
 cd "$(dirname "$0")"
 FTD_ROLE=test . scripts/setup_env.sh
 python -m ruff check .
-python -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env tests notebooks "$@"
+WORKERS=${FTD_TEST_WORKERS:-$(python -c "import os; print(min(os.cpu_count() or 1, 4))")}
+PYTEST=(python -m pytest -p no:cacheprovider -n "$WORKERS" --dist loadfile)
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  exec "${PYTEST[@]}" -m "not slow" --durations=10 tests "$@"
+fi
+"${PYTEST[@]}" --durations=30 --nbval-lax --nbval-current-env tests notebooks "$@"
 # The engine's tests (golden numbers included) a second time on other CPU paths of every
 # library that picks its kernels at run time, as a machine whose libraries take those paths
 # runs them: torch's portable path (ATEN_CPU_CAPABILITY=default: no AVX2/AVX-512 kernels),
@@ -18,4 +33,4 @@ ENGINE_TESTS=(tests/engine)
 NPY_TARGETS=$(python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, \
 __cpu_features__ as f; print(' '.join(t for t in d if f[t]))")
 ATEN_CPU_CAPABILITY=default OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="$NPY_TARGETS" \
-  NUMBA_CPU_NAME=generic python -m pytest -p no:cacheprovider -q "${ENGINE_TESTS[@]}"
+  NUMBA_CPU_NAME=generic "${PYTEST[@]}" -q "${ENGINE_TESTS[@]}"

@@ -27,4 +27,4 @@ Floors, from the ground up: validate, rng, approx, methods, style; returns, envs
 below, and there is no import circle (``tests/core/test_layering.py``).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -62,7 +62,7 @@ TABLE = (
 
 
 def table_markdown() -> str:
-    """:data:`TABLE` as a markdown table (the README's)."""
+    """:data:`TABLE` as a markdown table (``docs/reproduction.md``'s)."""
     rows = ["| paper | what | entry point (`ftd_lib.figures`) | made by (`ftd_lib.repro.…`) "
             "| notebook |", "| --- | --- | --- | --- | --- |"]
     for paper, what, entry, made_by, nb in TABLE:

@@ -35,6 +35,10 @@ def approx(request):
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "slow: runs a notebook, a browser, a site or deck build, a subprocess of "
+        "the CLI or a real run of the engine for seconds to minutes; ./test.sh --fast leaves "
+        "it out (a module says it in one line: pytestmark = pytest.mark.slow)")
+    config.addinivalue_line(
         "markers", "fresh_venv: makes a fresh virtual environment from the students' copy's own "
         "start.sh (minutes; runs in CI: `-m 'not fresh_venv'` leaves it out locally)")
 
@@ -117,7 +121,11 @@ def script():
 def record_measurement(path: Path, key: str, value) -> None:
     """Write ``value`` under ``key`` in the JSON file ``path`` (test-output/), keeping the other
     keys: a measurement a test makes for the closing note or the README."""
+    import fcntl
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.loads(path.read_text()) if path.is_file() else {}
-    data[key] = value
-    path.write_text(json.dumps(data, indent=1))
+    with open(path.with_name(path.name + ".lock"), "w") as lock:  # tests run in parallel
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = json.loads(path.read_text()) if path.is_file() else {}
+        data[key] = value
+        path.write_text(json.dumps(data, indent=1))

@@ -45,7 +45,7 @@ with exactly the numbers of an uninterrupted one.
 
 Scales: ``quick`` (seconds: what a file's ``[quick]`` changes; the machinery working, not the
 paper's result) and ``paper`` (the file's counts). What a run costs: ``python -m ftd_lib plan
-FILE`` (the README's measured tables).
+FILE`` (``docs/reproduction.md``'s measured tables).
 
 Metrics (per run, then averaged over runs)
 ------------------------------------------

@@ -10,7 +10,7 @@ from ftd_lib import figures
 from ftd_lib.repro.paper import fig1, fig2
 from ftd_lib.repro.results import load_results, repo_results_dir
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPRODUCTION = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
 
 
 def _docstring_rows():
@@ -19,13 +19,13 @@ def _docstring_rows():
     return [line for line in lines[rule[1] + 1:rule[2]]]
 
 
-def test_the_docstring_table_and_the_readme_table_are_table():
+def test_the_docstring_table_and_the_reproduction_guides_table_are_one():
     rows = _docstring_rows()
     assert len(rows) == len(figures.TABLE)
     for line, (paper, what, entry, made_by, nb) in zip(rows, figures.TABLE, strict=True):
         cols = re.split(r"\s{2,}", line.strip())
         assert cols == [paper, what, entry or "--", made_by or "--", nb or "--"]
-    assert figures.table_markdown() in README.read_text()
+    assert figures.table_markdown() in REPRODUCTION.read_text()
 
 
 def test_every_entry_point_and_every_named_function_exists():
