@@ -264,7 +264,15 @@ def test_pages_workflow_builds_and_uploads_the_site():
     # the run buttons launch the students' copy of this build: the tag the workflow pushes,
     # made from the zip the site offers, before the site is deployed
     assert '--ref "$FTD_STUDENTS_REF"' in runs and "--repo" in runs
-    assert build["env"]["FTD_STUDENTS_REF"] == "students-${{ github.sha }}"
+    assert build["env"]["FTD_STUDENTS_REF"] == (
+        "students-${{ github.event.workflow_run.head_sha || github.sha }}")
+    # it publishes only a commit of main whose full suite passed (tests.yml), that very commit
+    on = wf.get("on", wf.get(True))
+    assert on["workflow_run"] == {"workflows": ["tests"], "types": ["completed"],
+                                  "branches": ["main"]} and "push" not in on
+    assert "conclusion == 'success'" in build["if"]
+    checkout = next(s for s in build["steps"] if "checkout" in s.get("uses", ""))
+    assert checkout["with"]["ref"] == "${{ github.event.workflow_run.head_sha || github.sha }}"
     assert "ftd-course-students.zip" in runs and 'git tag "$FTD_STUDENTS_REF"' in runs
     assert wf["permissions"]["contents"] == "write"
     names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
