@@ -79,11 +79,12 @@ UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def needs_chromium(what: str):
-    """The module's mark: skip when Chromium is missing, unless under ``CI=true``."""
-    return pytest.mark.skipif(
+    """The module's marks: skip when Chromium is missing, unless under ``CI=true``; and
+    ``slow`` (a browser test is never in the fast tier)."""
+    return [pytest.mark.skipif(
         not os.path.exists(CHROMIUM) and not UNDER_CI,
         reason=f"Chromium not installed ({CHROMIUM}; apt-get install chromium); {what} runs "
-        "(and must pass) under CI=true")
+        "(and must pass) under CI=true"), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

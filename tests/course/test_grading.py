@@ -17,6 +17,8 @@ import pytest
 from ftd_lib.course import grading, roles
 from ftd_lib.publish.release import release
 
+pytestmark = pytest.mark.slow  # python -m ftd_lib check runs notebooks in subprocesses
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
 GRADED = [n for n in NOTEBOOKS if n.startswith("0")]

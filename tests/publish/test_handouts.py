@@ -22,9 +22,10 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
 UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     not Path(ho.CHROMIUM).exists() and not UNDER_CI,
-    reason=f"Chromium not installed ({ho.CHROMIUM}); the handouts test runs under CI=true")
+    reason=f"Chromium not installed ({ho.CHROMIUM}); the handouts test runs under CI=true"),
+    pytest.mark.slow]
 
 MATH = re.compile(r"\$\$?([^$]+?)\$\$?")
 

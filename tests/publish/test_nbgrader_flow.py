@@ -20,6 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+pytestmark = pytest.mark.slow  # real nbgrader: release, autograde of every notebook twice
+
 if os.environ.get("CI"):  # required in CI: requirements.txt pins it
     import nbgrader.api as nbgrader_api
 else:

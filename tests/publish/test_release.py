@@ -18,6 +18,8 @@ from ftd_lib.course.roles import is_solution
 from ftd_lib.publish import release as rel
 from ftd_lib.publish.release import release
 
+pytestmark = pytest.mark.slow  # every notebook executed against each release
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"

@@ -20,6 +20,8 @@ import pytest
 
 from ftd_lib.publish.release import release
 
+pytestmark = pytest.mark.slow  # a fresh virtual environment of the students' copy
+
 REPO = Path(__file__).resolve().parents[2]
 FIRST = "notebooks/01_td_basics.ipynb"
 
