@@ -119,6 +119,75 @@ def script():
     return load
 
 
+# ------------------------------------------------------------ what a build makes, made once
+# A site, the decks, the handouts and the notebooks executed for the deck's figure check each
+# take minutes. ``built_once`` makes each once for the code that makes it: the test-session's
+# workers share it (a file lock), and the next run reuses it while nothing that made it has
+# changed (the digest covers the library, its static files, the notebooks, the lock file and
+# this file). FTD_TEST_CACHE=DIR puts the cache elsewhere; FTD_TEST_CACHE=off builds afresh.
+
+REPO = Path(__file__).resolve().parents[1]
+_DIGESTED = ("ftd_lib", "notebooks", "requirements/lock.txt", "tests/conftest.py")
+
+
+def code_digest(*extra) -> str:
+    """A digest of everything a build reads from the repository (:data:`_DIGESTED`) and of
+    ``extra`` (the build's own arguments)."""
+    import hashlib
+
+    h = hashlib.sha256(repr(extra).encode())
+    for name in _DIGESTED:
+        root = REPO / name
+        for p in sorted(root.rglob("*")) if root.is_dir() else [root]:
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+                h.update(p.relative_to(REPO).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def built_once(name: str, build, *extra) -> Path:
+    """The folder ``build(folder)`` fills, made once for this code (see above): under
+    ``.test-cache/<name>-<digest>/``, built into a scratch folder and renamed when complete,
+    so an interrupted build is never reused. Returns the folder."""
+    import fcntl
+    import tempfile
+
+    where = os.environ.get("FTD_TEST_CACHE", "")
+    if where.lower() == "off":
+        folder = Path(tempfile.mkdtemp(prefix=f"ftd-{name}-"))
+        build(folder)
+        return folder
+    cache = Path(where) if where else REPO / ".test-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    key = f"{name}-{code_digest(name, *extra)}"
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be building it now
+        done = cache / key
+        if not done.is_dir():
+            for old in cache.glob(f"{name}-*"):  # an older code's build of the same thing
+                if old.is_dir():
+                    shutil.rmtree(old, ignore_errors=True)
+            scratch = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=cache))
+            try:
+                build(scratch)
+                os.replace(scratch, done)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+    return done
+
+
+def built_decks() -> list[Path]:
+    """The lecture decks (``python -m ftd_lib slides``) from the saved notebooks, built once:
+    their paths in lecture order, as ``deck.write_decks`` returned them."""
+    from ftd_lib.publish import deck
+
+    def build(folder):
+        names = [p.name for p in deck.write_decks(folder / "decks")]
+        (folder / "decks.json").write_text(json.dumps(names))
+
+    folder = built_once("decks", build)
+    return [folder / "decks" / n for n in json.loads((folder / "decks.json").read_text())]
+
+
 def record_measurement(path: Path, key: str, value) -> None:
     """Write ``value`` under ``key`` in the JSON file ``path`` (test-output/), keeping the other
     keys: a measurement a test makes for the closing note or the README."""

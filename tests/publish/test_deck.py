@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import built_decks
 
 from ftd_lib.course import roles
 from ftd_lib.publish import deck, present
@@ -20,9 +21,9 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory):
-    out = tmp_path_factory.mktemp("decks")
-    return out, deck.write_decks(out)
+def decks():
+    paths = built_decks()
+    return paths[0].parent, paths
 
 
 def test_one_deck_per_lecture_loading_only_local_files(decks):

@@ -23,12 +23,11 @@ Without Chromium the tests are skipped, except under ``CI=true``, where they fai
 """
 
 import re
-import shutil
 import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_chromium, record_measurement
+from conftest import built_decks, needs_chromium, record_measurement
 
 from ftd_lib.publish import deck
 
@@ -130,10 +129,8 @@ SHOTS = {
 
 
 @pytest.fixture(scope="module")
-def lecture_decks(tmp_path_factory):
-    out = OUT / "decks"
-    shutil.rmtree(out, ignore_errors=True)
-    return deck.write_decks(out)
+def lecture_decks():
+    return built_decks()
 
 
 @pytest.fixture(scope="module")

@@ -16,13 +16,14 @@ lecture, in the full deck and on the core slides (no corner tag), is written to
 
 """
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import needs_chromium, record_measurement
+from conftest import built_once, needs_chromium, record_measurement
 from test_deck_browser import SHOW, SLIDES, _open, _settle
 
 from ftd_lib.publish import deck, figure_text
@@ -64,10 +65,17 @@ def _execute(stem: str, folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def measured_decks(tmp_path_factory):
+def measured_decks():
     """The lecture decks built from freshly executed notebooks whose figures carry their
-    text sizes."""
-    folder = tmp_path_factory.mktemp("executed")
+    text sizes (once for this code: ``built_once``)."""
+    folder = built_once("measured-decks", _measured_decks)
+    names = json.loads((folder / "decks.json").read_text())
+    return [folder / "decks" / n for n in names]
+
+
+def _measured_decks(root: Path) -> None:
+    folder = root / "executed"
+    folder.mkdir()
     stems = sorted({seg.notebook for lec in L.LECTURES for seg in lec.segments})
     env = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + env if env else "")
@@ -83,7 +91,8 @@ def measured_decks(tmp_path_factory):
         shutil.copyfile(css, folder / css.name)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(L, "NOTEBOOKS", folder)
-        return deck.write_decks(tmp_path_factory.mktemp("decks"), force=True)
+        names = [p.name for p in deck.write_decks(root / "decks", force=True)]
+    (root / "decks.json").write_text(json.dumps(names))
 
 
 def test_projected_px_by_hand():

@@ -7,6 +7,7 @@ page is saved as test-output/handout_page.png.
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
 
+import json
 import os
 import re
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from conftest import built_once
 
 from ftd_lib.course.roles import is_solution
 from ftd_lib.publish import handouts as ho
@@ -31,10 +33,14 @@ MATH = re.compile(r"\$\$?([^$]+?)\$\$?")
 
 
 @pytest.fixture(scope="module")
-def pdfs(tmp_path_factory):
-    out = tmp_path_factory.mktemp("handouts")
-    paths = ho.handouts(out)
-    return {p.stem: p for p in paths}
+def pdfs():
+    def build(folder):
+        names = [p.name for p in ho.handouts(folder / "handouts")]
+        (folder / "handouts.json").write_text(json.dumps(names))
+
+    folder = built_once("handouts", build)  # once for this code
+    names = json.loads((folder / "handouts.json").read_text())
+    return {Path(n).stem: folder / "handouts" / n for n in names}
 
 
 def _text(path) -> str:

@@ -28,14 +28,13 @@ import json
 import os
 import re
 import threading
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
 import numpy as np
 import pytest
-from conftest import UNDER_CI, needs_chromium
+from conftest import UNDER_CI, built_once, needs_chromium
 
 from ftd_lib.course.roles import HINT, has, is_solution
 from ftd_lib.publish import static_explorers as SE
@@ -52,18 +51,18 @@ pytestmark = needs_chromium("the site test")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The site, built once (cold: a fresh folder, every notebook executed). For work on the
-    test alone, ``FTD_SITE=DIR`` reuses a site built by ``python -m ftd_lib site --out DIR``
-    (never under CI)."""
+def built():
+    """The site, built cold (a fresh folder, every notebook executed) once for this code
+    (``built_once``: the next run reuses it until the library or a notebook changes). For work
+    on the test alone, ``FTD_SITE=DIR`` reuses a site built by ``python -m ftd_lib site --out
+    DIR`` (never under CI)."""
     reuse = os.environ.get("FTD_SITE")
     if reuse and not UNDER_CI:
         return Path(reuse), json.loads((Path(reuse) / "site.json").read_text())
-    out = tmp_path_factory.mktemp("site") / "html"
-    t = time.perf_counter()
-    summary = build_site(out, repo=REPO_NAME, ref=REF)
-    summary["test_build_s"] = time.perf_counter() - t
-    print(f"\nsite built in {summary['test_build_s']:.0f} s: {summary['seconds']}")
+    out = built_once("site", lambda d: build_site(d / "html", repo=REPO_NAME, ref=REF),
+                     REPO_NAME, REF) / "html"
+    summary = json.loads((out / "site.json").read_text())
+    print(f"\nsite: {summary['seconds']}")
     return out, summary
 
 
