@@ -17,13 +17,16 @@ from .weights import initial_weights
 
 def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, device="cpu",
                  dtype=torch.float64, record_weights=True, eval_states=None,
-                 div_bound=1e6, progress=False, **schedule) -> PredictionResult:
+                 div_bound=1e6, progress=False, engine="batch", **schedule) -> PredictionResult:
     """Run a prediction method on recorded episodes, every row on its own episodes.
 
     ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
     per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout. A settings of one
     row, shared episodes or one ``w0`` serve every row.
     ``eval_states``: optional ``(states, true_values)`` for the error metric.
+    ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`) or ``"kernel"`` (TD(0) and
+    forward TD(lambda) only, float64 on the CPU: the compiled per-run loops of
+    :mod:`.kernel.prediction`, the batch's numbers for every run that does not diverge).
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
@@ -35,6 +38,17 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     ev = None
     if eval_states is not None:
         ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
+    if engine == "kernel":
+        from .kernel.prediction import PREDICTION_RUNS, run_source
+
+        if method not in PREDICTION_RUNS or dtype != torch.float64 or dev.type != "cpu":
+            raise ValueError(f"engine='kernel' runs {PREDICTION_RUNS} in float64 on the CPU, "
+                             f"got method={method!r}, dtype={dtype}, device={dev.type!r}")
+        return run_source(method, settings, w0, src, evaluator=ev,
+                          record_weights=record_weights, div_bound=div_bound,
+                          n_hidden=n_hidden)
+    if engine != "batch":
+        raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)

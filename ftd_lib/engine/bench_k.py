@@ -1,0 +1,179 @@
+r"""Forward TD(:math:`\lambda`)'s cost per step against TD(0)'s in the engine, by K (paper
+Sec. 5: Algorithm 1 computes K-bounded :math:`\lambda`-returns "at the cost of TD(0)").
+
+Workload: the bench's recorded mountain car evaluation episodes (2 episodes of about
+100-125 steps per run, the paper's 2-50-1 network, float64), tiled to ``n_runs`` rows;
+:math:`\lambda = 0.999`, :math:`\eta = 0.01` and :math:`K_{max} = K` so that K is what the
+sweep sets. For each K, ``repeats`` rounds in which TD(0) and forward TD(:math:`\lambda`)
+take turns (after one warm-up round); a round's ratio is forward's time over TD(0)'s in the
+same round, in CPU time of this process (one thread does the work; on a shared machine the
+wall-clock time also counts the other jobs' turns, kept beside it as ``ratio_wall``), and
+the record keeps the median ratio and its spread (min, max) over the rounds, both methods'
+median CPU microseconds per run-step, and the loop's counted iterations per step
+(:attr:`.results.PredictionResult.iterations`), with the load average before and after.
+
+``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
+``"kernel"`` (the compiled per-run loops of :mod:`.kernel.prediction`). A row's numbers are
+the same bit for bit in both (``tests/engine/test_engine_kernel_prediction.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+#: the K of the sweep (1 .. 50) and the paper's setting, K = 44
+KS = (1, 2, 5, 10, 20, 30, 40, 44, 50)
+
+
+def workload(n_runs: int, n_episodes: int = 2):
+    """The bench's recorded episodes, one list per row (:func:`.bench._episodes`)."""
+    from .bench import _episodes, _tile
+
+    return _tile(_episodes(min(n_runs, 50), n_episodes), n_runs)
+
+
+def settings_for_k(k: int, n_runs: int):
+    """lambda = 0.999, eta = 0.01, gamma = 1, ``k_max = k``: Algorithm 1 with that K."""
+    from .settings import Settings
+
+    return Settings.make(alpha=0.01, lam=0.999, gamma=1.0, eta=0.01, k_max=k).broadcast(n_runs)
+
+
+def _clock():
+    """``(wall, cpu)`` seconds: the CPU time is this process's (one thread does the work),
+    which a machine shared with other jobs inflates far less than the wall-clock time."""
+    return time.perf_counter(), time.process_time()
+
+
+def run_once(engine: str, method: str, rows, settings, w0):
+    """One timed run: ``((wall, cpu) seconds, run_steps, row_iterations, counts)`` (set-up
+    excluded):
+    ``row_iterations`` = the loop's iterations times its rows (the batch) or its passes (the
+    kernel: one per step); ``counts``: the batch's iterations with a row flushing or double
+    stepping (:attr:`.prediction_forward.ForwardTDLoop.loop_counts`), the kernel's values
+    and updates computed."""
+    from .prediction import PredictionBatch
+    from .sources import RecordedSource
+
+    src = RecordedSource(rows, 2)
+    if engine == "batch":
+        batch = PredictionBatch(method, settings, w0, src)
+        t0 = _clock()
+        res = batch.run()
+        sec = tuple(b - a for a, b in zip(t0, _clock(), strict=True))
+        counts = dict(iterations=int(res.iterations), **getattr(batch, "loop_counts", {}))
+        return sec, int(res.n_steps.sum()), int(res.iterations) * len(rows), counts
+    if engine == "kernel":
+        from .kernel.prediction import run_source
+
+        t0 = _clock()
+        res = run_source(method, settings, w0, src, record_weights=False)
+        sec = tuple(b - a for a, b in zip(t0, _clock(), strict=True))
+        counts = dict(values=int(res.work[:, 0].sum()), updates=int(res.work[:, 1].sum()))
+        return sec, int(res.n_steps.sum()), int(res.iterations), counts
+    raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
+
+
+def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
+          progress: bool = False, rows=None) -> dict:
+    """The K sweep at ``n_runs`` runs (see the module docstring): a dict with, per K, the
+    median ratio, its min and max over the rounds, both methods' median us per run-step, the
+    row-iterations per run-step of each loop and its counts (:func:`run_once`). ``rows``:
+    other episodes, one list per row (default: :func:`workload`)."""
+    import torch
+
+    from .bench import _w0
+
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    rows = workload(n_runs) if rows is None else rows
+    n_runs = len(rows)
+    w0 = _w0(n_runs)
+    load0 = os.getloadavg()
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    out = []
+    it = ks
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(ks, desc=f"{engine}, {n_runs} runs", unit="K")
+    try:
+        for k in it:
+            s = settings_for_k(int(k), n_runs)
+            r, r_wall, us_f, us_t = [], [], [], []
+            for rep in range(repeats + 1):  # the first round warms up
+                tt, st, it_t, c_t = run_once(engine, "td0", rows, s, w0)
+                tf, sf, it_f, c_f = run_once(engine, "forward_td_lambda", rows, s, w0)
+                if rep:
+                    r.append(tf[1] / tt[1])
+                    r_wall.append(tf[0] / tt[0])
+                    us_f.append(tf[1] / sf * 1e6)
+                    us_t.append(tt[1] / st * 1e6)
+            out.append(dict(K=int(k), ratio=float(np.median(r)), ratio_min=float(min(r)),
+                            ratio_max=float(max(r)), ratio_wall=float(np.median(r_wall)),
+                            ratio_wall_min=float(min(r_wall)),
+                            ratio_wall_max=float(max(r_wall)),
+                            us_forward=float(np.median(us_f)),
+                            us_td0=float(np.median(us_t)), steps=sf,
+                            iterations_per_step_forward=it_f / sf,
+                            iterations_per_step_td0=it_t / st, counts_forward=c_f,
+                            counts_td0=c_t))
+    finally:
+        torch.set_num_threads(old)
+    return dict(engine=engine, n_runs=int(n_runs), repeats=int(repeats), torch_threads=1,
+                load_average={"start": [round(x, 2) for x in load0],
+                              "end": [round(x, 2) for x in os.getloadavg()]},
+                points=out)
+
+
+def format_sweep(rec: dict) -> str:
+    """One line: K: median ratio [min-max], and the us per run-step at the paper's K."""
+    pts = rec["points"]
+    rs = [p["ratio"] for p in pts]
+    la = rec["load_average"]
+    body = ", ".join(f"{p['K']}: {p['ratio']:.2f} [{p['ratio_min']:.2f}-{p['ratio_max']:.2f}]"
+                     for p in pts)
+    k44 = next((p for p in pts if p["K"] == 44), pts[-1])
+    return (f"{rec['engine']}, {rec['n_runs']} runs: forward TD(lambda) / TD(0) by K "
+            f"(CPU time, median [min-max] of {rec['repeats']} alternating rounds): {body}; "
+            f"largest - smallest {max(rs) - min(rs):.2f}; K = {k44['K']}: "
+            f"{k44['us_forward']:.2f} vs "
+            f"{k44['us_td0']:.2f} CPU us per run-step, {k44['iterations_per_step_forward']:.3f}"
+            f" row-iterations per run-step; load average {la['start'][0]:.2f} -> "
+            f"{la['end'][0]:.2f}")
+
+
+def plot_sweeps(rec: dict, path=None):
+    """The stored sweeps (``results/engine_k_sweep.json``) as a figure: the median ratio by K
+    with its min-max band, one line per engine and batch size, the target 1.15 dashed;
+    saved to ``path`` if given. Returns the figure."""
+    import matplotlib
+
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    style = {"batch": "o--", "kernel": "s-"}
+    for sw in rec["sweeps"]:
+        pts = sw["points"]
+        k = [p["K"] for p in pts]
+        label = {"batch": "torch batch", "kernel": "compiled per-run kernel"}[sw["engine"]]
+        line, = ax.plot(k, [p["ratio"] for p in pts], style[sw["engine"]], ms=4,
+                        label=f"{label}, {sw['n_runs']} runs")
+        ax.fill_between(k, [p["ratio_min"] for p in pts], [p["ratio_max"] for p in pts],
+                        color=line.get_color(), alpha=0.12, lw=0)
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.axhline(1.15, color="0.3", lw=0.8, ls=":", label="target 1.15")
+    ax.set_xlabel("K")
+    ax.set_ylabel("forward TD(λ) / TD(0), time per step")
+    ax.set_title("The engine's cost per step against TD(0), by K", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
