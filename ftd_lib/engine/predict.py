@@ -76,14 +76,19 @@ def _evaluation_states(env, n_eval, eval_seed):
 def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
                    env="mountain_car", n_eval: int = 500, eval_seed: int = 0,
                    eval_states=None, n_hidden=50, device="cpu", dtype=torch.float64,
-                   div_bound=1e6, progress=False, w0=None) -> PredictionResult:
+                   div_bound=1e6, progress=False, w0=None, engine="batch") -> PredictionResult:
     """Run a prediction method live on a vectorised evaluation environment (paper Fig. 3).
 
     Row ``b`` has settings ``settings.row(b)`` and run id ``run_ids[b]`` (which decides its
     :math:`\\theta_0`, see :func:`initial_weights`, and its environment's random stream).
     ``eval_states`` (``(states, true_values)``) defaults to ``n_eval`` states of
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
-    row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
+    row. ``engine``: ``"batch"`` or ``"kernel"`` (TD(0) and forward TD(lambda) on
+    ``"mountain_car"``, float64 on the CPU: its policy does not learn, so every run's
+    episodes are recorded first, :func:`ftd_lib.envs.mountain_car.record_episodes_batch`,
+    the same transitions the live batch sees, then go through the compiled per-run loops,
+    see :func:`run_recorded`). Returns a :class:`PredictionResult` (``errors``,
+    ``diverged``, ...).
     """
     n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
@@ -94,6 +99,21 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
         eval_seed = V.check_int("eval_seed", eval_seed, 0)
     else:
         eval_states = checks.check_eval_states(eval_states)
+    if engine not in ("batch", "kernel"):
+        raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
+    if engine == "kernel":
+        if env != "mountain_car":
+            raise ValueError(f"engine='kernel' runs env='mountain_car' only, got env={env!r}")
+        from ..envs.mountain_car import record_episodes_batch
+
+        episodes = record_episodes_batch(seed, run_ids, n_episodes)
+        if eval_states is None:
+            eval_states = _evaluation_states(env, n_eval, eval_seed)
+        if w0 is None:
+            w0 = initial_weights(seed, run_ids, 2, n_hidden)
+        return run_recorded(method, episodes, w0, settings, n_hidden=n_hidden, device=dev,
+                            dtype=dtype, record_weights=False, eval_states=eval_states,
+                            div_bound=div_bound, engine="kernel")
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:

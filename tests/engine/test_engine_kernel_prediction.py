@@ -96,3 +96,22 @@ def test_bad_engine_arguments_name_the_parameter(kw, word):
         kw["dtype"] = torch.float32
     with pytest.raises(ValueError, match=word):
         run_recorded(method, ROWS, W0, _settings(None), **kw)
+
+
+@pytest.mark.parametrize("method", ["td0", "forward_td_lambda"])
+def test_the_kernel_gives_the_golden_prediction_numbers(method):
+    """Live on mountain car (its episodes recorded first): the golden numbers of
+    tests/engine/test_engine_golden.py's prediction workload, within that test's tolerance."""
+    import json
+    from pathlib import Path
+
+    from ftd_lib.engine import NUMERICS_VERSION, run_prediction
+
+    gold = json.loads((Path(__file__).parent / "golden" / "engine_numerics.json").read_text())
+    assert gold[method]["version"] == NUMERICS_VERSION[method]
+    s = Settings.make(alpha=[0.01, 0.03], lam=[0.9, 0.5], gamma=1.0, eta=0.01,
+                      k_max=[None, 3])
+    r = run_prediction(method, s, 2016, [0, 1], 2, n_eval=50, engine="kernel")
+    now = {"errors": r.errors.tolist(), "w": r.final_weights[:, :6].tolist()}
+    for key, a in gold[method]["numbers"].items():
+        np.testing.assert_allclose(now[key], a, rtol=1e-9, atol=1e-12, err_msg=key)
