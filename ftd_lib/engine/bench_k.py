@@ -138,7 +138,7 @@ def format_sweep(rec: dict) -> str:
     body = ", ".join(f"{p['K']}: {p['ratio']:.2f} [{p['ratio_min']:.2f}-{p['ratio_max']:.2f}]"
                      for p in pts)
     k44 = next((p for p in pts if p["K"] == 44), pts[-1])
-    return (f"{rec['engine']}, {rec['n_runs']} runs: forward TD(lambda) / TD(0) by K "
+    return (f"{rec['engine']}, {rec['n_runs']} runs, by K "
             f"(CPU time, median [min-max] of {rec['repeats']} alternating rounds): {body}; "
             f"largest - smallest {max(rs) - min(rs):.2f}; K = {k44['K']}: "
             f"{k44['us_forward']:.2f} vs "

@@ -24,7 +24,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numerics import update, value
+from .numerics import fma, tanh, update, value
+
+
+@njit(cache=True, error_model="numpy")
+def value2(th, xa, xb, n, H, ha, hb):
+    r""":math:`\hat V(x_a|\theta)` and :math:`\hat V(x_b|\theta)` at the same weights, each
+    rounded exactly as :func:`.numerics.value` (tanh units), their hidden units left in
+    ``ha``, ``hb``; the two output sums, each in the order of the hidden units, run side by
+    side (two independent chains of additions instead of one after the other)."""
+    w = th[0]
+    for k in range(H):
+        ha[k] = fma(w[k], xa[0], w[n * H + k])
+        hb[k] = fma(w[k], xb[0], w[n * H + k])
+    for j in range(1, n):
+        for k in range(H):
+            ha[k] = fma(w[j * H + k], xa[j], ha[k])
+            hb[k] = fma(w[j * H + k], xb[j], hb[k])
+    for k in range(H):
+        ha[k] = tanh(ha[k])
+        hb[k] = tanh(hb[k])
+    va = w[(n + 1) * H]
+    vb = va
+    for k in range(H):
+        va = va + ha[k] * w[(n + 1) * H + 1 + k]
+        vb = vb + hb[k] * w[(n + 1) * H + 1 + k]
+    return va, vb
 
 
 @njit(cache=True, error_model="numpy")
@@ -49,14 +74,16 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
     n = X.shape[1]
     H = (th.shape[1] - 1) // (n + 2)
     h = np.empty(H)
+    hn = np.empty(H)
     d = np.empty(H)
     ep = 0
     for t in range(X.shape[0]):
         v_next = 0.0
         if not end[t]:
-            v_next = value(th, 0, Xn[t], n, H, h)
+            v_next, v = value2(th, Xn[t], X[t], n, H, hn, h)
             work[0] += 1
-        v = value(th, 0, X[t], n, H, h)
+        else:
+            v = value(th, 0, X[t], n, H, h)
         delta = r[t] + gamma * v_next - v
         update(th, 0, X[t], n, H, h, d, alpha * delta)
         work[0] += 1
@@ -98,6 +125,7 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     n = X.shape[1]
     H = (th.shape[1] - 1) // (n + 2)
     h = np.empty(H)
+    hn = np.empty(H)
     d = np.empty(H)
     ring_x = np.empty((R, n))
     ring_r = np.empty(R)
@@ -107,18 +135,22 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     i = p = q = 0
     ready = False
     for t in range(X.shape[0]):
-        v_next = 0.0
-        if not end[t]:
-            v_next = value(th, 0, Xn[t], n, H, h)
-            work[0] += 1
-            if not abs(v_next) <= bound:
-                th[:] = 0.0
-                return ep, t + 1
-        # push <phi(S), rho>, rho = R + gamma (1 - lambda) V_next
+        # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
         slot = p % R
         ring_x[slot] = X[t]
-        ring_r[slot] = r[t] + g1l * v_next
         p += 1
+        pop = ready or i == Km1
+        v_next = vp = 0.0
+        if not end[t]:
+            if pop:  # V(S') and V(S_p) at the same weights, side by side
+                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hn, h)
+            else:
+                v_next = value(th, 0, Xn[t], n, H, hn)
+            work[0] += 1
+        elif pop:
+            vp = value(th, 0, ring_x[q % R], n, H, h)
+        # rho = R + gamma (1 - lambda) V_next
+        ring_r[slot] = r[t] + g1l * v_next
         d_prime = r[t] + gamma * v_next - V_cur
         V_cur = v_next
         if i == Km1:
@@ -131,15 +163,17 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             U_sync = U_sync + c * d_prime
             i += 1
             c = gl * c
-        if ready:
+        if pop:  # pop <S_p, rho_p>: update towards U, move U on
             U = U + c_final * d_prime
-            U, v = _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d)
+            qs = q % R
+            update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
+            U = (U - ring_r[qs]) / gl_div
             q += 1
             work[0] += 1
             work[1] += 1
-            if not abs(v) <= bound:
-                th[:] = 0.0
-                return ep, t + 1
+        if not (abs(v_next) <= bound and abs(vp) <= bound):
+            th[:] = 0.0
+            return ep, t + 1
         if end[t]:
             if not ready:
                 U = U_sync
