@@ -134,6 +134,8 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     c = 1.0
     i = p = q = 0
     ready = False
+    cached = False
+    v_cached = 0.0
     for t in range(X.shape[0]):
         # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
         slot = p % R
@@ -141,9 +143,16 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
         p += 1
         pop = ready or i == Km1
         v_next = vp = 0.0
-        if not end[t]:
+        if cached:  # computed with the previous step's V(S'): no update since
+            v_next = v_cached
+            cached = False
+        elif not end[t]:
             if pop:  # V(S') and V(S_p) at the same weights, side by side
                 v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hn, h)
+            elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
+                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hn, h)  # its V(S')
+                cached = True
+                work[0] += 1
             else:
                 v_next = value(th, 0, Xn[t], n, H, hn)
             work[0] += 1
