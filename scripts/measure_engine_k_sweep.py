@@ -30,6 +30,8 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=7, help="alternating rounds (default: 7)")
     p.add_argument("--runs", type=int, nargs="+", default=[200, 1000])
     p.add_argument("--engines", nargs="+", default=["kernel", "batch"])
+    p.add_argument("--ks", type=int, nargs="+", default=None, help="the K (default: "
+                   "1 2 5 10 20 30 40 44 50)")
     p.add_argument("--out", type=Path, default=RESULTS / "engine_k_sweep.json")
     a = p.parse_args(argv)
     if a.repeats < 1:
@@ -37,12 +39,14 @@ def main(argv=None) -> int:
     sweeps = []
     for n in a.runs:
         for engine in a.engines:
-            rec = bench_k.sweep(n, engine=engine, repeats=a.repeats, progress=True)
+            rec = bench_k.sweep(n, engine=engine, repeats=a.repeats, progress=True,
+                                ks=bench_k.KS if a.ks is None else a.ks)
             print(bench_k.format_sweep(rec), flush=True)
             sweeps.append(rec)
     rec = dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
                command="scripts/measure_engine_k_sweep.py --repeats "
-                       f"{a.repeats} --runs {' '.join(map(str, a.runs))}",
+                       f"{a.repeats} --runs {' '.join(map(str, a.runs))}"
+                       + ("" if a.ks is None else f" --ks {' '.join(map(str, a.ks))}"),
                machine=machine_description("cpu"), sweeps=sweeps)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(rec, indent=1) + "\n")

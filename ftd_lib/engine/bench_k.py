@@ -147,33 +147,65 @@ def format_sweep(rec: dict) -> str:
             f"{la['end'][0]:.2f}")
 
 
-def plot_sweeps(rec: dict, path=None):
-    """The stored sweeps (``results/engine_k_sweep.json``) as a figure: the median ratio by K
-    with its min-max band, one line per engine and batch size, the target 1.15 dashed;
-    saved to ``path`` if given. Returns the figure."""
-    import matplotlib
+def plot_sweeps(rec: dict, path=None, axes=None):
+    """The stored sweeps (``results/engine_k_sweep.json``) as a figure, one panel per batch
+    size: the median ratio by K with its min-max band over the rounds, one line per engine,
+    the target 1.15 dotted; on ``axes`` (one per batch size) if given, saved to ``path`` if
+    given. Returns the axes."""
+    sizes = sorted({sw["n_runs"] for sw in rec["sweeps"]})
+    if axes is None:
+        from matplotlib.figure import Figure
 
+        axes = Figure(figsize=(9.0, 3.4)).subplots(1, len(sizes), sharey=True, squeeze=False)[0]
+    style = {"batch": ("o--", "#D55E00", "torch batch"),
+             "kernel": ("s-", "#0072B2", "compiled per-run kernel")}
+    for ax, n in zip(axes, sizes, strict=True):
+        for sw in (sw for sw in rec["sweeps"] if sw["n_runs"] == n):
+            pts = sw["points"]
+            k = [p["K"] for p in pts]
+            fmt, color, label = style[sw["engine"]]
+            ax.plot(k, [p["ratio"] for p in pts], fmt, color=color, ms=4, label=label)
+            ax.fill_between(k, [p["ratio_min"] for p in pts], [p["ratio_max"] for p in pts],
+                            color=color, alpha=0.15, lw=0)
+        ax.axhline(1.0, color="0.5", lw=0.8)
+        ax.axhline(1.15, color="0.3", lw=0.8, ls=":", label="target 1.15")
+        ax.set_xlabel("K")
+        ax.set_title(f"{n} runs", fontsize=10)
+    axes[0].set_ylabel("forward TD(λ) / TD(0)\nCPU time per step")
+    axes[0].legend(fontsize=8, loc="upper left")
+    fig = axes[0].figure
     if path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    style = {"batch": "o--", "kernel": "s-"}
-    for sw in rec["sweeps"]:
-        pts = sw["points"]
-        k = [p["K"] for p in pts]
-        label = {"batch": "torch batch", "kernel": "compiled per-run kernel"}[sw["engine"]]
-        line, = ax.plot(k, [p["ratio"] for p in pts], style[sw["engine"]], ms=4,
-                        label=f"{label}, {sw['n_runs']} runs")
-        ax.fill_between(k, [p["ratio_min"] for p in pts], [p["ratio_max"] for p in pts],
-                        color=line.get_color(), alpha=0.12, lw=0)
-    ax.axhline(1.0, color="0.5", lw=0.8)
-    ax.axhline(1.15, color="0.3", lw=0.8, ls=":", label="target 1.15")
-    ax.set_xlabel("K")
-    ax.set_ylabel("forward TD(λ) / TD(0), time per step")
-    ax.set_title("The engine's cost per step against TD(0), by K", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    if path is not None:
+        fig.tight_layout()
         fig.savefig(path, dpi=120)
-    return fig
+    return axes
+
+
+def format_record(rec: dict) -> str:
+    """The stored record as text: one :func:`format_sweep` line per sweep, then where and
+    how it was measured."""
+    m = rec["machine"]
+    return "\n".join([format_sweep(sw) for sw in rec["sweeps"]] + [
+        f"measured {rec.get('date', '?')} on {m.get('cpu', '?')} ({m.get('cpu_count', '?')} "
+        f"CPUs, torch {m.get('torch', '?')}) by the course repository's "
+        f"{rec.get('command', '?')}"])
+
+
+def sweep_claims(rec: dict, target: float = 1.15) -> dict:
+    """What notebook 04 says of a stored record, each True/False, at every batch size: the
+    kernel's median ratio is within ``target`` of TD(0)'s at every K; it varies less with K
+    (largest - smallest) than the batch's; the batch's ratio grows with K (its largest at
+    K >= 10 above its K = 1)."""
+    out = {}
+    spread = {}
+    for sw in rec["sweeps"]:
+        r = {p["K"]: p["ratio"] for p in sw["points"]}
+        spread[sw["engine"], sw["n_runs"]] = max(r.values()) - min(r.values())
+        name = f"{sw['engine']}, {sw['n_runs']} runs"
+        if sw["engine"] == "kernel":
+            out[f"{name}: within {target} of TD(0) at every K"] = max(r.values()) <= target
+        else:
+            out[f"{name}: grows with K"] = max(v for k, v in r.items() if k >= 10) > r[min(r)]
+    for (engine, n), sp in spread.items():
+        if engine == "kernel" and ("batch", n) in spread:
+            out[f"kernel, {n} runs: flatter in K than the batch"] = sp < spread["batch", n]
+    return out
