@@ -80,7 +80,8 @@ def test_a_diverging_run_is_recorded_as_diverged():
     assert list(b.diverged) == [False, True] == list(a.diverged)
     assert b.diverged_at[1] == a.diverged_at[1] == 0
     assert np.all(b.final_weights[1] == 0) and np.all(np.isinf(b.errors[1]))
-    assert np.array_equal(a.final_weights[0], b.final_weights[0])
+    # (bit for bit where the premises hold: test_the_kernel_gives_the_batch_numbers...)
+    np.testing.assert_allclose(a.final_weights[0], b.final_weights[0], rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("kw, word", [
