@@ -28,11 +28,23 @@ import numpy as np
 KS = (1, 2, 5, 10, 20, 30, 40, 44, 50)
 
 
-def workload(n_runs: int, n_episodes: int = 2):
-    """The bench's recorded episodes, one list per row (:func:`.bench._episodes`)."""
-    from .bench import _episodes, _tile
+SEED = 2016  # the bench's (:data:`.bench.SEED`)
 
-    return _tile(_episodes(min(n_runs, 50), n_episodes), n_runs)
+
+def workload(n_runs: int, n_episodes: int = 2):
+    """The bench's recorded episodes (:func:`.bench._episodes`): ``n_episodes`` of each of
+    the first min(n_runs, 50) runs, tiled to ``n_runs`` rows."""
+    from ..envs.mountain_car import record_episodes_batch
+
+    eps = record_episodes_batch(SEED, np.arange(min(n_runs, 50)), n_episodes)
+    return [eps[b % len(eps)] for b in range(n_runs)]
+
+
+def initial_weights(n_runs: int):
+    """The bench's initial weights of ``n_runs`` rows (:func:`.bench._w0`)."""
+    from .weights import initial_weights as w0
+
+    return w0(SEED, np.arange(n_runs), 2)
 
 
 def settings_for_k(k: int, n_runs: int):
@@ -85,13 +97,11 @@ def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
     other episodes, one list per row (default: :func:`workload`)."""
     import torch
 
-    from .bench import _w0
-
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
     rows = workload(n_runs) if rows is None else rows
     n_runs = len(rows)
-    w0 = _w0(n_runs)
+    w0 = initial_weights(n_runs)
     load0 = os.getloadavg()
     old = torch.get_num_threads()
     torch.set_num_threads(1)
