@@ -12,6 +12,22 @@ the record keeps the median ratio and its spread (min, max) over the rounds, bot
 median CPU microseconds per run-step, and the loop's counted iterations per step
 (:attr:`.results.PredictionResult.iterations`), with the load average before and after.
 
+Where the batch's K-dependence comes from (the record's ``counts_forward``): its row-iterations
+per run-step are the same at every K (a row needs about one iteration a step: two steps an
+iteration while update-free, two pops while it flushes), but an iteration costs the whole
+batch's width, and the extra work one row needs in it -- slot A's update while it flushes
+(a full-width value, gradient and update, a gather from the ring buffer, a few masked
+selects) or a second environment step while it is update-free (a second gather, a dozen
+masked host ops) -- is paid by every row whenever any row needs it. With the rows out of
+phase, the share of iterations carrying a flushing row (``flush``) or a double-stepping row
+(``double``) is 0 at K = 1 and grows with K. The ring buffer's size (``(n + 2) x B x (K+1)``
+numbers) grows with K too, but an iteration touches B of its columns whatever K. The
+compiled per-run loops have no batch to pay for: a run does its own work only, TD(0)'s
+count of values and updates at every K (``counts_forward == counts_td0``); what is left of
+K in their time is the flush, whose K - 1 values come one after another (each after the
+previous update), where TD(0)'s two values a step and the update-free phase's pairs of
+values are computed side by side (:func:`.kernel.prediction.value2`).
+
 ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
 ``"kernel"`` (the compiled per-run loops of :mod:`.kernel.prediction`). A row's numbers are
 the same bit for bit in both (``tests/engine/test_engine_kernel_prediction.py``).
