@@ -293,6 +293,31 @@ def stored_cost(path=None) -> dict:
     return data
 
 
+ENGINE_SWEEP_FILE = COST_FILE.with_name("engine_k_sweep.json")
+
+
+def stored_engine_sweep(path=None) -> dict:
+    """The engine's stored K sweep (:data:`ENGINE_SWEEP_FILE`, written by
+    ``scripts/measure_engine_k_sweep.py``, :func:`ftd_lib.engine.bench_k.sweep`): forward
+    TD(λ) / TD(0) by K for the torch batch and the compiled per-run kernel, with the machine
+    and the load average."""
+    return json.loads(Path(ENGINE_SWEEP_FILE if path is None else path).read_text())
+
+
+def plot_engine_sweep(rec: dict, axes=None):
+    """:func:`ftd_lib.engine.bench_k.plot_sweeps`: one panel per batch size."""
+    from ..engine.bench_k import plot_sweeps
+
+    return plot_sweeps(rec, axes=axes)
+
+
+def format_engine_sweep(rec: dict) -> str:
+    """:func:`ftd_lib.engine.bench_k.format_record`: the numbers behind the figure."""
+    from ..engine.bench_k import format_record
+
+    return format_record(rec)
+
+
 #: "about what TD(0) costs": within this factor of TD(0)'s cost per step, either way
 ABOUT = 1.5
 

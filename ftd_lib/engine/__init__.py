@@ -39,6 +39,12 @@ Prediction on the live mountain car evaluation task (paper Fig. 3)::
     res.errors.mean(1) # the paper's metric: average over the first n_episodes
     res.diverged       # (B,) bool
 
+Both take ``engine="batch"`` (default, the torch batch) or ``engine="kernel"``: TD(0) and
+forward TD(lambda) through compiled per-run loops (:mod:`.kernel.prediction`; float64, CPU;
+live: mountain car, whose episodes are recorded first), the batch's numbers bit for bit for
+every run that does not diverge, at TD(0)'s cost per step whatever K
+(``results/engine_k_sweep.json``, :mod:`.bench_k`).
+
 Control (paper Fig. 4), one network per action, epsilon-greedy (ties: lowest action index)::
 
     res = run_control(method, settings, seed, run_ids, n_episodes, env="mountain_car" or

@@ -10,7 +10,9 @@ Lines (:func:`run_bench`):
 
 1. engine vs a per-run loop with a ``torch.nn`` network and autograd (forward TD(lambda)),
 2. engine vs the per-run numpy reference :func:`ftd_lib.algorithms.forward_td_lambda`,
-3. forward TD(lambda) / TD(0) cost per step, for K = 1 .. 50 (``k_max``) and K = 44,
+3. forward TD(lambda) / TD(0) cost per step by K (1 .. 50 and the paper's 44), torch batch
+   and compiled per-run kernel (:mod:`.bench_k`: the median of alternating rounds, its
+   spread, the load average),
 4. TD(lambda) / TD(0) cost per step,
 5. microseconds per run-step at 200 and 1000 runs,
 6. the online lambda-return algorithm's cost per step against the episode length t,
@@ -194,22 +196,20 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
                      f"{npref / eng:.0f}x more run-steps/s ({eng:.2f} vs {npref:.1f} us per "
                      f"run-step) [target >= 8x]")
 
-        # 3-4: cost per step relative to TD(0), same batch
-        ks = [1, 50] if quick else [1, 2, 5, 10, 20, 30, 40, 50]
-        td0 = {}
-        for label, rows in ((n_small, rows_small), (n_big, rows_big)):
-            td0[label] = t0 = _us_per_step("td0", rows, paper, **kw)
-            ratios = []
-            for k in ks:
-                s = Settings.make(alpha=0.01, lam=0.999, gamma=1.0, eta=0.01, k_max=k)
-                ratios.append(_us_per_step("forward_td_lambda", rows, s, **kw) / t0)
-            fwd = eng if label == n_small else _us_per_step("forward_td_lambda", rows, paper, **kw)
-            if label == n_big:
-                big_f = fwd
-            lines.append(f"forward TD(lambda) / TD(0) cost per step, {label} runs, K = "
-                         + ", ".join(f"{k}: {r:.2f}" for k, r in zip(ks, ratios, strict=True))
-                         + f"; paper setting (K = 44): {fwd / t0:.2f} "
-                         "[target <= 1.3, flat in K]")
+        # 3: forward TD(lambda) / TD(0) by K, both engines: medians of alternating rounds
+        from . import bench_k
+
+        ks = (1, 50) if quick else bench_k.KS
+        for label in (n_small, n_big):
+            for engine in ("batch", "kernel"):
+                lines.append("forward TD(lambda) / TD(0) cost per step, " + bench_k.format_sweep(
+                    bench_k.sweep(label, engine=engine, ks=ks, repeats=rep,
+                                  rows=_tile(eps, label)))
+                    + " [target <= 1.15, largest - smallest <= 0.1; cpu, 1 torch thread]")
+        # 4: TD(lambda) / TD(0), same batch
+        td0 = {label: _us_per_step("td0", rows, paper, **kw)
+               for label, rows in ((n_small, rows_small), (n_big, rows_big))}
+        big_f = _us_per_step("forward_td_lambda", rows_big, paper, **kw)
         for label, rows in ((n_small, rows_small), (n_big, rows_big)):
             tdl = _us_per_step("td_lambda", rows, paper, **kw)
             lines.append(f"TD(lambda) / TD(0) cost per step, {label} runs: "

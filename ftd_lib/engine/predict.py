@@ -17,13 +17,16 @@ from .weights import initial_weights
 
 def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, device="cpu",
                  dtype=torch.float64, record_weights=True, eval_states=None,
-                 div_bound=1e6, progress=False, **schedule) -> PredictionResult:
+                 div_bound=1e6, progress=False, engine="batch", **schedule) -> PredictionResult:
     """Run a prediction method on recorded episodes, every row on its own episodes.
 
     ``episodes``: a list of ``(features, rewards)`` pairs shared by every row, or a list (one
     per row) of such lists. ``w0``: ``(P,)`` or ``(B, P)``, reference layout. A settings of one
     row, shared episodes or one ``w0`` serve every row.
     ``eval_states``: optional ``(states, true_values)`` for the error metric.
+    ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`) or ``"kernel"`` (TD(0) and
+    forward TD(lambda) only, float64 on the CPU: the compiled per-run loops of
+    :mod:`.kernel.prediction`, the batch's numbers for every run that does not diverge).
     Returns a :class:`PredictionResult` whose ``weights[b]`` follows the per-run reference's
     contract.
     """
@@ -35,6 +38,17 @@ def run_recorded(method, episodes, w0, settings: Settings, *, n_hidden=50, devic
     ev = None
     if eval_states is not None:
         ev = Evaluator(*checks.check_eval_states(eval_states, n_in), device=dev, dtype=dtype)
+    if engine == "kernel":
+        from .kernel.prediction import PREDICTION_RUNS, run_source
+
+        if method not in PREDICTION_RUNS or dtype != torch.float64 or dev.type != "cpu":
+            raise ValueError(f"engine='kernel' runs {PREDICTION_RUNS} in float64 on the CPU, "
+                             f"got method={method!r}, dtype={dtype}, device={dev.type!r}")
+        return run_source(method, settings, w0, src, evaluator=ev,
+                          record_weights=record_weights, div_bound=div_bound,
+                          n_hidden=n_hidden)
+    if engine != "batch":
+        raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
     batch = PredictionBatch(method, settings, w0, src, n_hidden=n_hidden, device=dev,
                             dtype=dtype, evaluator=ev, record_weights=record_weights,
                             div_bound=div_bound, progress=progress, **schedule)
@@ -62,14 +76,19 @@ def _evaluation_states(env, n_eval, eval_seed):
 def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: int, *,
                    env="mountain_car", n_eval: int = 500, eval_seed: int = 0,
                    eval_states=None, n_hidden=50, device="cpu", dtype=torch.float64,
-                   div_bound=1e6, progress=False, w0=None) -> PredictionResult:
+                   div_bound=1e6, progress=False, w0=None, engine="batch") -> PredictionResult:
     """Run a prediction method live on a vectorised evaluation environment (paper Fig. 3).
 
     Row ``b`` has settings ``settings.row(b)`` and run id ``run_ids[b]`` (which decides its
     :math:`\\theta_0`, see :func:`initial_weights`, and its environment's random stream).
     ``eval_states`` (``(states, true_values)``) defaults to ``n_eval`` states of
     ``evaluation_states(n_eval, eval_seed)`` of the env's module; the same states serve every
-    row. Returns a :class:`PredictionResult` (``errors``, ``diverged``, ...).
+    row. ``engine``: ``"batch"`` or ``"kernel"`` (TD(0) and forward TD(lambda) on
+    ``"mountain_car"``, float64 on the CPU: its policy does not learn, so every run's
+    episodes are recorded first, :func:`ftd_lib.envs.mountain_car.record_episodes_batch`,
+    the same transitions the live batch sees, then go through the compiled per-run loops,
+    see :func:`run_recorded`). Returns a :class:`PredictionResult` (``errors``,
+    ``diverged``, ...).
     """
     n_hidden, dev, dtype, div_bound = checks.check_engine_args(
         method, PREDICTION_METHODS, settings, n_hidden=n_hidden, device=device, dtype=dtype,
@@ -80,6 +99,21 @@ def run_prediction(method, settings: Settings, seed: int, run_ids, n_episodes: i
         eval_seed = V.check_int("eval_seed", eval_seed, 0)
     else:
         eval_states = checks.check_eval_states(eval_states)
+    if engine not in ("batch", "kernel"):
+        raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
+    if engine == "kernel":
+        if env != "mountain_car":
+            raise ValueError(f"engine='kernel' runs env='mountain_car' only, got env={env!r}")
+        from ..envs.mountain_car import record_episodes_batch
+
+        episodes = record_episodes_batch(seed, run_ids, n_episodes)
+        if eval_states is None:
+            eval_states = _evaluation_states(env, n_eval, eval_seed)
+        if w0 is None:
+            w0 = initial_weights(seed, run_ids, 2, n_hidden)
+        return run_recorded(method, episodes, w0, settings, n_hidden=n_hidden, device=dev,
+                            dtype=dtype, record_weights=False, eval_states=eval_states,
+                            div_bound=div_bound, engine="kernel")
     e = _prediction_env(env, seed, run_ids)
     src = EnvSource(e, n_episodes, dtype=NP_DTYPE[dtype])
     if eval_states is None:

@@ -54,11 +54,15 @@ class ForwardTDLoop:
         mode = self.mode
         rec = self.record_weights
         bound = self.div_bound
+        # iterations that did slot A's extra update (a row flushing) or a second environment
+        # step (a row double-stepping): each costs the whole batch's width
+        self.loop_counts = counts = {"flush": 0, "double": 0}
         while self.n_running:
             self.iterations += 1
             step = mode == STEP
             flush = mode == FLUSH
             n_flush = self.double_pops and flush.any()
+            counts["flush"] += bool(n_flush)
             x, r, xn, end = src.next(step)
             # rows whose this and next step are both update-free take both now
             if self.double_steps:
@@ -66,6 +70,7 @@ class ForwardTDLoop:
                 two = dbl.any()
             else:
                 two = False
+            counts["double"] += bool(two)
             if two:
                 x2, r2, xn2, end2 = src.next(dbl)
             # ---- slot A: V(S'|theta) of the stepping rows; first pop of the flushing rows

@@ -20,7 +20,9 @@ class PredictionResult:
     ``diverged`` ``(B,)``; ``diverged_at`` ``(B,)`` (-1: never); ``weights``: per row
     ``(sum T, P)``, :math:`\\theta` after every step (reference layout; ``nan`` after a
     divergence) or ``None``; ``final_weights`` ``(B, P)`` (zeros if diverged); ``n_steps``
-    ``(B,)``; ``iterations``: batch iterations.
+    ``(B,)``; ``iterations``: batch iterations (the compiled kernel: run-steps); ``work``:
+    the kernel's ``(B, 2)`` counts of values and updates computed per row (``None`` from the
+    batch).
     """
 
     curves: np.ndarray | None
@@ -33,6 +35,7 @@ class PredictionResult:
     iterations: int
     method: str
     settings: Settings
+    work: np.ndarray | None = None
 
     @property
     def errors(self) -> np.ndarray | None:

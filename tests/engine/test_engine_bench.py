@@ -5,10 +5,12 @@ from ftd_lib.engine.bench import autograd_forward_td, run_bench
 
 def test_run_bench_quick_returns_one_line_per_measurement():
     lines = run_bench(quick=True)
-    assert len(lines) == 12
+    assert len(lines) == 14
     assert lines[0].startswith("engine vs per-run torch.nn+autograd loop")
     assert lines[1].startswith("engine vs per-run numpy reference")
-    assert sum(line.startswith("forward TD(lambda) / TD(0)") for line in lines) == 2
+    k_lines = [line for line in lines if line.startswith("forward TD(lambda) / TD(0)")]
+    assert [line.split(",")[1].strip() for line in k_lines] == ["batch", "kernel"] * 2
+    assert all("load average" in line and "[" in line for line in k_lines)
     assert sum(line.startswith("TD(lambda) / TD(0)") for line in lines) == 2
     assert lines[-6].startswith("us per run-step")
     assert lines[-5].startswith("online lambda-return")

@@ -1,0 +1,301 @@
+r"""The compiled per-run prediction loops: TD(0) and forward TD(:math:`\lambda`) (paper
+Sec. 5, Algorithm 1) on recorded episodes, one run after another, float64 on the CPU
+(``run_recorded(..., engine="kernel")``).
+
+Why: in the torch batch (:class:`..prediction.PredictionBatch`) every iteration costs the
+whole batch's width, so the work one row needs in an iteration (slot A's extra update while
+it flushes, a second environment step while it is update-free) is paid by all rows as soon as
+one row needs it; with rows out of phase that is nearly every iteration once K > 1, and the
+share grows with K (``python -m ftd_lib bench``, ``results/engine_k_sweep.json``). A run alone
+does exactly Algorithm 1's work: per step :math:`\hat V(S'|\theta)` and, once ready, one
+popped update; per episode T - 1 values of :math:`S'` and T popped updates, which is TD(0)'s
+count (T - 1 values of :math:`S'`, T values and updates of S), whatever K. :func:`forward_td_run`
+and :func:`td0_run` count them (``work``), so a test checks that without a clock.
+
+Numbers: every row is the batch's bit for bit (same operations in the same order, the
+arithmetic of :mod:`.numerics`) where :func:`..premises.kernel_premises` holds; the values
+of a terminal :math:`S'` (0 by definition) are not computed, and a run diverges when a value
+it computes or a weight at an episode's end is beyond ``bound`` (the batch also checks values
+it computes for idle slots), so only diverging runs can end differently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .numerics import fma, tanh, update, value
+
+
+@njit(cache=True, error_model="numpy")
+def value2(th, xa, xb, n, H, ha, hb):
+    r""":math:`\hat V(x_a|\theta)` and :math:`\hat V(x_b|\theta)` at the same weights, each
+    rounded exactly as :func:`.numerics.value` (tanh units), their hidden units left in
+    ``ha``, ``hb``; the two output sums, each in the order of the hidden units, run side by
+    side (two independent chains of additions instead of one after the other)."""
+    w = th[0]
+    for k in range(H):
+        ha[k] = fma(w[k], xa[0], w[n * H + k])
+        hb[k] = fma(w[k], xb[0], w[n * H + k])
+    for j in range(1, n):
+        for k in range(H):
+            ha[k] = fma(w[j * H + k], xa[j], ha[k])
+            hb[k] = fma(w[j * H + k], xb[j], hb[k])
+    for k in range(H):
+        ha[k] = tanh(ha[k])
+        hb[k] = tanh(hb[k])
+    va = w[(n + 1) * H]
+    vb = va
+    for k in range(H):
+        va = va + ha[k] * w[(n + 1) * H + 1 + k]
+        vb = vb + hb[k] * w[(n + 1) * H + 1 + k]
+    return va, vb
+
+
+@njit(cache=True, error_model="numpy")
+def _ok_weights(th, bound):
+    """Every weight finite and within ``bound`` (the batch's check at an episode's end)."""
+    w = th[0]
+    for k in range(w.shape[0]):
+        if not abs(w[k]) <= bound:
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
+    r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
+    \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
+
+    ``th`` ``(1, P)`` (internal order, updated in place); the run's steps: features ``X``,
+    ``Xn`` ``(T, n)``, rewards ``r`` and ``end`` flags ``(T,)``. Fills ``ep_w[e]`` with the
+    weights at the end of episode e, ``rec[t]`` (if it has rows) after step t; ``work``
+    ``(2,)`` counts values and updates. Returns ``(diverged_at, steps)`` (-1: never)."""
+    n = X.shape[1]
+    H = (th.shape[1] - 1) // (n + 2)
+    h = np.empty(H)
+    hn = np.empty(H)
+    d = np.empty(H)
+    ep = 0
+    for t in range(X.shape[0]):
+        v_next = 0.0
+        if not end[t]:
+            v_next, v = value2(th, Xn[t], X[t], n, H, hn, h)
+            work[0] += 1
+        else:
+            v = value(th, 0, X[t], n, H, h)
+        delta = r[t] + gamma * v_next - v
+        update(th, 0, X[t], n, H, h, d, alpha * delta)
+        work[0] += 1
+        work[1] += 1
+        if rec.shape[0]:
+            rec[t] = th[0]
+        if not (abs(v_next) <= bound and abs(v) <= bound):
+            th[:] = 0.0
+            return ep, t + 1
+        if end[t]:
+            if not _ok_weights(th, bound):
+                th[:] = 0.0
+                return ep, t + 1
+            ep_w[ep] = th[0]
+            ep += 1
+    return -1, X.shape[0]
+
+
+@njit(cache=True, error_model="numpy")
+def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
+    r"""Pop :math:`\langle\phi(S_p), \rho_p\rangle`, update towards U, move U on:
+    :math:`\theta \leftarrow \theta + \alpha(U - \hat V(S_p))\nabla\hat V(S_p)`,
+    :math:`U \leftarrow (U - \rho_p)/\gamma\lambda`. Returns ``(U, value)``."""
+    slot = q % R
+    v = value(th, 0, ring_x[slot], n, H, h)
+    update(th, 0, ring_x[slot], n, H, h, d, alpha * (U - v))
+    return (U - ring_r[slot]) / gl_div, v
+
+
+@njit(cache=True, error_model="numpy")
+def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_div, R,
+                   bound, ep_w, rec, work):
+    r"""One run of forward TD(:math:`\lambda`), Algorithm 1, in the order of
+    :meth:`..prediction_forward.ForwardTDLoop._loop_forward` for one row: ``Km1`` = K - 1,
+    ``c_final``, ``gl_div``, FIFO length ``R`` (:func:`..schedule.algorithm1_constants`),
+    ``gl`` = :math:`\gamma\lambda`, ``g1l`` = :math:`\gamma(1-\lambda)`; the rest as
+    :func:`td0_run`. ``rec[t]``: the weights after step t (the last step of an episode:
+    after its flush)."""
+    n = X.shape[1]
+    H = (th.shape[1] - 1) // (n + 2)
+    h = np.empty(H)
+    hn = np.empty(H)
+    d = np.empty(H)
+    ring_x = np.empty((R, n))
+    ring_r = np.empty(R)
+    ep = 0
+    U = U_sync = V_cur = 0.0
+    c = 1.0
+    i = p = q = 0
+    ready = False
+    cached = False
+    v_cached = 0.0
+    for t in range(X.shape[0]):
+        # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
+        slot = p % R
+        ring_x[slot] = X[t]
+        p += 1
+        pop = ready or i == Km1
+        v_next = vp = 0.0
+        if cached:  # computed with the previous step's V(S'): no update since
+            v_next = v_cached
+            cached = False
+        elif not end[t]:
+            if pop:  # V(S') and V(S_p) at the same weights, side by side
+                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hn, h)
+            elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
+                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hn, h)  # its V(S')
+                cached = True
+                work[0] += 1
+            else:
+                v_next = value(th, 0, Xn[t], n, H, hn)
+            work[0] += 1
+        elif pop:
+            vp = value(th, 0, ring_x[q % R], n, H, h)
+        # rho = R + gamma (1 - lambda) V_next
+        ring_r[slot] = r[t] + g1l * v_next
+        d_prime = r[t] + gamma * v_next - V_cur
+        V_cur = v_next
+        if i == Km1:
+            U = U_sync
+            U_sync = V_cur
+            i = 0
+            c = 1.0
+            ready = True
+        else:
+            U_sync = U_sync + c * d_prime
+            i += 1
+            c = gl * c
+        if pop:  # pop <S_p, rho_p>: update towards U, move U on
+            U = U + c_final * d_prime
+            qs = q % R
+            update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
+            U = (U - ring_r[qs]) / gl_div
+            q += 1
+            work[0] += 1
+            work[1] += 1
+        if not (abs(v_next) <= bound and abs(vp) <= bound):
+            th[:] = 0.0
+            return ep, t + 1
+        if end[t]:
+            if not ready:
+                U = U_sync
+            while p > q:  # the flush: the FIFO's last updates
+                U, v = _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d)
+                q += 1
+                work[0] += 1
+                work[1] += 1
+                if not abs(v) <= bound:
+                    th[:] = 0.0
+                    return ep, t + 1
+            if rec.shape[0]:
+                rec[t] = th[0]
+            if not _ok_weights(th, bound):
+                th[:] = 0.0
+                return ep, t + 1
+            ep_w[ep] = th[0]
+            ep += 1
+            U = U_sync = V_cur = 0.0
+            c = 1.0
+            i = p = q = 0
+            ready = False
+        elif rec.shape[0]:
+            rec[t] = th[0]
+    return -1, X.shape[0]
+
+
+#: the kernel's prediction methods (their numbers in :func:`_run_rows`)
+PREDICTION_RUNS = ("td0", "forward_td_lambda")
+
+
+@njit(cache=True, error_model="numpy")
+def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+              bound, EP_W, REC, work, diverged_at):
+    """Every row ``b`` (weights ``TH[b]``, internal order, in place) through its run; the
+    steps of row b are the first ``n_steps[b]`` columns of ``tr[:, b]`` (the layout of
+    :class:`..sources.RecordedSource`). ``forward``: forward TD(lambda), else TD(0)."""
+    for b in range(TH.shape[0]):
+        T = n_steps[b]
+        X = tr[:n, b, :T].T.copy()
+        Xn = tr[n + 1 : 2 * n + 1, b, :T].T.copy()
+        r = tr[2 * n + 2, b, :T].copy()
+        end = tr[2 * n + 3, b, :T] > 0.5
+        th = TH[b : b + 1]
+        rec = REC[b, :T] if REC.shape[1] else REC[b, :0]
+        if forward:
+            dv, st = forward_td_run(th, X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b],
+                                    Km1[b], c_final[b], gl_div[b], ring[b], bound, EP_W[b],
+                                    rec, work[b])
+        else:
+            dv, st = td0_run(th, X, Xn, r, end, alpha[b], gamma[b], bound, EP_W[b], rec,
+                             work[b])
+        diverged_at[b] = dv
+        n_steps[b] = st
+
+
+def run_source(method, settings, w0, source, *, evaluator=None, record_weights=True,
+               div_bound=1e6, n_hidden=50):
+    r"""Every row of a :class:`..sources.RecordedSource` through the compiled loop of
+    ``method`` (:data:`PREDICTION_RUNS`), one after another; a
+    :class:`..results.PredictionResult` with the batch's numbers (``iterations``: one pass
+    of a loop per step, the run-steps; ``work`` ``(B, 2)``: per row, the values and the
+    updates computed)."""
+    import torch
+
+    from .._net import BatchedMLP
+    from ..results import PredictionResult
+    from ..schedule import algorithm1_constants
+
+    if method not in PREDICTION_RUNS:
+        raise ValueError(f"the kernel runs the prediction methods {PREDICTION_RUNS}, got "
+                         f"{method!r}")
+    B, n = source.B, source.n_in
+    net = BatchedMLP(n, n_hidden)
+    w0 = np.asarray(w0, dtype=np.float64)
+    if w0.ndim == 1:
+        w0 = np.broadcast_to(w0, (B, w0.shape[0]))
+    P = net.n_params
+    if w0.shape != (B, P):
+        raise ValueError(f"w0 must have shape ({B}, {P}), got {w0.shape}")
+    tr = np.asarray(source.tr, dtype=np.float64).reshape(2 * n + 4, B, source.L)
+    K, c_final, gl_div, ring = algorithm1_constants(settings, int(source.t_cap))
+    f64 = np.float64
+    n_ep = source.n_episodes
+    max_ep = int(n_ep.max()) if B else 0
+    TH = np.ascontiguousarray(w0[:, net.perm])
+    EP_W = np.full((B, max(max_ep, 1), P), np.nan)
+    T_max = int(source.n_steps.max()) if B and record_weights else 0
+    REC = np.full((B, T_max, P), np.nan)
+    diverged_at = np.full(B, -1, dtype=np.int64)
+    n_steps = source.n_steps.astype(np.int64).copy()
+    work = np.zeros((B, 2), dtype=np.int64)
+    _run_rows(method == "forward_td_lambda", TH, tr, n, n_steps, settings.alpha.astype(f64),
+              settings.gamma.astype(f64), (settings.gamma * settings.lam).astype(f64),
+              (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
+              c_final.astype(f64), gl_div.astype(f64), ring.astype(np.int64),
+              float(div_bound), EP_W, REC, work, diverged_at)
+    weights = None
+    if record_weights:
+        weights = [REC[b, : source.n_steps[b]][:, net.inv_perm] for b in range(B)]
+    diverged = diverged_at >= 0
+    errors = err0 = None
+    if evaluator is not None:  # the errors of the episodes' end weights, as the batch's
+        err0 = evaluator.rms(net, net.to_internal(w0))
+        errors = np.full((B, max_ep), np.nan)
+        for e in range(max_ep):
+            done = (n_ep > e) & ~(diverged & (diverged_at <= e))
+            if done.any():
+                cols = torch.as_tensor(np.ascontiguousarray(EP_W[done, e].T))
+                errors[done, e] = evaluator.rms(net, cols) / err0[done]
+        for b in np.flatnonzero(diverged):
+            errors[b, diverged_at[b] : n_ep[b]] = np.inf
+    return PredictionResult(
+        curves=errors, initial_error=err0, diverged=diverged, diverged_at=diverged_at,
+        weights=weights, final_weights=TH[:, net.inv_perm], n_steps=n_steps,
+        iterations=int(n_steps.sum()), method=method, settings=settings, work=work)

@@ -1,0 +1,118 @@
+"""The compiled per-run prediction loops (ftd_lib/engine/kernel/prediction.py): the torch
+batch's numbers bit for bit, the per-run reference's to rounding, and Algorithm 1's work
+counted: TD(0)'s values and updates whatever K (paper Sec. 5), with no clock."""
+
+import numpy as np
+import pytest
+
+from ftd_lib import algorithms
+from ftd_lib.approx import MLP
+from ftd_lib.engine import Settings, initial_weights, run_recorded
+from ftd_lib.engine.premises import kernel_premises
+
+
+def _episodes(seed, lengths):
+    """Random-walk-like episodes of the given lengths: features in [-1, 1]^2, rewards -1."""
+    rng = np.random.default_rng(seed)
+    return [(rng.uniform(-1, 1, (T + 1, 2)), -np.ones(T)) for T in lengths]
+
+
+# episodes shorter and longer than K, and one of length 1
+ROWS = [_episodes(b, lengths) for b, lengths in
+        enumerate([(30, 7), (1, 12, 25), (18,), (9, 40)])]
+W0 = initial_weights(3, np.arange(4), 2)
+EVAL = (np.random.default_rng(9).uniform(-1, 1, (40, 2)), np.linspace(-30, 0, 40))
+
+
+def _settings(k_max):
+    return Settings.make(alpha=[0.01, 0.03, 0.02, 0.005], lam=[0.999, 0.9, 0.5, 1.0],
+                         gamma=[1.0, 0.99, 1.0, 1.0], eta=0.01, k_max=k_max)
+
+
+@pytest.mark.parametrize("method", ["td0", "forward_td_lambda"])
+@pytest.mark.parametrize("k_max", [1, 2, 5, 44, None])
+def test_the_kernel_gives_the_batch_numbers_bit_for_bit(method, k_max):
+    why = kernel_premises()
+    if why is not None:
+        pytest.skip(why)
+    s = _settings(k_max)
+    a = run_recorded(method, ROWS, W0, s, eval_states=EVAL)
+    b = run_recorded(method, ROWS, W0, s, eval_states=EVAL, engine="kernel")
+    assert not a.diverged.any() and not b.diverged.any()
+    assert np.array_equal(a.final_weights, b.final_weights)
+    for wa, wb in zip(a.weights, b.weights, strict=True):
+        assert np.array_equal(wa, wb)
+    assert np.array_equal(a.errors, b.errors, equal_nan=True)
+    assert np.array_equal(a.initial_error, b.initial_error)
+    assert np.array_equal(a.n_steps, b.n_steps)
+
+
+@pytest.mark.parametrize("k_max", [1, 3, None])
+def test_the_kernel_follows_the_per_run_reference(k_max):
+    s = _settings(k_max)
+    b = run_recorded("forward_td_lambda", ROWS, W0, s, engine="kernel")
+    for r in range(len(ROWS)):
+        ref = algorithms.forward_td_lambda(ROWS[r], W0[r], approx=MLP(2, 50), **s.row(r))
+        np.testing.assert_allclose(b.weights[r], ref, rtol=0, atol=1e-10)
+
+
+def test_forward_td_does_td0s_work_whatever_k():
+    """Counted, not timed: per episode of T steps, T - 1 values of S' and T popped updates
+    (each with its value), the work of TD(0), for every K from 1 to 50."""
+    lengths = [sum(1 for _ in eps) for eps in ROWS]
+    T = np.array([sum(len(r) for _, r in eps) for eps in ROWS])
+    want = np.stack([2 * T - np.array(lengths), T], axis=1)
+    td0 = run_recorded("td0", ROWS, W0, _settings(None), engine="kernel",
+                       record_weights=False)
+    assert np.array_equal(td0.work, want)
+    for k in range(1, 51):
+        fwd = run_recorded("forward_td_lambda", ROWS, W0, _settings(k), engine="kernel",
+                           record_weights=False)
+        assert np.array_equal(fwd.work, want), k
+        assert fwd.iterations == T.sum()
+
+
+def test_a_diverging_run_is_recorded_as_diverged():
+    s = Settings.make(alpha=[0.01, 50.0], lam=0.9, gamma=1.0)
+    rows = [ROWS[0], ROWS[0]]
+    a = run_recorded("forward_td_lambda", rows, W0[:2], s, engine="batch")
+    b = run_recorded("forward_td_lambda", rows, W0[:2], s, engine="kernel", eval_states=EVAL)
+    assert list(b.diverged) == [False, True] == list(a.diverged)
+    assert b.diverged_at[1] == a.diverged_at[1] == 0
+    assert np.all(b.final_weights[1] == 0) and np.all(np.isinf(b.errors[1]))
+    # (bit for bit where the premises hold: test_the_kernel_gives_the_batch_numbers...)
+    np.testing.assert_allclose(a.final_weights[0], b.final_weights[0], rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("kw, word", [
+    (dict(engine="nope"), "engine"),
+    (dict(engine="kernel", method="td_lambda"), "kernel"),
+    (dict(engine="kernel", dtype="float32"), "kernel"),
+])
+def test_bad_engine_arguments_name_the_parameter(kw, word):
+    import torch
+
+    method = kw.pop("method", "forward_td_lambda")
+    if kw.get("dtype") == "float32":
+        kw["dtype"] = torch.float32
+    with pytest.raises(ValueError, match=word):
+        run_recorded(method, ROWS, W0, _settings(None), **kw)
+
+
+@pytest.mark.parametrize("method", ["td0", "forward_td_lambda"])
+def test_the_kernel_gives_the_golden_prediction_numbers(method):
+    """Live on mountain car (its episodes recorded first): the golden numbers of
+    tests/engine/test_engine_golden.py's prediction workload, within that test's tolerance."""
+    import json
+    from pathlib import Path
+
+    from ftd_lib.engine import NUMERICS_VERSION, run_prediction
+
+    gold = json.loads((Path(__file__).parent / "golden" / "engine_numerics.json").read_text())
+    assert gold[method]["version"] == NUMERICS_VERSION[method]
+    s = Settings.make(alpha=[0.01, 0.03], lam=[0.9, 0.5], gamma=1.0, eta=0.01,
+                      k_max=[None, 3])
+    r = run_prediction(method, s, 2016, [0, 1], 2, n_eval=50, engine="kernel")
+    now = {"errors": r.errors.tolist(), "w": r.final_weights[:, :6].tolist()}
+    for key, a in gold[method]["numbers"].items():
+        np.testing.assert_allclose(now[key], a, rtol=1e-9, atol=1e-12, err_msg=key)
