@@ -77,7 +77,7 @@ def plan_markdown() -> str:
              f"timestamps of the saved fresh run) + {L.WIDGET_MIN:g} min for each live widget "
              f"+ {L.FORMULA_MIN:g} min for each display formula + {L.FIGURE_MIN:g} min for "
              f"each figure + {L.EXERCISE_MIN:g} min for each exercise put to the room (the "
-             "last three: the lecturer's estimate in review 2026-11-27-lecturer-3) + "
+             "last three: a lecturer's estimate of how long a room takes over each) + "
              f"{L.PART_MIN:g} min for each part of Algorithm 1 the deck lights in turn (read "
              f"like a display formula) + {L.FRAME_MIN:g} min for each stepper frame it shows "
              "(put up and said like a slide; column *walk-through*: parts + frames); each "

@@ -32,7 +32,7 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
 - ``EXERCISE_MIN`` (2 min) for each exercise whose question is put to the room (its answer
   cell, tagged ``exercise``, belongs to the slide) and that the plan does not send home.
 
-These three terms are the lecturer's estimate (review 2026-11-27-lecturer-3, §2). A
+These three terms are a lecturer's estimate of how long a room takes over each. A
 walk-through (Algorithm 1 and its stepper, notebook 04 §3) is stepped through, one key press at
 a time, and each step is costed like what it is (:func:`walk_steps`):
 

@@ -101,7 +101,7 @@ def test_walk_through_by_hand():
     """Algorithm 1's walk-through: each part of the listing the deck lights costs a display
     formula's minute, each stepper frame the deck shows a slide's half minute (counted from
     the frames the stepper records, not from the slide's text); 04 §3 then gets about the 20
-    minutes review 2026-11-27-lecturer-3 asked for."""
+    minutes a lecturer asked for (a room follows Algorithm 1 one step at a time)."""
     from ftd_lib.course.stepper import algorithm1_markdown, algorithm1_stepper
 
     md = nbformat.v4.new_output("display_data", data={
@@ -130,9 +130,9 @@ def test_walk_through_by_hand():
     assert 18 <= row.core <= 22
 
 
-def test_the_cuts_of_the_review_are_in_the_plan():
-    """Review 2026-11-27-lecturer-3 §2: 03 §6 to homework; 04 §8 to homework; 05 §5–6 to
-    guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
+def test_the_cuts_that_make_the_lectures_fit_are_in_the_plan():
+    """The cuts a lecturer's pacing asked for: 03 §6 to homework; 04 §8 to homework; 05 §5–6
+    to guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
     l1, l2, l3 = L.LECTURES
     assert dict(l1.segments[2].moved) == {6: "homework"}
     assert dict(l2.segments[0].moved) == {8: "homework"}

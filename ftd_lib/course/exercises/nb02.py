@@ -44,9 +44,6 @@ HORIZON = 3
 RETURN_HELPERS = ("n_step_return(", "n_step_returns(", "interim_lambda_return(",
                   "interim_returns_vs_horizon(", "lambda_return(", "_g2(", "_g_lam(")
 
-#: Exercise 3: the episode length.
-T_ONLINE = 20
-
 #: Exercise 3's point without a student id: Figure 1's (alpha = 0.2, the end of episode 1)
 FIGURE1_POINT = dict(alpha=0.2, episode=1)
 
