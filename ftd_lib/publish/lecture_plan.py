@@ -5,7 +5,8 @@ the minutes by its timing rule, computed from the notebooks).
 :data:`BEGIN` and :data:`END` (the plan, a timetable per lecture with one row per notebook
 section, the cells a lecturer may skip, the homework) and the "lecture" column of the notebook
 table; ``--check`` exits 1 when the page differs from what it would write (run it after the
-notebooks change). ``tests/publish/test_lectures.py`` runs the check.
+notebooks change). ``tests/publish/test_lectures.py`` runs the check. The same command writes
+INSTRUCTORS.md's exercise table and counts (:mod:`ftd_lib.publish.exercise_table`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import closing
+from . import closing, exercise_table
 from . import lectures as L
 
 INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
@@ -120,7 +121,8 @@ def notebook_column(stem: str) -> str:
 
 
 def render(text: str) -> str:
-    """INSTRUCTORS.md's text with the plan and the lecture column rewritten."""
+    """INSTRUCTORS.md's text with the plan, the lecture column and the exercise table
+    (:func:`ftd_lib.publish.exercise_table.render`) rewritten."""
     if BEGIN not in text or END not in text:
         raise ValueError(f"INSTRUCTORS.md has no {BEGIN!r} … {END!r} block")
     head, rest = text.split(BEGIN, 1)
@@ -130,7 +132,7 @@ def render(text: str) -> str:
         text = re.sub(rf"^(\| `{re.escape(nb.stem)}` \|(?:[^|\n]*\|){{2}} )[^|\n]*( \|)$",
                       lambda m, s=nb.stem: m.group(1) + notebook_column(s) + m.group(2),
                       text, flags=re.M)
-    return text
+    return exercise_table.render(text)
 
 
 def main(argv=None) -> int:
@@ -147,10 +149,10 @@ def main(argv=None) -> int:
     new = render(old)
     if args.write:
         args.file.write_text(new)
-        print(f"{args.file}: lecture plan written")
+        print(f"{args.file}: lecture plan and exercise table written")
         return 0
     if new != old:
-        print(f"{args.file}: the lecture plan is stale; run python -m "
+        print(f"{args.file}: the lecture plan or the exercise table is stale; run python -m "
               "ftd_lib.publish.lecture_plan --write")
         return 1
     print(f"{args.file}: the lecture plan is up to date")

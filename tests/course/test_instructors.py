@@ -34,7 +34,10 @@ def test_instructors_page():
     for nb in NOTEBOOKS:
         assert f"`{nb.stem}`" in text, f"INSTRUCTORS.md has no row for {nb.stem}"
     for key in HINTS:
-        assert f"`{key}`" in text, f"INSTRUCTORS.md does not describe exercise {key}"
+        assert f"`{key}`" in text, (
+            f"INSTRUCTORS.md does not describe exercise {key}: its row is FOR_INSTRUCTORS in "
+            f"ftd_lib/course/exercises/{key.split('.')[0]}.py; then python -m "
+            "ftd_lib.publish.lecture_plan --write")
     for topic in ("three-lecture plan", "two-lecture variant", "Replacing traces", "DQN",
                   "forward Sarsa(1)", "η result", "Binder", "Offline",
                   "python -m ftd_lib reproduce", "jupyterlab-rise", "Explore further"):

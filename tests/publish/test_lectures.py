@@ -226,7 +226,8 @@ def test_instructors_plan_is_generated():
     --write)."""
     text = (REPO / "INSTRUCTORS.md").read_text()
     assert lecture_plan.render(text) == text, (
-        "INSTRUCTORS.md's lecture plan is stale: python -m ftd_lib.publish.lecture_plan --write")
+        "INSTRUCTORS.md's lecture plan or exercise table is stale: python -m "
+        "ftd_lib.publish.lecture_plan --write")
     assert lecture_plan.main(["--check"]) == 0
 
 
