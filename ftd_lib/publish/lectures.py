@@ -116,7 +116,7 @@ class Lecture:
     segments: tuple
     discussion_min: int  #: the discussion it promises, at least
     discussion: str
-    homework: tuple  #: exercise keys (``nbNN.exK``)
+    homework: tuple  #: exercise keys (``nbNN.name``, the hint's key) sent home, not done in class
     questions: tuple = ()  #: INSTRUCTORS.md's discussion questions it discusses (numbers)
     written: str = ""  #: what the plan asks in writing (on the homework slide)
 
@@ -308,8 +308,8 @@ def slide_groups(nb) -> list:
 
 
 def exercise_keys(nb) -> dict:
-    """``{cell index: "nbNN.exK"}`` for each exercise's answer cell (tagged ``exercise``): the
-    key of the hint cell that follows it (``hint("nbNN.exK")``)."""
+    """``{cell index: "nbNN.name"}`` for each exercise's answer cell (tagged ``exercise``): the
+    key of the hint cell that follows it (``hint("nbNN.name")``)."""
     from ..course.roles import EXERCISE, has
     from .present import hint_key
 
@@ -439,6 +439,30 @@ def segment_moved(seg: Segment, nb=None) -> dict:
     nb = read(seg.notebook) if nb is None else nb
     lec = lecture_of(seg)
     return moved_cells(nb, seg, lec.homework if lec else ())
+
+
+def in_class_exercises(lec: Lecture) -> list:
+    """The keys of the exercises lecture ``lec`` puts to the room (each costs ``EXERCISE_MIN``):
+    those on its core slides, not in its homework tuple nor in a section it moves out."""
+    out = []
+    for seg in lec.segments:
+        nb = read(seg.notebook)
+        cells, moved = set(segment_cells(nb, seg)), segment_moved(seg, nb)
+        out += [k for i, k in exercise_keys(nb).items() if i in cells and i not in moved]
+    return out
+
+
+def overrun_message(lec: Lecture, core: float, discussion: float) -> str:
+    """What a lecture that leaves too little discussion says, with the fix: the file to edit
+    and the exercises it puts to the room."""
+    keys = in_class_exercises(lec)
+    return (f"lecture {lec.number}: slides take {core} min, leaving {discussion} for a "
+            f"discussion promised {lec.discussion_min}. Fix it in ftd_lib/publish/lectures.py: "
+            f"add an exercise key to Lecture({lec.number}, ...)'s homework tuple (each exercise "
+            f"put to the room costs {EXERCISE_MIN:g} min; in class now: "
+            f"{', '.join(keys) or 'none'}), or move a section out (Segment.moved) or drop a "
+            "slide (Segment.dropped); cells tagged lecture-optional do not count. Then python -m "
+            "ftd_lib.publish.lecture_plan --write.")
 
 
 def segment_timing(seg: Segment) -> Timing:

@@ -10,7 +10,7 @@ import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
 from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
-from ftd_lib.publish import closing, lecture_plan
+from ftd_lib.publish import closing, exercise_table, lecture_plan
 from ftd_lib.publish import lectures as L
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,9 +156,9 @@ def test_the_closing_slides():
     assert "Model answer" not in " ".join(qs.values())
     for lec in L.LECTURES:
         md = closing.homework_markdown(lec)
-        for key in lec.homework:
-            nb, ex = key.split(".ex")
-            assert f"**{nb[2:]}.{ex}**" in md, (lec.number, key)
+        for key in lec.homework:  # the label by the headings' order, read apart
+            label = next(e.label for e in exercise_table.exercises() if e.key == key)
+            assert f"- **{label}** " in md, (lec.number, key, md)
         cells = closing.discussion_cells(lec, 12)
         slides = [c.source for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
         assert len(slides) == len(lec.questions)
@@ -189,8 +189,9 @@ def test_sections_and_segments():
 
 def test_the_plan():
     """06 §1–2 are pre-reading, 01 too; 07 has a slot of its own; every notebook 01–07 is in
-    the plan; the homework includes the new builds 02.3, 04.1 and 04.6 and names real
-    exercises."""
+    the plan; the homework names exercises by their keys (names, so inserting an exercise
+    changes no key here): it includes the builds nb02.build_td_lambda, nb04.rho_recursion and
+    nb04.k1_is_td0, and each key is an exercise of a notebook its lecture takes."""
     pre = {(s.notebook, s.first, s.last) for s in L.PRE_READING}
     assert ("01_td_basics", None, None) in pre and ("06_nn_control", 1, 2) in pre
     l3 = L.LECTURES[2]
@@ -202,6 +203,12 @@ def test_the_plan():
     homework = {k for lec in L.LECTURES for k in lec.homework}
     assert ({"nb02.build_td_lambda", "nb04.rho_recursion", "nb04.k1_is_td0"} <= homework
             <= set(HINTS))
+    where = {e.key: e.notebook for e in exercise_table.exercises()}
+    for lec in L.LECTURES:
+        for key in lec.homework:
+            assert where.get(key) in {s.notebook for s in lec.segments}, (
+                f"lecture {lec.number}'s homework {key!r} (ftd_lib/publish/lectures.py) is no "
+                f"exercise of its notebooks (keys: {sorted(where)})")
 
 
 @pytest.mark.parametrize("lecture", L.LECTURES, ids=lambda lec: f"lecture{lec.number}")
@@ -211,9 +218,8 @@ def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
     Fails on notebooks whose slides still hold more than a lecture can show."""
     m = closing.lecture_minutes(lecture)
     assert m["core"] + m["discussion"] == L.LENGTH
-    assert m["discussion"] >= lecture.discussion_min, (
-        f"lecture {lecture.number}: slides take {m['core']} min, leaving {m['discussion']} "
-        f"for a discussion promised {lecture.discussion_min}")
+    assert m["discussion"] >= lecture.discussion_min, L.overrun_message(
+        lecture, m["core"], m["discussion"])
     assert m["discussion"] <= lecture.discussion_min + L.MAX_SPARE, m["discussion"]
     if lecture.number == 3:  # 07 gets its own ~25 minutes
         seven = next(c for s, c, _ in m["rows"] if s.notebook.startswith("07"))
