@@ -74,6 +74,11 @@ def test_every_exercise_has_its_own_key_and_hint(nb):
             f"exercise {e.label}: key {e.key!r} is not nb{nb}.<a lowercase name> {fix}")
         assert e.key in HINTS, (f"exercise {e.label}: no hint {e.key!r}: add it to HINTS in "
                                 "ftd_lib/course/exercises/hints.py")
+        said = re.match(r"Exercise (\d+)\b", HINTS[e.key][0])  # the hint box's title
+        assert said is None or said.group(1) == e.label.split(".")[1], (
+            f"the hint {e.key!r} is titled {HINTS[e.key][0]!r} but the exercise is now Exercise "
+            f"{e.label.split('.')[1]} of notebook {nb}: fix (or drop) the number in its title in "
+            "ftd_lib/course/exercises/hints.py")
     keys = [e.key for e in exs]
     assert len(set(keys)) == len(keys), f"notebook {nb}: a key used twice: {keys} {fix}"
     assert not {k for k in HINTS if k.startswith(f"nb{nb}.")} - set(keys), (
