@@ -21,9 +21,9 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
 - ``words / WORDS_PER_MIN`` (60 words a minute): the lecturer reads and explains what is
   projected (markdown words, shown code lines, printed words: the count of ``slide_words``);
   speaking runs at ~130 words a minute, explaining a slide takes about twice its words;
-- the run time of every code cell on the slide, measured: the cell execution timestamps
-  nbclient stores in ``cell.metadata.execution`` (``iopub.execute_input`` to
-  ``shell.execute_reply``) from the saved fresh run (the lecturer may re-run it live);
+- the run time of every code cell on the slide, measured in a fresh run and stored apart from
+  the notebooks, in ``notebooks/run_times.json`` (:mod:`ftd_lib.publish.run_times`, written by
+  ``python scripts/refresh_notebooks.py``; the lecturer may re-run the cell live);
 - ``WIDGET_MIN`` (1 min) for each live widget (explorer, stepper) shown: a lecturer moves it;
 - ``FORMULA_MIN`` (1 min) for each display formula (a ``$$ … $$`` block): a room follows a
   derivation at the speed of its symbols, not of its words;
@@ -60,10 +60,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-from . import slide_words
+from . import run_times, slide_words
 from .slides import is_widget_cell
 
 REPO = Path(__file__).resolve().parents[2]
@@ -204,22 +203,12 @@ def segment_cells(nb, seg: Segment) -> list[int]:
     return out
 
 
-def _stamp(s: str) -> datetime:
-    return datetime.fromisoformat(s.replace("Z", "+00:00"))
-
-
 def run_seconds(cell) -> float:
-    """How long the cell ran in the saved fresh run: ``shell.execute_reply`` minus
-    ``iopub.execute_input`` in ``cell.metadata.execution`` (nbclient's timestamps; 0 for a
-    markdown cell; ValueError for a code cell without them)."""
-    if cell.get("cell_type") != "code":
-        return 0.0
-    ex = cell.get("metadata", {}).get("execution", {})
-    if "iopub.execute_input" not in ex or "shell.execute_reply" not in ex:
-        raise ValueError("cell: no execution timestamps (save the notebook from a fresh run "
-                         "with nbclient, e.g. jupyter nbconvert --execute)")
-    return max(0.0, (_stamp(ex["shell.execute_reply"])
-                     - _stamp(ex["iopub.execute_input"])).total_seconds())
+    """How long the cell ran in a fresh run, as stored in ``notebooks/run_times.json`` by its
+    cell id (:func:`ftd_lib.publish.run_times.seconds`: 0 for a markdown cell; ValueError naming
+    ``python scripts/refresh_notebooks.py`` for a code cell the file does not have). Not the
+    notebook's own timestamps: re-executing a notebook does not move the plan."""
+    return run_times.seconds(cell)
 
 
 _PART = 'class="fragment highlight-current-blue ftd-alg-part"'

@@ -49,3 +49,24 @@ def test_test_markers_are_tags_not_text(notebook):
     assert len(checked) >= 3, f"{notebook.name}: only {len(checked)} cells tagged for nbval"
     unknown = {t for c in nb.cells for t in roles.tags(c)} - set(roles.ROLES)
     assert not unknown, f"{notebook.name}: tags {sorted(unknown)} are no role of roles.ROLES"
+
+
+def test_every_code_cell_has_its_measured_run_time():
+    """notebooks/run_times.json holds a run time for every code cell, for its present code (the
+    lecture plan reads it, not the notebook's timestamps), and no cell id is in two notebooks."""
+    import nbformat
+
+    from ftd_lib.publish import run_times
+
+    data = run_times.load()
+    seen = {}
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(notebook, as_version=4)
+        todo = run_times.missing(notebook.stem, nb, data)
+        assert not todo, (
+            f"{notebook.name}: {len(todo)} code cells without a run time for their present code "
+            f"in notebooks/run_times.json: run python scripts/refresh_notebooks.py "
+            f"{notebook.stem[:2]}")
+        for c in nb.cells:
+            assert seen.setdefault(c.id, notebook.stem) == notebook.stem, (c.id, notebook.stem)
+    assert set(data["notebooks"]) == {p.stem for p in NOTEBOOKS}

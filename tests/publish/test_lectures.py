@@ -10,10 +10,19 @@ import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
 from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
-from ftd_lib.publish import closing, exercise_table, lecture_plan
+from ftd_lib.publish import closing, exercise_table, lecture_plan, run_times
 from ftd_lib.publish import lectures as L
 
 REPO = Path(__file__).resolve().parents[2]
+#: the run times of the hand-made cells below, by cell id (as notebooks/run_times.json stores
+#: the notebooks')
+TIMES = {}
+
+
+@pytest.fixture(autouse=True)
+def _hand_made_run_times(monkeypatch):
+    real = run_times.stored()
+    monkeypatch.setattr(run_times, "stored", lambda: {**real, **TIMES})
 
 
 def _cell(kind, src, slide="-", tags=(), run_s=None, outputs=()):
@@ -23,9 +32,7 @@ def _cell(kind, src, slide="-", tags=(), run_s=None, outputs=()):
     if tags:
         c.metadata["tags"] = list(tags)
     if run_s is not None:
-        c.metadata["execution"] = {"iopub.execute_input": "2026-11-26T18:10:04.000000Z",
-                                   "shell.execute_reply": f"2026-11-26T18:10:{4 + run_s:02d}"
-                                                          ".000000Z"}
+        TIMES[c.id] = ("hand-made", float(run_s))
     return c
 
 
@@ -169,11 +176,21 @@ def test_the_closing_slides():
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
 
 
-def test_run_seconds_needs_the_timestamps():
-    assert L.run_seconds(_cell("code", "x", run_s=7)) == pytest.approx(7.0)
+def test_run_seconds_reads_the_stored_times_not_the_cells_timestamps():
+    """The plan's run time of a cell is the stored one (notebooks/run_times.json): a re-executed
+    notebook's timestamps (here 50 s) do not move it; a code cell without a stored time names the
+    command that measures it."""
+    c = _cell("code", "x", run_s=7)
+    c.metadata["execution"] = {"iopub.execute_input": "2026-11-26T18:10:00.000000Z",
+                               "shell.execute_reply": "2026-11-26T18:10:50.000000Z"}
+    assert L.run_seconds(c) == pytest.approx(7.0)
     assert L.run_seconds(_cell("md", "text")) == 0.0
-    with pytest.raises(ValueError, match="execution timestamps"):
+    with pytest.raises(ValueError, match="scripts/refresh_notebooks.py"):
         L.run_seconds(_cell("code", "x"))
+    nb = L.read("02_lambda_return")
+    code = next(x for x in nb.cells if x.cell_type == "code")
+    stem, s = run_times.stored()[code.id]
+    assert stem == "02_lambda_return" and L.run_seconds(code) == s
 
 
 def test_sections_and_segments():
