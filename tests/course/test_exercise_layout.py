@@ -58,6 +58,11 @@ def test_every_exercise_has_its_numbered_heading_and_status(nb):
                 f"'exercise' and '{OPTIONAL_EXERCISE}', a required one 'exercise' alone {fix}")
             assert is_required_exercise(c) == (heading[1] == "required")
             heading = None  # one heading per exercise
+        if is_solution(c):  # a worked solution names the exercise it solves by its place
+            for said in re.findall(r"(?:\(|Worked solution of )Exercise (\d+)\b", c.source):
+                assert int(said) == n, (
+                    f"notebook {nb}, cell {i}: a worked solution of Exercise {n} says "
+                    f"'Exercise {said}' {fix}")
     assert heading is None, f"notebook {nb}: a heading {heading} without an answer cell {fix}"
 
 
