@@ -45,6 +45,20 @@ def test_instructors_page():
     assert "](INSTRUCTORS.md)" in (REPO / "README.md").read_text()
 
 
+def test_the_exercises_it_names_by_key_exist():
+    """The page names exercises by key (a name, unlike the label 02.3, which moves when an
+    exercise is inserted): each `nbNN.name` it quotes is an exercise's key (or a name in
+    ftd_lib/course/exercises/nbNN.py)."""
+    import importlib
+
+    for nb, name in set(re.findall(r"`(nb0\d)\.([a-z_0-9]+)", _text())):
+        key = f"{nb}.{name}"
+        module = importlib.import_module(f"ftd_lib.course.exercises.{nb}")
+        assert key in HINTS or hasattr(module, name), (
+            f"INSTRUCTORS.md names {key!r}, no exercise's key (keys: hint(...) in the notebooks, "
+            "HINTS in ftd_lib/course/exercises/hints.py)")
+
+
 def test_every_lecture_fills_its_time_and_no_more():
     text = _text()
     lectures = re.findall(r"\*\*Lecture (\d) \((\d+) min\)[^\n]*\*\*\n\n((?:\|[^\n]*\n)+)", text)
