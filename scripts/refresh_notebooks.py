@@ -103,7 +103,8 @@ def main(argv=None) -> int:
                        "carried (taken by --strip-only)")
             run.pop("load_average")
             written, n = store_and_strip(path, nb, data, run)
-            print(f"{path.stem}: {n} cells stripped, {len(written)} times stored", flush=True)
+            print(f"{path.stem}: timestamps stripped from {n} cells, run times stored for "
+                  f"{len(written)}", flush=True)
             if n:
                 sync(path)
             continue
@@ -118,7 +119,8 @@ def main(argv=None) -> int:
         if not n:  # nothing executed? keep the file as it is
             raise SystemExit(f"{path.stem}: the executed copy carries no timestamps")
         sync(path)
-        print(f"{path.stem}: executed in {wall:.0f} s; {len(written)} run times stored"
+        print(f"{path.stem}: executed in {wall:.0f} s; run times stored for {len(written)} "
+              "cells"
               + (" (all: --remeasure)" if args.remeasure else " (new or changed cells)"),
               flush=True)
     if data != before:
