@@ -156,7 +156,7 @@ def main(argv=None) -> int:
         print(f"{args.file}: the lecture plan or the exercise table is stale; run python -m "
               "ftd_lib.publish.lecture_plan --write")
         return 1
-    print(f"{args.file}: the lecture plan is up to date")
+    print(f"{args.file}: the lecture plan and the exercise table are up to date")
     return 0
 
 
