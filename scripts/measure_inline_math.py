@@ -1,4 +1,4 @@
-"""W12 (review 2026-11-27-site-2): how far above the text's baseline inline math stands on the
+"""How far above the text's baseline inline math stands on the
 course website, with the site's former MathJax (2.7, HTML-CSS output, STIX web fonts, from the
 ``jupyter-server-mathjax`` package) and with its MathJax 3 (CHTML, ``site_static/mathjax3``).
 

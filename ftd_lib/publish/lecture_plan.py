@@ -5,7 +5,8 @@ the minutes by its timing rule, computed from the notebooks).
 :data:`BEGIN` and :data:`END` (the plan, a timetable per lecture with one row per notebook
 section, the cells a lecturer may skip, the homework) and the "lecture" column of the notebook
 table; ``--check`` exits 1 when the page differs from what it would write (run it after the
-notebooks change). ``tests/publish/test_lectures.py`` runs the check.
+notebooks change). ``tests/publish/test_lectures.py`` runs the check. The same command writes
+INSTRUCTORS.md's exercise table and counts (:mod:`ftd_lib.publish.exercise_table`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import closing
+from . import closing, exercise_table
 from . import lectures as L
 
 INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
@@ -73,11 +74,12 @@ def plan_markdown() -> str:
              "(code only where tagged `show-code`, an exercise as its question): "
              f"{L.SLIDE_MIN} min + its words / {L.WORDS_PER_MIN} a minute (markdown words, "
              "shown code lines and printed words, as `ftd_lib/publish/slide_words.py` counts "
-             "them) + the measured run time of every code cell on it (the execution "
-             f"timestamps of the saved fresh run) + {L.WIDGET_MIN:g} min for each live widget "
+             "them) + the measured run time of every code cell on it (from a fresh run, "
+             "stored in `notebooks/run_times.json` by `python scripts/refresh_notebooks.py`) "
+             f"+ {L.WIDGET_MIN:g} min for each live widget "
              f"+ {L.FORMULA_MIN:g} min for each display formula + {L.FIGURE_MIN:g} min for "
              f"each figure + {L.EXERCISE_MIN:g} min for each exercise put to the room (the "
-             "last three: the lecturer's estimate in review 2026-11-27-lecturer-3) + "
+             "last three: a lecturer's estimate of how long a room takes over each) + "
              f"{L.PART_MIN:g} min for each part of Algorithm 1 the deck lights in turn (read "
              f"like a display formula) + {L.FRAME_MIN:g} min for each stepper frame it shows "
              "(put up and said like a slide; column *walk-through*: parts + frames); each "
@@ -120,7 +122,8 @@ def notebook_column(stem: str) -> str:
 
 
 def render(text: str) -> str:
-    """INSTRUCTORS.md's text with the plan and the lecture column rewritten."""
+    """INSTRUCTORS.md's text with the plan, the lecture column and the exercise table
+    (:func:`ftd_lib.publish.exercise_table.render`) rewritten."""
     if BEGIN not in text or END not in text:
         raise ValueError(f"INSTRUCTORS.md has no {BEGIN!r} … {END!r} block")
     head, rest = text.split(BEGIN, 1)
@@ -130,7 +133,7 @@ def render(text: str) -> str:
         text = re.sub(rf"^(\| `{re.escape(nb.stem)}` \|(?:[^|\n]*\|){{2}} )[^|\n]*( \|)$",
                       lambda m, s=nb.stem: m.group(1) + notebook_column(s) + m.group(2),
                       text, flags=re.M)
-    return text
+    return exercise_table.render(text)
 
 
 def main(argv=None) -> int:
@@ -147,13 +150,13 @@ def main(argv=None) -> int:
     new = render(old)
     if args.write:
         args.file.write_text(new)
-        print(f"{args.file}: lecture plan written")
+        print(f"{args.file}: lecture plan and exercise table written")
         return 0
     if new != old:
-        print(f"{args.file}: the lecture plan is stale; run python -m "
+        print(f"{args.file}: the lecture plan or the exercise table is stale; run python -m "
               "ftd_lib.publish.lecture_plan --write")
         return 1
-    print(f"{args.file}: the lecture plan is up to date")
+    print(f"{args.file}: the lecture plan and the exercise table are up to date")
     return 0
 
 

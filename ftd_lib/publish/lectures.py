@@ -21,9 +21,9 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
 - ``words / WORDS_PER_MIN`` (60 words a minute): the lecturer reads and explains what is
   projected (markdown words, shown code lines, printed words: the count of ``slide_words``);
   speaking runs at ~130 words a minute, explaining a slide takes about twice its words;
-- the run time of every code cell on the slide, measured: the cell execution timestamps
-  nbclient stores in ``cell.metadata.execution`` (``iopub.execute_input`` to
-  ``shell.execute_reply``) from the saved fresh run (the lecturer may re-run it live);
+- the run time of every code cell on the slide, measured in a fresh run and stored apart from
+  the notebooks, in ``notebooks/run_times.json`` (:mod:`ftd_lib.publish.run_times`, written by
+  ``python scripts/refresh_notebooks.py``; the lecturer may re-run the cell live);
 - ``WIDGET_MIN`` (1 min) for each live widget (explorer, stepper) shown: a lecturer moves it;
 - ``FORMULA_MIN`` (1 min) for each display formula (a ``$$ … $$`` block): a room follows a
   derivation at the speed of its symbols, not of its words;
@@ -32,7 +32,7 @@ are not shown; code only where tagged ``show-code``; no exercise scaffold, hint 
 - ``EXERCISE_MIN`` (2 min) for each exercise whose question is put to the room (its answer
   cell, tagged ``exercise``, belongs to the slide) and that the plan does not send home.
 
-These three terms are the lecturer's estimate (review 2026-11-27-lecturer-3, §2). A
+These three terms are a lecturer's estimate of how long a room takes over each. A
 walk-through (Algorithm 1 and its stepper, notebook 04 §3) is stepped through, one key press at
 a time, and each step is costed like what it is (:func:`walk_steps`):
 
@@ -60,10 +60,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-from . import slide_words
+from . import run_times, slide_words
 from .slides import is_widget_cell
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,7 +115,7 @@ class Lecture:
     segments: tuple
     discussion_min: int  #: the discussion it promises, at least
     discussion: str
-    homework: tuple  #: exercise keys (``nbNN.exK``)
+    homework: tuple  #: exercise keys (``nbNN.name``, the hint's key) sent home, not done in class
     questions: tuple = ()  #: INSTRUCTORS.md's discussion questions it discusses (numbers)
     written: str = ""  #: what the plan asks in writing (on the homework slide)
 
@@ -204,22 +203,12 @@ def segment_cells(nb, seg: Segment) -> list[int]:
     return out
 
 
-def _stamp(s: str) -> datetime:
-    return datetime.fromisoformat(s.replace("Z", "+00:00"))
-
-
 def run_seconds(cell) -> float:
-    """How long the cell ran in the saved fresh run: ``shell.execute_reply`` minus
-    ``iopub.execute_input`` in ``cell.metadata.execution`` (nbclient's timestamps; 0 for a
-    markdown cell; ValueError for a code cell without them)."""
-    if cell.get("cell_type") != "code":
-        return 0.0
-    ex = cell.get("metadata", {}).get("execution", {})
-    if "iopub.execute_input" not in ex or "shell.execute_reply" not in ex:
-        raise ValueError("cell: no execution timestamps (save the notebook from a fresh run "
-                         "with nbclient, e.g. jupyter nbconvert --execute)")
-    return max(0.0, (_stamp(ex["shell.execute_reply"])
-                     - _stamp(ex["iopub.execute_input"])).total_seconds())
+    """How long the cell ran in a fresh run, as stored in ``notebooks/run_times.json`` by its
+    cell id (:func:`ftd_lib.publish.run_times.seconds`: 0 for a markdown cell; ValueError naming
+    ``python scripts/refresh_notebooks.py`` for a code cell the file does not have). Not the
+    notebook's own timestamps: re-executing a notebook does not move the plan."""
+    return run_times.seconds(cell)
 
 
 _PART = 'class="fragment highlight-current-blue ftd-alg-part"'
@@ -308,8 +297,8 @@ def slide_groups(nb) -> list:
 
 
 def exercise_keys(nb) -> dict:
-    """``{cell index: "nbNN.exK"}`` for each exercise's answer cell (tagged ``exercise``): the
-    key of the hint cell that follows it (``hint("nbNN.exK")``)."""
+    """``{cell index: "nbNN.name"}`` for each exercise's answer cell (tagged ``exercise``): the
+    key of the hint cell that follows it (``hint("nbNN.name")``)."""
     from ..course.roles import EXERCISE, has
     from .present import hint_key
 
@@ -439,6 +428,30 @@ def segment_moved(seg: Segment, nb=None) -> dict:
     nb = read(seg.notebook) if nb is None else nb
     lec = lecture_of(seg)
     return moved_cells(nb, seg, lec.homework if lec else ())
+
+
+def in_class_exercises(lec: Lecture) -> list:
+    """The keys of the exercises lecture ``lec`` puts to the room (each costs ``EXERCISE_MIN``):
+    those on its core slides, not in its homework tuple nor in a section it moves out."""
+    out = []
+    for seg in lec.segments:
+        nb = read(seg.notebook)
+        cells, moved = set(segment_cells(nb, seg)), segment_moved(seg, nb)
+        out += [k for i, k in exercise_keys(nb).items() if i in cells and i not in moved]
+    return out
+
+
+def overrun_message(lec: Lecture, core: float, discussion: float) -> str:
+    """What a lecture that leaves too little discussion says, with the fix: the file to edit
+    and the exercises it puts to the room."""
+    keys = in_class_exercises(lec)
+    return (f"lecture {lec.number}: slides take {core} min, leaving {discussion} for a "
+            f"discussion promised {lec.discussion_min}. Fix it in ftd_lib/publish/lectures.py: "
+            f"add an exercise key to Lecture({lec.number}, ...)'s homework tuple (each exercise "
+            f"put to the room costs {EXERCISE_MIN:g} min; in class now: "
+            f"{', '.join(keys) or 'none'}), or move a section out (Segment.moved) or drop a "
+            "slide (Segment.dropped); cells tagged lecture-optional do not count. Then python -m "
+            "ftd_lib.publish.lecture_plan --write.")
 
 
 def segment_timing(seg: Segment) -> Timing:

@@ -1,5 +1,5 @@
-"""The package's layering (DESIGN.md, "Layout"): no import circle, no import from a lower floor
-to a higher one.
+"""The package's layering (the floors of README.md's layout block): no import circle, no
+import from a lower floor to a higher one.
 
 The import graph is read from the source with :mod:`ast` -- every ``import`` and ``from ...
 import`` of ``ftd_lib``, at module level and inside functions -- so an import hidden in a

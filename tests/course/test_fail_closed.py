@@ -63,15 +63,23 @@ def _fig1_point():
     return float(data["curves"]["td_lambda"][data["episode_ends"][0]])
 
 
-#: every check: (its answers, "v" a value or "f" a function, with the shape of a zeros answer),
-#: the arguments after them that are not answers, and for a build the library code a student
-#: must not hand in with the other answers right
+#: every check (THE entry a new exercise's check needs; test_every_check_has_a_spec names a
+#: check without one): ``answers``, one ``("v", shape of a zeros answer)`` per value answered
+#: and one ``("f", None)`` per function; ``rest``: the arguments after them that are not
+#: answers; for a build, ``library``: (the library code a student must not hand in, the check's
+#: arguments around a function). Optional, at the course's own numbers (no student id):
+#: ``right``, an answer worked out by hand that passes, and ``slips``, ``[(a usual wrong answer,
+#: what its message says)]`` (test_the_usual_slips_are_named)
 SPECS = {
     nb01.check_return: dict(answers=[("v", ())]),
     nb01.check_value_state1: dict(answers=[("v", ())]),
     nb01.check_td0_update: dict(answers=[("v", ())]),
-    nb02.check_n_step_return: dict(answers=[("v", ())]),
-    nb02.check_interim_lambda_return: dict(answers=[("v", ())]),
+    nb02.check_n_step_return: dict(  # rewards 1, 0, 2; values 0.7, 0.5, 1.0, 0; γ = 0.9
+        answers=[("v", ())], right=(1 + 0.9 * 0 + 0.81 * 1.0,),
+        slips=[((1 + 0.9 * 0 + 0.9 * 1.0,), "discounted twice")]),
+    nb02.check_interim_lambda_return: dict(  # G^(1), G^(2), G^(3) = 1.45, 1.81, 2.62; λ = 0.5
+        answers=[("v", ())], right=(0.5 * 1.45 + 0.25 * 1.81 + 0.25 * 2.62,),
+        slips=[((0.5 * (1.45 + 0.5 * 1.81 + 0.25 * 2.62),), "all the remaining weight")]),
     nb02.check_td_lambda: dict(answers=[("f", None), ("v", ())], library=(
         [algorithms.td_lambda], lambda fn: (fn, _fig1_point()))),
     nb03.check_think: dict(answers=[("v", ()), ("v", (4,))]),
@@ -192,7 +200,12 @@ CASES = list(_cases())
 def test_every_check_has_a_spec():
     checks = {f for m in MODULES.values() for n, f in vars(m).items()
               if n.startswith("check_") and inspect.isfunction(f) and f.__module__ == m.__name__}
-    assert checks == set(SPECS), sorted(f.__name__ for f in checks ^ set(SPECS))
+    missing = sorted(f"{f.__module__.rsplit('.', 1)[1]}.{f.__name__}" for f in checks - set(SPECS))
+    assert not missing, (
+        f"checks without a spec: {missing}; add to SPECS in tests/course/test_fail_closed.py, "
+        "e.g. nb02.check_x: dict(answers=[(\"v\", ())]) for one number (see the comment above "
+        "SPECS)")
+    assert checks == set(SPECS), sorted(f.__name__ for f in set(SPECS) - checks)
     assert len(CASES) >= 200, len(CASES)  # the count the closing note gives
 
 
@@ -264,7 +277,8 @@ def test_the_untouched_exercise_cell_fails(nb, source, capsys):
     assert calls, source
     for name, a, k in calls:
         check = getattr(MODULES[f"nb{nb}"], name)
-        assert check in SPECS
+        assert check in SPECS, (f"nb{nb}.{name} has no spec: add it to SPECS in "
+                                "tests/course/test_fail_closed.py")
         result = check(*a, **k)
         out = capsys.readouterr().out
         assert result is False and "❌" in out and "✅" not in out, (name, out)
@@ -296,3 +310,23 @@ def test_the_students_own_code_passes_where_the_library_is_refused(check, spec, 
     fn = next(v for k, v in ns.items() if k.startswith("my_") and callable(v))
     _, args = spec["library"]
     assert check(*args(fn)) is True, capsys.readouterr().out
+
+
+# ------------------------------------------------------------- the usual slips, by hand
+
+SLIPS = [(check, spec) for check, spec in SPECS.items() if "right" in spec or "slips" in spec]
+
+
+@pytest.mark.parametrize("check,spec", SLIPS, ids=[c.__name__ for c, _ in SLIPS])
+def test_the_usual_slips_are_named(check, spec, capsys):
+    """At the course's own numbers (no student id): the answer worked out by hand passes, and
+    each usual wrong answer fails with the message that names it."""
+    from ftd_lib.course import exercises
+
+    exercises.use_student(None)
+    if "right" in spec:
+        assert check(*spec["right"]) is True, capsys.readouterr().out
+    capsys.readouterr()
+    for args, says in spec.get("slips", ()):
+        out = _must_fail(check, list(args), capsys)
+        assert says in out, (args, out)

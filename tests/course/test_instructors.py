@@ -34,12 +34,29 @@ def test_instructors_page():
     for nb in NOTEBOOKS:
         assert f"`{nb.stem}`" in text, f"INSTRUCTORS.md has no row for {nb.stem}"
     for key in HINTS:
-        assert f"`{key}`" in text, f"INSTRUCTORS.md does not describe exercise {key}"
+        assert f"`{key}`" in text, (
+            f"INSTRUCTORS.md does not describe exercise {key}: its row is FOR_INSTRUCTORS in "
+            f"ftd_lib/course/exercises/{key.split('.')[0]}.py; then python -m "
+            "ftd_lib.publish.lecture_plan --write")
     for topic in ("three-lecture plan", "two-lecture variant", "Replacing traces", "DQN",
                   "forward Sarsa(1)", "η result", "Binder", "Offline",
                   "python -m ftd_lib reproduce", "jupyterlab-rise", "Explore further"):
         assert topic.lower() in text.lower(), topic
     assert "](INSTRUCTORS.md)" in (REPO / "README.md").read_text()
+
+
+def test_the_exercises_it_names_by_key_exist():
+    """The page names exercises by key (a name, unlike the label 02.3, which moves when an
+    exercise is inserted): each `nbNN.name` it quotes is an exercise's key (or a name in
+    ftd_lib/course/exercises/nbNN.py)."""
+    import importlib
+
+    for nb, name in set(re.findall(r"`(nb0\d)\.([a-z_0-9]+)", _text())):
+        key = f"{nb}.{name}"
+        module = importlib.import_module(f"ftd_lib.course.exercises.{nb}")
+        assert key in HINTS or hasattr(module, name), (
+            f"INSTRUCTORS.md names {key!r}, no exercise's key (keys: hint(...) in the notebooks, "
+            "HINTS in ftd_lib/course/exercises/hints.py)")
 
 
 def test_every_lecture_fills_its_time_and_no_more():

@@ -1,5 +1,6 @@
-"""The review's twelve lazy answers (../shared/reviews/2026-11-27-student-3.md, "Gaming
-attempts: Passed") and its misleading messages, each fed to its check: every lazy answer is now
+"""Twelve lazy answers a student once handed in and saw pass (the library's own function
+called in the answer cell, its source pasted, a value read off a printed table, the right
+shares made by hand), and the messages that misled, each fed to its check: every lazy answer is now
 refused with a message that names what is wrong, and every message names the actual mistake.
 
 A lazy answer written in the answer cell is run as a notebook runs it: its source is in

@@ -25,7 +25,7 @@ from ftd_lib.course.roles import HINT, has, is_solution
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("0*.ipynb"))
 CHECK = re.compile(r"\bnb\d\d\.check_\w+\(")
-KEY = re.compile(r'hint\("(nb\d\d\.ex\d+)"\)')
+KEY = re.compile(r'hint\("(nb\d\d\.[a-z][a-z0-9_]*)"\)')  # a key is a name: nb02.n_step_return
 
 
 def _cells(path):

@@ -4,7 +4,9 @@ different numbers; one student's answers fail in another's notebook; the worked 
 which compute from the given numbers, pass for every id (and for no id, the paper's numbers).
 """
 
+import inspect
 import re
+import types
 from pathlib import Path
 
 import nbformat
@@ -30,14 +32,50 @@ IDS = (None, "s1234567", "alice", 20261127)
 GIVEN = [(m, n) for m in MODULES.values() for n in sorted(vars(m))
          if n.startswith("given_") and callable(getattr(m, n))]
 
-#: exercises with numbers of their own: (notebook, check name)
-SEEDED = [("01", "check_return"), ("01", "check_value_state1"), ("01", "check_td0_update"),
-          ("02", "check_n_step_return"), ("02", "check_interim_lambda_return"),
-          ("02", "check_td_lambda"), ("03", "check_max_alpha_lambda"), ("03", "check_think"),
-          ("03", "check_beta_replacing"), ("04", "check_next_target"),
-          ("04", "check_first_update"), ("04", "check_horizon_extension"),
-          ("04", "check_k1_is_td0"), ("05", "check_constant_baseline"),
-          ("06", "check_greedy_probability"), ("06", "check_discounted_return")]
+
+
+def _names(code) -> set:
+    """Every global name a function's code (and the code nested in it) uses."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _uses(module, fn, seen=None) -> set:
+    """The ``given_*`` functions of ``module`` that ``fn`` calls, directly or through the
+    module's own helpers (read from the bytecode's names; a check's decorator unwrapped)."""
+    seen = set() if seen is None else seen
+    out = set()
+    for n in _names(inspect.unwrap(fn).__code__):
+        f = vars(module).get(n)
+        if n.startswith("given_") and callable(f):
+            out.add(n)
+        elif inspect.isfunction(f) and inspect.unwrap(f).__module__ == module.__name__ \
+                and n not in seen:
+            seen.add(n)
+            out |= _uses(module, f, seen)
+    return out
+
+
+#: every check, by notebook: (notebook, check name, the given_* functions it reads)
+CHECKS = [(m.__name__[-2:], n, _uses(m, f)) for m in MODULES.values()
+          for n, f in sorted(vars(m).items())
+          if n.startswith("check_") and inspect.isfunction(f) and f.__module__ == m.__name__]
+
+#: exercises with numbers of their own: every check that reads a given_* function (derived, not
+#: listed: a new check that draws its numbers with given_* is tested here with no entry)
+SEEDED = [(nb, name) for nb, name, given in CHECKS if given]
+
+
+def test_every_given_function_is_read_by_a_check():
+    """A given_* function no check reads would hand a student numbers nobody checks (or a check
+    reads them in a way this file cannot see, and escapes the tests below)."""
+    read = {(nb, g) for nb, _, given in CHECKS for g in given}
+    unread = [f"{m.__name__}.{n}" for m, n in GIVEN if (m.__name__[-2:], n) not in read]
+    assert not unread, unread
+    assert len(SEEDED) >= 16, SEEDED  # the count the closing note gives
 
 
 @pytest.fixture(autouse=True)

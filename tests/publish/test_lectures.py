@@ -10,10 +10,19 @@ import pytest
 
 from ftd_lib.course.exercises.hints import HINTS
 from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
-from ftd_lib.publish import closing, lecture_plan
+from ftd_lib.publish import closing, exercise_table, lecture_plan, run_times
 from ftd_lib.publish import lectures as L
 
 REPO = Path(__file__).resolve().parents[2]
+#: the run times of the hand-made cells below, by cell id (as notebooks/run_times.json stores
+#: the notebooks')
+TIMES = {}
+
+
+@pytest.fixture(autouse=True)
+def _hand_made_run_times(monkeypatch):
+    real = run_times.stored()
+    monkeypatch.setattr(run_times, "stored", lambda: {**real, **TIMES})
 
 
 def _cell(kind, src, slide="-", tags=(), run_s=None, outputs=()):
@@ -23,9 +32,7 @@ def _cell(kind, src, slide="-", tags=(), run_s=None, outputs=()):
     if tags:
         c.metadata["tags"] = list(tags)
     if run_s is not None:
-        c.metadata["execution"] = {"iopub.execute_input": "2026-11-26T18:10:04.000000Z",
-                                   "shell.execute_reply": f"2026-11-26T18:10:{4 + run_s:02d}"
-                                                          ".000000Z"}
+        TIMES[c.id] = ("hand-made", float(run_s))
     return c
 
 
@@ -101,7 +108,7 @@ def test_walk_through_by_hand():
     """Algorithm 1's walk-through: each part of the listing the deck lights costs a display
     formula's minute, each stepper frame the deck shows a slide's half minute (counted from
     the frames the stepper records, not from the slide's text); 04 §3 then gets about the 20
-    minutes review 2026-11-27-lecturer-3 asked for."""
+    minutes a lecturer asked for (a room follows Algorithm 1 one step at a time)."""
     from ftd_lib.course.stepper import algorithm1_markdown, algorithm1_stepper
 
     md = nbformat.v4.new_output("display_data", data={
@@ -130,9 +137,9 @@ def test_walk_through_by_hand():
     assert 18 <= row.core <= 22
 
 
-def test_the_cuts_of_the_review_are_in_the_plan():
-    """Review 2026-11-27-lecturer-3 §2: 03 §6 to homework; 04 §8 to homework; 05 §5–6 to
-    guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
+def test_the_cuts_that_make_the_lectures_fit_are_in_the_plan():
+    """The cuts a lecturer's pacing asked for: 03 §6 to homework; 04 §8 to homework; 05 §5–6
+    to guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
     l1, l2, l3 = L.LECTURES
     assert dict(l1.segments[2].moved) == {6: "homework"}
     assert dict(l2.segments[0].moved) == {8: "homework"}
@@ -156,9 +163,9 @@ def test_the_closing_slides():
     assert "Model answer" not in " ".join(qs.values())
     for lec in L.LECTURES:
         md = closing.homework_markdown(lec)
-        for key in lec.homework:
-            nb, ex = key.split(".ex")
-            assert f"**{nb[2:]}.{ex}**" in md, (lec.number, key)
+        for key in lec.homework:  # the label by the headings' order, read apart
+            label = next(e.label for e in exercise_table.exercises() if e.key == key)
+            assert f"- **{label}** " in md, (lec.number, key, md)
         cells = closing.discussion_cells(lec, 12)
         slides = [c.source for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
         assert len(slides) == len(lec.questions)
@@ -169,11 +176,21 @@ def test_the_closing_slides():
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
 
 
-def test_run_seconds_needs_the_timestamps():
-    assert L.run_seconds(_cell("code", "x", run_s=7)) == pytest.approx(7.0)
+def test_run_seconds_reads_the_stored_times_not_the_cells_timestamps():
+    """The plan's run time of a cell is the stored one (notebooks/run_times.json): a re-executed
+    notebook's timestamps (here 50 s) do not move it; a code cell without a stored time names the
+    command that measures it."""
+    c = _cell("code", "x", run_s=7)
+    c.metadata["execution"] = {"iopub.execute_input": "2026-11-26T18:10:00.000000Z",
+                               "shell.execute_reply": "2026-11-26T18:10:50.000000Z"}
+    assert L.run_seconds(c) == pytest.approx(7.0)
     assert L.run_seconds(_cell("md", "text")) == 0.0
-    with pytest.raises(ValueError, match="execution timestamps"):
+    with pytest.raises(ValueError, match="scripts/refresh_notebooks.py"):
         L.run_seconds(_cell("code", "x"))
+    nb = L.read("02_lambda_return")
+    code = next(x for x in nb.cells if x.cell_type == "code")
+    stem, s = run_times.stored()[code.id]
+    assert stem == "02_lambda_return" and L.run_seconds(code) == s
 
 
 def test_sections_and_segments():
@@ -189,8 +206,9 @@ def test_sections_and_segments():
 
 def test_the_plan():
     """06 §1–2 are pre-reading, 01 too; 07 has a slot of its own; every notebook 01–07 is in
-    the plan; the homework includes the new builds 02.3, 04.1 and 04.6 and names real
-    exercises."""
+    the plan; the homework names exercises by their keys (names, so inserting an exercise
+    changes no key here): it includes the builds nb02.build_td_lambda, nb04.rho_recursion and
+    nb04.k1_is_td0, and each key is an exercise of a notebook its lecture takes."""
     pre = {(s.notebook, s.first, s.last) for s in L.PRE_READING}
     assert ("01_td_basics", None, None) in pre and ("06_nn_control", 1, 2) in pre
     l3 = L.LECTURES[2]
@@ -202,6 +220,12 @@ def test_the_plan():
     homework = {k for lec in L.LECTURES for k in lec.homework}
     assert ({"nb02.build_td_lambda", "nb04.rho_recursion", "nb04.k1_is_td0"} <= homework
             <= set(HINTS))
+    where = {e.key: e.notebook for e in exercise_table.exercises()}
+    for lec in L.LECTURES:
+        for key in lec.homework:
+            assert where.get(key) in {s.notebook for s in lec.segments}, (
+                f"lecture {lec.number}'s homework {key!r} (ftd_lib/publish/lectures.py) is no "
+                f"exercise of its notebooks (keys: {sorted(where)})")
 
 
 @pytest.mark.parametrize("lecture", L.LECTURES, ids=lambda lec: f"lecture{lec.number}")
@@ -211,9 +235,8 @@ def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
     Fails on notebooks whose slides still hold more than a lecture can show."""
     m = closing.lecture_minutes(lecture)
     assert m["core"] + m["discussion"] == L.LENGTH
-    assert m["discussion"] >= lecture.discussion_min, (
-        f"lecture {lecture.number}: slides take {m['core']} min, leaving {m['discussion']} "
-        f"for a discussion promised {lecture.discussion_min}")
+    assert m["discussion"] >= lecture.discussion_min, L.overrun_message(
+        lecture, m["core"], m["discussion"])
     assert m["discussion"] <= lecture.discussion_min + L.MAX_SPARE, m["discussion"]
     if lecture.number == 3:  # 07 gets its own ~25 minutes
         seven = next(c for s, c, _ in m["rows"] if s.notebook.startswith("07"))
@@ -226,7 +249,8 @@ def test_instructors_plan_is_generated():
     --write)."""
     text = (REPO / "INSTRUCTORS.md").read_text()
     assert lecture_plan.render(text) == text, (
-        "INSTRUCTORS.md's lecture plan is stale: python -m ftd_lib.publish.lecture_plan --write")
+        "INSTRUCTORS.md's lecture plan or exercise table is stale: python -m "
+        "ftd_lib.publish.lecture_plan --write")
     assert lecture_plan.main(["--check"]) == 0
 
 

@@ -191,3 +191,29 @@ def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
                        "data say which effect wins. Change the prediction to what you now "
                        "expect (the grade asks for the right reading of the data).")
     return all_parts((ok_k, ok_e, ok_p), ("(a) K_etas", "(c) errors", "(b) prediction"))
+
+
+#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
+#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
+#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
+FOR_INSTRUCTORS = {
+    "nb05.true_value": (
+        "**build**: a true value by simulation",
+        "the student's `my_value(x, v)` against `mc.true_value` (refused inside, or "
+        "pasted) at four states, exactly",
+        "+steps: the sign; steps ± 1 (told); right at one state only"),
+    "nb05.yardstick": (
+        "a yardstick for the metric",
+        "the normalised error of the best constant over the student's evaluation sample "
+        "(`mc.evaluation_states(**nb05.given_sample())`; without an id the notebook's 500"
+        " states, seed 0), σ / RMS of the true values, to 1e-6",
+        "the median's error (told); the best constant itself (told); rounded answers"),
+    "nb05.predict_then_measure": (
+        "**experiment**: predict, then measure, η at λ = 0.9",
+        "(a) K = 44, 22, 12; (b) the prediction (rises / falls / stays) graded against "
+        "(c) the three errors at λ = 0.9 read from the Figure 3 right data (to 1e-6): a "
+        "prediction the data contradict fails, with the explanation, until changed (the "
+        "stored data: 0.290 → 0.302 → 0.376, rises)",
+        "K rounded down; rounded errors; 'stays' because claim 4 says η hardly matters "
+        "(it is about the *best* λ per η)"),
+}
