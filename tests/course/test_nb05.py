@@ -21,6 +21,8 @@ from ftd_lib.repro.definitions import ALPHA_FIG3_RIGHT, ALPHAS_FIG3, figure
 from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 
+pytestmark = pytest.mark.slow  # mountain-car runs
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

@@ -27,6 +27,8 @@ from ftd_lib.repro.results import reproduce_command
 from ftd_lib.repro.runs import run_figure
 from ftd_lib.returns import k_bound
 
+pytestmark = pytest.mark.slow  # control runs
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():

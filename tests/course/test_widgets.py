@@ -13,6 +13,8 @@ from ftd_lib.course import stepper, widgets
 from ftd_lib.envs import beta_lambda_return, beta_td, one_state_episodes
 from ftd_lib.returns import interim_lambda_return, k_bound
 
+pytestmark = pytest.mark.slow  # every explorer drawn
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

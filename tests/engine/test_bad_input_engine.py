@@ -213,6 +213,7 @@ def test_run_control_rejects(change, name):
         run_control(*args, **kw)
 
 
+@pytest.mark.slow  # runs every method at each edge value
 def test_edge_values_that_are_fine_still_run():
     """Integral floats are integers (nothing is truncated), zero episodes is a valid empty run,
     an infinite div_bound means "only non-finite values diverge"."""

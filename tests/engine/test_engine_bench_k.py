@@ -10,6 +10,8 @@ import pytest
 
 from ftd_lib.engine import bench_k
 
+pytestmark = pytest.mark.slow  # the K sweep script
+
 REPO = Path(__file__).resolve().parents[2]
 STORED = REPO / "results" / "engine_k_sweep.json"
 

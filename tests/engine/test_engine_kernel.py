@@ -24,6 +24,8 @@ from ftd_lib.envs.cartpole import CartPoleBatch
 from ftd_lib.envs.mountain_car import MountainCarBatch
 from ftd_lib.envs.tasks import TASKS
 
+pytestmark = pytest.mark.slow  # the compiled control kernel against the batch
+
 RNG = np.random.default_rng(20161)
 WHY_NOT = kernel_premises()
 bit_for_bit_with_torch = pytest.mark.skipif(

@@ -16,6 +16,8 @@ from ftd_lib.publish import deck, present
 from ftd_lib.publish import lectures as L
 from ftd_lib.publish import slide_words as sw
 
+pytestmark = pytest.mark.slow  # every lecture's deck notebooks and the decks
+
 REPO = Path(__file__).resolve().parents[2]
 WIDGET = "application/vnd.jupyter.widget-view+json"
 

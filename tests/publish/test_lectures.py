@@ -13,6 +13,8 @@ from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
 from ftd_lib.publish import closing, exercise_table, lecture_plan, run_times
 from ftd_lib.publish import lectures as L
 
+pytestmark = pytest.mark.slow  # the lecture plan generated from every notebook
+
 REPO = Path(__file__).resolve().parents[2]
 #: the run times of the hand-made cells below, by cell id (as notebooks/run_times.json stores
 #: the notebooks')

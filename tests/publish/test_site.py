@@ -23,6 +23,8 @@ from ftd_lib.course.stepper import algorithm1_stepper
 from ftd_lib.publish import landing, present, site
 from ftd_lib.publish import static_explorers as SE
 
+pytestmark = pytest.mark.slow  # explorer pictures and a site build
+
 REPO = Path(__file__).resolve().parents[2]
 
 

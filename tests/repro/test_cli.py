@@ -12,6 +12,8 @@ from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.results import load_results
 from ftd_lib.repro.runs import run_figure
 
+pytestmark = pytest.mark.slow  # reproduce end to end, in subprocesses
+
 
 def _error(capsys, argv) -> str:
     with pytest.raises(SystemExit) as e:

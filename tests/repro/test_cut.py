@@ -19,6 +19,8 @@ from ftd_lib.repro.protocol import pilot_figure, run_protocol
 from ftd_lib.repro.results import results_paths
 from ftd_lib.repro.runs import run_figure
 
+pytestmark = pytest.mark.slow  # plans of paper-scale figures
+
 REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 

@@ -23,6 +23,8 @@ from ftd_lib.repro.results import load_results, results_paths
 from ftd_lib.repro.runs import run_figure
 from ftd_lib.rng import run_generator
 
+pytestmark = pytest.mark.slow  # a local Dask cluster
+
 FIG = "fig3-right"  # quick: 12 cells x 2 runs = 24 rows
 ENGINE_ROWS, ENGINE_CHUNKS = 4, 6  # the engine: about a second a chunk (its RMS evaluation)
 ROWS, N_CHUNKS = 2, 12  # a cheap stand-in runner: more chunks, to fail or interrupt among them

@@ -17,6 +17,8 @@ from ftd_lib.repro.experiment import experiments_dir, load_experiment
 from ftd_lib.repro.launch import out_dir, run_experiment
 from ftd_lib.repro.results import load_results, repo_results_dir
 
+pytestmark = pytest.mark.slow  # committed experiments reassembled
+
 RESULTS = repo_results_dir()
 FILES = sorted(p for p in experiments_dir().glob("*.toml")
                if load_results(load_experiment(p)[0].name,

@@ -14,6 +14,8 @@ from ftd_lib.repro.experiment import experiment_path, load_experiment
 from ftd_lib.repro.keys import overrides_of, parse_value
 from ftd_lib.repro.results import load_results
 
+pytestmark = pytest.mark.slow  # plans and dry runs of every experiment file
+
 
 def _fake(task, *, device, progress):
     v = np.outer(task.settings[:, 0] * 100 + task.settings[:, 1] + task.run_ids,

@@ -15,6 +15,8 @@ from ftd_lib.repro.definitions import FIGURES
 from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing, history_dirs
 from ftd_lib.repro.planning.plan import plan_figure
 
+pytestmark = pytest.mark.slow  # whole reproduce runs
+
 
 def _fake_runner(task, *, device, progress):
     v = np.tile(np.linspace(1, 0.5, task.n_episodes), (task.rows, 1))

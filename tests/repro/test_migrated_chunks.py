@@ -15,6 +15,8 @@ from ftd_lib.repro import store
 from ftd_lib.repro.chunks import ChunkTask, engine_runner, engine_runner_name, reduce_chunk
 from ftd_lib.repro.results import repo_results_dir
 
+pytestmark = pytest.mark.slow  # stored chunks recomputed by the engine
+
 
 def _migrated(name):
     cstore = store.ChunkStore(repo_results_dir() / "chunks" / name)

@@ -20,6 +20,8 @@ from ftd_lib.repro.definitions import (
 from ftd_lib.repro.results import load_results, reproduce_command, results_paths
 from ftd_lib.repro.runs import ScaleConflict, run_figure
 
+pytestmark = pytest.mark.slow  # figures run under --set
+
 
 def _runner(task, *, device, progress):
     v = np.outer(task.settings[:, 0] * 100 + task.settings[:, 1] + task.run_ids,

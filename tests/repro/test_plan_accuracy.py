@@ -9,6 +9,8 @@ and the README keeps its numbers.
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # a figure run beside its plan
+
 
 def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
     from ftd_lib.repro.definitions import figure

@@ -6,6 +6,8 @@ import pytest
 from ftd_lib.repro import chunks, protocol
 from ftd_lib.repro.definitions import FIG4_METHODS, figure
 
+pytestmark = pytest.mark.slow  # the two-stage protocol run
+
 
 def _metric(fig, best_alpha_of):
     """A metric (cells, runs) peaked at best_alpha_of(method, lam), in log2 distance."""

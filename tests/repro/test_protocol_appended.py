@@ -13,6 +13,8 @@ from ftd_lib.repro import chunks, protocol
 from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.runs import run_figure
 
+pytestmark = pytest.mark.slow  # the protocol's appended rows run
+
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 

@@ -34,6 +34,8 @@ import os, time
 import numpy as np
 from ftd_lib.rng import run_generator
 
+pytestmark = pytest.mark.slow  # figures run with workers
+
 CALLS = []
 
 def values(task):

@@ -9,6 +9,8 @@ from ftd_lib.repro import chunks
 from ftd_lib.repro.definitions import figure
 from ftd_lib.repro.paper import study
 
+pytestmark = pytest.mark.slow  # the claim-5 study run
+
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])
 def test_every_chunk_holds_one_variant_and_method_and_names_the_variant(scale):
