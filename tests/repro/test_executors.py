@@ -169,7 +169,7 @@ DRIVER = textwrap.dedent('''
     from {mod} import make_fake
 
     if __name__ == "__main__":  # the command line, with a slow stand-in for the engine
-        chunks.engine_runner = make_fake(delay=0.3)
+        chunks.engine_runner = make_fake(delay=1.0)  # a SIGINT lands mid-run on a busy machine too
         sys.exit(cli.main(sys.argv[1:]))
 ''')
 

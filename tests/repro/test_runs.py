@@ -27,14 +27,14 @@ from ftd_lib.repro.results import (
 )
 from ftd_lib.repro.runs import ScaleConflict, run_figure
 
+pytestmark = pytest.mark.slow  # figures run with workers
+
 # A cheap stand-in for the engine: each row's numbers depend only on (seed, run id, settings),
 # like the engine's. FAKE_DELAY (seconds per chunk) makes it slow enough to kill mid-run.
 FAKE_SRC = '''
 import os, time
 import numpy as np
 from ftd_lib.rng import run_generator
-
-pytestmark = pytest.mark.slow  # figures run with workers
 
 CALLS = []
 
