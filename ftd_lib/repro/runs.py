@@ -181,7 +181,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         # commit, date, machine, picture); this assembly is added beside it
         meta = assembled(old.meta, meta)
         plot = False
-    if work and meta["git"].get("dirty") is not False:  # what the uncommitted changes were
+    if work:  # what the uncommitted changes were (new, untracked files included)
         _keep_diff(meta, paths["json"].with_suffix(".diff"))
     store.save_npz_atomic(paths["npz"],
                           __meta__=np.array(json.dumps(meta, default=store._jsonable)), **arrays)
