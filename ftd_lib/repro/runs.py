@@ -233,8 +233,12 @@ def _predicted(costs, workers: int, rates) -> dict:
     where the rates came from."""
     from .planning.schedule import list_schedule
 
+    # the schedule of plan_stage (ftd_lib.repro.planning.plan): the same costs, workers at
+    # once slowed down as measured, so the stored plan is the printed one
+    slow = rates.parallel(min(workers, len(costs))) if len(costs) > 1 else 1.0
     start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
-    wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0
+    wall = (list_schedule([slow * c for c in costs], workers, start_at=start).makespan
+            if costs else 0.0)
     return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
             "rates": rates.source}
 

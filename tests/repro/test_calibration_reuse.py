@@ -85,3 +85,19 @@ def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
                                            rel=1e-12)
     one = replace(cost.DEFAULT_RATES, slowdown={})
     assert plans[2].wall_s > plan_experiment(fig, tmp_path, 2, cost.Costing(one, [])).wall_s
+
+
+def test_the_plan_a_run_stores_is_the_plan_printed():
+    """Review 4: the plan stored in a run's JSON (21 s) was not the ``plan`` command's
+    (44-47 s) for the same chunks: the stored one left out the slowdown of workers at once.
+    Both now schedule the same seconds the same way."""
+    from ftd_lib.repro.experiment import load_experiment
+    from ftd_lib.repro.planning.plan import plan_experiment
+    from ftd_lib.repro.runs import _predicted
+
+    fig, _ = load_experiment(NSTEP, "quick")
+    rates = replace(cost.DEFAULT_RATES, slowdown={"2": 3.4})
+    (stage,) = plan_experiment(fig, "/nonexistent-out", 2, cost.Costing(rates, [])).stages
+    stored = _predicted(stage.seconds, 2, rates)
+    assert len(stage.seconds) > 1
+    assert stored["wall_s"] == stage.wall_s and stored["compute_s"] == sum(stage.seconds)
