@@ -85,10 +85,16 @@ def identity_of(task: ChunkTask, runner, device_kind: str) -> dict:
     (:func:`ftd_lib.repro.code.task_code`), so a changed method or task never loads a chunk
     of its old code; another runner (a test's) is named by its name only."""
     if runner is engine_runner:
-        from .code import task_code
-
-        return task.identity(engine_runner_name(task.method), device_kind, task_code(task)[0])
+        return engine_identity(task, device_kind)
     return task.identity(runner_name(runner), device_kind)
+
+
+def engine_identity(task: ChunkTask, device_kind: str) -> dict:
+    """The identity of the engine's chunk of ``task`` (what a plan looks for in a store):
+    its numerics version and the digest of its code."""
+    from .code import task_code
+
+    return task.identity(engine_runner_name(task.method), device_kind, task_code(task)[0])
 
 
 #: what a variant's spec sets beyond the chunk's own fields (epsilon, max_steps, truncation);

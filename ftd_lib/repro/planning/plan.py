@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import store
-from ..chunks import chunk_check, cut_chunks, device_kind, engine_runner, identity_of
+from ..chunks import chunk_check, cut_chunks, device_kind, engine_identity
 from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
 from ..results import DEFAULT_RESULTS, results_paths
@@ -84,7 +84,7 @@ def utilisation(compute_s: float, wall_s: float, workers: int) -> float:
 
 
 def _identities(tasks, kind: str = "cpu"):
-    return [identity_of(t, engine_runner, kind) for t in tasks]
+    return [engine_identity(t, kind) for t in tasks]
 
 
 def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
