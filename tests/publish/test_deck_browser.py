@@ -49,14 +49,21 @@ SLIDES = """() => Reveal.getHorizontalSlides().flatMap((s, h) => {
 # asks MathJax to re-render a slide when it is shown (math typeset while hidden has no size;
 # reveal.js fires "slidechanged" inside Reveal.slide), so a callback queued on MathJax's queue
 # after that runs once the re-render is done; it then waits for the queue to be empty and two
-# animation frames; _settle then waits for two equal layout readings
+# animation frames, and until every typeset equation of the slide has a width (on a busy machine
+# the re-render's output can take a moment to get its size: CI once measured a display equation
+# wider than the slide as no width at all); _settle then waits for two equal layout readings
 SHOW = """([h, v]) => { Reveal.slide(h, v, 1e6);
     const s = Reveal.getCurrentSlide();
     s.querySelectorAll('.fragment').forEach(f => f.classList.add('visible'));
     const idle = () => !MathJax.Hub.queue.pending && !MathJax.Hub.queue.running;
+    const own = e => e.closest('section') === s && !e.closest('aside.notes');
+    const sized = () => [...s.querySelectorAll('.MathJax_Display, .MathJax')].filter(own)
+        .every(e => e.getBoundingClientRect().width > 0);
+    const until = Date.now() + 15000;
     return new Promise(r => MathJax.Hub.Queue(() => {
-        const poll = () => idle() ? requestAnimationFrame(() => requestAnimationFrame(
-            () => r(true))) : setTimeout(poll, 50);
+        const poll = () => (idle() && sized()) || Date.now() > until
+            ? requestAnimationFrame(() => requestAnimationFrame(() => r(true)))
+            : setTimeout(poll, 50);
         poll(); })); }"""
 # the visible text of the current slide, without code, notes and typeset math
 VISIBLE_TEXT = """() => { const c = Reveal.getCurrentSlide().cloneNode(true);
@@ -304,6 +311,8 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
         assert got[0]["minText"] == pytest.approx(26, abs=0.5)  # notebooks/rise.css
         assert got[1]["bottom"] > 2 * deck.HEIGHT
         assert got[2]["minText"] == pytest.approx(12, abs=0.5)
+        math = page.evaluate(MATH)  # the wide slide is the current one
+        assert math["tex"] == 1 and math["typeset"] >= 1 and math["errors"] == 0, math
         assert got[3]["right"] > 1.5 * deck.WIDTH, got[3]
         assert page.failures == [], "\n".join(page.failures)
     finally:
