@@ -119,11 +119,63 @@ def legend_outside(fig, axes=None, where: str = "right", ncol: int | None = None
                       ncol=ncol or min(len(labels), 3))
 
 
+#: where :func:`legend_off_data` tries a legend inside its panel, in this order
+INSIDE = ("upper right", "upper left", "lower right", "lower left", "center right",
+          "center left", "upper center", "lower center")
+
+
+def legend_off_data(fig, axes=None, ncol: int | None = None):
+    """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
+    the panel's data nor a title or label (:func:`ftd_lib.publish.figure_layout.legend_faults`):
+    the first free corner of :data:`INSIDE`, else, where every corner covers something, under
+    the panels (:func:`legend_outside`, ``"bottom"``), the figure made taller by the legend's
+    height so that the panels keep theirs. Call it once the figure is drawn in full. Returns
+    the figure."""
+    from .publish.figure_layout import legend_faults
+
+    axes = list(fig.axes if axes is None else axes)
+    crowded = []
+    for ax in axes:
+        lg = ax.get_legend()
+        if lg is None:
+            continue
+        fig.draw_without_rendering()
+        if not legend_faults(fig, lg):
+            continue
+        lg.set_bbox_to_anchor(None)
+        for loc in INSIDE:
+            lg.set_loc(loc)
+            fig.draw_without_rendering()
+            if not legend_faults(fig, lg):
+                break
+        else:
+            crowded.append(ax)
+    if crowded:
+        w, h = fig.get_size_inches()
+        lg = legend_outside(fig, crowded, where="bottom", ncol=ncol)
+        fig.draw_without_rendering()
+        extra = lg.get_window_extent().height / fig.dpi
+        fig.set_size_inches(w, h + extra + 0.1)  # the panels keep their height
+    return fig
+
+
 def use_style() -> None:
-    """Apply the course style to matplotlib (call once at the top of a notebook)."""
+    """Apply the course style to matplotlib (call once at the top of a notebook); in a
+    notebook, every figure's PNG also carries what is wrong with its layout
+    (:mod:`ftd_lib.publish.figure_layout`: a legend over a title or the data, a squashed panel,
+    text cut off), which ``tests/publish/test_figure_layout.py`` reads from the stored
+    outputs."""
     import matplotlib as mpl
 
     mpl.rcParams.update(RC)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with every notebook
+        return
+    if get_ipython() is not None:
+        from .publish import figure_layout
+
+        figure_layout.install()
 
 
 def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):

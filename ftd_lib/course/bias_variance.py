@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.random_walk import N_STATES, P_LEFT, random_walk_states, transition_matrix, true_values
-from ..style import OKABE_ITO, use_style
+from ..style import OKABE_ITO, legend_off_data, use_style
 from ..validate import check_unit
 from .nb01_td_basics import td0_tabular
 
@@ -173,10 +173,12 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
                                label="λ = 1 (Monte Carlo):\nbias² + variance")
         axes[1].legend(handles=[line], loc="upper right", fontsize=13)
+        legend_off_data(axes[1].figure, [axes[1]])
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")
     axes[0].legend(loc="upper right")
+    legend_off_data(axes[0].figure, [axes[0]])
     if label:
         fig.suptitle(label, fontsize=13)
     fig.tight_layout()

@@ -40,7 +40,7 @@ from ..repro.paper.fig2 import SEED as SEED
 from ..repro.paper.fig2 import episode_length_table as episode_length_table
 from ..repro.paper.fig2 import figure2_data as figure2_data
 from ..repro.paper.fig2 import plot_figure2 as plot_figure2
-from ..style import OKABE_ITO, off_chart_handle, plot_off_chart, use_style
+from ..style import OKABE_ITO, legend_off_data, off_chart_handle, plot_off_chart, use_style
 from ..validate import check_alpha, check_int, check_number
 
 
@@ -91,6 +91,7 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
     ax.set_ylim(0, beta_max * 1.08)
     ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=13)
+    legend_off_data(ax.figure, [ax])
     return ax
 
 
@@ -105,7 +106,7 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
         plot_off_chart(ax, ep, v, hi, lo, marker="o", ms=5, **style(method))
         off |= bool(np.any(~np.isfinite(v) | (v > hi) | (v < lo)))
     ax.set(xlabel="episode", ylabel="value at episode end", xlim=(-0.3, n_episodes + 0.3))
-    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=46)
+    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=50)
     handles, _ = ax.get_legend_handles_labels()
     if off:
         handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))

@@ -33,7 +33,7 @@ from ..envs.tasks import gamma
 from ..methods import label, style
 from ..repro.definitions import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
-from ..style import OKABE_ITO, plot_off_chart, use_style
+from ..style import OKABE_ITO, legend_off_data, plot_off_chart, use_style
 from ..validate import check_int
 from . import one_torch_thread
 
@@ -156,6 +156,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
                                                                    label="push left"),
                 plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
     a1.legend(handles=handles, loc="lower right", fontsize=13)
+    legend_off_data(a1.figure, [a1])
     a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(grid["v"][0], grid["v"][-1]))
@@ -168,6 +169,7 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
     a2.grid(False)
     a2.legend(loc="lower right", fontsize=13, framealpha=0.9)
+    legend_off_data(a2.figure, [a2])
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
     return fig
@@ -254,6 +256,7 @@ def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
     if title:
         ax.set_title(title, loc="left")
     ax.legend(loc="center right", framealpha=0.9)
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

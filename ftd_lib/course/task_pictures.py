@@ -19,7 +19,7 @@ import numpy as np
 from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs.tasks import task
-from ..style import OKABE_ITO, use_style
+from ..style import OKABE_ITO, legend_off_data, use_style
 
 
 def hill_height(x):
@@ -117,6 +117,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
                 zip(action_colours("mountain_car"), task("mountain_car").action_names,
                     strict=True)]
     a2.legend(handles=handles, loc="upper left", fontsize=13, ncol=2)
+    legend_off_data(a2.figure, [a2])
     # the (x, v) plane
     a3.scatter(st[:, 0], st[:, 1], c=t, cmap=cmap, s=4)
     a3.plot(st[0, 0], st[0, 1], "o", color=cmap(0.0), ms=8, mec="k", label="start")
@@ -124,6 +125,7 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     a3.set(xlabel="position x", ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(-mc.V_MAX, mc.V_MAX), title="the (x, v) plane")
     a3.legend(loc="lower right", fontsize=13)
+    legend_off_data(a3.figure, [a3])
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
@@ -184,6 +186,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
         ax.axvline(k, color="0.75", lw=0.8)
     h = ax.get_legend_handles_labels()[0] + b.get_legend_handles_labels()[0]
     ax.legend(handles=h, loc="upper left", fontsize=13, ncol=2)
+    legend_off_data(ax.figure, [ax])
     end = {"terminal": f"the pole fell (or the cart left the track) after {T} steps",
            "truncated": f"balanced until the cap, {T} steps"}.get(traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)

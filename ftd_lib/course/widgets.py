@@ -226,7 +226,7 @@ def one_state_explorer(alpha: float = 0.15, T: int = 10, v0: float = 0.0,
         t = int(controls["T"].value)
         v = float(controls["v0"].value)
         text, ex.state = one_state_readout(a, t, v, n_episodes)
-        fig = new_figure(11.0, 4.3, left=0.07, top=0.76, bottom=0.12)
+        fig = new_figure(11.0, 4.3, left=0.07, top=0.74, bottom=0.14)
         ax1, ax2 = fig.subplots(1, 2)
         plot_values(ax1, a, t, v, n_episodes)
         plot_beta_curves(t, ax2, alpha=a)

@@ -159,18 +159,20 @@ def deck_png(fig, box=PICTURE_BOX) -> tuple:
     """``(PNG bytes, metadata)`` of a figure the deck draws itself (a widget's picture, a
     stepper frame): at :func:`fit_dpi` for ``box``, so that its text projects as large as the
     slide allows, with its smallest text size and dpi
-    (:func:`ftd_lib.publish.figure_text.metadata`)."""
+    (:func:`ftd_lib.publish.figure_text.metadata`) and its layout's problems
+    (:func:`ftd_lib.publish.figure_layout.metadata`)."""
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from . import figure_layout
     from .figure_text import metadata
 
     dpi = fit_dpi(fig, box)
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue(), metadata(fig, dpi)
+    return buf.getvalue(), {**metadata(fig, dpi), **figure_layout.metadata(fig, dpi, tight=False)}
 
 
 def widget_picture(source: str, box=PICTURE_BOX, values=None):

@@ -94,7 +94,7 @@ html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav
 # STIX web fonts set it 3.5 px above). No contextual menu: it would lazy-load accessibility
 # modules the site does not ship, and it made every formula a tab stop; screen readers get
 # the hidden MathML copy (assistive MathML) all the same
-mathjax_path = "mathjax3/tex-chtml-full.js"
+mathjax_path = "mathjax3/tex-chtml.js"
 # $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
 mathjax3_config = {{"tex": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
                             "processEscapes": True}},

@@ -225,7 +225,7 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     ns = {}
     exec(compile(conf, "conf.py", "exec"), ns)
     # MathJax 3 from the site, no menu (it made formulas tab stops), TeX's delimiters and $...$
-    assert ns["mathjax_path"] == "mathjax3/tex-chtml-full.js"
+    assert ns["mathjax_path"] == "mathjax3/tex-chtml.js"
     assert ns["mathjax3_config"]["options"] == {"enableMenu": False}
     assert ns["mathjax3_config"]["tex"]["inlineMath"] == [["$", "$"], ["\\(", "\\)"]]
     assert (REPO / "LICENSE").is_file() and (REPO / "LICENSE-TEXT").is_file()
@@ -301,9 +301,9 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
     # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
-    assert "_static/mathjax3/tex-chtml-full.js" in page and "cdn" not in page.lower()
+    assert "_static/mathjax3/tex-chtml.js" in page and "cdn" not in page.lower()
     mj = site.STATIC / "mathjax3"
-    assert (mj / "tex-chtml-full.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
+    assert (mj / "tex-chtml.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
     assert len(list((mj / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) >= 20
     # the figure's alt text is its title (ftd_lib.publish.figure_alt), not its file name
     assert 'alt="Figure: Step size α"' in page and 'alt="_images/' not in page
