@@ -128,9 +128,10 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
     the panel's data nor a title or label (:func:`ftd_lib.publish.figure_layout.legend_faults`):
     the first free corner of :data:`INSIDE`, else, where every corner covers something, under
-    the panels (:func:`legend_outside`, ``"bottom"``), the figure made taller by the legend's
-    height so that the panels keep theirs. Call it once the figure is drawn in full. Returns
-    the figure."""
+    the panel below its lowest label, the figure made taller by the legend's height so that
+    the panels keep theirs (no change of layout engine: a figure with a colour bar keeps its
+    own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
+    Returns the figure."""
     from .publish.figure_layout import legend_faults
 
     axes = list(fig.axes if axes is None else axes)
@@ -150,11 +151,20 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
                 break
         else:
             crowded.append(ax)
-    if crowded:
-        w, h = fig.get_size_inches()
-        lg = legend_outside(fig, crowded, where="bottom", ncol=ncol)
+    for ax in crowded:  # under the panel, below its lowest label; the figure grows by it
+        lg = ax.get_legend()
         fig.draw_without_rendering()
-        extra = lg.get_window_extent().height / fig.dpi
+        renderer = fig._get_renderer()
+        boxes = [ax.xaxis.label.get_window_extent(renderer)] + [
+            t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+        lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
+        y = ax.transAxes.inverted().transform((0.0, lowest))[1]
+        lg.set_loc("upper center")
+        lg.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
+        lg.set_ncols(ncol or min(len(lg.get_texts()), 3))
+        fig.draw_without_rendering()
+        extra = lg.get_window_extent(renderer).height / fig.dpi
+        w, h = fig.get_size_inches()
         fig.set_size_inches(w, h + extra + 0.1)  # the panels keep their height
     return fig
 

@@ -173,13 +173,13 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
                                label="λ = 1 (Monte Carlo):\nbias² + variance")
         axes[1].legend(handles=[line], loc="upper right", fontsize=13)
-        legend_off_data(axes[1].figure, [axes[1]])
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")
     axes[0].legend(loc="upper right")
-    legend_off_data(axes[0].figure, [axes[0]])
     if label:
         fig.suptitle(label, fontsize=13)
     fig.tight_layout()
+    legend_off_data(fig, [axes[1]])
+    legend_off_data(fig, [axes[0]])
     return axes

@@ -108,14 +108,14 @@ def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1
            ylabel="return")
     a1.axhline(g[-1], color="0.5", ls=":", lw=1.5, label=f"Monte Carlo return = {g[-1]:g}")
     a1.legend(loc="lower right")
-    legend_off_data(a1.figure, [a1])
     for c, lam in zip(sequential_colours(len(lams)), lams, strict=True):
         gl = interim_returns_vs_horizon(rewards, values, t, gamma, lam)
         a2.plot(np.arange(t + 1, len(rewards) + 1), gl, ".-", color=c, label=f"λ = {lam:g}")
     a2.set(title=rf"interim λ-return $G_{t}^{{\lambda|h}}$", xlabel="horizon h")
     a2.legend(loc="upper left")
-    legend_off_data(a2.figure, [a2])
     fig.tight_layout()
+    legend_off_data(a1.figure, [a1])
+    legend_off_data(a2.figure, [a2])
     return fig
 
 
@@ -192,8 +192,8 @@ def plot_traces(states, gamma: float, lams=(0.8, 1.0), figsize=None):
         ax.grid(False)
         fig.colorbar(im, ax=ax, label="trace")
     axes[0][0].legend(loc="upper right")
-    legend_off_data(axes[0][0].figure, [axes[0][0]])
     fig.tight_layout()
+    legend_off_data(axes[0][0].figure, [axes[0][0]])
     return fig
 
 

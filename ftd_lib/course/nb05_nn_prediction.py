@@ -156,7 +156,6 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
                                                                    label="push left"),
                 plt.Line2D([], [], color="k", ls="--", lw=1.2, label="switching curve")]
     a1.legend(handles=handles, loc="lower right", fontsize=13)
-    legend_off_data(a1.figure, [a1])
     a1.set(title="The evaluation policy and its trajectories", xlabel="position x",
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(grid["v"][0], grid["v"][-1]))
@@ -169,9 +168,10 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
            ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX), ylim=(grid["v"][0], grid["v"][-1]))
     a2.grid(False)
     a2.legend(loc="lower right", fontsize=13, framealpha=0.9)
-    legend_off_data(a2.figure, [a2])
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
+    legend_off_data(a1.figure, [a1])
+    legend_off_data(a2.figure, [a2])
     return fig
 
 

@@ -133,8 +133,8 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
     ax.axhline(eta, color="0.4", lw=1, ls=":", label=f"η = {eta:g}")
     ax.set_yscale("log")
     ax.legend(loc="lower left", fontsize=13)
-    legend_off_data(ax.figure, [ax])
     fig.tight_layout()
+    legend_off_data(ax.figure, [ax])
     return fig, ax
 
 
@@ -283,6 +283,6 @@ def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16,
             label=f"block λ-return (GAE targets), B = {B}")
     ax.set_ylim(-2, max(K, C, B) * 1.6)
     ax.legend(loc="upper left", fontsize=13)
-    legend_off_data(ax.figure, [ax])
     fig.tight_layout()
+    legend_off_data(ax.figure, [ax])
     return fig, ax

@@ -117,7 +117,6 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
                 zip(action_colours("mountain_car"), task("mountain_car").action_names,
                     strict=True)]
     a2.legend(handles=handles, loc="upper left", fontsize=13, ncol=2)
-    legend_off_data(a2.figure, [a2])
     # the (x, v) plane
     a3.scatter(st[:, 0], st[:, 1], c=t, cmap=cmap, s=4)
     a3.plot(st[0, 0], st[0, 1], "o", color=cmap(0.0), ms=8, mec="k", label="start")
@@ -125,11 +124,12 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
     a3.set(xlabel="position x", ylabel="velocity v", xlim=(mc.X_MIN, mc.X_MAX + 0.02),
            ylim=(-mc.V_MAX, mc.V_MAX), title="the (x, v) plane")
     a3.legend(loc="lower right", fontsize=13)
-    legend_off_data(a3.figure, [a3])
     end = {"terminal": f"goal after {T} steps", "truncated": f"cut at {T} steps"}.get(
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.14, top=0.83, wspace=0.7)  # fixed: fast
+    legend_off_data(a2.figure, [a2])
+    legend_off_data(a3.figure, [a3])
     return fig
 
 
@@ -186,11 +186,11 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
         ax.axvline(k, color="0.75", lw=0.8)
     h = ax.get_legend_handles_labels()[0] + b.get_legend_handles_labels()[0]
     ax.legend(handles=h, loc="upper left", fontsize=13, ncol=2)
-    legend_off_data(ax.figure, [ax])
     end = {"terminal": f"the pole fell (or the cart left the track) after {T} steps",
            "truncated": f"balanced until the cap, {T} steps"}.get(traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
     fig.subplots_adjust(left=0.06, right=0.94, bottom=0.12, top=0.88, hspace=0.45)  # fixed: fast
+    legend_off_data(ax.figure, [ax])
     return fig
 
 

@@ -63,7 +63,17 @@ PICTURE_BOX = (1270, 430)
 FRAME_BOX = (1270, 340)
 #: the deck's own additions to ``notebooks/rise.css`` (the live slideshow does not show the
 #: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
-DECK_CSS = f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
+DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
+            # every frame's readout as high as the tallest (4 lines), so the picture under
+            # it stays put from frame to frame (review 2026-11-28-lecturer-4, M15)
+            ".reveal .ftd-step-readout { min-height: 5.3em; }\n"
+            # reveal.js's slide number: white on #999 is 2.84:1; on #595959, 7:1 (X15)
+            ".reveal .slide-number { background-color: #595959; color: #fff; }\n"
+            # a slide tagged in its corner says "optional" once, not again per cell (M16)
+            ".reveal section:has(.ftd-mark) .celltag_lecture-optional { border-left: 0;"
+            " padding-left: 0; }\n"
+            ".reveal section:has(.ftd-mark) .celltag_lecture-optional::before"
+            " { content: none; }\n")
 
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -100,7 +110,11 @@ Reveal.initialize({
   center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
 });
 Reveal.on("slidechanged", function (event) {
-  if (window.MathJax && MathJax.Hub) { MathJax.Hub.Rerender(event.currentSlide); }
+  // queued behind the first typesetting: a jump right after loading rendered a slide that
+  // was still being typeset ("[Math Processing Error]")
+  if (window.MathJax && MathJax.Hub) {
+    MathJax.Hub.Queue(["Rerender", MathJax.Hub, event.currentSlide]);
+  }
 });
 </script>
 {% endblock footer_js %}

@@ -156,6 +156,8 @@ def problems(fig, tight: bool = True) -> list:
                or abs(o.get_window_extent(renderer).y0 - b.y0) < 0.25 * b.height]
         col = [o for o in panels if abs(o.get_window_extent(renderer).x0 - b.x0)
                < 0.25 * b.width]
+        if fbox.width <= 0 or fbox.height <= 0:
+            break
         share_w = b.width / (fbox.width / max(1, len(row)))
         share_h = b.height / (fbox.height / max(1, len(col)))
         if share_w < MIN_AXES_SHARE or share_h < MIN_AXES_SHARE:
@@ -184,8 +186,13 @@ def problems(fig, tight: bool = True) -> list:
 
 
 def metadata(fig, dpi: float, tight: bool = True) -> dict:
-    """The metadata :func:`install` gives a figure's PNG: ``{"ftd_layout": problems}``."""
-    return {KEY: problems(fig, tight)}
+    """The metadata :func:`install` gives a figure's PNG: ``{"ftd_layout": problems}``. It
+    never raises (a notebook must not fail on its figures' check): a check that cannot run is
+    a problem named as such."""
+    try:
+        return {KEY: problems(fig, tight)}
+    except Exception as e:  # noqa: BLE001 - reported in the verdict, never raised
+        return {KEY: [f"the layout check failed: {type(e).__name__}: {e}"]}
 
 
 def install() -> None:
