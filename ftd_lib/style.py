@@ -119,15 +119,11 @@ def legend_outside(fig, axes=None, where: str = "right", ncol: int | None = None
                       ncol=ncol or min(len(labels), 3))
 
 
-#: where :func:`legend_off_data` tries a legend inside its panel, in this order
-INSIDE = ("upper right", "upper left", "lower right", "lower left", "center right",
-          "center left", "upper center", "lower center")
-
-
 def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
     the panel's data nor a title or label (:func:`ftd_lib.publish.figure_layout.legend_faults`):
-    the first free corner of :data:`INSIDE`, else, where every corner covers something, under
+    matplotlib's ``loc="best"`` (the place with the least data under it) where that covers
+    nothing, else under
     the panel below its lowest label, the figure made taller by the legend's height so that
     the panels keep theirs (no change of layout engine: a figure with a colour bar keeps its
     own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
@@ -144,12 +140,9 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
         if not legend_faults(fig, lg):
             continue
         lg.set_bbox_to_anchor(None)
-        for loc in INSIDE:
-            lg.set_loc(loc)
-            fig.draw_without_rendering()
-            if not legend_faults(fig, lg):
-                break
-        else:
+        lg.set_loc("best")  # matplotlib's own search for the corner with the least data
+        fig.draw_without_rendering()
+        if legend_faults(fig, lg):
             crowded.append(ax)
     for ax in crowded:  # under the panel, below its lowest label; the figure grows by it
         lg = ax.get_legend()

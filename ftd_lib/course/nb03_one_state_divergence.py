@@ -67,9 +67,12 @@ def values_per_episode(alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     return np.concatenate([[float(v0)], v])
 
 
-def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0):
+def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0,
+                     place_legend: bool = True):
     r""":math:`\beta` against :math:`\alpha` for one episode length T, with the divergence line
-    :math:`\beta = 2`; ``alpha`` marks the current step size."""
+    :math:`\beta = 2`; ``alpha`` marks the current step size. ``place_legend``: move the legend
+    off the data (:func:`ftd_lib.style.legend_off_data`); an explorer keeps it in one place
+    from frame to frame."""
     if ax is None:
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
@@ -89,9 +92,15 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
             ax.plot([alpha], [beta_max * 1.04 if off else b], marker="^" if off else "o",
                     ms=9, ls="none", color=kw["color"], clip_on=False)
     ax.set_ylim(0, beta_max * 1.08)
-    ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=13)
-    legend_off_data(ax.figure, [ax])
+    ax.set(xlabel="step size α", ylabel="β", xlim=(0, 1))
+    if place_legend:
+        ax.set_title(f"β per episode, T = {T}")
+        ax.legend(loc="upper left", fontsize=13)
+        legend_off_data(ax.figure, [ax])
+    else:  # an explorer: above the panel, in one place for every frame (as plot_values')
+        ax.set_title(f"β per episode, T = {T}", loc="left", pad=58)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=13, frameon=False,
+                  borderaxespad=0.2)
     return ax
 
 

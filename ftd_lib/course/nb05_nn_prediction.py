@@ -236,9 +236,11 @@ def format_curves(data: dict, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
+def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = "",
+                         place_legend: bool = True):
     """Thin lines: every run; thick: the mean over runs. Errors above ``ymax`` (and diverged
-    runs) are drawn off the chart (▲)."""
+    runs) are drawn off the chart (▲). ``place_legend``: move the legend off the data
+    (:func:`ftd_lib.style.legend_off_data`); an explorer keeps it in one place."""
     for m, d in data.items():
         kw = style(m)
         eps = np.arange(1, d["errors"].shape[1] + 1)
@@ -256,7 +258,8 @@ def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
     if title:
         ax.set_title(title, loc="left")
     ax.legend(loc="center right", framealpha=0.9)
-    legend_off_data(ax.figure, [ax])
+    if place_legend:
+        legend_off_data(ax.figure, [ax])
     return ax
 
 

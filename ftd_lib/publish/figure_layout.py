@@ -27,8 +27,10 @@ pictures (:func:`ftd_lib.publish.deck.deck_png`) are checked as they are drawn.
 from __future__ import annotations
 
 KEY = "ftd_layout"
-#: a panel must be at least this share of its share of the figure (width and height)
-MIN_AXES_SHARE = 0.5
+#: a panel must be at least this share of its share of the figure (width and height); the
+#: squashed cart-pole panels of review 2026-11-28-lecturer-4 M1 had 0.38 of theirs (and less
+#: on the slide); a panel over a legend of three rows keeps about half
+MIN_AXES_SHARE = 0.45
 #: pixels around a legend's box in which a data point counts as covered
 DATA_MARGIN = 2.0
 
@@ -52,6 +54,8 @@ def _panels(fig) -> list:
 def _tick_labels(axis) -> list:
     """The tick labels ``axis`` draws (those of ticks inside the view, visible, not empty)."""
     drawn = []
+    if not axis.get_visible() or not axis.axes.axison or not axis.axes.get_visible():
+        return drawn
     for tick in axis._update_ticks():
         for t in (tick.label1, tick.label2):
             if t.get_visible() and str(t.get_text()).strip():
@@ -109,7 +113,12 @@ def _data_points(ax):
         offsets = coll.get_offsets()
         if coll.get_visible() and len(offsets) and type(coll).__name__ == "PathCollection":
             pts.append(coll.get_offset_transform().transform(np.asarray(offsets, float)))
-    return np.vstack(pts) if pts else np.zeros((0, 2))
+    if not pts:
+        return np.zeros((0, 2))
+    p = np.vstack(pts)
+    box = ax.bbox  # a line is clipped to its panel: what lies outside is not drawn
+    return p[(p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) & (p[:, 1] >= box.y0)
+             & (p[:, 1] <= box.y1)]
 
 
 def legend_faults(fig, lg, renderer=None, texts=None) -> list:
