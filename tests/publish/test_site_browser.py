@@ -668,7 +668,7 @@ def test_first_visit_weight_within_budget(built, server, browser):
     for name in summary["pages"]:
         with _local_page(browser, viewport={"width": 1300, "height": 1000}) as page:
             got = []
-            page.on("response", got.append)
+            page.on("response", lambda r, got=got: got.append(r))
             _open(page, f"{server}/{name}.html")
             files = []
             for r in got:
