@@ -25,21 +25,19 @@ from ...returns import (
 from ...returns import rho as library_rho
 from ...rng import run_generator
 from . import (
-    OTHERS_ANSWER,
     all_parts,
     as_numbers,
     check_close,
     check_weights_per_step,
-    is_others_answer,
     missing,
     not_written,
     one_number,
+    others_answer,
     refuse_library_answer,
     run_student,
     student_number,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 2: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
@@ -183,8 +181,9 @@ def check_next_target(answer) -> bool:
                                                     "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
     }
     a = float(arr) if arr.shape == () else None
-    if a is not None and is_others_answer(a, expected, _next_target(NEXT_TARGET)):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if a is not None and (others := others_answer(a, expected,
+                                                  lambda: _next_target(given_next_target()))):
+        return verdict(False, "", "Not yet: " + others)
     for value, why in usual.items():
         if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
                                                                                rel_tol=1e-6):
@@ -291,10 +290,10 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     e = given_horizon()
     t, h = e["t"], e["h"]
     want = _horizon_answers(e)
-    if is_others_answer([g_h, delta_p, g_h1] if all(
-            isinstance(x, (int, float)) for x in (g_h, delta_p, g_h1)) else None, want,
-            _horizon_answers(HORIZON)):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool)
+           for x in (g_h, delta_p, g_h1)) and (others := others_answer(
+            [g_h, delta_p, g_h1], want, lambda: _horizon_answers(given_horizon()))):
+        return verdict(False, "", "Not yet: " + others)
     ok1 = check_close(g_h, want[0], name=f"G_{t}^(λ|{h})", rtol=1e-6,
                       hint="Eq. (2): weights (1−λ)λ^(n−1), the rest on the longest return.")
     ok2 = check_close(delta_p, want[1], name=f"δ'_{h}", rtol=1e-6,
@@ -367,8 +366,8 @@ def check_k1_is_td0(lam_max, target) -> bool:
     if math.isclose(a, eta, rel_tol=1e-9) and gamma != 1.0:
         ok1 = verdict(False, "", f"Not yet: (a) K = 1 when γλ ≤ η, so λ ≤ η/γ; with γ = "
                       f"{gamma:g}, λ = η is not the largest.")
-    elif is_others_answer(a, lam_right, K1_EXERCISE["eta"] / K1_EXERCISE["gamma"]):
-        ok1 = verdict(False, "", "Not yet: (a) " + OTHERS_ANSWER.format(whose=whose()))
+    elif others := others_answer(a, lam_right, lambda: given_k1()["eta"] / given_k1()["gamma"]):
+        ok1 = verdict(False, "", "Not yet: (a) " + others)
     else:
         ok1 = check_close(a, lam_right, name="(a) the largest λ with K = 1", rtol=1e-9,
                           hint=f"K = 1 when (γλ)^1 ≤ η already; here η = {eta:g}, γ = {gamma:g}.")
