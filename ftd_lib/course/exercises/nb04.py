@@ -170,15 +170,16 @@ def check_next_target(answer) -> bool:
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
     expected = _next_target(e)
     gl = gamma * lam
-    usual = {  # the usual slips, each with what it reveals
-        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (+ (γλ)^(K−1) δ') "
-           "is missing",
-        g + gl ** (K - 2) * delta_p: "weight (γλ)^(K−2) on δ': the horizon counted from t, "
-                                      "not from t + 1",
+    usual = {  # the usual slips, each named without the answer
+        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (eq. 6) is missing",
+        g + gl ** (K - 2) * delta_p: "the power of γλ on δ' is one too small: the horizon is "
+                                      "counted from t, not from t + 1",
+        g + gl ** K * delta_p: "the power of γλ on δ' is one too large: in eq. (6) it counts "
+                                "the steps from t + 1 to the old horizon",
         U + gl ** (K - 1) * delta_p: "that is G_t^{λ|t+K+1}: the horizon step without the "
                                       "ρ-step (t did not move)",
-        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: it divides "
-                                                    "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
+        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: read eq. (7) "
+                                                    "again",
     }
     a = float(arr) if arr.shape == () else None
     if a is not None and (others := others_answer(a, expected,
@@ -189,7 +190,9 @@ def check_next_target(answer) -> bool:
                                                                                rel_tol=1e-6):
             return verdict(False, "", f"Not yet: {why}.")
     return check_close(answer, expected, name="G_{t+1}^{λ|t+1+K}", rtol=1e-6,
-                       hint="First U ← (U − ρ)/γλ (eq. 7), then add (γλ)^(K−1) δ' (eq. 6).")
+                       hint="Two steps in Algorithm 1's order: the ρ-step (eq. 7), then the "
+                       "horizon step (eq. 6); check each against its equation, the power of γλ "
+                       "included.")
 
 
 #: Exercise 4 without a student id (K = 4)
@@ -233,8 +236,9 @@ def check_first_update(answer, theta_index=None) -> bool:
     if a is None:
         return False
     if a != first and a == K:
-        ok = verdict(False, "", f"Not yet: K = {K} is right, but t counts from 0: the pass that "
-                     "observes S_K is the pass at t = K − 1.")
+        ok = verdict(False, "", f"Not yet: K = {K} is right, but the answer is a time step: "
+                     "which t has the pass that observes S_K? (t counts from 0; the pass at t "
+                     "observes S_{t+1}.)")
     else:
         ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
                      "when the queue holds K states.",
