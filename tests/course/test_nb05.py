@@ -448,3 +448,18 @@ def test_check_eta_experiment_reads_the_stored_results_itself():
         assert nb05._fig3_right_at(lam) == by_hand
     exercises.use_student(None)
     assert nb05.given_experiment() == dict(lam=0.9)
+
+
+def test_the_right_baseline_passes_where_the_median_is_the_mean(capsys):
+    """Id 'solved' draws a sample whose median error equals the mean's to 2e-9 (the nbgrader
+    flow found it): the right answer passes there, rather than being called the median's."""
+    exercises.use_student("solved")
+    try:
+        b = nb05._constant_baselines(**nb05.given_sample())
+        assert math.isclose(b["ratio"], b["median_ratio"], rel_tol=1e-6)
+        assert nb05.check_constant_baseline(b["ratio"]) is True
+    finally:
+        exercises.use_student(None)
+    b = nb05._constant_baselines(**nb05.given_sample())  # the paper's sample: they differ
+    assert not nb05.check_constant_baseline(b["median_ratio"])
+    assert "median's error" in capsys.readouterr().out
