@@ -12,14 +12,18 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   library (installable: ``pyproject.toml``), ``requirements.txt`` (the pins of the ``student``
   role, ``requirements/student.txt`` with what it reads) and the lock as ``constraints.txt``,
   binder/, the experiment files, the stored
-  results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
+  results, the licence and citation files (``LICENSE``, ``LICENSE-TEXT``, ``CITATION.cff``),
+  ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
   on notebook 01) and its own README (``release/README.students.md``: what the course is,
   the two commands, offline
   use, the homework: what to edit and hand in, how it is graded, the table of exercises,
   where to ask), and ``tests/test_homework.py`` (``pytest`` there runs ``python -m ftd_lib
-  check`` on each notebook). No worked solution exists in it: every solution cell is dropped
-  with its outputs; the library holds only checks and hints; no compiled file, no MyST source
-  (``notebooks/src`` holds the solutions), none of the course's own tests. ``--no-hints``
+  check`` on each notebook). With ``--repo OWNER/NAME --ref REF`` (the students' public
+  repository it is published at) the notebooks' Colab cell installs from there; without, that
+  cell says on Colab that the copy names no repository. No worked solution exists in it:
+  every solution cell is dropped with its outputs; the library holds only checks and hints;
+  no compiled file, no MyST source (``notebooks/src`` holds the solutions), none of the
+  course's own tests. ``--no-hints``
   drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
   (nbgrader), plus
