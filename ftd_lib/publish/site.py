@@ -39,6 +39,7 @@ complete; an existing non-empty ``--out`` is refused unless ``force``.
 from __future__ import annotations
 
 import datetime
+import html
 import json
 import os
 import re
@@ -60,8 +61,9 @@ from .present import present
 from .release import REPO, check_out, release
 
 STATIC = Path(__file__).with_name("site_static")
-#: the repository the run buttons launch (``--repo``; none: no buttons)
-DEFAULT_REPO = os.environ.get("GITHUB_REPOSITORY") or None
+#: the students' public repository the run buttons launch (``--repo``; none: no buttons); never
+#: the instructors' (``$GITHUB_REPOSITORY``), which holds the worked solutions
+DEFAULT_REPO = os.environ.get("FTD_STUDENTS_REPO") or None
 #: the git ref of the students' copy they launch (``--ref``; the Pages workflow pins a tag)
 DEFAULT_REF = os.environ.get("FTD_STUDENTS_REF") or colab.REF
 
@@ -194,14 +196,19 @@ def build_info() -> dict:
                 commit=commit)
 
 
-def footer_html(repo: str | None, info: dict) -> str:
-    """The footer: the licence, how to cite, the build's date and commit."""
-    short = info["commit"][:12]
-    commit = (f'<a href="https://github.com/{repo}/commit/{info["commit"]}">{short}</a>'
-              if repo and short != "unknown" else short)
+def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
+    """The footer: the licence, how to cite, the build's date and what it was built from: with
+    ``repo`` (the students' public repository) a link to the students' copy ``ref`` there,
+    never to the instructors' commit (their repository holds the worked solutions); without
+    one (a local preview), the commit's name, unlinked."""
+    if repo:
+        built = (f'the students\' copy <a href="https://github.com/{repo}/tree/{ref}">'
+                 f'{html.escape(ref)}</a>')
+    else:
+        built = f'commit {info["commit"][:12]}'
     return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
             '<a href="index.html#cite-this-course">cite this course</a> · built '
-            f'{info["date"]} from commit {commit}</p>')
+            f'{info["date"]} from {built}</p>')
 
 
 def _title(nb) -> str:
@@ -298,6 +305,9 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
             if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
                 cell.source = notes_box(cell.source)
         cells.append(cell)
+        note = default_numbers_note(cell)
+        if note:  # the exercise's cell is not on the page: the numbers it prints without an id are
+            cells.append(nbformat.v4.new_markdown_cell(note))
         if not titled and cell.cell_type == "markdown" and re.search(r"(?m)^# ", cell.source):
             cells.append(_links_cell(name, repo, ref))
             titled = True
@@ -329,6 +339,32 @@ def deck_links_to_pages(html_text: str) -> str:
 #: the opening of a notes cell that lists a notebook's learning goals a second time (the title
 #: slide lists them, the landing page's table too): left off the page (X11)
 GOALS_IN_FULL = "The learning goals in full"
+
+
+#: an exercise cell's printing of its given numbers: ``print(nb06.given_epsilon())``
+GIVEN_PRINT = re.compile(r"print\((nb\d\d)\.(given_\w+)\(\)\)")
+
+
+def default_numbers_note(cell) -> str:
+    """For an exercise's cell (tag ``exercise``, not on a page) that prints its given numbers
+    (:data:`GIVEN_PRINT`): one line with what it prints without a student id
+    (:func:`ftd_lib.course.exercises.default_numbers`), so the exercise can be worked from the
+    page; else ``""``."""
+    import importlib
+
+    from ..course import roles
+    from ..course.exercises import default_numbers
+
+    if cell.cell_type != "code" or not roles.has(cell, roles.EXERCISE):
+        return ""
+    shown = []
+    for module, given in GIVEN_PRINT.findall(cell.source):
+        mod = importlib.import_module(f"ftd_lib.course.exercises.{module}")
+        shown.append(f"`{default_numbers(getattr(mod, given))}`")
+    if not shown:
+        return ""
+    return ("*The numbers (printed by the exercise's cell in the notebook; these are the ones "
+            "without a student id, your own differ):* " + ", ".join(shown))
 
 
 def notes_box(source: str) -> str:
@@ -420,7 +456,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             nbformat.write(snb, src / p.name)
         bar.close()
         times["explorers_s"] = time.perf_counter() - t
-        theme = theme_options(repo, ref, footer_html(repo, info))
+        theme = theme_options(repo, ref, footer_html(repo, info, ref))
         (src / "conf.py").write_text(conf_py(theme, info["date"][:4]))
         if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
             from .deck import write_decks

@@ -217,7 +217,7 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     info = dict(date="2026-11-27", commit="0123456789abcdef")
     foot = site.footer_html("me/course", info)
     assert "CC BY 4.0" in foot and "MIT" in foot and "2026-11-27" in foot
-    assert "github.com/me/course/commit/0123456789abcdef" in foot
+    assert "github.com/me/course/tree/students" in foot and "0123456789abcdef" not in foot
     opts = site.theme_options("me/course", "students-abc", foot)
     assert opts["repository_branch"] == "students-abc"
     assert opts["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
@@ -286,7 +286,7 @@ def test_pages_workflow_builds_and_uploads_the_site():
     checkout = next(s for s in build["steps"] if "checkout" in s.get("uses", ""))
     assert checkout["with"]["ref"] == "${{ github.event.workflow_run.head_sha || github.sha }}"
     assert "ftd-course-students.zip" in runs and 'git tag "$FTD_STUDENTS_REF"' in runs
-    assert wf["permissions"]["contents"] == "write"
+    assert wf["permissions"]["contents"] == "read"  # the copy goes to its own repository
     names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
     assert names.index("Publish the students' copy the site launches (the zip on its landing "
                        "page)") < names.index("actions/upload-pages-artifact@v5")
