@@ -19,6 +19,7 @@ id                        label                 kind        numerics  implementa
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
 ``watkins_q_lambda``      Watkins's Q(λ)        control     1         reference
 ``n_step_sarsa``          n-step Sarsa          control     1         reference (params: n)
+``expected_sarsa``        Expected Sarsa        control     --        reference
 ========================  ====================  ==========  ========  =========================
 
 A new method: its per-run reference and one row here. Where the reference goes: a prediction
@@ -87,7 +88,8 @@ class Method:
     experiment runs it), ``reference`` (its per-run function: a name in
     :mod:`ftd_lib.algorithms`, or ``"module:function"`` of :mod:`ftd_lib`, or ``None``) and
     ``engines`` (the fast implementations: ``"batch"``, ``"kernel"``), ``params`` (its own
-    parameters, :class:`Param`; every implementation takes them by keyword)."""
+    parameters, :class:`Param`; every implementation takes them by keyword), ``ignores``
+    (the settings columns it does not read)."""
 
     id: str
     label: str
@@ -98,6 +100,10 @@ class Method:
     reference: str | None
     engines: tuple[str, ...]
     params: tuple[Param, ...] = ()
+    #: the settings columns its numbers do not depend on (``"lam"``, ``"eta"``, ``"k_max"``):
+    #: an experiment runs it at one fixed value of each (:data:`IGNORED_SETTINGS`), never the
+    #: grid's, so they neither key its chunks nor appear in its labels
+    ignores: tuple[str, ...] = ()
 
     def style(self) -> dict:
         """Keyword arguments for ``ax.plot``: ``color``, ``ls``, ``label``."""
@@ -128,8 +134,14 @@ METHODS: dict[str, Method] = {m.id: m for m in (
     Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,
            "references.n_step_sarsa:n_step_sarsa", (),
            (Param("n", lambda v: check_int("n", v, 1), example=3,
-                  doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),)),
+                  doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),),
+           ignores=("lam", "eta", "k_max")),
+    Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", None,
+           "references.expected_sarsa:expected_sarsa", (), ignores=("lam", "eta", "k_max")),
 )}
+
+#: the value an experiment gives a settings column that a method ignores (``Method.ignores``)
+IGNORED_SETTINGS = {"lam": 0.0, "eta": 0.01, "k_max": None}
 
 #: the methods of each kind, in the table's order (the order of every legend)
 PREDICTION = tuple(m.id for m in METHODS.values() if m.kind == "prediction")

@@ -7,10 +7,31 @@ import math
 import numpy as np
 
 
+def _real(value) -> float:
+    """``float(value)`` of a real number; a bool (``True`` is not 1.0 here), a string
+    (``"0.5"`` is text, not a number) or bytes raise ``TypeError``, as a non-number does."""
+    if isinstance(value, (bool, np.bool_, str, bytes, np.str_, np.bytes_)):
+        raise TypeError(f"not a number: {value!r}")
+    return float(value)
+
+
+def _real_array(value) -> np.ndarray:
+    """``value`` as a float64 array; booleans or text anywhere in it raise ``TypeError``
+    (numpy would turn ``True`` into 1.0 and ``"0.5"`` into 0.5 without a word)."""
+    raw = np.asarray(value)
+    if raw.dtype.kind in "bUSV":
+        raise TypeError(f"not numbers: {raw.dtype}")
+    if not isinstance(value, np.ndarray):  # a list: numpy makes [0.1, True] floats
+        items = np.asarray(value, dtype=object).ravel()
+        if any(isinstance(x, (bool, np.bool_, str, bytes)) for x in items):
+            raise TypeError("not numbers: a bool or a string among them")
+    return raw.astype(np.float64)
+
+
 def check_alpha(alpha) -> float:
-    """Step size: a finite number > 0."""
+    """Step size: a finite number > 0 (not a bool or a string)."""
     try:
-        a = float(alpha)
+        a = _real(alpha)
     except (TypeError, ValueError):
         raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}") from None
     if not math.isfinite(a) or a <= 0:
@@ -19,9 +40,10 @@ def check_alpha(alpha) -> float:
 
 
 def check_unit(name: str, value) -> float:
-    """A parameter in the closed interval [0, 1] (lam, gamma, epsilon)."""
+    """A parameter in the closed interval [0, 1] (lam, gamma, epsilon); not a bool or a
+    string."""
     try:
-        v = float(value)
+        v = _real(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number in [0, 1], got {value!r}") from None
     if not (0.0 <= v <= 1.0):
@@ -30,9 +52,9 @@ def check_unit(name: str, value) -> float:
 
 
 def check_eta(eta) -> float:
-    """The K-bound fraction: a number in the open interval (0, 1)."""
+    """The K-bound fraction: a number in the open interval (0, 1) (not a bool or a string)."""
     try:
-        e = float(eta)
+        e = _real(eta)
     except (TypeError, ValueError):
         raise ValueError(f"eta must be a number in (0, 1), got {eta!r}") from None
     if not (0.0 < e < 1.0):
@@ -56,7 +78,10 @@ def check_k_max(k_max):
 
 def check_w0(w0, n_params: int) -> np.ndarray:
     """Initial weights: a finite 1-d vector of the approximator's length."""
-    w = np.asarray(w0, dtype=float)
+    try:
+        w = _real_array(w0)
+    except (TypeError, ValueError):
+        raise ValueError(f"w0 must be a vector of numbers, got {type(w0).__name__}") from None
     if w.ndim != 1 or w.shape[0] != n_params:
         raise ValueError(f"w0 must have shape ({n_params},), got {np.shape(w0)}")
     if not np.all(np.isfinite(w)):
@@ -84,8 +109,8 @@ def check_episodes(episodes, n_features: int, name: str = "episodes"
         except (TypeError, ValueError):
             raise ValueError(f"{name}[{i}] must be a (features, rewards) pair") from None
         try:
-            x = np.asarray(features, dtype=float)
-            r = np.asarray(rewards, dtype=float)
+            x = _real_array(features)
+            r = _real_array(rewards)
         except (TypeError, ValueError):
             raise ValueError(f"{name}[{i}] features and rewards must be arrays of numbers"
                              ) from None
@@ -131,15 +156,16 @@ def check_choice(name: str, value, choices) -> object:
 
 
 def check_number(name: str, value, *, minimum=None, exclusive=True, allow_inf=False) -> float:
-    """A real number (not NaN; ``inf`` only if ``allow_inf``), above ``minimum`` if given."""
+    """A real number (not NaN, a bool or a string; ``inf`` only if ``allow_inf``), above
+    ``minimum`` if given."""
     what = "a number" if allow_inf else "a finite number"
     if minimum is not None:
         what += f" {'>' if exclusive else '>='} {minimum:g}"
     try:
-        v = float(value)
+        v = _real(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {what}, got {value!r}") from None
-    if isinstance(value, (bool, np.bool_)) or math.isnan(v) or (math.isinf(v) and not allow_inf):
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be {what}, got {value!r}")
     if minimum is not None and (v <= minimum if exclusive else v < minimum):
         raise ValueError(f"{name} must be {what}, got {value!r}")
@@ -168,7 +194,7 @@ def check_run_ids(run_ids, n_rows: int | None = None) -> np.ndarray:
 def check_finite_array(name: str, value, shape=None) -> np.ndarray:
     """A finite float array (of ``shape`` if given; ``None`` entries in ``shape`` are free)."""
     try:
-        a = np.asarray(value, dtype=np.float64)
+        a = _real_array(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be an array of numbers, got {type(value).__name__}"
                          ) from None

@@ -10,7 +10,7 @@ import torch
 from .. import methods as _methods
 from .. import validate as V
 from ..approx import ACTIVATIONS
-from ..envs.tasks import TASKS
+from ..envs.tasks import TASKS, check_task_params
 from ..rng import AGENT_STREAM
 from . import checks
 from .control import TRUNCATIONS, ControlBatch
@@ -22,12 +22,12 @@ DEFAULT_WIDTH = 1024  # control: rows of the batch the tasks go through
 ENGINES = ("auto", "kernel", "batch", "reference")  # how run_control runs its tasks
 
 
-def _control_env(env, seed, run_ids, max_steps=None):
-    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name, or
-    a factory ``env(seed, run_ids)``."""
+def _control_env(env, seed, run_ids, max_steps=None, task_params=None):
+    """The batched env of ``run_ids``: a task of :data:`ftd_lib.envs.tasks.TASKS` by name
+    (with its ``task_params``), or a factory ``env(seed, run_ids)``."""
     if isinstance(env, str) and env in TASKS:
         kw = {} if max_steps is None else dict(max_steps=max_steps)
-        return TASKS[env].batch_cls(seed, run_ids, **kw)
+        return TASKS[env].batch_cls(seed, run_ids, **kw, **(task_params or {}))
     if callable(env):
         return env(seed, run_ids)
     raise ValueError(f"env must be one of {', '.join(map(repr, TASKS))} or a factory "
@@ -64,7 +64,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                 dtype=torch.float64, div_bound=1e6, progress=False, w0=None,
                 max_steps=None, truncation="bootstrap", width=None,
                 engine="auto", params=None, activation="tanh",
-                init="uniform") -> ControlResult:
+                init="uniform", task_params=None) -> ControlResult:
     """Run Sarsa(lambda) or forward Sarsa(lambda) live on a vectorised control task (Fig. 4).
 
     Task ``i`` (one run) has settings ``settings.row(i)`` and run id ``run_ids[i]``. The tasks
@@ -91,7 +91,10 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     the readable per-run reference (:mod:`ftd_lib.algorithms`, slow); ``"auto"`` (default)
     takes the first that can run. ``params``: the method's own parameters (its row's
     ``params`` in :mod:`ftd_lib.methods`, checked by :func:`ftd_lib.methods.check_params`),
-    the same for every task, passed to its implementation by keyword. The network, in every
+    the same for every task, passed to its implementation by keyword. ``task_params``: the
+    task's own (its row's ``params`` in :data:`ftd_lib.envs.tasks.TASKS`, checked by
+    :func:`ftd_lib.envs.tasks.check_task_params`), passed to its environment; the compiled
+    kernel runs a task at its defaults only. The network, in every
     engine: ``n_hidden`` units, ``activation`` ``"tanh"`` or ``"sigmoid"``
     (:data:`ftd_lib.approx.ACTIVATIONS`), first weights by ``init`` (:data:`INITS`,
     :func:`initial_weights`; ignored when ``w0`` is given). All follow the
@@ -106,6 +109,13 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
                                                       control=True)
     epsilon = V.check_unit("epsilon", epsilon)
     params = _methods.check_params(method, params)
+    if task_params and not (isinstance(env, str) and env in TASKS):
+        raise ValueError(f"task_params: only a task of the registry takes them, got env={env!r}")
+    try:  # (a ValueError naming task_params.<name>)
+        task_params = (check_task_params(env, task_params)
+                       if isinstance(env, str) and env in TASKS else {})
+    except ValueError as e:
+        raise ValueError(f"task_{e}") from None
     V.check_choice("activation", activation, ACTIVATIONS)
     first = V.check_choice("init", init, INITS)  # (``init`` below: the tasks' weights)
     if max_steps is not None:
@@ -121,7 +131,12 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     W = min(W, N)
     dev = checks.check_device(device)
     engine = choose_engine(method, env, engine, dtype, dev)
-    e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps)
+    if engine == "kernel" and any(v != p.default for p in TASKS[env].params
+                                  for k, v in task_params.items() if k == p.name):
+        raise ValueError(f"task_params: the compiled kernel runs {env} at its defaults only "
+                         f"(engine='batch' or 'reference' run {task_params})")
+    e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps,
+                     task_params)
     A = int(e.n_actions)
     n_in = int(getattr(e, "obs_dim", 0)) or np.asarray(e.reset()).shape[1]
     if w0 is None:
@@ -143,7 +158,8 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         from .reference import run_tasks
 
         return run_tasks(method, settings, seed, run_ids, n_episodes, n_in=n_in,
-                         make_env=lambda ids: _control_env(env, seed, ids, max_steps),
+                         make_env=lambda ids: _control_env(env, seed, ids, max_steps,
+                                                           task_params),
                          init=init, agent_stream=AGENT_STREAM, epsilon=epsilon,
                          n_hidden=n_hidden, div_bound=div_bound, truncation=truncation,
                          progress=progress, params=params, activation=activation)

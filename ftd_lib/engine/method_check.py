@@ -8,7 +8,10 @@ from Monte Carlo). A method's hand-worked episode lives beside its reference, in
 reference's module: ``HAND_WORKED = {"<method id>": HandWorked(hand, cases)}`` where
 ``hand(w0, **case)`` writes out what the method does on the template and each case holds the
 keyword arguments the reference runs with (``lam`` and the method's own parameters, e.g.
-``{"n": 2}``; see :func:`ftd_lib.references.n_step_sarsa.hand_n_step_sarsa`).
+``{"n": 2}``; see :func:`ftd_lib.references.n_step_sarsa.hand_n_step_sarsa`), and ``epsilon``
+(default 1: the policy uniform) where the target depends on the policy's probabilities: the
+template's draws force the actions at any epsilon > 0, so a case at 0 < epsilon < 1 checks
+:math:`\pi` itself (:func:`ftd_lib.references.expected_sarsa.hand_expected_sarsa`).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ def check_hand_worked(method_id: str, hand=None) -> str:
             if want is None:
                 continue
             got = fn(TemplateTask(), w0, approx=Linear(2), alpha=ALPHA, gamma=GAMMA,
-                     n_episodes=1, agent=ForcedAgent(), epsilon=1.0, **{"lam": 1.0, **case})
+                     n_episodes=1, agent=ForcedAgent(), **{"lam": 1.0, "epsilon": 1.0, **case})
             if not np.allclose(got.weights, want, rtol=0, atol=1e-14):
                 raise MethodCheckError(
                     f"check_method({method_id!r}): hand-worked episode ({name}, "

@@ -7,8 +7,9 @@ from .. import methods as _methods
 
 #: The numerics version of every method an engine runs (from :mod:`ftd_lib.methods`): what a
 #: stored result's numbers depend on (the engine, the environments, the random streams, the
-#: network's arithmetic). Stored chunks are keyed by it, not by the code, so moving or renaming
-#: code recomputes nothing. Bump a method's version (its record in :mod:`ftd_lib.methods`)
+#: network's arithmetic). Stored chunks are keyed by it and by the digest of the code that
+#: computes them (:mod:`ftd_lib.repro.code`). Bump a method's version (its record in
+#: :mod:`ftd_lib.methods`)
 #: whenever a change alters any of its numbers; ``tests/engine/test_engine_golden.py`` fails when
 #: numbers change without a bump. Control is at 2: truncation at an episode cap bootstraps.
 NUMERICS_VERSION = _methods.NUMERICS_VERSION

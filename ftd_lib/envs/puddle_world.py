@@ -13,7 +13,9 @@ deviation 0.01 in each coordinate -- two uniform draws of the run's own noise st
 edge; puddles of radius 0.1 around the segments (0.1, 0.75)-(0.45, 0.75) and (0.45, 0.4)-
 (0.45, 0.8); where they overlap the depths add): in [-81, -1] (:data:`REWARD_RANGE`).
 **Cap** 500 steps (Sutton's runs had none; ours needs one). **Observation** (the network's
-input, in [-1, 1]^2): :math:`(2x - 1, 2y - 1)`.
+input, in [-1, 1]^2): :math:`(2x - 1, 2y - 1)`. **Parameter** ``noise_sd`` (the task's
+``params``, :data:`ftd_lib.envs.tasks.TASKS`): the moves' noise, 0.01 by default; 0 makes the
+moves exact (the reward still varies in the puddles).
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ def depth(state: np.ndarray) -> np.ndarray:
     return out
 
 
-def step_arrays(state: np.ndarray, actions: np.ndarray, noise: np.ndarray):
+def step_arrays(state: np.ndarray, actions: np.ndarray, noise: np.ndarray,
+                noise_sd: float = NOISE_SD):
     """Every row of ``state`` ``(N, 2)`` stepped once with its ``noise`` ``(N, 2)`` (uniform
-    draws): ``(state', terminal, reward)``."""
+    draws) and the moves' noise of standard deviation ``noise_sd`` (the task's parameter,
+    default 0.01): ``(state', terminal, reward)``."""
     s = np.asarray(state, dtype=np.float64)
-    move = MOVES[np.asarray(actions, dtype=np.int64)] + NOISE_SD * gaussian(noise)
+    move = MOVES[np.asarray(actions, dtype=np.int64)] + noise_sd * gaussian(noise)
     new = np.clip(s + move, 0.0, 1.0)
     reward = -1.0 - PENALTY * depth(new)
     return new, new.sum(axis=1) >= GOAL, reward
@@ -75,8 +79,10 @@ class PuddleWorldBatch(BatchEnv):
     state_dim = 2
     noise_dim = NOISE
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
+    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS,
+                 noise_sd: float = NOISE_SD):
         super().__init__(seed, run_ids, max_steps)
+        self.noise_sd = float(noise_sd)
 
     def obs(self) -> np.ndarray:
         return scale_obs(self.state)
@@ -93,5 +99,6 @@ class PuddleWorldBatch(BatchEnv):
         active = self._mask(active, "active")
         a = self._check_actions(actions, active)
         noise = np.where(active[:, None], self._draw_noise(active), 0.5)
-        new, term, reward = step_arrays(self.state, np.where(active, a, 0), noise)
+        new, term, reward = step_arrays(self.state, np.where(active, a, 0), noise,
+                                        self.noise_sd)
         return self._advance(new, term, active, reward)

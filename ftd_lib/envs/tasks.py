@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..methods import Param
+from ..validate import check_number
 from . import acrobot, cartpole, mountain_car, puddle_world
 
 
@@ -74,6 +76,9 @@ class Task:
     noise: int = 0
     #: the range of one step's reward (``None``: always ``reward``)
     reward_range: tuple[float, float] | None = None
+    #: the task's own parameters (:class:`ftd_lib.methods.Param`): keywords of ``batch_cls``
+    #: and of ``_step``, checked by :func:`check_task_params`
+    params: tuple[Param, ...] = ()
 
     @property
     def rewards(self) -> tuple[float, float]:
@@ -93,20 +98,23 @@ class Task:
         """The network's inputs, in [-1, 1], of raw states ``(..., d)``."""
         return self._obs(np.asarray(states, dtype=float))
 
-    def transition(self, states, actions, noise=None):
+    def transition(self, states, actions, noise=None, **params):
         """Every row of raw ``states`` ``(N, d)`` stepped once with its ``noise`` ``(N,
-        self.noise)`` (a stochastic task; ``None`` for a deterministic one):
-        ``(states', terminal, reward)``, ``reward`` ``(N,)``."""
+        self.noise)`` (a stochastic task; ``None`` for a deterministic one) and the task's
+        ``params`` (checked, :func:`check_task_params`): ``(states', terminal, reward)``,
+        ``reward`` ``(N,)``."""
+        checked = check_task_params(self.name, params)
+        params = {k: checked[k] for k in params}  # (those given: the step's defaults are the row's)
         states = np.asarray(states, dtype=float)
         if self.noise:
             if noise is None or np.shape(noise) != (len(states), self.noise):
                 raise ValueError(f"noise must have shape {(len(states), self.noise)} for "
                                  f"{self.name}, got {None if noise is None else np.shape(noise)}")
-            out = self._step(states, actions, np.asarray(noise, dtype=float))
+            out = self._step(states, actions, np.asarray(noise, dtype=float), **params)
         elif noise is not None:
             raise ValueError(f"{self.name} is deterministic: noise must be None")
         else:
-            out = self._step(states, actions)
+            out = self._step(states, actions, **params)
         if len(out) == 2:
             out = (*out, np.full(len(states), self.reward))
         return out
@@ -144,8 +152,37 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          reward=-1.0, action_names=("up", "down", "right", "left"), state_names=("x", "y"),
          batch_cls=puddle_world.PuddleWorldBatch, _obs=puddle_world.scale_obs,
          _step=puddle_world.step_arrays, noise=puddle_world.NOISE,
-         reward_range=puddle_world.REWARD_RANGE),
+         reward_range=puddle_world.REWARD_RANGE,
+         params=(Param("noise_sd", lambda v: check_number("noise_sd", v, minimum=0.0,
+                                                           exclusive=False),
+                       default=puddle_world.NOISE_SD,
+                       doc="standard deviation of the moves' Gaussian noise"),)),
 )}
+
+
+def check_task_params(name: str, params=None) -> dict:
+    """``params`` (a dict, or ``None``) checked against the row of task ``name``: every key
+    one of its :class:`~ftd_lib.methods.Param`, every value through its check, the defaults
+    filled in; a ``ValueError`` names the task and the parameter otherwise."""
+    t = task(name)
+    params = {} if params is None else params
+    if not isinstance(params, dict):
+        raise ValueError(f"params of {name} must be a table of name = value, got {params!r}")
+    known = {p.name: p for p in t.params}
+    for k in params:
+        if k not in known:
+            raise ValueError(f"params.{k}: {name} has no parameter {k!r} (its parameters: "
+                             f"{', '.join(known) or 'none'})")
+    out = {}
+    for k, p in known.items():
+        if k not in params:
+            out[k] = p.default
+            continue
+        try:
+            out[k] = p.check(params[k])
+        except ValueError as e:
+            raise ValueError(f"params.{k} of {name}: {e}") from None
+    return out
 
 
 def task(name: str) -> Task:

@@ -1,6 +1,7 @@
 r"""What every per-run control reference shares (public: a new reference imports them): the
 run's result (:class:`ControlRun`), :math:`\epsilon`-greedy with the run's own draws
-(:func:`epsilon_greedy`), the step helpers -- :func:`start` an episode, :func:`act` (one step
+(:func:`epsilon_greedy`) and its probabilities (:func:`epsilon_greedy_probs`), the step
+helpers -- :func:`start` an episode, :func:`act` (one step
 and the next action, the episode cap's two meanings), :func:`within_bound` (divergence),
 :func:`diverged` (the frozen run) -- and :func:`control_args` (the contract's checks). The
 engines (:mod:`ftd_lib.engine`) follow the same conventions and are tested against them.
@@ -36,6 +37,17 @@ def epsilon_greedy(q, epsilon: float, agent: np.random.Generator) -> int:
     if u1 < epsilon:
         return min(int(u2 * len(q)), len(q) - 1)
     return int(np.argmax(q))
+
+
+def epsilon_greedy_probs(q, epsilon: float) -> list[float]:
+    r"""The probabilities :math:`\pi(a|s)` with which :func:`epsilon_greedy` picks each action
+    from the values ``q``: :math:`\epsilon/|A|` for every action (the exploring draw is
+    uniform over all of them, the greedy one included) plus :math:`1 - \epsilon` on the
+    first maximal action (the first ``nan``, if any) -- the policy an expectation-based
+    target (Expected Sarsa, tree backup, Q(:math:`\sigma`)) averages over. Python floats."""
+    greedy = int(np.argmax(q))
+    share = float(epsilon) / len(q)
+    return [share + (1.0 - float(epsilon) if a == greedy else 0.0) for a in range(len(q))]
 
 
 def q_values(approx, w, s):

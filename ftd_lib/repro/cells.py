@@ -108,6 +108,9 @@ class Figure:
     xlabel: str = ""
     #: the network's hidden units (the engine's and the kernel's default: 50)
     hidden_units: int = 50
+    #: the task's own parameters a file gives (``[task] params``: sorted ``(name, value)``
+    #: pairs, checked by the task's row, :func:`ftd_lib.envs.tasks.check_task_params`)
+    task_params: tuple = ()
     #: what the experiment asks of its report (its file's ``[report]``) and its set-ups'
     #: words (name -> ``{"choice", "change"}``)
     report: dict = field(default_factory=dict)

@@ -3,9 +3,11 @@ r"""A figure cut into chunks, and the runner that computes a chunk (by default t
 A chunk is one method's block of cells times a block of runs (:class:`ChunkTask`); the cut
 (:func:`cut_chunks`) depends only on the figure's definition. Everything that determines a
 chunk's numbers is its *identity* (:meth:`ChunkTask.identity`), hashed into its file name in the
-store (:mod:`ftd_lib.repro.store`): the same chunk always gets the same file, whatever code
-computes it, and a chunk computed by another engine numerics version is another chunk. The
-identity of a chunk must never change for the same chunk (tests pin it).
+store (:mod:`ftd_lib.repro.store`): a chunk computed by another engine numerics version, or by
+other code (the digest of the method's, the task's and the engines' source,
+:mod:`ftd_lib.repro.code`), is another chunk, and a rerun says which chunks it recomputes
+because their code changed. The identity of a chunk must never change for the same chunk and
+code (tests pin it).
 
 The runner contract: ``runner(task: ChunkTask, *, device: str, progress: bool) -> dict`` with
 ``values`` ``(rows, n_episodes)`` and ``diverged`` ``(rows,)``; :func:`reduce_chunk` turns that
@@ -50,13 +52,16 @@ class ChunkTask(NamedTuple):
     truncation: str | None = None
     variant: dict | None = None  # a set-up variant (ftd_lib.repro.setups): name, hidden, ...
     params: dict | None = None  # the method's own parameters (ftd_lib.methods: its row's)
+    task_params: dict | None = None  # the task's own parameters (ftd_lib.envs.tasks: its row's)
 
     @property
     def rows(self) -> int:
         return len(self.run_ids)
 
-    def identity(self, runner_name: str, device_kind: str) -> dict:
-        """Everything that determines the chunk's numbers (hashed into its file name)."""
+    def identity(self, runner_name: str, device_kind: str, code: str | None = None) -> dict:
+        """Everything that determines the chunk's numbers (hashed into its file name);
+        ``code``: the digest of the code that computes it (:mod:`ftd_lib.repro.code`; the
+        engine runner's chunks have one, :func:`identity_of`)."""
         return {
             "store_version": STORE_VERSION, "figure": self.figure, "scale": self.scale,
             "task": self.task, "env": self.env, "method": self.method,
@@ -68,7 +73,28 @@ class ChunkTask(NamedTuple):
             **({} if self.truncation is None else {"truncation": self.truncation}),
             **({} if self.variant is None else {"variant": self.variant}),
             **({} if not self.params else {"params": dict(sorted(self.params.items()))}),
+            **({} if not self.task_params
+               else {"task_params": dict(sorted(self.task_params.items()))}),
+            **({} if code is None else {"code": code}),
         }
+
+
+def identity_of(task: ChunkTask, runner, device_kind: str) -> dict:
+    """The identity a runner's chunk is stored under: the engine runner's
+    (:func:`engine_runner`) carries its numerics version and the digest of the code it runs
+    (:func:`ftd_lib.repro.code.task_code`), so a changed method or task never loads a chunk
+    of its old code; another runner (a test's) is named by its name only."""
+    if runner is engine_runner:
+        return engine_identity(task, device_kind)
+    return task.identity(runner_name(runner), device_kind)
+
+
+def engine_identity(task: ChunkTask, device_kind: str) -> dict:
+    """The identity of the engine's chunk of ``task`` (what a plan looks for in a store):
+    its numerics version and the digest of its code."""
+    from .code import task_code
+
+    return task.identity(engine_runner_name(task.method), device_kind, task_code(task)[0])
 
 
 #: what a variant's spec sets beyond the chunk's own fields (epsilon, max_steps, truncation);
@@ -104,12 +130,13 @@ def cut_chunks(fig: Figure, seed: int = DEFAULT_SEED) -> list[ChunkTask]:
                 for c0 in range(0, len(idx), fig.cells_per_chunk):
                     cblock = idx[c0:c0 + fig.cells_per_chunk]
                     out += _run_blocks(fig, method, cblock, seed, eps, cap, trunc,
-                                       task_variant, dict(params) or None)
+                                       task_variant, dict(params) or None,
+                                       dict(fig.task_params) or None)
     return out
 
 
 def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant,
-                params=None) -> list[ChunkTask]:
+                params=None, task_params=None) -> list[ChunkTask]:
     """The chunks of one block of cells: one per block of ``runs_per_chunk`` runs."""
     out = []
     for r0 in range(0, fig.runs, fig.runs_per_chunk):
@@ -119,7 +146,7 @@ def _run_blocks(fig, method, cblock, seed, eps, cap, trunc, variant,
         settings = np.array([fig.cells[i].row() for i in cell_index], dtype=np.float64)
         out.append(ChunkTask(fig.name, fig.scale, fig.task, fig.env, method, cell_index,
                              settings, run_ids, int(seed), fig.episodes, eps, cap, trunc,
-                             variant, params))
+                             variant, params, task_params))
     return out
 
 
@@ -226,7 +253,8 @@ def engine_runner(task: ChunkTask, *, device: str = "cpu", progress: bool = Fals
         res = engine.run_control(task.method, settings, env=task.env,
                                  epsilon=task.epsilon, max_steps=task.max_steps,
                                  truncation=task.truncation or "bootstrap",
-                                 params=task.params, **net, **kw)
+                                 params=task.params, task_params=task.task_params, **net,
+                                 **kw)
     return _engine_result(res)
 
 
@@ -273,6 +301,10 @@ def chunk_result(job, progress: bool = False) -> tuple[dict, dict]:
     cmeta = {"compute_s": time.time() - tc, "device": device, "finished": time.time(),
              "machine": here,
              "provenance": chunk_provenance(raw.get("engine") or runner_name(runner))}
+    if runner is engine_runner:  # which files the code digest covered (a rerun names changes)
+        from .code import task_code
+
+        cmeta["code_files"] = task_code(task)[1]
     if "engine_stats" in raw:
         cmeta["engine"] = raw["engine_stats"]
     return data, cmeta

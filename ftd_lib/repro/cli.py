@@ -112,6 +112,9 @@ def _plan_options(p, *, dry_run: bool) -> None:
     p.add_argument("--no-calibrate", action="store_true",
                    help="seconds from this machine's last calibration (or the stored "
                         "defaults), not measured now")
+    p.add_argument("--recalibrate", action="store_true",
+                   help="measure the seconds now even where this machine's calibration of "
+                        "the same code is under a day old (which is reused otherwise)")
     p.add_argument("--summary", action="store_true", help="no chunk lists, only the stages")
 
 
@@ -429,19 +432,34 @@ def _plan(jobs, args, workers: int) -> int:
     (:mod:`ftd_lib.repro.planning.plan`) for the experiments and options the command would be
     given."""
     from .planning.calibrate import calibrate, stored_rate_lines
-    from .planning.cost import Costing, history_dirs, machine_rates, save_rates
+    from .planning.cost import (
+        Costing,
+        calibration_code,
+        fresh_rates,
+        history_dirs,
+        machine_rates,
+        save_rates,
+    )
     from .planning.plan import methods_to_calibrate, plan_experiment, plan_lines
 
     if args.no_calibrate:
         rates = machine_rates()
     else:
-        print("calibrating on this machine (a few seconds a method) ...", file=sys.stderr,
-              flush=True)
         pred, ctrl, engines = methods_to_calibrate([j.figure for j in jobs])
-        rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers,
-                          engines=engines)
-        if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
-            save_rates(rates)  # the progress bars' ETA uses them
+        code = calibration_code(pred, ctrl, engines)
+        rates, why = (None, "--recalibrate") if getattr(args, "recalibrate", False) else \
+            fresh_rates(code, pred, ctrl, engines)
+        if rates is not None and (workers < 2 or str(workers) in rates.slowdown
+                                  or workers > (os.cpu_count() or 1)):
+            print(f"calibration {why}", file=sys.stderr, flush=True)
+        else:
+            why = why or f"none for {workers} workers"
+            print(f"calibrating on this machine (a few seconds a method; {why}) ...",
+                  file=sys.stderr, flush=True)
+            rates = calibrate(pred, ctrl, worker_start=workers > 1, workers=workers,
+                              engines=engines)
+            if workers <= (os.cpu_count() or 1):  # (a start measured with as many processes)
+                save_rates(rates, code=code)  # the progress bars' ETA uses them
     plans, devices, notes = [], [], set()
     for job in jobs:
         devices.append(_device(args, job))

@@ -20,7 +20,7 @@ import math
 
 from .. import validate
 from ..envs import tasks
-from ..methods import check_params, label
+from ..methods import IGNORED_SETTINGS, check_params, label
 from ..methods import method as method_record
 from .cells import NO_EPSILON, Cell, Figure, _geom, network_only
 from .keys import (  # noqa: F401  (re-exported: the loader's names)
@@ -141,6 +141,14 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     except ValueError as e:
         raise r.fail("task.name", str(e)) from None
     curves = _curves(r, raw)
+    given = task_t.get("params", {})
+    if not isinstance(given, dict):
+        raise r.fail("task.params", f"must be a table of name = value, got {given!r}")
+    try:
+        checked = tasks.check_task_params(env, given)
+    except ValueError as e:
+        raise r.fail("task.params", str(e)) from None
+    task_params = tuple(sorted((k, checked[k]) for k in given))  # (only those given)
     kinds = {method_record(c["method"]).kind for c in curves}
     if len(kinds) > 1:
         raise r.fail("methods", "prediction and control methods cannot share an experiment")
@@ -157,6 +165,12 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
                            for a in r.numbers(grid.get("alphas"), "grid.alphas")}))
     lams = tuple(sorted({r.check("grid.lams", validate.check_unit, "lam", v)
                          for v in r.numbers(grid.get("lams"), "grid.lams")}))
+    if x == "lam":
+        flat = [c["name"] for c in curves if "lam" in method_record(c["method"]).ignores]
+        if flat:
+            raise r.fail("x", f"the curve(s) {', '.join(map(repr, flat))} ignore λ: they "
+                         "have no points on a λ axis (x = \"alpha\")")
+    _check_report(r, r.table(raw, "report"), [c["name"] for c in curves], x)
     runs = r.int(raw, "runs", "runs")
     episodes = r.int(raw, "episodes", "episodes")
     paper = r.table(raw, "paper")
@@ -165,7 +179,8 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
     for s in setups:
         for c in curves:
             curve = c["name"] if s["curve"] is None else f"{s['curve']} / {label(c['name'])}"
-            for lam in c["lams"] or lams:
+            ignores = method_record(c["method"]).ignores
+            for lam in (IGNORED_SETTINGS["lam"],) if "lam" in ignores else c["lams"] or lams:
                 for a in alphas:
                     cells.append(Cell(c["method"], a, lam, s["gamma"], c["eta"], c["k_max"],
                                       curve=curve, variant=s["variant"], params=c["params"]))
@@ -229,6 +244,7 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
         task_title=task.title,
         xlabel=str(raw.get("xlabel", "step size α" if x == "alpha" else "λ")),
         hidden_units=base_spec.get("n_hidden", 50), report=r.table(raw, "report"),
+        task_params=task_params,
         paper_counts="paper" in raw,
         setup_notes={s["variant"]: {"choice": s["choice"], "change": s["change"]}
                      for s in setups if s["variant"] and s.get("choice") is not None
@@ -238,6 +254,30 @@ def build(raw: dict, scale: str, source: str, overrides=None) -> tuple[Figure, d
            "device_kind": device, "out": raw.get("out"), "setups": setups,
            "report": r.table(raw, "report")}
     return fig, run
+
+
+def _check_report(r, rep: dict, names: list[str], x: str) -> None:
+    """``[report]``'s curve names are curves of the file (``compare_with`` one, on an
+    x = alpha axis; ``compare`` two, on an x = lam axis): anything else is refused in one
+    line, not a comparison left out of the report without a word."""
+    def one(key, v):
+        if not isinstance(v, str) or v not in names:
+            raise r.fail(key, f"no curve {v!r} (the curves: {', '.join(map(repr, names))})")
+
+    if "compare_with" in rep:
+        one("report.compare_with", rep["compare_with"])
+        if x != "alpha":
+            raise r.fail("report.compare_with", "compares each curve at its best α: it needs "
+                         "x = \"alpha\" (x = \"lam\" takes report.compare = [A, B])")
+    if "compare" in rep:
+        v = rep["compare"]
+        if not isinstance(v, list) or len(v) != 2:
+            raise r.fail("report.compare", f"must be two curve names [A, B], got {v!r}")
+        for name in v:
+            one("report.compare", name)
+        if x != "lam":
+            raise r.fail("report.compare", "compares two curves per λ: it needs x = \"lam\" "
+                         "(x = \"alpha\" takes report.compare_with = NAME)")
 
 
 def _title(r, title, alphas, lams, task) -> str:
@@ -289,10 +329,35 @@ def _curves(r, raw) -> list[dict]:
         if rec.numerics is None:
             raise r.fail(where + "method", f"{m} runs in no engine (it has no numerics "
                          f"version in ftd_lib.methods)")
-        out.append(_curve(r, c, where, m, grid))
+        out += [_curve(r, one, where, m, grid) for one in _swept(r, c, where)]
     names = [c["name"] for c in out]
     if len(set(names)) < len(names):
         raise r.fail("curves", f"two curves share a name: {names}")
+    return out
+
+
+def _swept(r, c: dict, where: str) -> list[dict]:
+    """A curve whose ``params`` give a list of values (``params = { n = [2, 4] }``, or
+    ``--set curves.1.params.n=2,4``) is a sweep: one curve per value (per combination, for
+    several lists), each checked by the method's row and named by its name (its ``name``, or
+    its method) with the swept values (``"n-step n=2"``); one value is a plain curve."""
+    given = c.get("params", {})
+    if not isinstance(given, dict):
+        return [c]
+    axes = [(k, v) for k, v in given.items() if isinstance(v, list)]
+    if not axes:
+        return [c]
+    for k, v in axes:
+        if not v:
+            raise r.fail(f"{where}params.{k}", "an empty list (a sweep needs values)")
+        if len(set(map(repr, v))) < len(v):
+            raise r.fail(f"{where}params.{k}", f"a value is given twice: {v!r}")
+    out = [dict(c, params=dict(given))]
+    for k, values in axes:
+        out = [dict(o, params={**o["params"], k: v}) for o in out for v in values]
+    base = c.get("name", c.get("method"))
+    for o in out:
+        o["name"] = f"{base} " + " ".join(f"{k}={o['params'][k]}" for k, _ in axes)
     return out
 
 
@@ -301,7 +366,16 @@ def _curve(r, c: dict, where: str, m: str, grid: dict) -> dict:
     ``block``), ``lam`` or ``lams`` (else the grid's) and the method's own ``params``
     (checked by its row, :func:`ftd_lib.methods.check_params`). ``k_max = 0`` is refused
     (no cap: leave the key out); a curve named by nobody is named by its method and params."""
-    eta = r.check(where + "eta", validate.check_eta, c.get("eta", grid.get("eta", 0.01)))
+    ignores = method_record(m).ignores
+    for k in ("lam", "lams", "eta", "k_max", "block"):
+        if k in c and {"lams": "lam", "block": "k_max"}.get(k, k) in ignores:
+            raise r.fail(where + k, f"{m} does not use it (it ignores "
+                         f"{', '.join(ignores)})")
+    grid = {k: v for k, v in grid.items() if k not in ignores and not (
+        k == "block" and "k_max" in ignores)}
+    eta = r.check(where + "eta", validate.check_eta,
+                  IGNORED_SETTINGS["eta"] if "eta" in ignores
+                  else c.get("eta", grid.get("eta", 0.01)))
     key = next((k for k in ("k_max", "block") if k in c), None)
     src = (where, c) if key else ("grid.", grid)
     key = key or next((k for k in ("k_max", "block") if k in grid), None)
@@ -426,7 +500,7 @@ def check_setup_keys(r, env: str, task, where: str, t: dict, n: dict) -> None:
     for k, owners in TASK_ONLY_KEYS.items():
         if k in t and env not in owners:
             raise r.fail(f"{where}task.{k}", f"a key of {', '.join(owners)} only; {env} has "
-                         f"none (its keys: name, gamma, cap, at_cap)")
+                         f"none (its keys: name, gamma, cap, at_cap, params)")
 
 
 def validate_figure(fig: Figure) -> None:

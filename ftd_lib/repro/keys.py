@@ -14,7 +14,7 @@ KEYS = {
     "": ("name", "title", "methods", "curves", "x", "metric", "ylabel", "xlabel", "runs",
          "episodes", "seed", "claims", "notes", "task", "network", "grid", "chunks",
          "protocol", "paper", "quick", "setups", "setup", "base", "out", "report"),
-    "task": ("name", "gamma", "cap", "at_cap", "start", "inputs"),
+    "task": ("name", "gamma", "cap", "at_cap", "start", "inputs", "params"),
     "network": ("hidden_units", "activation", "init"),
     "grid": ("alphas", "lams", "eta", "k_max", "block", "epsilon"),
     "curves": ("name", "method", "eta", "k_max", "block", "lam", "lams", "params"),
@@ -182,8 +182,8 @@ def _check_known(key: str, item, where):
     if parts[0] in SCALES:  # [quick] holds the same keys
         parts = parts[1:] or parts
     table = "" if len(parts) == 1 else parts[0]
-    if parts[:2] == ["curves", "params"] and len(parts) == 3:
-        return  # a method's own parameter: its row checks the name (experiment._curve)
+    if parts[:2] in (["curves", "params"], ["task", "params"]) and len(parts) == 3:
+        return  # a method's or a task's own parameter: its row checks the name
     if table == "setups" and len(parts) > 2:
         table = parts[1]
     if table not in KEYS and len(parts) > 1:

@@ -41,6 +41,10 @@ def curve_styles(res: Results) -> dict[str, dict]:
     return out
 
 
+#: characters of a title's line above one figure's axes (at the course style's size)
+TITLE_CHARS = 60
+
+
 def plot_results(res: Results, ax=None):
     """Draw a stored figure in the course style. Diverged points are off the chart (▲)."""
     d = res.meta["definition"]
@@ -49,11 +53,12 @@ def plot_results(res: Results, ax=None):
     else:
         fig = ax.figure
     summ = res.summary()
-    title = d["title"]
-    if not res.at_paper_scale:  # the scale label, wrapped so that it fits above the axes
-        import textwrap
+    import textwrap
 
-        title += "\n" + "\n".join(textwrap.wrap(f"[{scale_label(res)}]", 60))
+    # the title and the scale label, each wrapped so that it fits above the axes
+    title = "\n".join(textwrap.wrap(d["title"], TITLE_CHARS))
+    if not res.at_paper_scale:
+        title += "\n" + "\n".join(textwrap.wrap(f"[{scale_label(res)}]", TITLE_CHARS))
     ax.set_title(title, fontsize="medium")
     xlabel = "step size α" if d["x"] == "alpha" else "λ"
     if d["optimise"]:

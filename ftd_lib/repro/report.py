@@ -70,8 +70,9 @@ def _provenance(res) -> list[str]:
             for u in used))
     changed = format_sets(m.get("definition", {}).get("overrides") or {}).strip()
     if changed:
-        lines.append(f"- definition changed from the command line: `{changed}` (not the "
-                     "paper's grid)")
+        paper = m.get("definition", {}).get("paper_counts", True)
+        lines.append(f"- definition changed from the command line: `{changed}` (not "
+                     + ("the paper's grid)" if paper else "the file's definition)"))
     lines += describe(m.get("provenance"))
     lines += [
         f"- command: `{m.get('command', '?')}`",
@@ -82,6 +83,11 @@ def _provenance(res) -> list[str]:
                      f"computed) on {a.get('finished', '?')}, commit "
                      f"{(git.get('commit') or 'unknown')[:12]}"
                      + (" (uncommitted changes)" if git.get("dirty") else ""))
+    diff = (m.get("git") or {}).get("diff")
+    if diff:
+        lines.append(f"- uncommitted changes when computed: `{diff.get('file')}` beside the "
+                     f"results ({len(diff.get('files') or [])} file(s): "
+                     f"{', '.join(diff.get('files') or [])})")
     return lines
 
 

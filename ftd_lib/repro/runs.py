@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from .. import __version__, validate
 from . import chunks, executors, store
 from .chunks import Runner
+from .code import why_recomputed
 from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
 from .planning import cost, cut
 from .planning.progress import FigureBar
@@ -86,7 +88,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     cstore = store.ChunkStore(paths["chunks"])
     cstore.sweep_temp()
     tasks = chunks.cut_chunks(fig, seed)
-    idents = [task.identity(rname(task.method), dkind) for task in tasks]
+    idents = [chunks.identity_of(task, runner, dkind) for task in tasks]
     t0 = time.time()
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # (arrays, meta) or None; a damaged or inconsistent chunk is None (recomputed), named once
@@ -98,6 +100,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     rows_from_stored(cstore, tasks, idents, done, checks, index)
     n_loaded = sum(d is not None for d in done)
     todo = [i for i, d in enumerate(done) if d is None]
+    for line in why_recomputed(cstore, tasks, idents, todo):  # (a changed method or task)
+        print(f"{fig.name}: {line}", file=sys.stderr, flush=True)
     here = store.machine_description(device)
     here = {k: here[k] for k in ("cpu", "cpu_count", "device_name", "platform")}
     costing = cost.Costing(rates, cost.history_dirs(out))
@@ -114,7 +118,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         # e.g. cuda without a GPU: before any work, not in a worker; a figure whose chunks
         # are all stored is assembled on any machine (GPU chunks on a CPU-only one)
         check_device(device)
-    jobs = [(cstore.root, t, t.identity(rname(t.method), dkind), runner, device, here)
+    jobs = [(cstore.root, t, chunks.identity_of(t, runner, dkind), runner, device, here)
             for t in work]
     try:
         if executor not in (None, "local"):  # e.g. a Dask cluster: workers compute, we store
@@ -177,6 +181,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         # commit, date, machine, picture); this assembly is added beside it
         meta = assembled(old.meta, meta)
         plot = False
+    if work:  # what the uncommitted changes were (new, untracked files included)
+        _keep_diff(meta, paths["json"].with_suffix(".diff"))
     store.save_npz_atomic(paths["npz"],
                           __meta__=np.array(json.dumps(meta, default=store._jsonable)), **arrays)
     store.atomic_write_json(paths["json"], meta)
@@ -186,6 +192,22 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _keep_diff(meta: dict, path) -> None:
+    """Store the working tree's uncommitted changes (:func:`ftd_lib.repro.store.git_diff`)
+    beside the results as ``<figure>.diff`` and name it, with its sha256, in ``meta["git"]``:
+    the commit a run records does not hold code that was not committed."""
+    import hashlib
+
+    diff = store.git_diff()
+    if not diff:
+        return
+    store.atomic_write_text(path, diff)
+    meta["git"] = {**meta["git"], "dirty": True, "diff": {
+        "file": path.name, "sha256": hashlib.sha256(diff.encode()).hexdigest(),
+        "files": sorted({line[6:] for line in diff.splitlines()
+                         if line.startswith("+++ b/")})}}
 
 
 def assembled(old: dict, now: dict) -> dict:
@@ -211,8 +233,12 @@ def _predicted(costs, workers: int, rates) -> dict:
     where the rates came from."""
     from .planning.schedule import list_schedule
 
+    # the schedule of plan_stage (ftd_lib.repro.planning.plan): the same costs, workers at
+    # once slowed down as measured, so the stored plan is the printed one
+    slow = rates.parallel(min(workers, len(costs))) if len(costs) > 1 else 1.0
     start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
-    wall = list_schedule(costs, workers, start_at=start).makespan if costs else 0.0
+    wall = (list_schedule([slow * c for c in costs], workers, start_at=start).makespan
+            if costs else 0.0)
     return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
             "rates": rates.source}
 

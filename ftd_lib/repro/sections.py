@@ -183,12 +183,28 @@ def learning_table(res, points: int = 5) -> list[str]:
     for c in s:
         i = best_index(s[c], lower)
         cell = int(s[c]["cell"][i])
-        setting = (f"α = {res.arrays['alpha'][cell]:.3g}, λ = {res.arrays['lam'][cell]:g}")
+        setting = setting_label(res, cell)
         rows.append([label(c), setting] + [fmt_number(cm[cell, e]) for e in eps])
     return (["Learning curves at each curve's best setting (per episode, mean over runs):",
              ""]
             + table(["curve", "best setting"] + [f"episode {e + 1}" for e in eps], rows)
             + [""])
+
+
+def setting_label(res, cell: int) -> str:
+    """A cell's setting for people: α, λ where the method reads it (not for one that ignores
+    it, :attr:`ftd_lib.methods.Method.ignores`), and the method's own parameters."""
+    from ..methods import METHODS
+
+    method = str(res.arrays["method"][cell]) if "method" in res.arrays else ""
+    rec = METHODS.get(method)
+    parts = [f"α = {res.arrays['alpha'][cell]:.3g}"]
+    if rec is None or "lam" not in rec.ignores:
+        parts.append(f"λ = {res.arrays['lam'][cell]:g}")
+    cells = res.meta.get("definition", {}).get("cells") or []
+    params = cells[cell].get("params") if cell < len(cells) else None
+    parts += [f"{k} = {v}" for k, v in (params or {}).items()]
+    return ", ".join(parts)
 
 
 def compare_with(res, ref: str) -> list[str]:

@@ -32,7 +32,7 @@ Functions
 ``arrays_checksum(arrays)``        the checksum stored with every chunk
 ``load_chunks(store, ids, checks)``  load many chunks, one line to stderr per unusable file
 ``check_writable_dir(path, name)``   before any work: can the folder be created and written?
-``git_commit()``, ``machine_description(device)``   provenance for the metadata
+``git_commit()``, ``git_diff()``, ``machine_description(device)``   provenance
 """
 
 from __future__ import annotations
@@ -389,6 +389,35 @@ def git_commit(cwd=None) -> dict:
         return {"commit": sha, "dirty": bool(st.strip())}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
+
+
+#: the files whose changes :func:`git_diff` keeps: code and experiment definitions
+CODE_FILES = ("*.py", "*.toml")
+
+
+def git_diff(cwd=None) -> str:
+    """The uncommitted changes to the code and the experiment files (``*.py``, ``*.toml``) of
+    the repository holding ftd_lib, as a patch: ``git diff HEAD`` of the tracked files and
+    every untracked, not ignored one as a new file; ``""`` when there are none or git cannot
+    tell. What :func:`git_commit`'s ``dirty`` does not say: what the changes were."""
+    cwd = Path(cwd) if cwd else Path(__file__).resolve().parent
+    try:
+        def git(*args, check=True):
+            return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                                  timeout=30, check=check).stdout
+
+        cwd = git("rev-parse", "--show-toplevel").strip()  # paths from the repository's root
+        top = cwd
+        out = [git("diff", "HEAD", "--", *CODE_FILES)]
+        for f in git("ls-files", "--others", "--exclude-standard", "-z", "--", *CODE_FILES,
+                     ).split("\0"):
+            if f:  # (exit status 1: the files differ)
+                out.append(subprocess.run(["git", "diff", "--no-index", "--", "/dev/null", f],
+                                          cwd=top, capture_output=True, text=True,
+                                          timeout=30).stdout)
+        return "".join(out)
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
 
 def device_name(device: str = "cpu") -> str:

@@ -1,5 +1,6 @@
-"""The package's layering (the floors of README.md's layout block): no import circle, no
-import from a lower floor to a higher one.
+"""The package's layering (the floors of :data:`FLOORS`, ground up: the shared numerics and
+registries, returns and environments, the per-run references, the engines, the experiments,
+the course, the site): no import circle, no import from a lower floor to a higher one.
 
 The import graph is read from the source with :mod:`ast` -- every ``import`` and ``from ...
 import`` of ``ftd_lib``, at module level and inside functions -- so an import hidden in a

@@ -51,6 +51,11 @@ from ftd_lib.approx import MLP
 from ftd_lib.engine import NUMERICS_VERSION, Settings, run_control, run_prediction
 from ftd_lib.methods import CONTROL, PREDICTION, example_params, implemented, method
 
+#: the control methods with golden numbers: those with a numerics version (a method without
+#: one joins no experiment, so no stored result depends on its numbers; e.g. Expected Sarsa,
+#: the worked example of a policy-dependent target that ``check_method`` checks by hand)
+GOLDEN_METHODS = [m for m in CONTROL if m in NUMERICS_VERSION]
+
 GOLDEN = Path(__file__).parent / "golden" / "engine_numerics.json"
 GOLDEN_CONTROL = Path(__file__).parent / "golden" / "control.json"
 SEED = 2016
@@ -149,7 +154,7 @@ def test_prediction_numbers_match_the_numerics_version(method):
 
 
 @pytest.mark.parametrize("workload", list(WORKLOADS))
-@pytest.mark.parametrize("method", CONTROL)
+@pytest.mark.parametrize("method", GOLDEN_METHODS)
 def test_the_kernel_gives_its_golden_numbers_bit_for_bit(method, workload):
     _has(method, "kernel")
     gold = _golden_control(method)[workload]
@@ -163,7 +168,7 @@ def test_the_kernel_gives_its_golden_numbers_bit_for_bit(method, workload):
 
 @pytest.mark.parametrize("engine", ["reference", "batch"])
 @pytest.mark.parametrize("workload", list(WORKLOADS))
-@pytest.mark.parametrize("method", CONTROL)
+@pytest.mark.parametrize("method", GOLDEN_METHODS)
 def test_the_reference_and_the_batch_give_the_golden_numbers(method, workload, engine):
     """The same learning, step for step: returns, lengths and divergence exactly, weights to
     1e-10 (the engines round differently from the reference's numpy network); where the
@@ -192,7 +197,7 @@ class RoundsOtherwise(MLP):
 
 
 @pytest.mark.parametrize("workload", list(WORKLOADS))
-@pytest.mark.parametrize("method", CONTROL)
+@pytest.mark.parametrize("method", GOLDEN_METHODS)
 def test_the_golden_workloads_are_not_chaotic(method, workload, monkeypatch):
     """Rounding cannot flip an episode: each method's reference, its network rounding
     otherwise (:class:`RoundsOtherwise`), gives the golden returns, lengths, divergence and
@@ -212,8 +217,8 @@ def test_the_golden_workloads_can_fail():
     """The control workloads are not degenerate: returns vary within runs, some runs learn,
     some diverge, and the two methods and the two meanings of the cap give different
     numbers."""
-    g = {m: _golden_control(m) for m in CONTROL}
-    for m in CONTROL:
+    g = {m: _golden_control(m) for m in GOLDEN_METHODS}
+    for m in GOLDEN_METHODS:
         for name, w in g[m].items():
             if name == "mountain_car" and first_engine(m) != "kernel":
                 continue  # tuned for the paper's methods; 3 episodes do not reach the goal

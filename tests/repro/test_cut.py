@@ -107,10 +107,11 @@ def test_numbers_do_not_depend_on_the_cut_and_another_cut_reads_the_store(tmp_pa
         ex = Inline()
         four = run_figure(fig, tmp_path / "four", progress=False, plot=False, workers=4,
                           executor=ex, rates=cost.DEFAULT_RATES)
-        defined = {chunk_store.chunk_key(t.identity(chunks.engine_runner_name(t.method),
-                                                    "cpu")) for t in chunks.cut_chunks(fig)}
-        computed = {chunk_store.chunk_key(t.identity(chunks.engine_runner_name(t.method),
-                                                     "cpu")) for t in ex.tasks}
+        def key(t):
+            return chunk_store.chunk_key(chunks.identity_of(t, chunks.engine_runner, "cpu"))
+
+        defined = {key(t) for t in chunks.cut_chunks(fig)}
+        computed = {key(t) for t in ex.tasks}
         assert len(ex.tasks) > len(defined) and not computed & defined  # another cut
         for k in one.arrays:
             np.testing.assert_array_equal(one.arrays[k], four.arrays[k], err_msg=k)
@@ -118,7 +119,7 @@ def test_numbers_do_not_depend_on_the_cut_and_another_cut_reads_the_store(tmp_pa
         assert again.meta["chunks"]["computed"] == 0
         # one piece lost: only its cells are computed again, the rest is read
         lost = ex.tasks[0]
-        key = chunk_store.chunk_key(lost.identity(chunks.engine_runner_name(lost.method), "cpu"))
+        key = chunk_store.chunk_key(chunks.identity_of(lost, chunks.engine_runner, "cpu"))
         (results_paths(name, tmp_path / "four")["chunks"] / f"{key}.npz").unlink()
         ex2 = Inline()
         redo = run_figure(fig, tmp_path / "four", progress=False, plot=False, workers=4,
@@ -198,7 +199,7 @@ def test_final_stage_run_steps_predicted_from_the_stored_pilot_match_the_stored_
     st = chunk_store.ChunkStore(REPO_RESULTS / "chunks" / "fig4-right")
     measured = 0.0
     for t in tasks:
-        _data, meta = st.load(t.identity(chunks.engine_runner_name(t.method), "cpu"))
+        _data, meta = st.load(chunks.identity_of(t, chunks.engine_runner, "cpu"))
         assert meta["engine"]["width"] == 1.0  # the kernel: iterations are run-steps
         measured += meta["engine"]["iterations"]
     assert abs(predicted / measured - 1) < 0.10, (predicted, measured)

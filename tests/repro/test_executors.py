@@ -113,7 +113,7 @@ def test_local_cluster_gives_the_numbers_of_one_process(tmp_path, engine_referen
     files = _chunk_files(out)
     assert files.keys() == _chunk_files(ref_out).keys()
     stored = chunk_store.ChunkStore(results_paths(FIG, out)["chunks"])
-    workers = {stored.inspect(t.identity(chunks.engine_runner_name(t.method), "cpu"))[0][1]
+    workers = {stored.inspect(chunks.identity_of(t, chunks.engine_runner, "cpu"))[0][1]
                .get("worker") for t in chunks.cut_chunks(_fig(ENGINE_ROWS))}
     assert len(workers) == 2 and None not in workers  # both worker processes took chunks
     assert "error" not in capsys.readouterr().err.lower()

@@ -33,7 +33,9 @@ def test_every_paper_figure_and_study_has_a_committed_experiment():
 
 def _refuse(job, progress=False):
     raise AssertionError(f"computed a chunk of {job[1].figure} ({job[1].method}): the "
-                         "experiment file does not define the stored chunks")
+                         "experiment file does not define the stored chunks, or their code "
+                         "changed (after a change the golden tests show keeps every number: "
+                         "python scripts/rekey_code_digest.py --changed)")
 
 
 def _same(old, new) -> list[str]:

@@ -269,12 +269,12 @@ def test_short_lams_is_refused_where_a_curve_has_its_own():
     with pytest.raises(ValueError) as e:
         load_experiment(path, "quick", ["lams=0.5"])
     msg = str(e.value)
-    assert "\n" not in msg and "curves.1.lam = 1.0" in msg and "curves.2.lam = 1.0" in msg
+    assert "\n" not in msg and "curves.1.lam = 1.0" in msg and "curves.2" not in msg
     assert "--set grid.lams=0.5" in msg and "--set curves.1.lam=0.5" in msg
     fig, _ = load_experiment(path, "quick", ["grid.lams=0.5"])  # the long form: the grid's
     lams = {c.curve: c.lam for c in fig.cells}
     assert lams == {"forward Sarsa(0.9)": 0.5, "4-step Sarsa (forward Sarsa, λ = 1, K_max = 4)":
-                    1.0, "4-step Sarsa (its reference)": 1.0}
+                    1.0, "4-step Sarsa (its reference)": 0.0}  # (n-step Sarsa ignores λ)
     fig, _ = load_experiment(path, "quick", ["curves.1.lam=0.5"])
     assert {c.lam for c in fig.cells if c.curve.startswith("4-step Sarsa (forward")} == {0.5}
 
@@ -288,4 +288,5 @@ def test_short_forms_are_the_grids_where_no_curve_has_its_own():
         long, _ = load_experiment(experiment_path(name), "quick", [f"grid.{s}" for s in sets])
         assert short.cells == long.cells
         assert {c.alpha for c in short.cells} == {0.01, 0.02}
-    assert {c.lam for c in short.cells} == {0.9, 1.0}  # (cartpole-n-step: lams untouched)
+    # (cartpole-n-step: lams untouched; its n-step Sarsa curve ignores lambda: one fixed 0)
+    assert {c.lam for c in short.cells} == {0.0, 0.9, 1.0}

@@ -115,12 +115,62 @@ def _machine_id() -> dict:
     return {"cpu": m["cpu"], "cpu_count": m["cpu_count"], "platform": m["platform"]}
 
 
-def save_rates(rates: Rates, path=None) -> Path:
-    """Keep ``rates`` as this machine's (the progress bar's ETA reads them back)."""
+def save_rates(rates: Rates, path=None, code: str | None = None) -> Path:
+    """Keep ``rates`` as this machine's (the progress bar's ETA reads them back), with when
+    they were measured and ``code``, the digest of the code they timed
+    (:func:`calibration_code`)."""
+    import time
+
     from ..store import atomic_write_json
 
     return atomic_write_json(path or rates_path(),
-                             {"machine": _machine_id(), "rates": asdict(rates)})
+                             {"machine": _machine_id(), "rates": asdict(rates),
+                              "saved": time.time(), "code": code})
+
+
+#: how long a calibration is reused by ``plan`` and ``--dry-run`` (same machine, same code)
+CALIBRATION_FRESH_S = 24 * 3600.0
+
+
+def calibration_code(prediction=(), control=(), engines=()) -> str:
+    """The digest of the code a calibration of these methods times
+    (:func:`ftd_lib.repro.code.code_files` of each, with their tasks): a changed engine,
+    method or task is measured again."""
+    from ..code import code_files, digest_of
+
+    files: dict = {}
+    for m in prediction:
+        files.update(code_files("prediction", m, "mountain_car"))
+    for m, env in control:
+        files.update(code_files("control", m, env))
+    for _e, m, env, _params in engines:
+        files.update(code_files("control", m, env))
+    return digest_of(files)
+
+
+def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
+                max_age_s: float = CALIBRATION_FRESH_S) -> tuple[Rates | None, str]:
+    """This machine's saved calibration when it can stand for a new one: the same machine
+    and code (``code``, :func:`calibration_code`), under ``max_age_s`` old, and covering
+    every method and engine asked for. ``(rates, "")``, or ``(None, why not)``."""
+    import time
+
+    try:
+        saved = json.loads(Path(path or rates_path()).read_text())
+    except (OSError, ValueError):
+        return None, "no calibration saved on this machine"
+    if not isinstance(saved, dict) or saved.get("machine") != _machine_id():
+        return None, "the saved calibration is another machine's"
+    if saved.get("code") != code:
+        return None, "the code changed since the saved calibration"
+    age = time.time() - float(saved.get("saved") or 0.0)
+    if not 0 <= age <= max_age_s:
+        return None, f"the saved calibration is {age / 3600:.0f} h old"
+    r = machine_rates(path)
+    if not (set(prediction) <= set(r.prediction) and {m for m, _ in control} <= set(r.control)
+            and {engine_key(e, m, env) for e, m, env, _ in engines} <= set(r.engines)):
+        return None, "the saved calibration does not cover these methods"
+    return r, f"reused from {age:.0f} s ago (same machine and code; --recalibrate measures again)"
 
 
 def machine_rates(path=None) -> Rates:

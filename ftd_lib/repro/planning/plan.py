@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import store
-from ..chunks import chunk_check, cut_chunks, device_kind, engine_runner_name
+from ..chunks import chunk_check, cut_chunks, device_kind, engine_identity
 from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
 from ..results import DEFAULT_RESULTS, results_paths
@@ -38,9 +38,11 @@ from .schedule import list_schedule
 
 class StagePlan(NamedTuple):
     """One stage: its ``figure`` definition, the ``chunks`` to compute (largest first) with
-    their predicted ``steps`` and ``seconds``, how many of the definition's chunks are
-    ``stored`` (of ``total``; in any cut), the ``wall_s`` of their schedule on the workers
-    (worker start included), its ``utilisation`` and the ``basis`` of the prediction."""
+    their predicted ``steps`` and ``seconds`` (each in a process of its own: the same on any
+    number of workers; the ``wall_s`` counts the slowdown of workers at once), how many of
+    the definition's chunks are ``stored`` (of ``total``; in any cut), the ``wall_s`` of
+    their schedule on the workers (worker start included), its ``utilisation`` and the
+    ``basis`` of the prediction."""
 
     name: str
     figure: Figure
@@ -82,7 +84,7 @@ def utilisation(compute_s: float, wall_s: float, workers: int) -> float:
 
 
 def _identities(tasks, kind: str = "cpu"):
-    return [t.identity(engine_runner_name(t.method), kind) for t in tasks]
+    return [engine_identity(t, kind) for t in tasks]
 
 
 def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_SEED,
@@ -106,16 +108,18 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     index = add_to_index(dict(stored_idx), ahead)
     work = cut_by_cost(remainders(tasks, idents, done, index), workers, costing.seconds)
     steps = [costing.steps(t) for t in work]
-    # chunks that run at once share the machine: each slows down as measured
+    # each chunk's seconds in a process of its own (the compute: the same on any number of
+    # workers); chunks that run at once share the machine, each slowed down as measured,
+    # which the schedule (the wall time) counts
+    seconds = [costing.seconds(t) for t in work]
     slow = costing.rates.parallel(min(workers, len(work))) if len(work) > 1 else 1.0
-    seconds = [slow * costing.seconds(t) for t in work]
     start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
-    sched = list_schedule(seconds, workers, start_at=start)
+    sched = list_schedule([slow * s for s in seconds], workers, start_at=start)
     wall = sched.makespan if work else 0.0
     stored = sum(s or not missing_cells(t, i, stored_idx)
                  for t, i, s in zip(tasks, idents, in_store, strict=True))
     return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
-                     utilisation(sum(seconds), wall, workers), basis)
+                     utilisation(slow * sum(seconds), wall, workers), basis)
 
 
 def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED,
@@ -321,7 +325,8 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
             if chunks and stage.chunks:
                 lines += chunk_lines(stage)
         lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
-                     f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute, "
+                     f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute (a "
+                     f"process at a time), "
                      f"utilisation {100 * fp.utilisation:.0f} %")
     if plans and rates is not None:
         wall = command_wall(plans, rates)

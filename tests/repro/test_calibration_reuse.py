@@ -1,0 +1,103 @@
+"""``plan`` and ``--dry-run`` reuse this machine's calibration of the same code while it is
+under a day old (a second ``plan`` does not measure again); another code, machine, age or an
+uncovered method measures again, and ``--recalibrate`` always does. The measuring itself is
+replaced by a stand-in here. About 10 s."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from ftd_lib.repro import cli
+from ftd_lib.repro.experiment import experiment_path
+from ftd_lib.repro.planning import calibrate as cal
+from ftd_lib.repro.planning import cost
+
+NSTEP = str(experiment_path("cartpole-n-step"))
+
+
+def _fake_calibrate(calls):
+    def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
+        calls.append(1)
+        return replace(cost.DEFAULT_RATES, source="stand-in",
+                       control={m: 1e-6 for m, _ in control},
+                       engines={cost.engine_key(e, m, env): (0.0, 3e-4)
+                                for e, m, env, _ in engines})
+    return fake
+
+
+def test_a_second_plan_reuses_the_calibration_until_the_code_changes(tmp_path, monkeypatch,
+                                                                      capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = []
+    monkeypatch.setattr(cal, "calibrate", _fake_calibrate(calls))
+    argv = ["plan", NSTEP, "--scale", "quick", "--workers", "1", "--out", str(tmp_path / "o")]
+    assert cli.main(argv) == 0 and len(calls) == 1
+    assert "no calibration saved" in capsys.readouterr().err
+    assert cli.main(argv) == 0 and len(calls) == 1  # reused
+    err = capsys.readouterr().err
+    assert "calibration reused from" in err and "same machine and code" in err
+    assert cli.main([*argv, "--recalibrate"]) == 0 and len(calls) == 2
+    saved = json.loads(cost.rates_path().read_text())
+    saved["code"] = "another"  # what a changed method or engine looks like
+    cost.rates_path().write_text(json.dumps(saved))
+    assert cli.main(argv) == 0 and len(calls) == 3
+    assert "the code changed since the saved calibration" in capsys.readouterr().err
+
+
+def test_a_stale_or_uncovering_calibration_is_not_reused(tmp_path):
+    path = tmp_path / "rates.json"
+    rates = replace(cost.DEFAULT_RATES, control={"sarsa_lambda": 1e-6})
+    cost.save_rates(rates, path, code="c")
+    got, _ = cost.fresh_rates("c", control=[("sarsa_lambda", "cartpole")], path=path)
+    assert got is not None and got.control == {"sarsa_lambda": 1e-6}
+    assert cost.fresh_rates("c", control=[("forward_sarsa_lambda", "cartpole")],
+                            path=path)[1] == "the saved calibration does not cover these methods"
+    assert "another machine's" in cost.fresh_rates(
+        "c", path=_edit(path, machine={"cpu": "elsewhere"}))[1]
+    assert "h old" in cost.fresh_rates("c", path=_edit(path, saved=0.0))[1]
+
+
+def _edit(path, **changes):
+    saved = json.loads(path.read_text())
+    saved.update(changes)
+    out = path.with_name(f"edited-{len(changes)}-{next(iter(changes))}.json")
+    out.write_text(json.dumps(saved))
+    return out
+
+
+def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
+    """Review 4: the same chunks planned at 35h57m of compute on 2 workers and 10h31m on 16.
+    Now the compute is each chunk in a process of its own; the measured slowdown of workers
+    at once (here 3.4 at 2) lengthens the wall time only."""
+    from ftd_lib.repro.experiment import load_experiment
+    from ftd_lib.repro.planning.plan import plan_experiment
+
+    fig, _ = load_experiment(NSTEP, "quick")
+    rates = replace(cost.DEFAULT_RATES, slowdown={"2": 3.4})
+    plans = {w: plan_experiment(fig, tmp_path, w, cost.Costing(rates, [])) for w in (1, 2, 16)}
+    compute = {w: p.compute_s for w, p in plans.items()}
+    chunks = {w: sum(len(s.chunks) for s in p.stages) for w, p in plans.items()}
+    per_chunk = rates.chunk_s["control"]  # (more workers: a finer cut, its chunks' overhead)
+    assert compute[1] > 0
+    for w in (2, 16):
+        assert compute[w] == pytest.approx(compute[1] + (chunks[w] - chunks[1]) * per_chunk,
+                                           rel=1e-12)
+    one = replace(cost.DEFAULT_RATES, slowdown={})
+    assert plans[2].wall_s > plan_experiment(fig, tmp_path, 2, cost.Costing(one, [])).wall_s
+
+
+def test_the_plan_a_run_stores_is_the_plan_printed():
+    """Review 4: the plan stored in a run's JSON (21 s) was not the ``plan`` command's
+    (44-47 s) for the same chunks: the stored one left out the slowdown of workers at once.
+    Both now schedule the same seconds the same way."""
+    from ftd_lib.repro.experiment import load_experiment
+    from ftd_lib.repro.planning.plan import plan_experiment
+    from ftd_lib.repro.runs import _predicted
+
+    fig, _ = load_experiment(NSTEP, "quick")
+    rates = replace(cost.DEFAULT_RATES, slowdown={"2": 3.4})
+    (stage,) = plan_experiment(fig, "/nonexistent-out", 2, cost.Costing(rates, [])).stages
+    stored = _predicted(stage.seconds, 2, rates)
+    assert len(stage.seconds) > 1
+    assert stored["wall_s"] == stage.wall_s and stored["compute_s"] == sum(stage.seconds)
