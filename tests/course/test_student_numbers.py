@@ -80,10 +80,14 @@ def test_every_given_function_is_read_by_a_check():
 
 @pytest.fixture(autouse=True)
 def _no_student(monkeypatch):
-    monkeypatch.delenv(exercises.student.GRADED_ENV, raising=False)
-    monkeypatch.delenv(exercises.student.CLASS_ENV, raising=False)
+    """Each test starts and ends in self-study (no graded id), so no id leaks into the next
+    test of this process: the grading variables go before the id is reset, not after."""
+    for name in (exercises.student.GRADED_ENV, exercises.student.CLASS_ENV):
+        monkeypatch.delenv(name, raising=False)
     exercises.use_student(None)
     yield
+    for name in (exercises.student.GRADED_ENV, exercises.student.CLASS_ENV):
+        monkeypatch.delenv(name, raising=False)
     exercises.use_student(None)
 
 
