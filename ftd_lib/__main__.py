@@ -1,34 +1,41 @@
 """``python -m ftd_lib``: see :mod:`ftd_lib.repro.cli`; ``release``, ``handouts``, ``slides``
 and ``site`` are the course's (:mod:`ftd_lib.publish.release`, :mod:`ftd_lib.publish.handouts`,
 :mod:`ftd_lib.publish.deck`, :mod:`ftd_lib.publish.site`); ``check`` grades the saved notebooks
-by the exercises' checks (:mod:`ftd_lib.course.grading`)."""
+by the exercises' checks (:mod:`ftd_lib.course.grading`). ``--help`` lists every command."""
 
+import importlib
 import sys
+
+#: the course's commands: the module whose ``main`` runs each, and its line in ``--help``
+COURSE = {
+    "check": ("ftd_lib.course.grading", "grade the saved notebooks by the exercises' checks "
+              "(n of m pass per notebook)"),
+    "release": ("ftd_lib.publish.release", "write the students' or the instructors' copy of the "
+                "course"),
+    "slides": ("ftd_lib.publish.deck", "write the lecture decks"),
+    "handouts": ("ftd_lib.publish.handouts", "write the notebooks' PDF handouts"),
+    "site": ("ftd_lib.publish.site", "build the course website"),
+}
+
+
+def course_help() -> str:
+    """The lines ``--help`` adds for the course's commands (:data:`COURSE`)."""
+    width = max(map(len, COURSE))
+    return "\ncourse commands (python -m ftd_lib COMMAND --help for each):\n" + "\n".join(
+        f"  {name:<{width}}  {text}" for name, (_, text) in COURSE.items())
 
 
 def _main(argv) -> int:
-    if argv[:1] == ["release"]:
-        from .publish.release import main as release
-
-        return release(argv[1:])
-    if argv[:1] == ["check"]:
-        from .course.grading import main as check
-
-        return check(argv[1:])
-    if argv[:1] == ["slides"]:
-        from .publish.deck import main as slides
-
-        return slides(argv[1:])
-    if argv[:1] == ["handouts"]:
-        from .publish.handouts import main as handouts
-
-        return handouts(argv[1:])
-    if argv[:1] == ["site"]:
-        from .publish.site import main as site
-
-        return site(argv[1:])
+    if argv[:1] and argv[0] in COURSE:
+        return importlib.import_module(COURSE[argv[0]][0]).main(argv[1:])
     from .repro.cli import main
 
+    if not argv or argv[:1] in (["-h"], ["--help"]):
+        try:
+            return main(["--help"])
+        except SystemExit:  # argparse's --help exits: add the course's commands
+            print(course_help())
+            return 0 if argv else 2  # no command at all is a usage error
     return main(argv)
 
 

@@ -119,11 +119,66 @@ def legend_outside(fig, axes=None, where: str = "right", ncol: int | None = None
                       ncol=ncol or min(len(labels), 3))
 
 
+def legend_off_data(fig, axes=None, ncol: int | None = None):
+    """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
+    the panel's data nor a title or label (:func:`ftd_lib.publish.figure_layout.legend_faults`):
+    matplotlib's ``loc="best"`` (the place with the least data under it) where that covers
+    nothing, else under
+    the panel below its lowest label, the figure made taller by the legend's height so that
+    the panels keep theirs (no change of layout engine: a figure with a colour bar keeps its
+    own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
+    Returns the figure."""
+    from .publish.figure_layout import legend_faults
+
+    axes = list(fig.axes if axes is None else axes)
+    crowded = []
+    for ax in axes:
+        lg = ax.get_legend()
+        if lg is None:
+            continue
+        fig.draw_without_rendering()
+        if not legend_faults(fig, lg):
+            continue
+        lg.set_bbox_to_anchor(None)
+        lg.set_loc("best")  # matplotlib's own search for the corner with the least data
+        fig.draw_without_rendering()
+        if legend_faults(fig, lg):
+            crowded.append(ax)
+    for ax in crowded:  # under the panel, below its lowest label; the figure grows by it
+        lg = ax.get_legend()
+        fig.draw_without_rendering()
+        renderer = fig._get_renderer()
+        boxes = [ax.xaxis.label.get_window_extent(renderer)] + [
+            t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+        lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
+        y = ax.transAxes.inverted().transform((0.0, lowest))[1]
+        lg.set_loc("upper center")
+        lg.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
+        lg.set_ncols(ncol or min(len(lg.get_texts()), 3))
+        fig.draw_without_rendering()
+        extra = lg.get_window_extent(renderer).height / fig.dpi
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w, h + extra + 0.1)  # the panels keep their height
+    return fig
+
+
 def use_style() -> None:
-    """Apply the course style to matplotlib (call once at the top of a notebook)."""
+    """Apply the course style to matplotlib (call once at the top of a notebook); in a
+    notebook, every figure's PNG also carries what is wrong with its layout
+    (:mod:`ftd_lib.publish.figure_layout`: a legend over a title or the data, a squashed panel,
+    text cut off), which ``tests/publish/test_figure_layout.py`` reads from the stored
+    outputs."""
     import matplotlib as mpl
 
     mpl.rcParams.update(RC)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with every notebook
+        return
+    if get_ipython() is not None:
+        from .publish import figure_layout
+
+        figure_layout.install()
 
 
 def plot_off_chart(ax, x, y, ymax: float, ymin: float | None = None, **kw):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.random_walk import N_STATES, P_LEFT, random_walk_states, transition_matrix, true_values
-from ..style import OKABE_ITO, use_style
+from ..style import OKABE_ITO, legend_off_data, use_style
 from ..validate import check_unit
 from .nb01_td_basics import td0_tabular
 
@@ -180,4 +180,6 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
     if label:
         fig.suptitle(label, fontsize=13)
     fig.tight_layout()
+    legend_off_data(fig, [axes[1]])
+    legend_off_data(fig, [axes[0]])
     return axes

@@ -87,6 +87,30 @@ def is_install_cell(cell) -> bool:
     return TAG in cell.get("metadata", {}).get("tags", [])
 
 
+#: the Colab cell of a copy made without a repository (``release`` without ``--repo``): there
+#: is nothing to fetch, and on Colab it says so instead of fetching a placeholder's address
+UNSTAMPED = '''\
+# On Colab only: this copy of the course was made without a repository to install it from
+# (release without --repo), so it cannot set itself up there. Elsewhere: nothing.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy of the course names no repository to install from: open the "
+                       "notebook with the course website's 'on Colab' button, or run it in "
+                       "JupyterLab (README.md, 'Set it up and open it').")'''
+
+
+def unstamp(nb) -> int:
+    """Put :data:`UNSTAMPED` in place of the Colab cell of notebook ``nb`` (in place, for a copy
+    that names no repository); return how many cells it replaced."""
+    n = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and is_install_cell(cell):
+            cell.source = UNSTAMPED
+            n += 1
+    return n
+
+
 def stamp(nb, repo: str, ref: str) -> int:
     """Write ``repo`` and ``ref`` into the Colab cell of notebook ``nb`` (in place); return
     how many cells were stamped (one in a course notebook)."""

@@ -17,7 +17,13 @@ import math
 
 import numpy as np
 
-from ..style import CURVE_STYLE, off_chart_handle, plot_off_chart, use_style  # one look
+from ..style import (  # one look
+    CURVE_STYLE,
+    legend_off_data,
+    off_chart_handle,
+    plot_off_chart,
+    use_style,
+)
 
 #: where λ = 1 sits on the 1 - λ axis: a factor 3 past the smallest 1 - λ of the grid (0.01)
 ONE_AT = 0.003
@@ -72,6 +78,7 @@ def plot_against_one_minus_lambda(res, ax=None, ymax: float | None = None,
     if any(np.any(~np.isfinite(s["y"]) | (s["y"] > top)) for s in summ.values()):
         handles.append(off_chart_handle())
     ax.legend(handles=handles, loc="lower left", fontsize=13)
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

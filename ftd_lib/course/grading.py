@@ -9,7 +9,11 @@ them into one line per notebook, "n of m pass", naming each exercise that fails:
 - ``python -m ftd_lib check [NOTEBOOK ...]`` (:func:`main`) grades the *saved* notebooks, as
   an instructor would: each runs top to bottom in a fresh kernel (``nbclient``, errors
   allowed, so one broken answer does not hide the rest); an exercise passes when the last call
-  of its check returned ``True``. Exit status 1 while a required exercise fails.
+  of its check returned ``True``. Exit status 1 while a required exercise fails. Each
+  notebook's line says whose numbers it was graded on; ``--student ID`` grades it as that
+  student (graded mode, :mod:`ftd_lib.course.exercises.student`), whatever id it gives.
+- nbgrader's autograde grades each submission as its submitter: the instructors'
+  ``nbgrader_config.py`` names :func:`autograde_as_submitter` as its pre-convert hook.
 - the last cell of each notebook (tag ``self-check``) calls :func:`summary`: the same count
   for the checks run in the live kernel, so "Run All" ends with it.
 
@@ -143,6 +147,8 @@ class Report:
     exercises: list[Exercise]
     passed: dict[int, bool]
     why: dict[int, str]
+    #: whose numbers it was graded on ("student id 's1'"), when known
+    graded_as: str = ""
 
     @property
     def n(self) -> int:
@@ -162,6 +168,8 @@ class Report:
         if len(req) < m:
             head += (f" ({sum(self.passed[e.index] for e in req)} of the {len(req)} required "
                      "ones)")
+        if self.graded_as:
+            head += f"; graded on the numbers of {self.graded_as}"
         out = [head]
         for e in self.exercises:
             if not self.passed[e.index]:
@@ -221,24 +229,27 @@ def _latest():
 def _first_cross(cell) -> str:
     for o in cell.get("outputs", []):
         if o.get("output_type") == "error":
-            return f"the cell raised {o.get('ename')}: {o.get('evalue', '')}"[:160]
+            return f"the cell raised {o.get('ename')}: {o.get('evalue', '')}"
         for line in str(o.get("text", "")).splitlines():
             if line.startswith("❌"):
-                return line[1:].strip()[:160]
+                return line[1:].strip()
     return ""
 
 
-def run_notebook(path: Path, timeout: int = 600) -> Report:
+def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> Report:
     """Grade the saved notebook ``path``: run it in a fresh kernel from its folder (errors
     allowed, a cell past ``timeout`` seconds interrupted; the ``self-check`` cell and every
     cell after the last check call skipped) and read the checks' results; an exercise passes
-    when its check's last call returned ``True``."""
+    when its check's last call returned ``True``. With ``student``, graded as that student
+    (the kernel's :data:`~ftd_lib.course.exercises.student.GRADED_ENV`), whatever id the
+    notebook gives; the report says whose numbers it was graded on."""
     import json
 
     import nbformat
     from nbclient import NotebookClient
 
     from . import roles
+    from .exercises.student import GRADED_ENV
 
     nb = nbformat.read(path, as_version=4)
     exs = exercises(nb)
@@ -246,14 +257,18 @@ def run_notebook(path: Path, timeout: int = 600) -> Report:
         return Report(path.name, [], {}, {})
     last = max(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                and CHECK_CALL.search(c.source) and not roles.has(c, roles.SELF_CHECK))
+    saved = {k: os.environ.get(k) for k in (ENV, GRADED_ENV)}
     os.environ[ENV] = "1"  # the kernel inherits it
+    if student is not None:
+        os.environ[GRADED_ENV] = student
     client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
                             kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     marker = "FTD-CHECK-RESULTS "
     probe = nbformat.v4.new_code_cell(
         "import json as _j\nfrom ftd_lib.course import grading as _g\n"
-        f"print({marker!r} + _j.dumps(_g.RESULTS))")
+        "from ftd_lib.course.exercises import student as _s\n"
+        f"print({marker!r} + _j.dumps(dict(results=_g.RESULTS, whose=_s.whose())))")
     stopped = ""
     try:
         with client.setup_kernel():
@@ -270,11 +285,34 @@ def run_notebook(path: Path, timeout: int = 600) -> Report:
             except Exception:  # noqa: BLE001 -- the kernel died: no result is read
                 pass
     finally:
-        os.environ.pop(ENV, None)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     text = "".join(o.get("text", "") for o in probe.outputs)
-    results = json.loads(text.split(marker, 1)[1]) if marker in text else []
+    got = json.loads(text.split(marker, 1)[1]) if marker in text else {}
     why = {e.index: _first_cross(nb.cells[e.index]) or stopped for e in exs}
-    return _grade(path.name, exs, results, {i: w for i, w in why.items() if w})
+    report = _grade(path.name, exs, got.get("results", []), {i: w for i, w in why.items() if w})
+    report.graded_as = got.get("whose", "")
+    return report
+
+
+def autograde_as_submitter(assignment=None, student=None, notebooks=()) -> None:
+    """nbgrader's pre-convert hook for ``nbgrader autograde`` (the instructors'
+    ``nbgrader_config.py`` names it): before a submission's notebooks run, put its student's id
+    (the folder ``submitted/<student>/<assignment>`` it came from, nbgrader's default
+    directory structure) in :data:`~ftd_lib.course.exercises.student.GRADED_ENV`, and the ids
+    of every submission beside it in ``CLASS_ENV``; the kernels nbgrader starts inherit them, so
+    each notebook is graded on its submitter's numbers and a classmate's answer is named."""
+    from .exercises.student import CLASS_ENV, GRADED_ENV
+
+    if not notebooks:
+        return
+    folder = Path(sorted(notebooks)[0]).resolve().parent  # submitted/<student>/<assignment>
+    os.environ[GRADED_ENV] = folder.parent.name
+    os.environ[CLASS_ENV] = ",".join(sorted(p.name for p in folder.parent.parent.iterdir()
+                                            if p.is_dir()))
 
 
 def default_notebooks() -> list[Path]:
@@ -299,6 +337,9 @@ def main(argv=None) -> int:
     p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                    help="a notebook to grade (default: every notebook of the course)")
     p.add_argument("--timeout", type=int, default=600, help="seconds a cell may run (600)")
+    p.add_argument("--student", metavar="ID", help="grade as this student: the exercises use "
+                   "ID's numbers whatever id the notebook gives (what nbgrader's autograde does "
+                   "with the submitter's id); default: the notebook's own id")
     a = p.parse_args(argv)
     paths = [Path(n) for n in a.notebooks] or default_notebooks()
     if not paths:
@@ -308,9 +349,11 @@ def main(argv=None) -> int:
             p.error(f"NOTEBOOK must be a saved .ipynb file, got {str(path)!r}")
     if a.timeout < 1:
         p.error(f"--timeout must be at least 1 second, got {a.timeout}")
+    if a.student is not None and not a.student.strip():
+        p.error("--student must not be empty")
     ok, n, m = True, 0, 0
     for path in paths:
-        report = run_notebook(path.resolve(), a.timeout)
+        report = run_notebook(path.resolve(), a.timeout, a.student)
         print("\n".join(report.lines()), flush=True)
         ok, n, m = ok and report.ok, n + report.n, m + len(report.exercises)
     if len(paths) > 1:

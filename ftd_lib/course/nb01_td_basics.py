@@ -21,7 +21,7 @@ import numpy as np
 
 from ..envs.random_walk import N_STATES, random_walk_states, rms_error, true_values
 from ..rng import run_generator
-from ..style import new_axes, sequential_colours
+from ..style import legend_off_data, new_axes, sequential_colours
 from ..validate import check_alpha, check_unit
 
 
@@ -113,6 +113,7 @@ def plot_values(estimates: dict, ax=None, title: str = "Random walk: state value
         ax.plot(s, v, "o--", color=c, label=label, lw=1.8, ms=5)
     ax.set_xticks(s)
     ax.legend(loc="upper left")
+    legend_off_data(ax.figure, [ax])
     return ax
 
 
@@ -127,6 +128,7 @@ def plot_rms_vs_episodes(curves: dict, ax=None, title: str = "Tabular TD(0) on t
         ax.plot(np.arange(len(y)), y, color=c, label=label)
     ax.set_ylim(bottom=0)
     ax.legend()
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

@@ -44,7 +44,7 @@ from ..returns import (
     n_step_return,
     rho,
 )
-from ..style import OKABE_ITO, new_axes, sequential_colours, use_style
+from ..style import OKABE_ITO, legend_off_data, new_axes, sequential_colours, use_style
 from ..validate import check_unit
 from .nb01_td_basics import td0_tabular
 
@@ -114,6 +114,8 @@ def plot_n_step_and_lambda(rewards, values, gamma: float, lams=(0.0, 0.5, 0.9, 1
     a2.set(title=rf"interim λ-return $G_{t}^{{\lambda|h}}$", xlabel="horizon h")
     a2.legend(loc="upper left")
     fig.tight_layout()
+    legend_off_data(a1.figure, [a1])
+    legend_off_data(a2.figure, [a2])
     return fig
 
 
@@ -149,6 +151,7 @@ def plot_lambda_weights(lam: float, n: int, ax=None, figsize=None):
     ax.bar(k[-1:], w[-1:], color=OKABE_ITO["orange"], label=r"$\lambda^{h-t-1}$ (all the rest)")
     ax.set_xticks(k)
     ax.legend()
+    legend_off_data(ax.figure, [ax])
     return ax
 
 
@@ -190,6 +193,7 @@ def plot_traces(states, gamma: float, lams=(0.8, 1.0), figsize=None):
         fig.colorbar(im, ax=ax, label="trace")
     axes[0][0].legend(loc="upper right")
     fig.tight_layout()
+    legend_off_data(axes[0][0].figure, [axes[0][0]])
     return fig
 
 
@@ -254,6 +258,7 @@ def plot_theorem1(sweep: dict, ax=None, figsize=None):
     r_min = ratios[np.argmin(alphas)]
     ax.loglog(alphas, r_min * alphas / a_min, "k:", lw=1.5, label="slope 1 (ratio ∝ α)")
     ax.legend(loc="upper left")
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

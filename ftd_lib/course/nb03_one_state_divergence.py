@@ -40,7 +40,7 @@ from ..repro.paper.fig2 import SEED as SEED
 from ..repro.paper.fig2 import episode_length_table as episode_length_table
 from ..repro.paper.fig2 import figure2_data as figure2_data
 from ..repro.paper.fig2 import plot_figure2 as plot_figure2
-from ..style import OKABE_ITO, off_chart_handle, plot_off_chart, use_style
+from ..style import OKABE_ITO, legend_off_data, off_chart_handle, plot_off_chart, use_style
 from ..validate import check_alpha, check_int, check_number
 
 
@@ -67,9 +67,12 @@ def values_per_episode(alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
     return np.concatenate([[float(v0)], v])
 
 
-def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0):
+def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0,
+                     place_legend: bool = True):
     r""":math:`\beta` against :math:`\alpha` for one episode length T, with the divergence line
-    :math:`\beta = 2`; ``alpha`` marks the current step size."""
+    :math:`\beta = 2`; ``alpha`` marks the current step size. ``place_legend``: move the legend
+    off the data (:func:`ftd_lib.style.legend_off_data`); an explorer keeps it in one place
+    from frame to frame."""
     if ax is None:
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
@@ -89,8 +92,15 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0)
             ax.plot([alpha], [beta_max * 1.04 if off else b], marker="^" if off else "o",
                     ms=9, ls="none", color=kw["color"], clip_on=False)
     ax.set_ylim(0, beta_max * 1.08)
-    ax.set(xlabel="step size α", ylabel="β", title=f"β per episode, T = {T}", xlim=(0, 1))
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9), fontsize=13)
+    ax.set(xlabel="step size α", ylabel="β", xlim=(0, 1))
+    if place_legend:
+        ax.set_title(f"β per episode, T = {T}")
+        ax.legend(loc="upper left", fontsize=13)
+        legend_off_data(ax.figure, [ax])
+    else:  # an explorer: above the panel, in one place for every frame (as plot_values')
+        ax.set_title(f"β per episode, T = {T}", loc="left", pad=58)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=13, frameon=False,
+                  borderaxespad=0.2)
     return ax
 
 
@@ -105,7 +115,7 @@ def plot_values(ax, alpha, T, v0: float = 0.0, n_episodes: int = N_EPISODES,
         plot_off_chart(ax, ep, v, hi, lo, marker="o", ms=5, **style(method))
         off |= bool(np.any(~np.isfinite(v) | (v > hi) | (v < lo)))
     ax.set(xlabel="episode", ylabel="value at episode end", xlim=(-0.3, n_episodes + 0.3))
-    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=46)
+    ax.set_title(f"α = {alpha:.2f}, T = {T}, V₀ = {v0:.1f}", loc="left", pad=50)
     handles, _ = ax.get_legend_handles_labels()
     if off:
         handles.append(off_chart_handle("off the chart (▲ above, ▼ below)"))

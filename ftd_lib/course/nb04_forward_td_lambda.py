@@ -33,7 +33,7 @@ from ..returns import (
     k_bound,
 )
 from ..rng import run_generator
-from ..style import OKABE_ITO, plot_off_chart, use_style
+from ..style import OKABE_ITO, legend_off_data, plot_off_chart, use_style
 from . import quick as quick_scale
 
 
@@ -131,6 +131,7 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
            title=title if title is not None
            else f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=13)
+    legend_off_data(ax.figure, [ax])
     return ax
 
 
@@ -354,6 +355,7 @@ def plot_cost(data: dict, ax=None):
     ax.set(xlabel="episode length T", ylabel="cost per step / TD(0)'s",
            title=f"Measured cost per time step (MLP 2-50-1, λ = {data['lam']:g})")
     ax.legend(loc="upper left", fontsize=13)
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

@@ -33,7 +33,7 @@ from ..envs.tasks import gamma
 from ..methods import label, style
 from ..repro.definitions import ALPHAS_FIG3, DEFAULT_SEED, ETA
 from ..returns import k_bound
-from ..style import OKABE_ITO, plot_off_chart, use_style
+from ..style import OKABE_ITO, legend_off_data, plot_off_chart, use_style
 from ..validate import check_int
 from . import one_torch_thread
 
@@ -170,6 +170,8 @@ def plot_task(starts=(-0.6, -0.5, -0.4), grid: dict | None = None, sample: dict 
     a2.legend(loc="lower right", fontsize=13, framealpha=0.9)
     fig.colorbar(im, ax=a2, label="v(s)")
     fig.tight_layout()
+    legend_off_data(a1.figure, [a1])
+    legend_off_data(a2.figure, [a2])
     return fig
 
 
@@ -234,9 +236,11 @@ def format_curves(data: dict, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
+def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = "",
+                         place_legend: bool = True):
     """Thin lines: every run; thick: the mean over runs. Errors above ``ymax`` (and diverged
-    runs) are drawn off the chart (▲)."""
+    runs) are drawn off the chart (▲). ``place_legend``: move the legend off the data
+    (:func:`ftd_lib.style.legend_off_data`); an explorer keeps it in one place."""
     for m, d in data.items():
         kw = style(m)
         eps = np.arange(1, d["errors"].shape[1] + 1)
@@ -254,6 +258,8 @@ def plot_learning_curves(data: dict, ax, ymax: float = YMAX, title: str = ""):
     if title:
         ax.set_title(title, loc="left")
     ax.legend(loc="center right", framealpha=0.9)
+    if place_legend:
+        legend_off_data(ax.figure, [ax])
     return ax
 
 

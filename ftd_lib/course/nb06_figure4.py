@@ -344,7 +344,7 @@ def plot_block_curves(runs: dict, block: int, ax=None, refs: dict | None = None,
            ylabel="return (−steps to the goal)" if run["task"] == "mountain_car"
            else "return (steps balanced)")
     ax.legend(loc="upper left")
-    legend_outside(ax.figure, [ax], where="right")
+    legend_outside(ax.figure, [ax], where="bottom", ncol=2)
     return ax
 
 

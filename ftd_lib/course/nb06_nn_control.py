@@ -49,7 +49,7 @@ from ..envs.recording import RecordingEnv
 from ..methods import CONTROL, label, style
 from ..repro.definitions import ALPHAS_FIG4, DEFAULT_SEED, EPSILON, ETA
 from ..returns import k_bound
-from ..style import use_style
+from ..style import legend_off_data, use_style
 from . import one_torch_thread
 
 SEED = DEFAULT_SEED
@@ -341,6 +341,7 @@ def plot_learning_curves(runs: dict, ax=None, title: str = "", ylabel: str | Non
            ylabel=ylabel or ("return (−steps to the goal)" if task == "mountain_car"
                              else "return (steps balanced)"))
     ax.legend(loc="best")
+    legend_off_data(ax.figure, [ax])
     return ax
 
 

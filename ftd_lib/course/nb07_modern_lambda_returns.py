@@ -23,6 +23,7 @@ from ..envs.mountain_car import record_episodes
 from ..methods import label
 from ..returns import gae, k_bound, rollout_returns_by_definition
 from ..rng import run_generator
+from ..style import legend_off_data
 
 #: the paper's sentences about DQN, verbatim from the .tex (Sec. 6 and the conclusions;
 #: ``\citep{mnih:nature15}`` written out as "(Mnih et al. 2015)")
@@ -124,7 +125,7 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
     c = cut_weights(gamma, lam, eta=eta, block=block, n=n)
     fig, ax = new_axes(title=f"Weight on bootstrapping at the horizon, γ = {gamma:g}, "
                        f"λ = {lam:g}", xlabel="time step t of a long episode",
-                       ylabel="(γλ)^(h−t)", figsize=figsize)
+                       ylabel=r"$(\gamma\lambda)^{h-t}$", figsize=figsize)
     ax.step(c["t"], c["w_block"], where="post", color=OKABE_ITO["orange"], ls="--",
             label=f"block (GAE), B = {block}: horizon at the rollout's end")
     ax.plot(c["t"], c["w_sliding"], color=OKABE_ITO["blue"],
@@ -133,6 +134,7 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
     ax.set_yscale("log")
     ax.legend(loc="lower left", fontsize=13)
     fig.tight_layout()
+    legend_off_data(ax.figure, [ax])
     return fig, ax
 
 
@@ -282,4 +284,5 @@ def plot_target_ages(n: int = 160, *, K: int = 44, C: int = 40, B: int = 16,
     ax.set_ylim(-2, max(K, C, B) * 1.6)
     ax.legend(loc="upper left", fontsize=13)
     fig.tight_layout()
+    legend_off_data(ax.figure, [ax])
     return fig, ax

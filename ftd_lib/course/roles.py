@@ -30,6 +30,8 @@ tag                   meaning
                       (:mod:`ftd_lib.course.grading`)
 ``colab-install``     the notebook's first code cell: on Colab only, installs the course's copy
                       (:mod:`ftd_lib.course.colab`); no static way out shows it
+``written-answer``    a box (Markdown) for a written answer, graded by hand (nbgrader's
+                      manually graded answer): in every copy, empty in the source
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -47,10 +49,13 @@ OPTIONAL = "lecture-optional"
 OPTIONAL_EXERCISE = "optional-exercise"
 STUDENT_ID = "student-id"
 SELF_CHECK = "self-check"
+#: a written answer's box (Markdown, an nbgrader manually graded answer): kept, empty, in the
+#: students' copy, though nbgrader marks it a solution cell
+WRITTEN_ANSWER = "written-answer"
 COLAB = "colab-install"
 
 ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, OPTIONAL_EXERCISE,
-         STUDENT_ID, SELF_CHECK, COLAB)
+         STUDENT_ID, SELF_CHECK, COLAB, WRITTEN_ANSWER)
 
 
 def tags(cell) -> list[str]:
@@ -66,9 +71,10 @@ def has(cell, role: str) -> bool:
 
 
 def is_solution(cell) -> bool:
-    """A worked solution: tagged ``solution`` or marked by nbgrader as a solution cell."""
-    return has(cell, SOLUTION) or bool(
-        cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+    """A worked solution: tagged ``solution``, or marked by nbgrader as a solution cell and not
+    a written answer's box (:data:`WRITTEN_ANSWER`, which holds no answer in the source)."""
+    return has(cell, SOLUTION) or (not has(cell, WRITTEN_ANSWER) and bool(
+        cell.get("metadata", {}).get("nbgrader", {}).get("solution", False)))
 
 
 def is_required_exercise(cell) -> bool:

@@ -19,7 +19,7 @@ import numpy as np
 from ..envs import cartpole as cp
 from ..envs import mountain_car as mc
 from ..envs.tasks import task
-from ..style import OKABE_ITO, use_style
+from ..style import OKABE_ITO, legend_off_data, use_style
 
 
 def hill_height(x):
@@ -128,6 +128,8 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
         traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.14, top=0.83, wspace=0.7)  # fixed: fast
+    legend_off_data(a2.figure, [a2])
+    legend_off_data(a3.figure, [a3])
     return fig
 
 
@@ -188,6 +190,7 @@ def plot_cartpole_trajectory(traj: dict, title: str = "", n_snapshots: int = 8):
            "truncated": f"balanced until the cap, {T} steps"}.get(traj.get("end"), f"{T} steps")
     fig.suptitle(f"{title} — {end}" if title else end, fontsize=13)
     fig.subplots_adjust(left=0.06, right=0.94, bottom=0.12, top=0.88, hspace=0.45)  # fixed: fast
+    legend_off_data(ax.figure, [ax])
     return fig
 
 

@@ -226,10 +226,10 @@ def one_state_explorer(alpha: float = 0.15, T: int = 10, v0: float = 0.0,
         t = int(controls["T"].value)
         v = float(controls["v0"].value)
         text, ex.state = one_state_readout(a, t, v, n_episodes)
-        fig = new_figure(11.0, 4.3, left=0.07, top=0.76, bottom=0.12)
+        fig = new_figure(11.0, 4.3, left=0.07, top=0.74, bottom=0.14)
         ax1, ax2 = fig.subplots(1, 2)
         plot_values(ax1, a, t, v, n_episodes)
-        plot_beta_curves(t, ax2, alpha=a)
+        plot_beta_curves(t, ax2, alpha=a, place_legend=False)
         return text, fig
 
     ex = Explorer(controls, render, readout_class="ftd-beta-readout",
@@ -391,7 +391,8 @@ def learning_curve_explorer(alpha: float = 0.015, lam: float = 0.9, *, runs: int
         ex.state = dict(alpha=a, lam=lm, data=data, runs=runs, episodes=episodes, seed=seed)
         fig = new_figure(9.0, 4.0, left=0.09, right=0.98, bottom=0.14, top=0.9)
         ax = fig.subplots()
-        nb05.plot_learning_curves(data, ax, title=f"mountain car evaluation: α = {a:.4g}, "
+        nb05.plot_learning_curves(data, ax, place_legend=False,
+                                  title=f"mountain car evaluation: α = {a:.4g}, "
                                   f"λ = {lm:.2f}, η = {nb05.ETA:g}, {runs} runs")
         return learning_curve_readout(a, lm, data), fig
 

@@ -85,6 +85,15 @@ def lecture_exercises(lecture: L.Lecture) -> list:
     return out
 
 
+_MARK = re.compile(r"\s*\((?:required|optional)\)", re.IGNORECASE)
+
+
+def _titled(key: str, title: str, required: bool) -> str:
+    """``**04.5** the horizon-extension identity (optional)``: the label, the title without
+    its own mark, and the mark the cell's tags give (:mod:`ftd_lib.course.roles`)."""
+    return (f"**{L.exercise_label(key)}** {_MARK.sub('', title).strip()} "
+            f"({'required' if required else 'optional'})")
+
 
 def _md(text: str, slide_type: str):
     cell = nbformat.v4.new_markdown_cell(text)
@@ -93,15 +102,27 @@ def _md(text: str, slide_type: str):
 
 
 def homework_markdown(lecture: L.Lecture) -> str:
-    """The homework slide: the exercises sent home with their titles, then those done in
-    class (to finish at home), then what the plan asks in writing."""
-    ex = lecture_exercises(lecture)
-    home = [f"- **{L.exercise_label(k)}** {t}" for k, t, h in ex if h]
-    here = [L.exercise_label(k) for k, _, h in ex if not h]
+    """The homework slide: the exercises sent home with their titles (required or optional, by
+    the cells' tags), then those put to the room on a core slide (to finish at home), then what
+    the plan asks in writing. "Done in class" names only exercises the core deck shows
+    (:func:`ftd_lib.publish.lectures.exercise_places`); an optional exercise the lecture neither
+    shows nor assigns is named as left to the reader; a required one raises (the plan must
+    place it)."""
+    titles = dict((k, t) for k, t, _ in lecture_exercises(lecture))
+    places = L.exercise_places(lecture)
+    lost = [k for k, req, where in places if req and where is None]
+    if lost:
+        raise ValueError(f"lecture {lecture.number}: required exercises {lost} are neither on "
+                         "a core slide nor on the homework list (lectures.LECTURES)")
+    home = [f"- {_titled(k, titles[k], req)}" for k, req, where in places if where == "homework"]
+    here = [L.exercise_label(k) for k, _, where in places if where == "class"]
+    left = [L.exercise_label(k) for k, _, where in places if where is None]
     lines = [f"## Homework after lecture {lecture.number}", ""]
     lines += home or ["- none"]
     if here:
         lines += ["", f"Done in class, finish at home: {', '.join(here)}."]
+    if left:
+        lines += ["", f"Optional, in the notebooks: {', '.join(left)}."]
     if lecture.written:
         lines += ["", f"In writing: {lecture.written}."]
     lines += ["", "*Each exercise checks itself in its notebook (Binder, Colab or "
@@ -111,10 +132,13 @@ def homework_markdown(lecture: L.Lecture) -> str:
 
 def homework_cells(lecture: L.Lecture) -> list:
     """The homework slide as cells: the slide and its speaker cue."""
-    n = sum(h for _, _, h in lecture_exercises(lecture))
+    places = L.exercise_places(lecture)
+    n = sum(where == "homework" for _, _, where in places)
+    here = sum(where == "class" for _, _, where in places)
+    done = f" and to the {here} done in class" if here else ""
     return [_md(homework_markdown(lecture), "slide"),
-            _md(f"**Cue** (1 min, core): point to the {n} exercises sent home and to the ones "
-                "done in class; each notebook's check says Correct or Not yet.", "notes")]
+            _md(f"**Cue** (1 min, core): point to the {n} exercises sent home{done}; each "
+                "notebook's check says Correct or Not yet.", "notes")]
 
 
 def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:

@@ -41,6 +41,7 @@ leaves the slides out that are not core.
 from __future__ import annotations
 
 import copy
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -62,7 +63,17 @@ PICTURE_BOX = (1270, 430)
 FRAME_BOX = (1270, 340)
 #: the deck's own additions to ``notebooks/rise.css`` (the live slideshow does not show the
 #: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
-DECK_CSS = f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
+DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
+            # every frame's readout as high as the tallest (4 lines), so the picture under
+            # it stays put from frame to frame (review 2026-11-28-lecturer-4, M15)
+            ".reveal .ftd-step-readout { min-height: 5.3em; }\n"
+            # reveal.js's slide number: white on #999 is 2.84:1; on #595959, 7:1 (X15)
+            ".reveal .slide-number { background-color: #595959; color: #fff; }\n"
+            # a slide tagged in its corner says "optional" once, not again per cell (M16)
+            ".reveal section:has(.ftd-mark) .celltag_lecture-optional { border-left: 0;"
+            " padding-left: 0; }\n"
+            ".reveal section:has(.ftd-mark) .celltag_lecture-optional::before"
+            " { content: none; }\n")
 
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -99,7 +110,11 @@ Reveal.initialize({
   center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
 });
 Reveal.on("slidechanged", function (event) {
-  if (window.MathJax && MathJax.Hub) { MathJax.Hub.Rerender(event.currentSlide); }
+  // queued behind the first typesetting: a jump right after loading rendered a slide that
+  // was still being typeset ("[Math Processing Error]")
+  if (window.MathJax && MathJax.Hub) {
+    MathJax.Hub.Queue(["Rerender", MathJax.Hub, event.currentSlide]);
+  }
 });
 </script>
 {% endblock footer_js %}
@@ -158,18 +173,20 @@ def deck_png(fig, box=PICTURE_BOX) -> tuple:
     """``(PNG bytes, metadata)`` of a figure the deck draws itself (a widget's picture, a
     stepper frame): at :func:`fit_dpi` for ``box``, so that its text projects as large as the
     slide allows, with its smallest text size and dpi
-    (:func:`ftd_lib.publish.figure_text.metadata`)."""
+    (:func:`ftd_lib.publish.figure_text.metadata`) and its layout's problems
+    (:func:`ftd_lib.publish.figure_layout.metadata`)."""
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from . import figure_layout
     from .figure_text import metadata
 
     dpi = fit_dpi(fig, box)
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue(), metadata(fig, dpi)
+    return buf.getvalue(), {**metadata(fig, dpi), **figure_layout.metadata(fig, dpi, tight=False)}
 
 
 def widget_picture(source: str, box=PICTURE_BOX, values=None):
@@ -298,6 +315,76 @@ def _stepper_slide(cell, reason, minutes: float) -> list:
     return [head, _notes(cue([head, cell], minutes, reason)), cell]
 
 
+_GIVEN = re.compile(r"^\s*print\((nb\d\d)\.(given_\w+)\(\)\)\s*$", re.MULTILINE)
+
+
+def _number_text(v) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k} = {_number_text(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_number_text(x) for x in v) + "]"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def given_numbers(answer_source: str) -> list:
+    """The numbers the exercise's answer cell prints for the student (its
+    ``print(nbNN.given_x())`` lines), drawn without a student id
+    (:func:`ftd_lib.course.exercises.student.default_numbers`): what a room works from."""
+    from importlib import import_module
+
+    from ..course.exercises.student import default_numbers
+
+    return [default_numbers(getattr(import_module(f"ftd_lib.course.exercises.{mod}"), fn))
+            for mod, fn in _GIVEN.findall(answer_source)]
+
+
+def default_answer(solution_source: str):
+    """The worked solution's ``answer`` for the numbers without a student id (the solution
+    cell run with the exercises' modules, its check's verdict swallowed); ``None`` where it
+    sets no number."""
+    import contextlib
+    import io
+    from importlib import import_module
+
+    from ..course.exercises import student
+
+    env = {m: import_module(f"ftd_lib.course.exercises.{m}")
+           for m in set(re.findall(r"\b(nb\d\d)\.", solution_source))}
+    saved = student._STUDENT["id"]
+    student._STUDENT["id"] = None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(solution_source, "<solution>", "exec"), env)  # noqa: S102
+    finally:
+        student._STUDENT["id"] = saved
+    a = env.get("answer")
+    return a if isinstance(a, (int, float)) and not isinstance(a, bool) else None
+
+
+def in_class_cells(nb_cells, group) -> tuple:
+    """For a slide (``group``: indices into ``nb_cells``) whose exercise is put to the room:
+    ``(markdown cell with the numbers to work from, the answer for the cue)``; ``(None, None)``
+    where the slide has no exercise that prints numbers."""
+    from ..course import roles
+
+    answer_cell = next((i for i in group if roles.has(nb_cells[i], roles.EXERCISE)), None)
+    if answer_cell is None:
+        return None, None
+    given = given_numbers(L.slide_words._src(nb_cells[answer_cell]))
+    if not given:
+        return None, None
+    sol = next((c for c in nb_cells[answer_cell + 1:]
+                if c.cell_type == "code" and roles.is_solution(c)), None)
+    answer = default_answer(L.slide_words._src(sol)) if sol is not None else None
+    text = "**The numbers** (without a student id): " + "; ".join(
+        f"`{_number_text(g)}`" for g in given)
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["slideshow"] = {"slide_type": "-"}
+    return cell, (None if answer is None else f"{answer:.4g}")
+
+
 def _reason(nb_cell, moved_reason):
     if moved_reason:
         return moved_reason
@@ -348,6 +435,11 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
             own = [j for j, c in enumerate(gcells) if L.stepper_frames(c)]
             cue = cues.slide_cue([c for j, c in enumerate(gcells) if j not in own],
                                  [f for j, f in enumerate(flags) if j not in own], reason)
+            numbers = None
+            if reason is None:  # an exercise put to the room: its numbers, its answer
+                numbers, answer = in_class_cells(sub, group)
+                if answer is not None:
+                    cue += f" Answer without a student id: {answer}."
             for c, f in zip(gcells, flags, strict=True):
                 if f:
                     c.metadata["ftd_moved"] = True
@@ -367,7 +459,8 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
                 tail = _stepper_slide(_stepper_cell(view[step], frames), reason, step_min)
                 view = view[:step] + view[step + 1:]
             head = _mark(view[k], reason) if reason else [view[k]]
-            cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + tail
+            cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + (
+                [numbers] if numbers is not None else []) + tail
     cells += closing.homework_cells(lecture)
     cells += closing.discussion_cells(lecture, minutes["discussion"])
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(parts[0].metadata))

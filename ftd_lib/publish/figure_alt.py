@@ -49,10 +49,16 @@ def figure_alt(fig) -> str:
                                      ax.get_title("right")) if t.strip())
         if title.strip():
             parts.append(words(title))
-        elif ax.get_xlabel() or ax.get_ylabel():
-            parts.append(words(f"{ax.get_ylabel()} against {ax.get_xlabel()}".strip()))
+        elif ax.get_xlabel().strip() and ax.get_ylabel().strip():
+            parts.append(words(f"{ax.get_ylabel()} against {ax.get_xlabel()}"))
+        elif ax.get_xlabel().strip() or ax.get_ylabel().strip():  # one label: no "against"
+            parts.append(words(ax.get_ylabel().strip() or ax.get_xlabel().strip()))
     parts = [p for i, p in enumerate(parts) if p and p not in parts[:i]]
-    return "Figure: " + "; ".join(parts) if parts else "Figure"
+    if not parts:
+        return "Figure"
+    text = "; ".join(parts)
+    # a title that says "Figure 1: ..." already: no "Figure: Figure 1"
+    return text if text.lower().startswith("figure") else "Figure: " + text
 
 
 def _alt(fig, _dpi) -> dict:

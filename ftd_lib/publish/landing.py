@@ -67,19 +67,53 @@ def teaches(nb) -> str:
     return "; ".join(goals).replace("|", r"\|")
 
 
-def citation(path: Path = REPO / "CITATION.cff") -> str:
-    """A BibTeX entry for the course from CITATION.cff (``""`` where there is none)."""
+def _bibtex_text(text: str) -> str:
+    """Text for a BibTeX field: LaTeX's special characters escaped, acronyms (TD, MC) braced
+    so that a style does not lower-case them."""
+    text = re.sub(r"([_&%#$])", r"\\\1", text)
+    return re.sub(r"\b([A-Z]{2,})\b", r"{\1}", text)
+
+
+def authors(path: Path = REPO / "CITATION.cff") -> list[str]:
+    """The course's authors as CITATION.cff names them (a person: "Family, Given"; a group:
+    its name)."""
+    import yaml
+
+    c = yaml.safe_load(path.read_text())
+    return [a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in c["authors"]]
+
+
+def citation(path: Path = REPO / "CITATION.cff", url: str | None = None) -> str:
+    """A BibTeX entry for the course from CITATION.cff (``""`` where there is none): a person
+    as "Family, Given", a group in double braces (one corporate author, not a surname);
+    LaTeX's special characters escaped; ``url`` (the published course) where known."""
     if not path.is_file():
         return ""
     import yaml
 
     c = yaml.safe_load(path.read_text())
-    authors = " and ".join(a.get("name") or f"{a['family-names']}, {a['given-names']}"
-                           for a in c["authors"])
+    names = " and ".join(
+        "{" + _bibtex_text(a["name"]) + "}" if a.get("name")
+        else _bibtex_text(f"{a['family-names']}, {a['given-names']}") for a in c["authors"])
     year = str(c.get("date-released", ""))[:4]
-    return (f"@misc{{ftdcourse{year},\n  title  = {{{c['title']}}},\n  author = {{{authors}}},"
-            f"\n  year   = {{{year}}},\n  note   = {{version {c.get('version', '')}, "
+    url_line = f"\n  url    = {{{url}}}," if url else ""
+    return (f"@misc{{ftdcourse{year},\n  title  = {{{_bibtex_text(c['title'])}}},"
+            f"\n  author = {{{names}}},\n  year   = {{{year}}},{url_line}"
+            f"\n  note   = {{version {c.get('version', '')}, "
             f"licences {', '.join(c.get('license', []))}}}\n}}")
+
+
+#: the README's symbols as words: a page without an emoji font shows them as empty boxes
+#: (review 2026-11-28-site-3, X3)
+SYMBOL_WORDS = (("✅ or ❌", "Correct or Not yet"), ("✅", "Correct"), ("❌", "Not yet"),
+                ("💡 ", ""), ("💡", ""))
+
+
+def in_words(text: str) -> str:
+    """``text`` with the check's symbols written as the words the checks print."""
+    for sym, words in SYMBOL_WORDS:
+        text = text.replace(sym, words)
+    return text
 
 
 def lecture_plan(path: Path = REPO / "INSTRUCTORS.md") -> list[str]:
@@ -118,7 +152,10 @@ def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: 
     ``decks``: the lecture decks' names in :data:`DECKS` (``lecture1``, ...)."""
     readme = (root / "README.md").read_text()
     paras = [p.strip() for p in readme.split("\n\n") if p.strip()]
-    intro = next(p for p in paras if not p.startswith(("#", "[!", "<")))
+    intro = in_words(next(p for p in paras if not p.startswith(("#", "[!", "<"))))
+    homework = in_words(_section(readme, "Homework: how it is handed in and graded"))
+    if not homework:  # no section to point at
+        intro = re.sub(r'\s*[^.]*"Homework" below[^.]*\.', "", intro)
     rows = "\n".join(
         f"| [{html.escape(titles[n])}]({n}.ipynb) | {goals.get(n, '')} | "
         f'<a class="ftd-handout" href="{HANDOUTS}/{n}.pdf">PDF</a>'
@@ -145,7 +182,7 @@ def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: 
         online = ("**In the browser:** this copy of the website was built without a "
                   "repository to launch (`--repo`), so it has no Binder or Colab buttons.")
     ask = _section(readme, "Where to ask")
-    cite = citation()
+    cite = citation(url=f"https://github.com/{repo}" if repo else None)
     cite_md = (f"**This course:** (from its `CITATION.cff`)\n\n```bibtex\n{cite}\n```\n\n"
                if cite else "")
     toc = "\n".join(names)
@@ -176,7 +213,7 @@ pinned requirements (a few minutes), then JupyterLab opens on notebook 01.
 
 {online}
 
-## The paper
+{"## Homework" + chr(10) + chr(10) + homework + chr(10) + chr(10) if homework else ""}## The paper
 
 van Seijen, H. (2016). *Effective Multi-step Temporal-Difference Learning for Non-Linear
 Function Approximation.* [arXiv:1608.05151]({PAPER_URL}).

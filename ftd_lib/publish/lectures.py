@@ -146,14 +146,18 @@ LECTURES = (
     Lecture(2, "notebooks 04 and 05 — forward TD(λ), and prediction with a network",
             (Segment("04_forward_td_lambda", what="the K-bounded λ-return, the δ′-sum, "
                      "Algorithm 1 whole with the stepper's frames, rounding, cost and memory; "
-                     "§8's exercises on the homework slide", moved=((8, "homework"),)),
+                     "§8's exercises on the homework slide", moved=((8, "homework"),),
+                     dropped=("The K-bounded returns, two ways",
+                              "They agree — but the tiny differences grow")),
              Segment("05_nn_prediction", what="mountain car; Figure 3 left (stored): TD(λ) "
                      "diverges, forward TD(λ) wins; §5–6 (Figure 3 right, the claims) are "
                      "guided self-study, claim 4 (the η question) written homework",
-                     moved=((5, "self-study"), (6, "self-study")))),
+                     moved=((5, "self-study"), (6, "self-study")),
+                     dropped=("Figure 3 left, live: 3 runs × 5 episodes",))),
             10, "discussion question 2 (the DQN analogy)",
-            ("nb04.rho_recursion", "nb04.build_algorithm1", "nb04.horizon_extension",
-             "nb04.k1_is_td0", "nb05.predict_then_measure"), questions=(2,),
+            ("nb04.rho_recursion", "nb04.build_algorithm1", "nb04.next_bounded_return",
+             "nb04.first_update", "nb04.horizon_extension", "nb04.k1_is_td0",
+             "nb05.true_value", "nb05.yardstick", "nb05.predict_then_measure"), questions=(2,),
             written="discussion question 4 (the η result, claim 4), after 05 §5–6"),
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
             (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole (the live "
@@ -190,6 +194,19 @@ def section_numbers(nb) -> list:
                 current = int(m.group(1))
             started = True
         out.append(current if started else None)
+    return out
+
+
+def in_summary(nb) -> list:
+    """For each cell, whether it stands in an unnumbered ``##`` section (``## Summary``): a
+    wrap-up of the whole notebook, which the lecture keeps even where it moves the numbered
+    section before it (:func:`moved_cells`)."""
+    out, inside = [], False
+    for cell in nb["cells"]:
+        src = slide_words._src(cell).lstrip()
+        if cell["cell_type"] == "markdown" and src.startswith("## "):
+            inside = not _SECTION.match(src)
+        out.append(inside)
     return out
 
 
@@ -342,12 +359,14 @@ def _opening_line(cell) -> str:
 def moved_cells(nb, seg: Segment, homework=()) -> dict:
     """``{cell index: where}`` of the cells of ``nb`` the lecture does not project: the slides of
     the exercises given as ``homework`` (``"homework"``), the sections ``seg.moved`` sends away
-    (their ``where``) and the slides ``seg.dropped`` names (``"dropped"``)."""
+    (their ``where``; an unnumbered section after one, the notebook's ``## Summary``, stays:
+    :func:`in_summary`) and the slides ``seg.dropped`` names (``"dropped"``)."""
     out = {}
     sections = section_numbers(nb)
+    summary = in_summary(nb)
     moved = dict(seg.moved)
     for i, n in enumerate(sections):
-        if n in moved:
+        if n in moved and not summary[i]:
             out[i] = moved[n]
     keys = exercise_keys(nb)
     for group in slide_groups(nb):
@@ -504,3 +523,30 @@ def optional_cells(stem: str) -> list:
     return [(i, slide_words._src(c).strip().splitlines()[0][:70] if slide_words._src(c).strip()
              else "") for i, c in enumerate(nb["cells"]) if is_optional(c)]
 
+
+
+def exercise_places(lecture: Lecture) -> list:
+    """``[(key, required, place)]`` for every exercise in the cells lecture ``lecture`` takes,
+    in order: ``place`` is ``"homework"`` (on the lecture's homework list), ``"class"`` (its
+    slide is on the core deck: neither moved nor optional, so it is put to the room) or ``None``
+    (neither: the exercise falls through)."""
+    from ..course.roles import is_required_exercise
+
+    out = []
+    for seg in lecture.segments:
+        nb = read(seg.notebook)
+        cells = set(segment_cells(nb, seg))
+        moved = segment_moved(seg, nb)
+        keys = exercise_keys(nb)
+        for group in slide_groups(nb):
+            shown = [i for i in group if slide_words.slide_type(nb["cells"][i], first=(i == 0))
+                     not in ("skip", "notes")]
+            opener = shown[0] if shown else group[0]
+            core = opener not in moved and not is_optional(nb["cells"][opener])
+            for i in group:
+                if i in keys and i in cells:
+                    key = keys[i]
+                    place = ("homework" if key in lecture.homework
+                             else "class" if core else None)
+                    out.append((key, is_required_exercise(nb["cells"][i]), place))
+    return out

@@ -12,14 +12,18 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   library (installable: ``pyproject.toml``), ``requirements.txt`` (the pins of the ``student``
   role, ``requirements/student.txt`` with what it reads) and the lock as ``constraints.txt``,
   binder/, the experiment files, the stored
-  results, ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
+  results, the licence and citation files (``LICENSE``, ``LICENSE-TEXT``, ``CITATION.cff``),
+  ``start.sh`` (makes ``.venv``, installs the pins and ftd_lib, opens JupyterLab
   on notebook 01) and its own README (``release/README.students.md``: what the course is,
   the two commands, offline
   use, the homework: what to edit and hand in, how it is graded, the table of exercises,
   where to ask), and ``tests/test_homework.py`` (``pytest`` there runs ``python -m ftd_lib
-  check`` on each notebook). No worked solution exists in it: every solution cell is dropped
-  with its outputs; the library holds only checks and hints; no compiled file, no MyST source
-  (``notebooks/src`` holds the solutions), none of the course's own tests. ``--no-hints``
+  check`` on each notebook). With ``--repo OWNER/NAME --ref REF`` (the students' public
+  repository it is published at) the notebooks' Colab cell installs from there; without, that
+  cell says on Colab that the copy names no repository. No worked solution exists in it:
+  every solution cell is dropped with its outputs; the library holds only checks and hints;
+  no compiled file, no MyST source (``notebooks/src`` holds the solutions), none of the
+  course's own tests. ``--no-hints``
   drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
   (nbgrader), plus
@@ -39,7 +43,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..course import roles
+from ..course import colab, roles
 from ..course.roles import is_solution
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +54,8 @@ CHOICES = ("students", "instructors")
 #: what every release holds as it is (paths relative to the repository root); README.md,
 #: requirements.txt and start.sh are written (:func:`readme`, :func:`requirements`)
 COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
-          "scripts/time_nb06_helpers.py")  # notebook 06 tells students to run it
+          "scripts/time_nb06_helpers.py",  # notebook 06 tells students to run it
+          "LICENSE", "LICENSE-TEXT", "CITATION.cff")  # what a copy may be used for, and how cited
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
@@ -105,6 +110,11 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
 # control kernel on its first run)
 c.Execute.timeout = 600
+# graded as the submitter: before each submission runs, this hook puts its student's id (the
+# folder submitted/<student>/course) in FTD_STUDENT_ID, which the notebooks' kernels inherit:
+# every exercise uses that student's numbers, whatever STUDENT_ID the notebook gives, and the
+# student-id cell prints which id it was graded as (INSTRUCTORS.md, "Graded as the student")
+c.Autograde.pre_convert_hook = "ftd_lib.course.grading.autograde_as_submitter"
 '''
 
 #: what --no-hints writes in place of the hint table
@@ -123,7 +133,8 @@ _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkp
 def student_notebook(nb, *, hints: bool = True):
     """A copy of notebook ``nb`` without its solution cells (and, with ``hints=False``, without
     its hint cells); the ``self-check`` cell's saved output (the solutions' "m of m pass") is
-    cleared."""
+    cleared; a written answer's box keeps its text but not nbgrader's metadata (nbgrader's
+    own student version comes from the instructors' release)."""
 
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells
@@ -131,6 +142,8 @@ def student_notebook(nb, *, hints: bool = True):
     for c in nb.cells:
         if c.cell_type == "code" and roles.has(c, roles.SELF_CHECK):
             c.outputs, c.execution_count = [], None
+        if roles.has(c, roles.WRITTEN_ANSWER):  # a box to write in, not a solution to hide
+            c.metadata.pop("nbgrader", None)
     return nb
 
 
@@ -246,7 +259,8 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = False) -> None:
+def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = False,
+           repo: str | None = None, ref: str = colab.REF) -> None:
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
     (tmp / "README.md").write_text(readme(root, audience, hints))
@@ -267,6 +281,10 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
             nb.cells = [c for c in nb.cells if not roles.has(c, roles.HINT)]
         if tests:
             nb = with_autograder_tests(nb)
+        if repo is None:  # no repository to install from: the Colab cell says so on Colab
+            colab.unstamp(nb)
+        else:
+            colab.stamp(nb, repo, ref)
         nbformat.write(nb, tmp / "notebooks" / path.name)
     if not hints:
         (tmp / "ftd_lib" / "course" / "exercises" / "hints.py").write_text(NO_HINTS)
@@ -275,21 +293,27 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
 
 
 def release(audience: str, out, *, hints: bool = True, force: bool = False,
-            nbgrader_tests: bool = False, root: Path = REPO) -> Path:
+            nbgrader_tests: bool = False, root: Path = REPO, repo: str | None = None,
+            ref: str = colab.REF) -> Path:
     """Write the release for ``audience`` (``"students"`` or ``"instructors"``) to ``out``;
     return its path. ``nbgrader_tests`` (instructors only) adds an autograder-test cell after
-    every worked solution (:func:`with_autograder_tests`). Nothing is left half-written: the copy
+    every worked solution (:func:`with_autograder_tests`). ``repo``/``ref``: the public
+    repository and ref the copy is published at, which its notebooks' Colab cell installs from
+    (:func:`ftd_lib.course.colab.stamp`); without ``repo`` that cell says on Colab that the copy
+    names none. Nothing is left half-written: the copy
     is made in a temporary folder beside ``out`` and moved into place at the end."""
     if audience not in CHOICES:
         raise ValueError(f"--for must be one of {', '.join(CHOICES)}, got {audience!r}")
     if nbgrader_tests and audience != "instructors":
         raise ValueError("--nbgrader-tests is for --for instructors (the tests hold the checks' "
                          "calls, which a student release has in its exercise cells anyway)")
+    if repo is not None:
+        colab.copy_url(repo, ref)  # a ValueError naming repo or ref
     out = check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        _write(tmp, audience, hints, Path(root), nbgrader_tests)
+        _write(tmp, audience, hints, Path(root), nbgrader_tests, repo, ref)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -314,10 +338,14 @@ def main(argv=None) -> int:
     p.add_argument("--force", action="store_true", help="replace a non-empty --out")
     p.add_argument("--nbgrader-tests", action="store_true", help="instructors: add an nbgrader "
                    "autograder-test cell (assert the check) after every worked solution")
+    p.add_argument("--repo", metavar="OWNER/NAME", help="the public repository the copy is "
+                   "published at (its notebooks' Colab cell installs from it)")
+    p.add_argument("--ref", default=colab.REF, help="the branch or tag of --repo (default "
+                   f"{colab.REF})")
     a = p.parse_args(argv)
     try:
         path = release(a.audience, a.out, hints=not a.no_hints, force=a.force,
-                       nbgrader_tests=a.nbgrader_tests)
+                       nbgrader_tests=a.nbgrader_tests, repo=a.repo, ref=a.ref)
     except ValueError as e:
         p.error(str(e))
     print(f"wrote the {a.audience}' release to {path}")

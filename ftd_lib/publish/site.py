@@ -39,6 +39,7 @@ complete; an existing non-empty ``--out`` is refused unless ``force``.
 from __future__ import annotations
 
 import datetime
+import html
 import json
 import os
 import re
@@ -60,8 +61,9 @@ from .present import present
 from .release import REPO, check_out, release
 
 STATIC = Path(__file__).with_name("site_static")
-#: the repository the run buttons launch (``--repo``; none: no buttons)
-DEFAULT_REPO = os.environ.get("GITHUB_REPOSITORY") or None
+#: the students' public repository the run buttons launch (``--repo``; none: no buttons); never
+#: the instructors' (``$GITHUB_REPOSITORY``), which holds the worked solutions
+DEFAULT_REPO = os.environ.get("FTD_STUDENTS_REPO") or None
 #: the git ref of the students' copy they launch (``--ref``; the Pages workflow pins a tag)
 DEFAULT_REF = os.environ.get("FTD_STUDENTS_REF") or colab.REF
 
@@ -71,8 +73,10 @@ ALT_CELL = "from ftd_lib.publish.figure_alt import install\ninstall()"
 CONF = """\
 # Sphinx configuration of the course website, written by ftd_lib/publish/site.py.
 project = "Forward TD(λ): a course"
-author = "the course's authors"
-copyright = "{year}, the course's authors"
+# the authors as CITATION.cff names them (one place); the footer says it once, in the
+# copyright line (no second "By ..." line: footer_content_items)
+author = {author!r}
+copyright = "{year}, " + author
 # figure_alt: a figure's <img alt> is its titles (MyST-NB takes the alt its kernel sends)
 extensions = ["myst_nb", "ftd_lib.publish.figure_alt"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
@@ -94,7 +98,7 @@ html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav
 # STIX web fonts set it 3.5 px above). No contextual menu: it would lazy-load accessibility
 # modules the site does not ship, and it made every formula a tab stop; screen readers get
 # the hidden MathML copy (assistive MathML) all the same
-mathjax_path = "mathjax3/tex-chtml-full.js"
+mathjax_path = "mathjax3/tex-chtml.js"
 # $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
 mathjax3_config = {{"tex": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
                             "processEscapes": True}},
@@ -118,6 +122,41 @@ nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json
 """
 
 
+#: what a link preview (Moodle, Canvas, Slack: ``<meta name="description">`` and Open Graph)
+#: says of every page (review 2026-11-28-site-3, X16)
+DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyter notebooks from "
+               "TD(0) to multi-step TD learning with neural networks, with exercises that check "
+               "themselves, lecture decks and handouts.")
+
+META = f"""
+# link previews (review 2026-11-28-site-3, X16): a description and Open Graph data on every page
+DESCRIPTION = {DESCRIPTION!r}
+
+
+def _link_preview(app, pagename, templatename, context, doctree):
+    import html as _html
+
+    title = _html.escape(context.get("title") or html_title, quote=True)
+    desc = _html.escape(DESCRIPTION, quote=True)
+    context["metatags"] = context.get("metatags", "") + (
+        f'\\n<meta name="description" content="{{desc}}">'
+        f'\\n<meta property="og:type" content="website">'
+        f'\\n<meta property="og:site_name" content="{{_html.escape(html_title, quote=True)}}">'
+        f'\\n<meta property="og:title" content="{{title}}">'
+        f'\\n<meta property="og:description" content="{{desc}}">')
+
+
+def setup(app):
+    app.connect("html-page-context", _link_preview)
+"""
+
+
+def conf_py(theme: dict, year: str) -> str:
+    """The site's ``conf.py``: :data:`CONF` with the theme's options, the year and the authors
+    (CITATION.cff), and the link previews (:data:`META`)."""
+    return CONF.format(theme=theme, year=year, author=" and ".join(landing.authors())) + META
+
+
 def theme_options(repo: str | None, ref: str, footer: str) -> dict:
     """sphinx-book-theme's options: Binder and Colab launch buttons on the students' copy at
     ``ref`` of ``repo`` (none without a repository), ``footer`` under every page."""
@@ -129,6 +168,7 @@ def theme_options(repo: str | None, ref: str, footer: str) -> dict:
         "navigation_with_keys": False,
         "show_toc_level": 1,
         "extra_footer": footer,
+        "footer_content_items": ["copyright.html", "last-updated.html", "extra-footer.html"],
     }
     if repo:
         opts.update({
@@ -156,14 +196,19 @@ def build_info() -> dict:
                 commit=commit)
 
 
-def footer_html(repo: str | None, info: dict) -> str:
-    """The footer: the licence, how to cite, the build's date and commit."""
-    short = info["commit"][:12]
-    commit = (f'<a href="https://github.com/{repo}/commit/{info["commit"]}">{short}</a>'
-              if repo and short != "unknown" else short)
+def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
+    """The footer: the licence, how to cite, the build's date and what it was built from: with
+    ``repo`` (the students' public repository) a link to the students' copy ``ref`` there,
+    never to the instructors' commit (their repository holds the worked solutions); without
+    one (a local preview), the commit's name, unlinked."""
+    if repo:
+        built = (f'the students\' copy <a href="https://github.com/{repo}/tree/{ref}">'
+                 f'{html.escape(ref)}</a>')
+    else:
+        built = f'commit {info["commit"][:12]}'
     return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
             '<a href="index.html#cite-this-course">cite this course</a> · built '
-            f'{info["date"]} from commit {commit}</p>')
+            f'{info["date"]} from {built}</p>')
 
 
 def _title(nb) -> str:
@@ -245,12 +290,24 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
     cells, manifests, titled = [alt], [], False
     for cell in nb.cells:
         if cell.cell_type == "code":
+            tags = cell.metadata.setdefault("tags", [])
+            if (not cell.outputs and "hide-input" in tags and SE.find_call(cell.source) is None
+                    and "remove-cell" not in tags):
+                # nothing to show under a fold (an import cell): no empty "Show code cell
+                # source" (review 2026-11-28-site-3, X12); the cell still runs
+                tags.remove("hide-input")
+                tags.append("remove-input")
             cell.outputs, cell.execution_count = [], None
         else:
+            if cell.source.lstrip().startswith(GOALS_IN_FULL):
+                continue  # the landing page and the title cell list the goals already (X11)
             cell.source = repository_links(cell.source, repo, ref, root=root)
             if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
                 cell.source = notes_box(cell.source)
         cells.append(cell)
+        note = default_numbers_note(cell)
+        if note:  # the exercise's cell is not on the page: the numbers it prints without an id are
+            cells.append(nbformat.v4.new_markdown_cell(note))
         if not titled and cell.cell_type == "markdown" and re.search(r"(?m)^# ", cell.source):
             cells.append(_links_cell(name, repo, ref))
             titled = True
@@ -269,6 +326,45 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
         cells.append(nbformat.v4.new_markdown_cell(SE.html_block(man, ident)))
     nb.cells = cells
     return nb, manifests
+
+
+def deck_links_to_pages(html_text: str) -> str:
+    """A deck's links to a notebook of the course (``href="A1_x.ipynb"``) as links to that
+    notebook's page on the site (the decks sit one folder down, in ``slides/``): the site has
+    no ``.ipynb`` files (review 2026-11-28-site-3, X15)."""
+    return re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
+                  lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
+
+
+#: the opening of a notes cell that lists a notebook's learning goals a second time (the title
+#: slide lists them, the landing page's table too): left off the page (X11)
+GOALS_IN_FULL = "The learning goals in full"
+
+
+#: an exercise cell's printing of its given numbers: ``print(nb06.given_epsilon())``
+GIVEN_PRINT = re.compile(r"print\((nb\d\d)\.(given_\w+)\(\)\)")
+
+
+def default_numbers_note(cell) -> str:
+    """For an exercise's cell (tag ``exercise``, not on a page) that prints its given numbers
+    (:data:`GIVEN_PRINT`): one line with what it prints without a student id
+    (:func:`ftd_lib.course.exercises.default_numbers`), so the exercise can be worked from the
+    page; else ``""``."""
+    import importlib
+
+    from ..course import roles
+    from ..course.exercises import default_numbers
+
+    if cell.cell_type != "code" or not roles.has(cell, roles.EXERCISE):
+        return ""
+    shown = []
+    for module, given in GIVEN_PRINT.findall(cell.source):
+        mod = importlib.import_module(f"ftd_lib.course.exercises.{module}")
+        shown.append(f"`{default_numbers(getattr(mod, given))}`")
+    if not shown:
+        return ""
+    return ("*The numbers (printed by the exercise's cell in the notebook; these are the ones "
+            "without a student id, your own differ):* " + ", ".join(shown))
 
 
 def notes_box(source: str) -> str:
@@ -360,14 +456,17 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             nbformat.write(snb, src / p.name)
         bar.close()
         times["explorers_s"] = time.perf_counter() - t
-        theme = theme_options(repo, ref, footer_html(repo, info))
-        (src / "conf.py").write_text(CONF.format(theme=theme, year=info["date"][:4]))
+        theme = theme_options(repo, ref, footer_html(repo, info, ref))
+        (src / "conf.py").write_text(conf_py(theme, info["date"][:4]))
         if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
             from .deck import write_decks
 
             t = time.perf_counter()
             _say("lecture decks")
-            deck_names = [p.stem for p in write_decks(src / "_extra" / landing.DECKS)]
+            deck_paths = write_decks(src / "_extra" / landing.DECKS)
+            for path in deck_paths:  # a notebook a slide links is its page here (X15)
+                path.write_text(deck_links_to_pages(path.read_text()))
+            deck_names = [p.stem for p in deck_paths]
             times["decks_s"] = time.perf_counter() - t
         else:
             deck_names = []

@@ -178,7 +178,11 @@ def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
         png, readout = frame(factory, values, fixed)
         name = f"{i:03d}.png"
         (folder / name).write_bytes(png)
-        frames.append(dict(src=f"{url}/{name}", readout=readout, alt=words(readout)))
+        shown = ", ".join(f"{s.label} = {s.fmt.format(v)}" for s, v in zip(sliders, point,
+                                                                        strict=True))
+        # a short alt (X10): the readout above is the live region that says the numbers
+        frames.append(dict(src=f"{url}/{name}", readout=readout,
+                           alt=f"picture for {shown}; its numbers in the readout above"))
         if progress is not None:
             progress(1)
     start = [min(range(len(s.values)), key=lambda j, s=s: abs(s.values[j] - kwargs.get(
@@ -215,7 +219,7 @@ def html_block(manifest: dict, ident: str) -> str:
             f'<label class="ftd-static-slider">{label} '
             f'<input type="range" min="0" max="{n - 1}" step="1" value="{p}" '
             f'data-slider="{k}" aria-label="{label}" aria-valuetext="{html.escape(text)}"> '
-            f'<output>{html.escape(s["shown"][p])}</output>'
+            f'<output aria-hidden="true">{html.escape(s["shown"][p])}</output>'
             f'<span class="ftd-static-count">({p + 1} of {n})</span></label>')
     if manifest.get("steps"):
         rows.insert(0, '<span class="ftd-static-steps">'
@@ -233,7 +237,8 @@ def html_block(manifest: dict, ident: str) -> str:
         f'<div class="ftd-static-controls">{"".join(rows)}</div>',
         f'<div class="ftd-static-readout" aria-live="polite">{readout}</div>',
         f'<img class="ftd-static-image" src="{first["src"]}" alt="{html.escape(alt)}">',
-        f'<p class="ftd-static-note">Kernel-less explorer ({values} = {n} pictures): '
+        f'<p class="ftd-static-note">Kernel-less explorer ('
+        f'{values + " = " if len(manifest["sliders"]) > 1 else ""}{n} pictures): '
         f'{html.escape(manifest["note"])}.</p>',
         f'<script type="application/json" class="ftd-static-data">{data}</script>',
         "</div>",

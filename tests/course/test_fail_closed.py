@@ -98,8 +98,7 @@ SPECS = {
     nb05.check_true_value: dict(answers=[("f", None)], library=([mc.true_value],
                                                                  lambda fn: (fn,))),
     nb05.check_constant_baseline: dict(answers=[("v", ())]),
-    nb05.check_eta_experiment: dict(answers=[("v", (3,)), ("v", ()), ("v", (3,))],
-                                    rest=lambda: (_fig3_right(),)),
+    nb05.check_eta_experiment: dict(answers=[("v", (3,)), ("v", ()), ("v", (3,))]),
     nb06.check_heuristic_steps: dict(answers=[("f", None)], library=(
         [nb06_nn_control.heuristic_steps, mc.velocity_policy], lambda fn: (fn,))),
     nb06.check_k: dict(answers=[("f", None)], library=([returns.k_bound], lambda fn: (fn,))),

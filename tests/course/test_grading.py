@@ -22,6 +22,8 @@ pytestmark = pytest.mark.slow  # python -m ftd_lib check runs notebooks in subpr
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
 GRADED = [n for n in NOTEBOOKS if n.startswith("0")]
+#: what a notebook's line says it was graded on, without a student id
+PAPER = "; graded on the numbers of no student id (the paper's numbers)"
 
 
 def exercise_cells(path: Path) -> int:
@@ -127,13 +129,13 @@ def test_check_untouched_is_0_of_m_and_the_solutions_m_of_m(name, students):
     req, opt = roles.exercise_counts(nbformat.read(REPO / "notebooks" / name, as_version=4))
     assert req + opt == m
     rc, out = check(students / "notebooks" / name, cwd=students)
-    head = f"{name}: 0 of {m} pass" + (f" (0 of the {req} required ones)" if opt else "")
+    head = f"{name}: 0 of {m} pass" + (f" (0 of the {req} required ones)" if opt else "") + PAPER
     assert rc == 1 and out.splitlines()[0] == head, out
     fails = [ln for ln in out.splitlines() if ln.startswith("  fails: ")]
     assert len(fails) == m and all(re.search(r"\]: \S", ln) for ln in fails), out  # what it said
     rc, out = check(REPO / "notebooks" / name)
     tail = f" ({req} of the {req} required ones)" if opt else ""
-    assert (rc, out) == (0, f"{name}: {m} of {m} pass{tail}\n")
+    assert (rc, out) == (0, f"{name}: {m} of {m} pass{tail}{PAPER}\n")
 
 
 def test_one_answer_counts_one_and_a_broken_one_is_named(students, tmp_path):
@@ -147,9 +149,16 @@ def test_one_answer_counts_one_and_a_broken_one_is_named(students, tmp_path):
     nbformat.write(nb, mine)
     rc, out = check(mine, cwd=students)
     lines = out.splitlines()
-    assert rc == 1 and lines[0] == "01_td_basics.ipynb: 1 of 3 pass", out
+    assert rc == 1 and lines[0] == "01_td_basics.ipynb: 1 of 3 pass" + PAPER, out
     assert "Exercise 2" in lines[1] and "raised NameError" in lines[1], out
     assert "Exercise 3" in lines[2] and "No answer yet" in lines[2], out
+    # graded as a student (what nbgrader's autograde does with the submitter's id): the paper's
+    # answer fails, and the line says whose numbers it graded
+    rc, out = check("--student", "s2401337", mine, cwd=students)
+    lines = out.splitlines()
+    assert rc == 1 and lines[0] == ("01_td_basics.ipynb: 0 of 3 pass; graded on the numbers of "
+                                    "student id 's2401337'"), out
+    assert "the numbers of no student id (the paper's numbers), not for yours" in lines[1], out
 
 
 def test_a_cell_past_the_timeout_is_interrupted_and_named(tmp_path):
@@ -164,10 +173,36 @@ def test_a_cell_past_the_timeout_is_interrupted_and_named(tmp_path):
     nbformat.write(nb, tmp_path / "slow.ipynb")
     rc, out = check("--timeout", "5", tmp_path / "slow.ipynb")
     lines = out.splitlines()
-    assert rc == 1 and lines[0] == "slow.ipynb: 2 of 3 pass", out
+    assert rc == 1 and lines[0] == "slow.ipynb: 2 of 3 pass" + PAPER, out
     assert "exercise 2" in lines[1] and "raised KeyboardInterrupt" in lines[1], out
 
 
 def test_check_refuses_what_is_not_a_notebook(tmp_path):
     rc, out = check(tmp_path / "missing.ipynb")
     assert rc == 2
+
+
+def test_a_message_is_reported_whole():
+    """``check`` reports an exercise's ❌ line and an error whole (review 4: cut at ~240
+    characters)."""
+    long = "Not yet: " + "a long message, word by word, " * 12 + "the end."
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"❌ {long}\n")]
+    assert grading._first_cross(cell) == long and len(long) > 300
+    cell.outputs = [nbformat.v4.new_output("error", ename="ValueError", evalue=long,
+                                           traceback=[])]
+    assert grading._first_cross(cell) == f"the cell raised ValueError: {long}"
+
+
+def test_help_lists_every_command(capsys):
+    """``python -m ftd_lib --help`` names every command it runs: the course's (check first
+    among them) and the experiments'."""
+    from ftd_lib.__main__ import COURSE, _main
+    from ftd_lib.repro.cli import build_parser
+
+    assert _main(["--help"]) == 0
+    out = capsys.readouterr().out
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name in [*COURSE, *sub.choices]:
+        assert re.search(rf"(?m)^\s+{name}\b", out), name
+    assert "check" in COURSE and out.index("check ") > out.index("course commands")

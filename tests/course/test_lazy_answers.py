@@ -10,6 +10,7 @@ read the cell that called it.
 
 import inspect
 import linecache
+import math
 import re
 from pathlib import Path
 
@@ -199,21 +200,39 @@ def test_9_mc_true_value_is_refused(capsys):
     assert "library's own true_value" in capsys.readouterr().out
 
 
-def test_10_a_prediction_the_data_contradict_does_not_pass(capsys):
-    res = figures.stored("fig3-right")
-    s = res.summary()
-    errors = [float(s[f"η = {eta:g}"]["y"][list(s[f"η = {eta:g}"]["x"]).index(0.9)])
+def _experiment_answers():
+    """(a) and (c) of notebook 05's exercise 3 for the current id, from the stored data."""
+    lam = nb05.given_experiment()["lam"]
+    s = figures.stored("fig3-right").summary()
+    errors = [float(s[f"η = {eta:g}"]["y"][np.isclose(s[f"η = {eta:g}"]["x"], lam)][0])
               for eta in nb05.ETAS]
-    trend = "rises" if errors[-1] > errors[0] * 1.05 else (
-        "falls" if errors[-1] < errors[0] / 1.05 else "stays")
-    Ks = [44, 22, 12]
-    assert nb05.check_eta_experiment(Ks, trend, errors, res) is True
-    capsys.readouterr()
-    for wrong in set(nb05.PREDICTIONS) - {trend}:
-        assert nb05.check_eta_experiment(Ks, wrong, errors, res) is False
-        out = capsys.readouterr().out
-        assert "disagrees with the measurement" in out
-        assert out.strip().splitlines()[-1].startswith("❌ Not yet")
+    return [math.ceil(math.log(eta) / math.log(lam)) for eta in nb05.ETAS], errors
+
+
+def test_10_a_made_up_result_or_a_changed_prediction_does_not_pass(capsys, monkeypatch):
+    """Notebook 05's exercise 3: the check reads the stored results itself (it takes none from
+    the student: review 4's made-up object with a summary() has nowhere to go); a prediction
+    passes only as recorded before the measurement, whatever the data say, and a different one
+    after the measurement was shown is refused, in the record and in the check."""
+    monkeypatch.setattr(nb05, "_RECORDED", {})
+    monkeypatch.setattr(nb05, "_SHOWN", set())
+    assert list(inspect.signature(nb05.check_eta_experiment).parameters) == [
+        "K_etas", "prediction", "errors"]
+    Ks, errors = _experiment_answers()
+    assert nb05.check_eta_experiment(Ks, "stays", errors) is False  # nothing recorded yet
+    assert "record your prediction first" in capsys.readouterr().out
+    why = "a shorter K cuts the lambda-return sooner, like a smaller lambda"
+    assert nb05.record_prediction("stays", why) is True
+    assert nb05.check_eta_experiment(Ks, "stays", errors) is True  # the data say it rises
+    out = capsys.readouterr().out
+    assert "they disagree" in out and "Correct: you predicted it" not in out
+    assert nb05.record_prediction("rises", why) is False  # after the reveal
+    assert "stays 'stays'" in capsys.readouterr().out
+    assert nb05.check_eta_experiment(Ks, "rises", errors) is False
+    assert "changed since you recorded 'stays'" in capsys.readouterr().out
+    made_up = [0.3, 0.3, 0.3]  # numbers that are not the stored results
+    assert nb05.check_eta_experiment(Ks, "stays", made_up) is False
+    assert not nb05.record_prediction("stays", "because")  # a why of one word
 
 
 def test_11_the_greedy_share_is_measured_by_the_check(capsys):
@@ -225,6 +244,13 @@ def test_11_the_greedy_share_is_measured_by_the_check(capsys):
     assert out.count("measured by the check") == 2
     assert nb06.check_greedy_probability(1 - eps, 1 - eps) is False
     assert "forgets that the random draw" in capsys.readouterr().out
+    # the shares it printed are measurements, not the prediction it asks for
+    shares = [float(x) for x in re.findall(r"greedy one (0\.\d+) of the time", out)]
+    assert len(shares) == 2 and all(abs(s - p) < 0.01 for s, p in zip(
+        shares, (1 - eps + eps / 3, 1 - eps + eps / 2), strict=True))
+    exact = [nb06.measure_greedy_share(q, eps) for q in (nb06.Q_MOUNTAIN_CAR, nb06.Q_CART_POLE)]
+    assert nb06.check_greedy_probability(*exact) is False
+    assert capsys.readouterr().out.count("that is a measured share") == 2
 
 
 def test_12_velocity_policy_inside_the_loop_is_refused(capsys):

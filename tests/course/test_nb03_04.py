@@ -307,7 +307,8 @@ def test_nb04_checks(capsys):
     assert nb04.check_next_target((2.0 - 0.8) / 0.5 + 0.5**3 * 0.5)
     assert not nb04.check_next_target((2.0 - 0.8) / 0.5)
     assert nb04.check_first_update(3) and not nb04.check_first_update(4)
-    assert "K = 4 is right, but t counts from 0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "K = 4 is right, but the answer is a time step" in out and "K − 1" not in out
     assert nb04.check_first_update(3, 4) and not nb04.check_first_update(3, 3)
     assert "✅" in capsys.readouterr().out
     assert math.isinf(k_bound(1.0, 1.0, 0.1))
@@ -365,11 +366,14 @@ def test_rho_and_next_target_checks_name_the_usual_mistakes(capsys):
         capsys.readouterr()
         assert not nb04.check_rho(wrong)
         assert says in capsys.readouterr().out, says
-    for wrong, says in ((2.4, "horizon step"), (2.525, "(γλ)^(K−2)"),
+    for wrong, says in ((2.4, "horizon step"), (2.525, "one too small"),
+                        (2.4 + 0.5**4 * 0.5, "one too large"),
                         (2.0 + 0.5**3 * 0.5, "without the ρ-step"),
-                        ((2.0 - 0.8) * 0.5 + 0.5**3 * 0.5, "it divides")):
+                        ((2.0 - 0.8) * 0.5 + 0.5**3 * 0.5, "read eq. (7)"), (9.9, "is off")):
         assert not nb04.check_next_target(wrong)
-        assert says in capsys.readouterr().out, says
+        out = capsys.readouterr().out
+        assert says in out, says
+        assert "(γλ)^(K−1)" not in out and "/γλ" not in out  # the message gives no answer away
 
 
 @pytest.mark.parametrize("T,K,gamma,lam", [(30, 5, 0.9, 0.7), (30, 50, 1.0, 0.9), (20, 1, 1.0, 0.5),

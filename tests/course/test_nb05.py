@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from ftd_lib import engine
+from ftd_lib.course import exercises, widgets
 from ftd_lib.course import live as figures
 from ftd_lib.course import nb05_nn_prediction as prediction
-from ftd_lib.course import widgets
 from ftd_lib.course.exercises import nb05
 from ftd_lib.envs import mountain_car as mc
 from ftd_lib.repro.chunks import cut_chunks
@@ -437,5 +437,31 @@ def test_check_constant_baseline():
     assert 0 < b["ratio"] < 1 and math.isclose(b["ratio"], ratio)
 
 
-def test_check_eta_experiment_without_results():
-    assert not nb05.check_eta_experiment([44, 22, 12], "rises", [0.3, 0.3, 0.4], None)
+def test_check_eta_experiment_reads_the_stored_results_itself():
+    """Exercise 3's (c) is compared with the check's own reading of the stored Figure 3 right
+    results at the student's λ (a grid point of them), not with anything handed to it."""
+    for sid in (None, "s1", "s2", "s3"):
+        exercises.use_student(sid)
+        lam = nb05.given_experiment()["lam"]
+        assert lam in nb05.LAMS_EXPERIMENT
+        s = figures.stored("fig3-right").summary()
+        by_hand = [float(s[f"η = {eta:g}"]["y"][list(s[f"η = {eta:g}"]["x"]).index(lam)])
+                   for eta in nb05.ETAS]
+        assert nb05._fig3_right_at(lam) == by_hand
+    exercises.use_student(None)
+    assert nb05.given_experiment() == dict(lam=0.9)
+
+
+def test_the_right_baseline_passes_where_the_median_is_the_mean(capsys):
+    """Id 'solved' draws a sample whose median error equals the mean's to 2e-9 (the nbgrader
+    flow found it): the right answer passes there, rather than being called the median's."""
+    exercises.use_student("solved")
+    try:
+        b = nb05._constant_baselines(**nb05.given_sample())
+        assert math.isclose(b["ratio"], b["median_ratio"], rel_tol=1e-6)
+        assert nb05.check_constant_baseline(b["ratio"]) is True
+    finally:
+        exercises.use_student(None)
+    b = nb05._constant_baselines(**nb05.given_sample())  # the paper's sample: they differ
+    assert not nb05.check_constant_baseline(b["median_ratio"])
+    assert "median's error" in capsys.readouterr().out

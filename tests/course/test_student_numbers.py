@@ -79,9 +79,15 @@ def test_every_given_function_is_read_by_a_check():
 
 
 @pytest.fixture(autouse=True)
-def _no_student():
+def _no_student(monkeypatch):
+    """Each test starts and ends in self-study (no graded id), so no id leaks into the next
+    test of this process: the grading variables go before the id is reset, not after."""
+    for name in (exercises.student.GRADED_ENV, exercises.student.CLASS_ENV):
+        monkeypatch.delenv(name, raising=False)
     exercises.use_student(None)
     yield
+    for name in (exercises.student.GRADED_ENV, exercises.student.CLASS_ENV):
+        monkeypatch.delenv(name, raising=False)
     exercises.use_student(None)
 
 
@@ -217,3 +223,69 @@ def test_np_default_rng_is_not_touched():
     _as_id("x")
     nb01.given_return()
     assert np.array_equal(np.random.get_state()[1][:5], state)
+
+
+#: a class of 200: ids as a university hands them out (consecutive numbers)
+CLASS = [f"s{2401300 + i}" for i in range(200)]
+
+
+@pytest.mark.parametrize("nb", sorted(MODULES), ids=str)
+def test_in_a_class_of_200_no_two_ids_share_a_notebooks_numbers(nb):
+    """Every notebook with given numbers: the 200 ids of one class get 200 different sets
+    of them (review 4: two ids shared notebook 06's 500 rewards and ε)."""
+    module = MODULES[nb]
+    given = [getattr(module, n) for n in sorted(vars(module)) if n.startswith("given_")
+             and callable(getattr(module, n))]
+    assert given, nb
+    numbers = [repr([exercises.numbers_of(sid, g) for g in given]) for sid in CLASS]
+    assert len(set(numbers)) == len(CLASS), nb
+
+
+def test_graded_mode_uses_the_submitters_id_whatever_the_notebook_says(monkeypatch, capsys):
+    """While grading (FTD_STUDENT_ID, set by the instructors' nbgrader hook or check
+    --student), the numbers are the submitter's: a notebook that says None or another id is
+    graded on them all the same, and says so; the paper's answer then fails."""
+    alice = exercises.numbers_of("alice", nb01.given_return)
+    paper = exercises.numbers_of(None, nb01.given_return)
+    assert alice != paper
+    monkeypatch.setenv(exercises.student.GRADED_ENV, "alice")
+    assert exercises.use_student(None) == "alice"
+    assert ("Graded as student id 'alice' (the submission's): this notebook gives no student "
+            "id; graded on the numbers of 'alice' all the same") in capsys.readouterr().out
+    assert nb01.given_return() == alice and exercises.student_id() == "alice"
+    assert exercises.use_student("bob") == "alice"
+    assert "this notebook gives student id 'bob'" in capsys.readouterr().out
+    assert nb01.given_return() == alice
+    exercises.use_student(True)  # an odd id in the notebook does not stop the grading
+    assert "this notebook gives student id 'True'" in capsys.readouterr().out
+    exercises.use_student("alice")
+    assert "the id this notebook gives" in capsys.readouterr().out
+    assert nb01.check_return(sum(r * paper["gamma"] ** i for i, r in enumerate(
+        paper["rewards"]))) is False
+    assert "student id 'alice'" in capsys.readouterr().out
+    monkeypatch.delenv(exercises.student.GRADED_ENV)
+    assert exercises.use_student(None) is None and nb01.given_return() == paper  # self-study
+
+
+def _return(ex):
+    return sum(r * ex["gamma"] ** i for i, r in enumerate(ex["rewards"]))
+
+
+def test_a_classmates_answer_is_named_while_grading(monkeypatch, capsys):
+    """With the class's ids (FTD_CLASS_IDS, from the submissions beside this one), an answer
+    computed from a classmate's numbers says whose they are; a right answer passes."""
+    monkeypatch.setenv(exercises.student.CLASS_ENV, ",".join(CLASS[:50]))
+    monkeypatch.setenv(exercises.student.GRADED_ENV, CLASS[7])
+    exercises.use_student(None)
+    capsys.readouterr()
+    theirs = _return(exercises.numbers_of(CLASS[31], nb01.given_return))
+    assert nb01.check_return(theirs) is False
+    assert f"the numbers of student id {CLASS[31]!r}, not for yours" in capsys.readouterr().out
+    assert nb01.check_return(_return(nb01.given_return())) is True
+    d = exercises.numbers_of(CLASS[12], nb06.given_episode_length)
+    assert nb06.check_discounted_return(sum(d["gamma"] ** k for k in range(d["n_rewards"])))\
+        is False
+    assert f"student id {CLASS[12]!r}" in capsys.readouterr().out
+    monkeypatch.delenv(exercises.student.CLASS_ENV)
+    assert nb01.check_return(theirs) is False  # still wrong, without naming anyone
+    assert "not for yours" not in capsys.readouterr().out

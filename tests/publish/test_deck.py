@@ -117,6 +117,47 @@ def test_the_core_deck_leaves_out_what_the_plan_does_not_time(lecture_views):
     assert not any("## 5. Figure 3 right" in c.source for c in core2.cells)
 
 
+def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_class(
+        lecture_views):
+    """Review 2026-11-28-lecturer-4, M3 and M4: the core deck shows the Summary of every
+    notebook the lecture takes to its end; an exercise put to the room shows on its slide the
+    numbers to work from (drawn without a student id) and its cue gives the answer."""
+    for lec in L.LECTURES:
+        core = lecture_views[(lec.number, True)]
+        text = [c.source for c in core.cells]
+        titles = [c.source for c in core.cells if c.source.startswith("# ")]
+        ends = [s for s in lec.segments if s.last is None]
+        assert sum(t.startswith("## Summary") for t in text) == len(ends), lec.number
+        assert len(titles) >= 1
+        for key, _, where in L.exercise_places(lec):
+            if where != "class":
+                continue
+            k = next(i for i, t in enumerate(text) if t.startswith("### Exercise")
+                     and closing_title(key) in t)
+            slide = next(g for g in L.slide_groups(core) if k in g)
+            shown = " ".join(core.cells[i].source for i in slide)
+            assert "**The numbers** (without a student id)" in shown, key
+            cue = next(core.cells[i].source for i in slide if sw.slide_type(core.cells[i])
+                       == "notes")
+            assert "Answer without a student id: " in cue, cue
+    # 02.1: G_0^(2) = R_1 + γ R_2 + γ² V̂(S_2) on the printed numbers, by hand
+    from ftd_lib.course.exercises import nb02
+
+    e = nb02.EPISODE
+    g2 = e["rewards"][0] + e["gamma"] * e["rewards"][1] + e["gamma"] ** 2 * e["values"][2]
+    shown = "\n".join(c.source for c in lecture_views[(1, True)].cells)
+    assert "rewards = [1, 0, 2], values = [0.7, 0.5, 1, 0], gamma = 0.9" in shown
+    assert f"Answer without a student id: {g2:.4g}." in shown and g2 == pytest.approx(1.81)
+
+
+def closing_title(key):
+    from ftd_lib.publish import closing
+
+    nb = L.read(next(p.stem for p in (REPO / "notebooks").glob(f"{key[2:4]}_*.ipynb")))
+    i = next(i for i, k in L.exercise_keys(nb).items() if k == key)
+    return closing.exercise_title(nb, i).split(" (")[0]
+
+
 def test_algorithm1_whole_and_the_stepper_frame_by_frame(lecture_views):
     """Lecture 2 shows Algorithm 1 in two halves (lines 1–16, 17–33), its five parts as
     fragments, and the stepper's every recorded frame as fragments."""

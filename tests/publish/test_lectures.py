@@ -178,6 +178,56 @@ def test_the_closing_slides():
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
 
 
+def test_every_required_exercise_is_done_in_class_or_assigned():
+    """Review 2026-11-28-lecturer-4, M2: every required exercise of a lecture's notebooks is
+    either put to the room on a core slide or on the lecture's homework list; the homework slide
+    says "done in class" of exactly the exercises the core deck shows, and assigns only
+    exercises of the lecture's own notebooks."""
+    for lec in L.LECTURES:
+        places = L.exercise_places(lec)
+        lost = [k for k, req, where in places if req and where is None]
+        assert lost == [], (lec.number, lost)
+        assert set(lec.homework) <= {k for k, _, _ in places}, lec.number
+        md = closing.homework_markdown(lec)
+        here = [L.exercise_label(k) for k, _, where in places if where == "class"]
+        said = re.search(r"Done in class, finish at home: (.*)\.", md)
+        assert (said.group(1).split(", ") if said else []) == here, (lec.number, md)
+    # the slide of an exercise done in class is core: not moved, not optional
+    l1 = L.LECTURES[0]
+    assert [k for k, _, w in L.exercise_places(l1) if w == "class"] == ["nb02.n_step_return"]
+
+
+def test_a_required_exercise_that_falls_through_is_refused():
+    """An exercise on a moved slide and not on the homework list has no place; a required one
+    makes the homework slide raise (the plan must place it)."""
+    l2 = L.LECTURES[1]
+    short = L.Lecture(2, l2.title, l2.segments, l2.discussion_min, l2.discussion,
+                      tuple(k for k in l2.homework if k != "nb04.first_update"))
+    assert ("nb04.first_update", True, None) in L.exercise_places(short)
+    with pytest.raises(ValueError, match="nb04.first_update"):
+        closing.homework_markdown(short)
+
+
+def test_a_summary_stays_when_the_section_before_it_moves():
+    """Review 2026-11-28-lecturer-4, M3: an unnumbered ``## Summary`` after a moved section is
+    not moved with it, so every notebook a lecture takes to its end keeps its wrap-up."""
+    cells = [_cell("md", "# T", "slide"), _cell("md", "## 1. A", "slide"),
+             _cell("md", "## 2. Exercises", "slide"), _cell("md", "x", "subslide"),
+             _cell("md", "## Summary", "slide"), _cell("md", "y", "subslide")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert L.in_summary(nb) == [False, False, False, False, True, True]
+    seg = L.Segment("x", moved=((2, "homework"),))
+    assert L.moved_cells(nb, seg) == {2: "homework", 3: "homework"}
+    for lec in L.LECTURES:
+        for seg in lec.segments:
+            nb = L.read(seg.notebook)
+            moved = L.segment_moved(seg, nb)
+            summary = [i for i, x in enumerate(L.in_summary(nb)) if x]
+            if seg.last is None:
+                assert summary, seg.notebook
+            assert not any(i in moved for i in summary), seg.notebook
+
+
 def test_run_seconds_reads_the_stored_times_not_the_cells_timestamps():
     """The plan's run time of a cell is the stored one (notebooks/run_times.json): a re-executed
     notebook's timestamps (here 50 s) do not move it; a code cell without a stored time names the

@@ -386,3 +386,93 @@ def test_start_sh_picks_torchs_cpu_build_without_an_nvidia_gpu(tmp_path):
     cpu = script.index('--no-deps --extra-index-url "$CPU_INDEX"')
     assert '"torch==$torch+cpu"' in script[cpu:cpu + 100]
     assert cpu < script.index("pip install --quiet -r requirements.txt")
+
+
+#: the instructors' repository and commit, and the students' public repository, in the test
+INSTRUCTORS_REPO, SHA = "teacher/course", "0123456789abcdef0123456789abcdef01234567"
+STUDENTS_REPO = "teacher/course-students"
+
+
+def _publish_step() -> tuple[dict, str]:
+    """The Pages workflow's job environment and its step that publishes the students' copy."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
+    build = wf["jobs"]["build"]
+    step = next(s for s in build["steps"] if s.get("name", "").startswith(
+        "Publish the students' copy"))
+    return build, step["run"]
+
+
+def test_what_the_workflow_publishes_holds_no_solution_and_no_instructors_link(tmp_path):
+    """The students' copy as the Pages workflow publishes it: built as the site builds it (the
+    zip on the landing page), then unpacked and committed by the workflow's own commands (all
+    but the push): no line of a worked solution, no solution cell, no link to the instructors'
+    repository or commit; the licence and citation files; start.sh committed executable; and
+    the push goes to the students' repository, the site's run buttons and footer name it."""
+    from ftd_lib.publish import site
+
+    build, run = _publish_step()
+    # the copy goes to the students' own repository, with a deploy key, never to this one
+    assert build["env"]["FTD_STUDENTS_REPO"].startswith("${{ vars.STUDENTS_REPOSITORY ||")
+    assert 'git@github.com:${FTD_STUDENTS_REPO}.git' in run and "GITHUB_REPOSITORY" not in run
+    assert "github.token" not in run and "STUDENTS_DEPLOY_KEY" in run
+    builds = [s["run"] for s in build["steps"] if "ftd_lib site" in s.get("run", "")]
+    assert builds and '--repo "$FTD_STUDENTS_REPO"' in builds[0]
+    # build it as the site does, then run the step's commands up to the push
+    ref = f"students-{SHA}"
+    copy = release("students", tmp_path / "copy", repo=STUDENTS_REPO, ref=ref)
+    (tmp_path / "_site").mkdir()
+    site.students_zip(copy, tmp_path / "_site" / "ftd-course-students.zip")
+    local = run.split("install -m 600")[0]
+    assert "git push" not in local and "git tag" in local
+    env = dict(os.environ, GITHUB_SHA=SHA, FTD_STUDENTS_REF=ref, GIT_AUTHOR_NAME="t",
+               GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", local], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    pub = tmp_path / "_students" / "ftd-course-students"
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=pub, capture_output=True, text=True,
+                              check=True).stdout
+
+    assert git("tag") == f"{ref}\n" and git("branch", "--show-current") == "students\n"
+    modes = {line.split()[3]: line.split()[0] for line in git(
+        "ls-files", "-s", "start.sh", "binder/postBuild").splitlines()}
+    assert modes == {"start.sh": "100755", "binder/postBuild": "100755"}, modes
+    files = set(git("ls-files").split())
+    assert {"LICENSE", "LICENSE-TEXT", "CITATION.cff", "README.md"} <= files
+    text = files_text(pub)
+    lines = solution_lines()
+    assert len(lines) > 50 and not [s for s in lines if s in text]
+    for path in (pub / "notebooks").glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        assert not [c for c in nb.cells if is_solution(c) or BEGIN in c.source
+                    or "📖 Worked solution" in c.source], path.name
+    assert f"github.com/{INSTRUCTORS_REPO}/" not in text and SHA not in text.replace(ref, "")
+    assert f"https://github.com/{STUDENTS_REPO}/archive/{ref}.zip" in text  # the Colab cell
+    # every page's footer: the students' tag, not the instructors' commit
+    foot = site.footer_html(STUDENTS_REPO, dict(date="2026-11-28", commit=SHA), ref)
+    assert f"github.com/{STUDENTS_REPO}/tree/{ref}" in foot
+    assert "/commit/" not in foot and SHA not in foot.replace(ref, "")
+
+
+def test_a_copy_without_a_repository_says_so_on_colab(tmp_path):
+    """Without --repo the Colab cell names no placeholder address: on Colab it says the copy
+    names no repository; elsewhere it does nothing."""
+    from ftd_lib.course import colab
+
+    copy = release("students", tmp_path / "copy")
+    for path in sorted((copy / "notebooks").glob("*.ipynb")):
+        cells = [c for c in nbformat.read(path, as_version=4).cells if colab.is_install_cell(c)]
+        assert [c.source for c in cells] == [colab.UNSTAMPED], path.name
+        assert "OWNER/REPO" not in path.read_text()
+    ns = {}
+    exec(colab.UNSTAMPED, ns)  # noqa: S102 -- not on Colab: nothing happens
+    sys.modules["google.colab"] = type(sys)("google.colab")
+    try:
+        with pytest.raises(RuntimeError, match="names no repository"):
+            exec(colab.UNSTAMPED, {})  # noqa: S102
+    finally:
+        del sys.modules["google.colab"]

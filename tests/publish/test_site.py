@@ -217,23 +217,33 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     info = dict(date="2026-11-27", commit="0123456789abcdef")
     foot = site.footer_html("me/course", info)
     assert "CC BY 4.0" in foot and "MIT" in foot and "2026-11-27" in foot
-    assert "github.com/me/course/commit/0123456789abcdef" in foot
+    assert "github.com/me/course/tree/students" in foot and "0123456789abcdef" not in foot
     opts = site.theme_options("me/course", "students-abc", foot)
     assert opts["repository_branch"] == "students-abc"
     assert opts["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert "launch_buttons" not in site.theme_options(None, "x", foot)
-    conf = site.CONF.format(theme=opts, year="2026")
+    conf = site.conf_py(opts, "2026")
     assert "ftd-site.js" in conf
     ns = {}
     exec(compile(conf, "conf.py", "exec"), ns)
     # MathJax 3 from the site, no menu (it made formulas tab stops), TeX's delimiters and $...$
-    assert ns["mathjax_path"] == "mathjax3/tex-chtml-full.js"
+    assert ns["mathjax_path"] == "mathjax3/tex-chtml.js"
     assert ns["mathjax3_config"]["options"] == {"enableMenu": False}
     assert ns["mathjax3_config"]["tex"]["inlineMath"] == [["$", "$"], ["\\(", "\\)"]]
     assert (REPO / "LICENSE").is_file() and (REPO / "LICENSE-TEXT").is_file()
     assert "MIT License" in (REPO / "LICENSE").read_text()
     assert "Attribution 4.0 International" in (REPO / "LICENSE-TEXT").read_text()
     assert "ftdcourse2026" in landing.citation()
+    # X6: a group author in double braces (one corporate name, not a surname), "_" escaped,
+    # TD braced against lower-casing, the course's address when there is one
+    bib = landing.citation(url="https://github.com/me/course")
+    assert "author = {{" in bib and "\\_" in bib and "Forward {TD}(λ)" in bib
+    assert "url    = {https://github.com/me/course}," in bib
+    assert ns["copyright"].startswith("2026, ")
+    assert "author.html" not in str(opts["footer_content_items"])
+    # X3: the README's symbols as words on the landing page
+    assert landing.in_words("it says ✅ or ❌; a folded 💡 hint") == ("it says Correct or Not "
+                                                                    "yet; a folded hint")
 
 
 def test_students_zip_holds_the_copy_under_one_folder(tmp_path):
@@ -276,7 +286,7 @@ def test_pages_workflow_builds_and_uploads_the_site():
     checkout = next(s for s in build["steps"] if "checkout" in s.get("uses", ""))
     assert checkout["with"]["ref"] == "${{ github.event.workflow_run.head_sha || github.sha }}"
     assert "ftd-course-students.zip" in runs and 'git tag "$FTD_STUDENTS_REF"' in runs
-    assert wf["permissions"]["contents"] == "write"
+    assert wf["permissions"]["contents"] == "read"  # the copy goes to its own repository
     names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
     assert names.index("Publish the students' copy the site launches (the zip on its landing "
                        "page)") < names.index("actions/upload-pages-artifact@v5")
@@ -296,8 +306,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     src = tmp_path / "src"
     (src / "_static").mkdir(parents=True)
     (src / "_extra").mkdir()
-    (src / "conf.py").write_text(site.CONF.format(
-        theme=site.theme_options("me/course", "v1", "<p>footer</p>"), year="2026"))
+    (src / "conf.py").write_text(site.conf_py(
+        site.theme_options("me/course", "v1", "<p>footer</p>"), "2026"))
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
         nbformat.v4.new_code_cell(site.ALT_CELL, metadata={"tags": ["remove-cell"]}),
@@ -311,9 +321,13 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
     # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
-    assert "_static/mathjax3/tex-chtml-full.js" in page and "cdn" not in page.lower()
+    assert "_static/mathjax3/tex-chtml.js" in page and "cdn" not in page.lower()
+    # a link preview (X16): a description and Open Graph data; no placeholder byline (X6)
+    assert f'<meta name="description" content="{site.DESCRIPTION}"' in page.replace("&#x27;", "'")
+    assert '<meta property="og:title" content="A page' in page
+    assert "By the course" not in page
     mj = site.STATIC / "mathjax3"
-    assert (mj / "tex-chtml-full.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
+    assert (mj / "tex-chtml.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
     assert len(list((mj / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) >= 20
     # the figure's alt text is its title (ftd_lib.publish.figure_alt), not its file name
     assert 'alt="Figure: Step size α"' in page and 'alt="_images/' not in page
@@ -340,6 +354,13 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     c.axis("off")
     assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
                                   "RMS error against episode")
+    plt.close(fig)
+    # review 2026-11-28-site-3 X13: a panel with one label is that label, no dangling
+    # "against"; a title that says "Figure 1" gets no "Figure:" before it
+    fig, (a, b) = plt.subplots(1, 2)
+    a.set_title("Figure 1: random walk")
+    b.set_ylabel("trace")
+    assert FA.figure_alt(fig) == "Figure 1: random walk; trace"
     plt.close(fig)
     empty = plt.figure()
     assert FA.figure_alt(empty) == "Figure"
@@ -385,3 +406,19 @@ def test_a_kernels_figures_carry_alt_text_and_text_size_together():
     assert len(png) == 1
     md = png[0]["metadata"]["image/png"]
     assert md == {"alt": "Figure: a title", KEY_PT: 9.0, KEY_DPI: 90.0}
+
+
+def test_a_deck_links_a_notebook_as_its_page():
+    """Review 2026-11-28-site-3 X15: on the site, a deck's link to a notebook file (which the
+    site does not have) goes to that notebook's page, one folder up; other links stay."""
+    from ftd_lib.publish import deck
+
+    html = ('<a href="A1_reproduction_engineering.ipynb">A1</a> '
+            '<a href="./05_nn_prediction.ipynb#claim-4">claim 4</a> '
+            '<a href="https://github.com/x/y/blob/main/a.ipynb">elsewhere</a>')
+    out = site.deck_links_to_pages(html)
+    assert 'href="../A1_reproduction_engineering.html"' in out
+    assert 'href="../05_nn_prediction.html#claim-4"' in out
+    assert 'href="https://github.com/x/y/blob/main/a.ipynb"' in out
+    # the slide number's colours: 7:1, not reveal.js's 2.84:1
+    assert ".slide-number { background-color: #595959; color: #fff; }" in deck.DECK_CSS

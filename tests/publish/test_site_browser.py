@@ -594,30 +594,98 @@ def _axe(page):
     }""")
 
 
-def test_accessibility_axe_core_light_and_dark(built, server, page):
-    """axe-core on every page in light and dark mode: no serious or critical violation; every
-    violation found is written to test-output/site_axe.json (the counts the closing note
-    reports)."""
+#: the widths axe runs at: a laptop's and a phone's (review 2026-11-28-site-3, X1: at 1300 px
+#: alone a 13-px overflow stayed under axe's threshold, at 390 px ten equations overflowed)
+WIDTHS = {"laptop": dict(viewport={"width": 1300, "height": 1000}),
+          "phone": dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                        device_scale_factor=2)}
+
+
+def test_accessibility_axe_core_light_and_dark(built, server, browser):
+    """axe-core on every page in light and dark mode, at a laptop's width and a phone's: no
+    serious or critical violation; a display equation wider than the column is a box that
+    scrolls sideways and is a tab stop (so the keyboard scrolls it), and no formula is. Every
+    violation found is written to test-output/site_axe.json, with the counts per width (the
+    closing note's numbers)."""
     _, summary = built
-    found = {}
-    for mode in ("light", "dark"):
-        page.goto(f"{server}/index.html", wait_until="networkidle")
-        page.evaluate(f"() => {{ localStorage.setItem('mode', '{mode}'); "
-                      f"localStorage.setItem('theme', '{mode}'); }}")
-        for name in summary["pages"] + ["search"]:
-            if name == "search":
-                page.goto(f"{server}/search.html?q=lambda", wait_until="networkidle")
-            else:
-                _open(page, f"{server}/{name}.html")
-            assert page.evaluate("() => document.documentElement.dataset.theme") == mode
-            found[f"{mode}/{name}"] = _axe(page)
+    found, wide = {}, {}
+    for width, context in WIDTHS.items():
+        with _local_page(browser, **context) as page:
+            for mode in ("light", "dark"):
+                page.goto(f"{server}/index.html", wait_until="networkidle")
+                page.evaluate(f"() => {{ localStorage.setItem('mode', '{mode}'); "
+                              f"localStorage.setItem('theme', '{mode}'); }}")
+                for name in summary["pages"] + ["search"]:
+                    if name == "search":
+                        page.goto(f"{server}/search.html?q=lambda", wait_until="networkidle")
+                    else:
+                        _open(page, f"{server}/{name}.html")
+                    assert page.evaluate("() => document.documentElement.dataset.theme") == mode
+                    found[f"{width}/{mode}/{name}"] = _axe(page)
+                    if mode == "light" and name != "search":
+                        wide[f"{width}/{name}"] = page.evaluate("""() => Array.from(
+                            document.querySelectorAll("mjx-container[display='true']")).map(c => {
+                              const b = c.closest('.ftd-eq-box');
+                              return {box: !!b, over: b ? b.scrollWidth - b.clientWidth : -1,
+                                      tab: b ? b.getAttribute('tabindex') : null,
+                                      self: c.scrollWidth - c.clientWidth,
+                                      ctab: c.hasAttribute('tabindex')};
+                            })""")
+            assert page.failures == []
+    counts = {w: {imp: sum(v["nodes"] for k, vs in found.items() if k.startswith(w)
+                           for v in vs if v["impact"] == imp)
+                  for imp in ("critical", "serious", "moderate", "minor")} for w in WIDTHS}
     OUT.mkdir(exist_ok=True)
-    (OUT / "site_axe.json").write_text(json.dumps(found, indent=1))
+    (OUT / "site_axe.json").write_text(json.dumps({"counts": counts, "violations": found,
+                                                   "display_equations": wide}, indent=1))
     bad = {k: [(v["id"], v["impact"], v["first"]) for v in vs
                if v["impact"] in ("serious", "critical")] for k, vs in found.items()}
     bad = {k: v for k, v in bad.items() if v}
     assert not bad, bad
-    assert page.failures == []
+    eqs = [e for es in wide.values() for e in es]
+    assert eqs and all(e["box"] and not e["ctab"] and e["self"] <= 1 for e in eqs), wide
+    overflowing = [e for e in eqs if e["over"] > 1]
+    assert all(e["tab"] == "0" for e in overflowing), overflowing
+    assert any(k.startswith("phone/") and any(e["over"] > 1 for e in es)
+               for k, es in wide.items()), "no equation is wider than a phone's column?"
+
+
+#: the most a first visit of a page may transfer, compressed as a web server sends it (gzip),
+#: in bytes: review 2026-11-28-site-3 X14 measured 3.8-5.3 MB raw (about 1.2-2.5 MB gzipped)
+FIRST_VISIT_BUDGET = 2_000_000
+
+
+def test_first_visit_weight_within_budget(built, server, browser):
+    """A first visit (empty cache) of each page: every response the browser gets, its bytes
+    as sent here (raw) and gzipped as GitHub Pages sends text (images and fonts as they are),
+    held to :data:`FIRST_VISIT_BUDGET`; written to test-output/site_weight.json with the
+    largest files."""
+    import gzip
+
+    _, summary = built
+    weights = {}
+    for name in summary["pages"]:
+        with _local_page(browser, viewport={"width": 1300, "height": 1000}) as page:
+            got = []
+            page.on("response", lambda r, got=got: got.append(r))
+            _open(page, f"{server}/{name}.html")
+            files = []
+            for r in got:
+                try:
+                    body = r.body()
+                except Exception:  # a redirect or an aborted request has no body
+                    continue
+                kind = r.headers.get("content-type", "")
+                text = any(t in kind for t in ("text", "javascript", "json", "svg", "css"))
+                files.append((r.url.split("/", 3)[-1], len(body),
+                              len(gzip.compress(body, 6)) if text else len(body)))
+            weights[name] = {"raw": sum(f[1] for f in files), "gzip": sum(f[2] for f in files),
+                             "requests": len(files),
+                             "largest": sorted(files, key=lambda f: -f[1])[:6]}
+    OUT.mkdir(exist_ok=True)
+    (OUT / "site_weight.json").write_text(json.dumps(weights, indent=1))
+    over = {k: w["gzip"] for k, w in weights.items() if w["gzip"] > FIRST_VISIT_BUDGET}
+    assert not over, over
 
 
 def test_figures_have_alt_text_and_formulas_are_not_tab_stops(built, server, page):

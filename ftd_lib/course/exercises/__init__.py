@@ -33,7 +33,10 @@ import numpy as np
 
 from .student import OTHERS_ANSWER as OTHERS_ANSWER
 from .student import default_numbers as default_numbers
+from .student import graded_id as graded_id
 from .student import is_others_answer as is_others_answer
+from .student import numbers_of as numbers_of
+from .student import others_answer as others_answer
 from .student import student_id as student_id
 from .student import student_rng as student_rng
 from .student import use_student as use_student

@@ -51,7 +51,7 @@ HINTS = {
         visits? A geometric sum of T terms.
         """),
     'nb03.divergence_edge': (
-        'Exercise 2, the edge of divergence at λ = 0.9',
+        'Exercise 2, the edge of divergence',
         r"""
         The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your β of
         exercise 1 for α, at your λ and T.
@@ -129,10 +129,10 @@ HINTS = {
     'nb05.predict_then_measure': (
         'Exercise 3, an experiment',
         r"""
-        K = ceil(log η / log γλ). For the prediction, think of what a shorter K drops from
-        the λ-return at λ = 0.9, and what it gains (a shorter delay). To measure: `s =
-        figures.stored("fig3-right").summary()`, then for each label the `y` where `x` is
-        0.9.
+        K = ceil(log η / log γλ), at your λ (`nb05.given_experiment()`). For the prediction,
+        think of what a shorter K drops from the λ-return, and what it gains (a shorter
+        delay). To measure: `s = figures.stored("fig3-right").summary()`, then for each label
+        the `y` where `x` is your λ.
         """),
     'nb06.simulate_policy': (
         'Exercise 1, simulate a policy',
@@ -153,8 +153,9 @@ HINTS = {
         'Exercise 3, how greedy is ε-greedy?',
         r"""
         The greedy action is taken with probability $1-\varepsilon$ plus its share of the
-        random draws, $\varepsilon/|\mathcal A|$, at your ε. The check then measures the
-        engine's `epsilon_greedy` itself and shows whether the data agree.
+        random draws, $\varepsilon/|\mathcal A|$, at your ε. Give it exactly (a formula in
+        ε): the check then measures the engine's `epsilon_greedy` itself and prints the
+        shares it drew.
         """),
     'nb06.cartpole_target': (
         'Exercise 4, what the learner aims at on cart-pole',

@@ -13,16 +13,13 @@ from ...approx import Linear
 from ...envs.random_walk import N_STATES, P_LEFT, true_values
 from ..nb01_td_basics import discounted_return
 from . import (
-    OTHERS_ANSWER,
     as_numbers,
     check_close,
-    default_numbers,
-    is_others_answer,
     missing,
+    others_answer,
     refuse_library_answer,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 1 without a student id: an episode of five steps, every reward 1, discounted with
@@ -109,8 +106,8 @@ def check_return(answer) -> bool:
         return False
     a = float(arr) if arr.shape == () else None
     if a is not None:
-        if is_others_answer(a, expected, _return_of(default_numbers(given_return))):
-            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        if others := others_answer(a, expected, lambda: _return_of(given_return())):
+            return verdict(False, "", "Not yet: " + others)
         for value, why in usual:
             if abs(a - value) < 1e-9 * max(1.0, abs(value)) and abs(value - expected) > 1e-12:
                 return verdict(False, "", f"Not yet: {why}.")
@@ -166,10 +163,11 @@ def check_td0_update(answer) -> bool:
         return False
     if arr.shape == ():
         a = float(arr)
-        d = default_numbers(given_td0)
-        if is_others_answer(a, expected, d["V_s"] + d["alpha"] * (
-                d["reward"] + d["gamma"] * d["V_s_next"] - d["V_s"])):
-            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        def update(d):
+            return d["V_s"] + d["alpha"] * (d["reward"] + d["gamma"] * d["V_s_next"] - d["V_s"])
+
+        if others := others_answer(a, expected, lambda: update(given_td0())):
+            return verdict(False, "", "Not yet: " + others)
         if abs(a - target) < 1e-9 and abs(target - expected) > 1e-9:
             return verdict(False, "", "Not yet: that is the target R + γV(S'); the update moves "
                            "V(S) only a step α toward it.")

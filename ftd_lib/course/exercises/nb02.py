@@ -15,18 +15,15 @@ from ...returns import interim_lambda_return, n_step_return
 from ...rng import run_generator
 from ..nb02_lambda_return import figure1_data
 from . import (
-    OTHERS_ANSWER,
     as_numbers,
     check_close,
     check_weights_per_step,
-    default_numbers,
-    is_others_answer,
     missing,
     not_written,
+    others_answer,
     refuse_library_answer,
     student_rng,
     verdict,
-    whose,
 )
 
 #: A three-step episode for exercises 1 and 2 without a student id. ``values[j]`` is the
@@ -81,11 +78,13 @@ def _g_lam(e) -> float:
     return interim_lambda_return(e["rewards"], e["values"], 0, HORIZON, e["gamma"], e["lam"])
 
 
-def _others(answer, expected, of) -> bool:
-    """Is ``answer`` (one number) the answer for the paper's numbers (:func:`of` of them)?"""
+def _others(answer, expected, of) -> str | None:
+    """When ``answer`` (one number) is the answer for another id's numbers (:func:`of` of
+    them), the message that says so (:func:`~.others_answer`)."""
     a = as_numbers(answer, "the answer") if not isinstance(answer, str) else None
-    return a is not None and a.shape == () and is_others_answer(
-        a, expected, of(default_numbers(given_episode)))
+    if a is None or a.shape != ():
+        return None
+    return others_answer(a, expected, lambda: of(given_episode()))
 
 
 def check_n_step_return(answer) -> bool:
@@ -97,8 +96,8 @@ def check_n_step_return(answer) -> bool:
     e = given_episode()
     expected = _g2(e)
     if isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool):
-        if _others(answer, expected, _g2):
-            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        if others := _others(answer, expected, _g2):
+            return verdict(False, "", "Not yet: " + others)
         g, R, V = e["gamma"], e["rewards"], e["values"]
         if abs(answer - (R[0] + g * R[1] + g * V[2])) < 1e-9 and abs(g - 1) > 1e-9:
             return verdict(False, "", "Not yet: the value of S_2 is discounted twice: γ² V(S_2).")
@@ -115,8 +114,8 @@ def check_interim_lambda_return(answer) -> bool:
     e = given_episode()
     expected = _g_lam(e)
     if isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool):
-        if _others(answer, expected, _g_lam):
-            return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+        if others := _others(answer, expected, _g_lam):
+            return verdict(False, "", "Not yet: " + others)
         lam = e["lam"]
         Gs = [n_step_return(e["rewards"], e["values"], 0, n, e["gamma"]) for n in (1, 2, 3)]
         all_geometric = (1 - lam) * (Gs[0] + lam * Gs[1] + lam**2 * Gs[2])

@@ -14,20 +14,17 @@ from ...approx import Linear
 from ...envs.one_state import one_state_episodes
 from ..nb03_one_state_divergence import beta_measured, td_lambda_replacing, values_per_episode
 from . import (
-    OTHERS_ANSWER,
     all_parts,
     check_close,
     copies,
-    default_numbers,
-    is_others_answer,
     missing,
     not_written,
     one_number,
+    others_answer,
     refuse_library_answer,
     student_number,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 3(b) without a student id: a step size and length with beta_TD = alpha T = 2
@@ -86,8 +83,8 @@ def check_think(error_answer, values_answer) -> bool:
     expected = _values(b)
     n = b["n_episodes"]
     name = f"(b) the values after episodes 1..{n}"
-    if is_others_answer(values_answer, expected, _values(default_numbers(given_think))):
-        ok_b = verdict(False, "", "Not yet: (b) " + OTHERS_ANSWER.format(whose=whose()))
+    if others := others_answer(values_answer, expected, lambda: _values(given_think())):
+        ok_b = verdict(False, "", "Not yet: (b) " + others)
     else:
         ok_b = check_close(values_answer, expected, name=name, rtol=0, atol=1e-6,
                            hint=f"At β = 2 the error 1 − V is multiplied by 1 − β = −1 every "
@@ -116,8 +113,9 @@ def check_beta_replacing(answer) -> bool:
     if abs(a - alpha * T) < 1e-9:
         return verdict(False, "", "Not yet: αT is β of accumulating traces, whose trace counts "
                        "the T visits; a replacing trace is reset at every visit.")
-    if is_others_answer(a, expected, REPLACING["alpha"]):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if others := others_answer(a, expected, lambda: beta_measured(
+            "td_lambda_replacing", given_replacing()["alpha"], given_replacing()["T"])):
+        return verdict(False, "", "Not yet: " + others)
     return check_close(a, expected, name="β with replacing traces", rtol=1e-6, atol=1e-9,
                        hint="What is the trace e at the last step, when it is reset to 1 at "
                        "every visit?")
@@ -198,9 +196,11 @@ def check_max_alpha_lambda(answer) -> bool:
     if math.isclose(a, 2 * (1 - lam), rel_tol=1e-6):
         return verdict(False, "", "Not yet: 2(1−λ) is the edge for T → ∞; this episode has "
                        f"T = {T} steps.")
-    d = default_numbers(given_max_alpha)
-    if is_others_answer(a, expected, 2 * 0.01 / beta_run(0.01, d["lam"], d["T"])):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    def edge(d):
+        return 2 * 0.01 / beta_run(0.01, d["lam"], d["T"])
+
+    if others := others_answer(a, expected, lambda: edge(given_max_alpha())):
+        return verdict(False, "", "Not yet: " + others)
     return check_close(a, expected, name="the largest stable α", rtol=1e-6,
                        hint=f"Solve β(α) = 2 with your closed form of exercise 1, at λ = {lam:g}, "
                        f"T = {T}.")

@@ -25,21 +25,19 @@ from ...returns import (
 from ...returns import rho as library_rho
 from ...rng import run_generator
 from . import (
-    OTHERS_ANSWER,
     all_parts,
     as_numbers,
     check_close,
     check_weights_per_step,
-    is_others_answer,
     missing,
     not_written,
     one_number,
+    others_answer,
     refuse_library_answer,
     run_student,
     student_number,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 2: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
@@ -172,25 +170,29 @@ def check_next_target(answer) -> bool:
     g = advance_time(U, rho, gamma, lam)  # G_{t+1}^{lambda|t+K}
     expected = _next_target(e)
     gl = gamma * lam
-    usual = {  # the usual slips, each with what it reveals
-        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (+ (γλ)^(K−1) δ') "
-           "is missing",
-        g + gl ** (K - 2) * delta_p: "weight (γλ)^(K−2) on δ': the horizon counted from t, "
-                                      "not from t + 1",
+    usual = {  # the usual slips, each named without the answer
+        g: "that is G_{t+1}^{λ|t+K}: the ρ-step is done, the horizon step (eq. 6) is missing",
+        g + gl ** (K - 2) * delta_p: "the power of γλ on δ' is one too small: the horizon is "
+                                      "counted from t, not from t + 1",
+        g + gl ** K * delta_p: "the power of γλ on δ' is one too large: in eq. (6) it counts "
+                                "the steps from t + 1 to the old horizon",
         U + gl ** (K - 1) * delta_p: "that is G_t^{λ|t+K+1}: the horizon step without the "
                                       "ρ-step (t did not move)",
-        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: it divides "
-                                                    "(eq. 7, G_{t+1} = (G_t − ρ_t)/γλ)",
+        (U - rho) * gl + gl ** (K - 1) * delta_p: "the ρ-step multiplies by γλ: read eq. (7) "
+                                                    "again",
     }
     a = float(arr) if arr.shape == () else None
-    if a is not None and is_others_answer(a, expected, _next_target(NEXT_TARGET)):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if a is not None and (others := others_answer(a, expected,
+                                                  lambda: _next_target(given_next_target()))):
+        return verdict(False, "", "Not yet: " + others)
     for value, why in usual.items():
         if a is not None and not math.isclose(value, expected) and math.isclose(a, value,
                                                                                rel_tol=1e-6):
             return verdict(False, "", f"Not yet: {why}.")
     return check_close(answer, expected, name="G_{t+1}^{λ|t+1+K}", rtol=1e-6,
-                       hint="First U ← (U − ρ)/γλ (eq. 7), then add (γλ)^(K−1) δ' (eq. 6).")
+                       hint="Two steps in Algorithm 1's order: the ρ-step (eq. 7), then the "
+                       "horizon step (eq. 6); check each against its equation, the power of γλ "
+                       "included.")
 
 
 #: Exercise 4 without a student id (K = 4)
@@ -234,8 +236,9 @@ def check_first_update(answer, theta_index=None) -> bool:
     if a is None:
         return False
     if a != first and a == K:
-        ok = verdict(False, "", f"Not yet: K = {K} is right, but t counts from 0: the pass that "
-                     "observes S_K is the pass at t = K − 1.")
+        ok = verdict(False, "", f"Not yet: K = {K} is right, but the answer is a time step: "
+                     "which t has the pass that observes S_K? (t counts from 0; the pass at t "
+                     "observes S_{t+1}.)")
     else:
         ok = verdict(a == first, f"Correct: the first update is made in the pass at t = {first}, "
                      "when the queue holds K states.",
@@ -291,10 +294,10 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     e = given_horizon()
     t, h = e["t"], e["h"]
     want = _horizon_answers(e)
-    if is_others_answer([g_h, delta_p, g_h1] if all(
-            isinstance(x, (int, float)) for x in (g_h, delta_p, g_h1)) else None, want,
-            _horizon_answers(HORIZON)):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool)
+           for x in (g_h, delta_p, g_h1)) and (others := others_answer(
+            [g_h, delta_p, g_h1], want, lambda: _horizon_answers(given_horizon()))):
+        return verdict(False, "", "Not yet: " + others)
     ok1 = check_close(g_h, want[0], name=f"G_{t}^(λ|{h})", rtol=1e-6,
                       hint="Eq. (2): weights (1−λ)λ^(n−1), the rest on the longest return.")
     ok2 = check_close(delta_p, want[1], name=f"δ'_{h}", rtol=1e-6,
@@ -367,8 +370,8 @@ def check_k1_is_td0(lam_max, target) -> bool:
     if math.isclose(a, eta, rel_tol=1e-9) and gamma != 1.0:
         ok1 = verdict(False, "", f"Not yet: (a) K = 1 when γλ ≤ η, so λ ≤ η/γ; with γ = "
                       f"{gamma:g}, λ = η is not the largest.")
-    elif is_others_answer(a, lam_right, K1_EXERCISE["eta"] / K1_EXERCISE["gamma"]):
-        ok1 = verdict(False, "", "Not yet: (a) " + OTHERS_ANSWER.format(whose=whose()))
+    elif others := others_answer(a, lam_right, lambda: given_k1()["eta"] / given_k1()["gamma"]):
+        ok1 = verdict(False, "", "Not yet: (a) " + others)
     else:
         ok1 = check_close(a, lam_right, name="(a) the largest λ with K = 1", rtol=1e-9,
                           hint=f"K = 1 when (γλ)^1 ≤ η already; here η = {eta:g}, γ = {gamma:g}.")

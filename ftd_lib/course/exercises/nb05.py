@@ -13,19 +13,17 @@ from ...envs import mountain_car as mc
 from ...returns import k_bound
 from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
 from . import (
-    OTHERS_ANSWER,
     all_parts,
     as_numbers,
     check_close,
-    default_numbers,
-    is_others_answer,
     missing,
     not_written,
+    others_answer,
     refuse_library_answer,
     run_student,
+    student_id,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 1: the state whose true value the notebook shows (raw position, velocity), and the
@@ -107,6 +105,8 @@ def check_constant_baseline(answer) -> bool:
         return False
     b = _constant_baselines(**given_sample())
     a = float(arr) if arr.shape == () else None
+    if a is not None and math.isclose(a, b["ratio"], rel_tol=1e-6):
+        a = None  # right (where the sample's median is its mean, the median's error is too)
     if a is not None and math.isclose(a, b["median_ratio"], rel_tol=1e-6):
         return verdict(False, "", "Not yet: that is the median's error. The median is the best "
                        "constant for the absolute error; the RMS error is a squared error, "
@@ -114,23 +114,43 @@ def check_constant_baseline(answer) -> bool:
     if a is not None and math.isclose(a, b["best_constant"], rel_tol=1e-3):
         return verdict(False, "", "Not yet: that is the best constant itself; the exercise "
                        "asks for its normalised RMS error.")
-    if a is not None and is_others_answer(
-            a, b["ratio"], _constant_baselines(**default_numbers(given_sample))["ratio"]):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    if a is not None and (others := others_answer(
+            a, b["ratio"], lambda: _constant_baselines(**given_sample())["ratio"])):
+        return verdict(False, "", "Not yet: " + others)
     return check_close(answer, b["ratio"], name="the normalised error of the best constant",
                        rtol=1e-6, atol=0,
                        hint="The best constant is the mean of the true values; its RMS error "
                             "is their standard deviation.")
 
 
-#: Exercise 3: the step-size parameter eta of Figure 3 right, at lambda = 0.9 (gamma = 1)
+#: Exercise 3: the step-size parameter eta of Figure 3 right (gamma = 1), and lambda without a
+#: student id
 ETAS = (0.01, 0.1, 0.3)
 LAM_EXPERIMENT = 0.9
 PREDICTIONS = ("rises", "falls", "stays")
 
+#: Exercise 3: the lambdas of the stored Figure 3 right grid a student's experiment is drawn from
+LAMS_EXPERIMENT = (0.8, 0.85, 0.9, 0.925, 0.95)
 
-def _fig3_right_at(res, lam: float = LAM_EXPERIMENT) -> list[float]:
-    s = res.summary()
+#: Exercise 3 in this kernel: the prediction recorded per student id (:func:`record_prediction`)
+#: and the ids whose measurement the check has shown
+_RECORDED: dict = {}
+_SHOWN: set = set()
+
+
+def given_experiment() -> dict:
+    """Exercise 3's ``lam`` for the current student: one of :data:`LAMS_EXPERIMENT` (the
+    stored grid's), 0.9 without an id."""
+    rng = student_rng("nb05.predict_then_measure")
+    return dict(lam=LAM_EXPERIMENT if rng is None else float(rng.choice(LAMS_EXPERIMENT)))
+
+
+def _fig3_right_at(lam: float) -> list[float]:
+    """The errors at ``lam`` for each η of :data:`ETAS`, read by the check itself from the
+    course's stored Figure 3 right results (never from what a student hands it)."""
+    from ..live import stored
+
+    s = stored("fig3-right").summary()
     out = []
     for eta in ETAS:
         row = s[f"η = {eta:g}"]
@@ -138,59 +158,83 @@ def _fig3_right_at(res, lam: float = LAM_EXPERIMENT) -> list[float]:
     return out
 
 
-def check_eta_experiment(K_etas, prediction, errors, res) -> bool:
-    r"""Exercise 3: (a) K for each η of ``ETAS`` at γλ = 0.9; (b) the student's prediction,
-    made before measuring, of how the error at λ = 0.9 moves as η grows (one of
-    ``PREDICTIONS``), graded against (c) the errors at λ = 0.9 read from the Figure 3 right
-    results ``res`` (stored paper-scale data when there are some): a prediction that the
-    measurement contradicts does not pass."""
+def record_prediction(prediction, why) -> bool:
+    """Exercise 3(b): record ``prediction`` (one of :data:`PREDICTIONS`) and its one sentence
+    ``why`` before the check shows the measurement. Once this kernel has shown the measurement
+    to the current student, a different prediction is refused and the first record kept; the
+    written why is graded by the instructor (the notebook's written-answer cell)."""
+    if missing(prediction, "prediction") or missing(why, "why"):
+        return False
+    if not isinstance(prediction, str) or prediction not in PREDICTIONS:
+        return verdict(False, "", f"Not yet: prediction must be one of {PREDICTIONS}.")
+    if not isinstance(why, str) or len(why.split()) < 5:
+        return verdict(False, "", "Not yet: why must be one sentence (a string of at least five "
+                       "words) that says what you expect and why.")
+    key = student_id()
+    old = _RECORDED.get(key)
+    if key in _SHOWN and old is not None and old[0] != prediction:
+        return verdict(False, "", f"Not yet: the measurement was already shown in this session; "
+                       f"your recorded prediction stays {old[0]!r}. A prediction is what you "
+                       "expected before measuring: write what surprised you in your answer "
+                       "below instead.")
+    _RECORDED[key] = (prediction, why)
+    return verdict(True, f"Correct: recorded before the measurement: {prediction!r}.", "")
+
+
+def check_eta_experiment(K_etas, prediction, errors) -> bool:
+    r"""Exercise 3 at :func:`given_experiment`'s λ (γ = 1): (a) K for each η of ``ETAS``;
+    (b) the prediction, which passes when it was recorded (:func:`record_prediction`) before
+    this check and not changed since: it is not graded by whether the data agree (its written
+    why is graded by hand); (c) the errors at λ, compared with the check's own reading of the
+    stored Figure 3 right results. The check then shows the measurement, and whether the
+    prediction agreed."""
     if missing(K_etas, "K_etas") or missing(prediction, "prediction") or missing(errors, "errors"):
         return False
-    if res is None:
-        return verdict(False, "", "No results to read: run the cells of section 6 first.")
-    Ks = [k_bound(1.0, LAM_EXPERIMENT, eta) for eta in ETAS]
+    lam = given_experiment()["lam"]
+    Ks = [k_bound(1.0, lam, eta) for eta in ETAS]
     arr = as_numbers(K_etas, "K_etas")
     if arr is None:
         return False
-    if arr.ndim != 1:
+    if arr.ndim != 1 or len(arr) != len(Ks):
         return verdict(False, "", f"K_etas must be a list of {len(Ks)} whole numbers, one per "
                        f"η in {ETAS}.")
     a = [float(k) for k in arr]
-    if len(a) != len(Ks):
-        return verdict(False, "", f"K_etas must hold {len(Ks)} numbers, one per η in {ETAS}.")
-    floor = [math.floor(math.log(eta) / math.log(LAM_EXPERIMENT)) for eta in ETAS]
+    floor = [math.floor(math.log(eta) / math.log(lam)) for eta in ETAS]
     if a == [float(k) for k in Ks]:
-        ok_k = verdict(True, f"Correct: K = {', '.join(map(str, Ks))} for η = "
-                       f"{', '.join(map(str, ETAS))}: a larger η, a shorter delay.", "")
+        ok_k = verdict(True, "Correct: (a) K_etas are right: a larger η, a shorter delay.", "")
     elif a == [float(k) for k in floor]:
-        ok_k = verdict(False, "", "Not yet: rounded down; K is the smallest whole number with "
-                       "(γλ)^K ≤ η, so round up.")
+        ok_k = verdict(False, "", "Not yet: (a) rounded down; K is the smallest whole number "
+                       "with (γλ)^K ≤ η, so round up.")
     else:
-        ok_k = verdict(False, "", "Not yet: K = ceil(log η / log γλ) for each η.")
+        ok_k = verdict(False, "", f"Not yet: (a) K_etas are off: K is the smallest whole number "
+                       f"with (γλ)^K ≤ η, at your λ = {lam:g} and γ = 1.")
+    key = student_id()
+    rec = _RECORDED.get(key)
     if not isinstance(prediction, str) or prediction not in PREDICTIONS:
-        verdict(False, "", f"Not yet: prediction must be one of {PREDICTIONS}, said before you "
-                "measure.")
-        return False
-    measured = _fig3_right_at(res)
-    ok_e = check_close(errors, measured, name="the errors at λ = 0.9", rtol=1e-6,
-                       hint="Read res.summary()[label]['y'] where ['x'] is 0.9, for the labels "
-                       "'η = 0.01', 'η = 0.1', 'η = 0.3'.")
-    ok_p = False
-    if ok_e:
+        ok_p = verdict(False, "", f"Not yet: (b) prediction must be one of {PREDICTIONS}.")
+    elif rec is None:
+        ok_p = verdict(False, "", "Not yet: (b) record your prediction first, before the "
+                       "measurement: run nb05.record_prediction(prediction, why) in the cell "
+                       "above.")
+    elif rec[0] != prediction:
+        ok_p = verdict(False, "", f"Not yet: (b) your prediction changed since you recorded "
+                       f"{rec[0]!r}: a prediction is what you said before measuring.")
+    else:
+        ok_p = verdict(True, f"Correct: (b) your prediction {prediction!r} was recorded before "
+                       "the measurement (its why is graded by your instructor).", "")
+    measured = _fig3_right_at(lam)
+    _SHOWN.add(key)
+    ok_e = check_close(errors, measured, name=f"(c) the errors at λ = {lam:g}", rtol=1e-6,
+                       hint=f"Read res.summary()[label]['y'] where ['x'] is {lam:g}, for the "
+                       "labels 'η = 0.01', 'η = 0.1', 'η = 0.3'.")
+    if ok_e and ok_p:
         trend = ("rises" if measured[-1] > measured[0] * 1.05 else
                  "falls" if measured[-1] < measured[0] / 1.05 else "stays")
-        said = (f"the error at λ = 0.9 goes from {measured[0]:.3f} (η = {ETAS[0]}) to "
-                f"{measured[-1]:.3f} (η = {ETAS[-1]}): it {trend} (a change of more than 5 % "
-                "counts as rising or falling)")
-        ok_p = verdict(prediction == trend, f"Correct: you predicted it: {said}.",
-                       f"Not yet: your prediction ({prediction}) disagrees with the "
-                       f"measurement: {said}. Why: a larger η gives a shorter K, so the target "
-                       "cuts the λ-return sooner and puts the weight (γλ)^(K−1) on its last "
-                       "n-step return (0.9¹¹ ≈ 0.31 at η = 0.3): at λ = 0.9 forward TD(λ) then "
-                       "acts like a method with a smaller λ. The shorter delay helps too; the "
-                       "data say which effect wins. Change the prediction to what you now "
-                       "expect (the grade asks for the right reading of the data).")
-    return all_parts((ok_k, ok_e, ok_p), ("(a) K_etas", "(c) errors", "(b) prediction"))
+        print(f"   the data: from η = {ETAS[0]} to η = {ETAS[-1]} the error {trend}; your "
+              f"prediction was {prediction!r}: " + (
+                  "they agree." if trend == prediction else
+                  "they disagree; say in your answer below what you missed."))
+    return all_parts((ok_k, ok_p, ok_e), ("(a) K_etas", "(b) prediction", "(c) errors"))
 
 
 #: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
@@ -209,11 +253,15 @@ FOR_INSTRUCTORS = {
         " states, seed 0), σ / RMS of the true values, to 1e-6",
         "the median's error (told); the best constant itself (told); rounded answers"),
     "nb05.predict_then_measure": (
-        "**experiment**: predict, then measure, η at λ = 0.9",
-        "(a) K = 44, 22, 12; (b) the prediction (rises / falls / stays) graded against "
-        "(c) the three errors at λ = 0.9 read from the Figure 3 right data (to 1e-6): a "
-        "prediction the data contradict fails, with the explanation, until changed (the "
-        "stored data: 0.290 → 0.302 → 0.376, rises)",
-        "K rounded down; rounded errors; 'stays' because claim 4 says η hardly matters "
-        "(it is about the *best* λ per η)"),
+        "**experiment**: predict, then measure, η at the student's λ",
+        "(a) K for η = 0.01, 0.1, 0.3 at the student's λ (0.9 without an id: 44, 22, 12; λ "
+        "one of the stored grid's 0.8, 0.85, 0.9, 0.925, 0.95); (b) the prediction (rises / "
+        "falls / stays) and a sentence why, recorded with `nb05.record_prediction` before the "
+        "check shows the measurement: it passes as recorded, whether or not the data agree, "
+        "and a different one after the measurement was shown is refused (in the record and in "
+        "the check); the reasoning is graded by hand in the written-answer box under the check "
+        "(an nbgrader manually graded answer, 1 point); (c) the three errors at the student's "
+        "λ, compared with the check's own reading of the stored Figure 3 right data (the check "
+        "takes no data object: a made-up one has nowhere to go)",
+        "K rounded down; rounded errors; no record before the check (told: record first)"),
 }

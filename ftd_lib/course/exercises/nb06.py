@@ -1,8 +1,9 @@
 """Self-checks for notebook 06 (control with one network per action). Each check computes the
 right answer with the library (so it is never written out here or in the notebook) and prints a
 verdict. Exercises 1 and 2 are builds (a function, checked at several points, that may not run
-the library's own); exercise 3 is predict-then-measure (the check measures); exercise 4 a number
-to three decimals. The given numbers of 3 and 4 are the student's own (:func:`~.use_student`).
+the library's own); exercise 3 is predict-then-measure (the prediction graded on its reasoning, the
+check measuring for itself); exercise 4 a number to three decimals. The given numbers of 3 and
+4 are the student's own (:func:`~.use_student`).
 """
 
 from __future__ import annotations
@@ -18,19 +19,17 @@ from ...returns import k_bound
 from .. import nb06_nn_control as nb06
 from . import (
     MISSING,
-    OTHERS_ANSWER,
     all_parts,
     as_numbers,
     check_close,
-    default_numbers,
-    is_others_answer,
     missing,
     not_written,
+    others_answer,
     refuse_library_answer,
     run_student,
+    student_id,
     student_rng,
     verdict,
-    whose,
 )
 
 #: Exercise 1: the start of the mountain car whose steps to the goal the student's simulation
@@ -151,11 +150,12 @@ N_DRAWS = 50_000
 
 
 def given_epsilon() -> dict:
-    """Exercise 3's ``epsilon`` for the current student (the engine's 0.05 without an id)."""
+    """Exercise 3's ``epsilon`` for the current student (the engine's 0.05 without an id): one
+    of 0.050, 0.051, ..., 0.400."""
     rng = student_rng("nb06.epsilon_greedy")
     if rng is None:
         return dict(GREEDY_EXERCISE)
-    return dict(epsilon=float(rng.choice([0.08, 0.1, 0.15, 0.2, 0.25, 0.3])))
+    return dict(epsilon=int(rng.integers(50, 401)) / 1000)
 
 
 def measure_greedy_share(q, epsilon: float, n: int = N_DRAWS, seed: int = 0) -> float:
@@ -169,43 +169,49 @@ def measure_greedy_share(q, epsilon: float, n: int = N_DRAWS, seed: int = 0) -> 
 def check_greedy_probability(mountain_car, cart_pole) -> bool:
     """Exercise 3: (predict) the probability that ε-greedy (at :func:`given_epsilon`'s ε, as
     the engine does it) takes the greedy action on mountain car (3 actions) and on cart-pole
-    (2), to three decimals or more; (measure) the check itself draws :data:`N_DRAWS` actions
-    with ``ftd_lib.references.common.epsilon_greedy`` on ``Q_MOUNTAIN_CAR`` and
-    ``Q_CART_POLE`` and shows
-    whether the shares agree with each prediction within 4.5 standard errors."""
+    (2), exactly (a formula in ε, or a number with all its digits): graded on the reasoning,
+    against :math:`1 - \\varepsilon + \\varepsilon/|\\mathcal A|`. (measure) The check then
+    draws :data:`N_DRAWS` actions itself with ``ftd_lib.references.common.epsilon_greedy`` on
+    ``Q_MOUNTAIN_CAR`` and ``Q_CART_POLE`` at that ε and prints the shares beside the
+    predictions; a prediction equal to a measured share (not the probability) is refused, and
+    a right prediction the engine contradicts (beyond 4.5 standard errors) fails."""
     if missing(mountain_car, "p_mountain_car (your prediction)") or missing(
             cart_pole, "p_cart_pole (your prediction)"):
         return False
-    if refuse_library_answer(("greedy_probability(", "measure_greedy_share(")):
+    if refuse_library_answer(("greedy_probability(", "measure_greedy_share(",
+                              "epsilon_greedy(")):
         return False
     eps = given_epsilon()["epsilon"]
     hint = ("With probability ε the engine draws an action uniformly from all actions -- the "
             "greedy one among them.")
+    seed = int(student_rng("nb06.epsilon_greedy.draws").integers(2**31)) if student_id() else 0
     oks = []
     for answer, q, name in ((mountain_car, Q_MOUNTAIN_CAR, "the mountain-car probability"),
                             (cart_pole, Q_CART_POLE, "the cart-pole probability")):
         A = len(q)
         expected = nb06.greedy_probability(eps, A)
+        share = measure_greedy_share(q, eps, seed=seed)
         a = as_numbers(answer, name)
-        if a is not None and a.shape == () and eps != EPSILON and abs(
-                float(a) - nb06.greedy_probability(EPSILON, A)) < 5e-4:
-            oks.append(verdict(False, "", f"Not yet: {name}: " + OTHERS_ANSWER.format(
-                whose=whose()).replace("compute it from the numbers printed in the exercise "
-                                       "cell", f"your ε is {eps:g}")))
-            continue
-        if a is not None and a.shape == () and abs(float(a) - (1 - eps)) < 1e-9:
-            oks.append(verdict(False, "", f"Not yet: {name}: 1 − ε forgets that the random "
-                               "draw (probability ε) can pick the greedy action too, with "
-                               f"probability 1/{A}."))
-            continue
-        ok = check_close(answer, expected, name=name, rtol=0, atol=1e-12, decimals=3,
-                         hint=hint)
-        share = measure_greedy_share(q, eps)
-        se = np.sqrt(expected * (1 - expected) / N_DRAWS)
+        mine = float(a) if a is not None and a.shape == () else None
         print(f"   measured by the check: {N_DRAWS} calls of epsilon_greedy(q, {eps:g}, rng) on "
               f"{A} actions took the greedy one {share:.4f} of the time"
-              + (f" (your prediction {float(a):.4f})" if a is not None and a.shape == ()
-                 else ""))
+              + (f" (your prediction {mine:.4f})" if mine is not None else ""))
+        if mine is not None and abs(mine - share) < 5e-5 and abs(share - expected) > 1e-9:
+            oks.append(verdict(False, "", f"Not yet: {name}: that is a measured share (a "
+                               "count of random draws), not the probability: predict it from ε "
+                               "and the number of actions, exactly."))
+            continue
+        if mine is not None and (others := others_answer(
+                mine, expected, lambda A=A: nb06.greedy_probability(
+                    given_epsilon()["epsilon"], A))):
+            oks.append(verdict(False, "", f"Not yet: {name}: {others}"))
+            continue
+        if mine is not None and abs(mine - (1 - eps)) < 1e-9:
+            oks.append(verdict(False, "", f"Not yet: {name}: 1 − ε forgets that the random "
+                               "draw (probability ε) can pick the greedy action too."))
+            continue
+        ok = check_close(answer, expected, name=name, rtol=0, atol=1e-9, hint=hint)
+        se = np.sqrt(expected * (1 - expected) / N_DRAWS)
         if ok and abs(share - expected) > 4.5 * se:  # the engine would contradict the formula
             ok = verdict(False, "", f"{name}: the measurement disagrees with the prediction.")
         oks.append(ok)
@@ -222,7 +228,7 @@ def given_episode_length() -> dict:
     rng = student_rng("nb06.cartpole_target")
     if rng is None:
         return dict(RETURN_EXERCISE)
-    return dict(n_rewards=int(rng.choice([200, 300, 400, 500, 600, 800])), gamma=GAMMA_CP)
+    return dict(n_rewards=int(rng.integers(100, 1000)), gamma=GAMMA_CP)
 
 
 def check_discounted_return(answer) -> bool:
@@ -249,10 +255,12 @@ def check_discounted_return(answer) -> bool:
         if a is not None and abs(a - nb06.discounted_return(m, g)) < 1e-9:
             return verdict(False, "", f"Not yet: {what}: {m} rewards; the episode has {n}, "
                            f"weighted γ^0 .. γ^{n - 1}.")
-    d = default_numbers(given_episode_length)
-    if a is not None and is_others_answer(round(a, 3), round(expected, 3), round(
-            nb06.discounted_return(d["n_rewards"], d["gamma"]), 3)):
-        return verdict(False, "", "Not yet: " + OTHERS_ANSWER.format(whose=whose()))
+    def rounded(d):
+        return round(nb06.discounted_return(d["n_rewards"], d["gamma"]), 3)
+
+    if a is not None and (others := others_answer(round(a, 3), round(expected, 3),
+                                                  lambda: rounded(given_episode_length()))):
+        return verdict(False, "", "Not yet: " + others)
     return check_close(answer, expected, name="the discounted return", rtol=1e-12, atol=0,
                        decimals=3, hint=f"A geometric series: 1 + γ + ... + γ^{n - 1}.")
 
@@ -277,11 +285,12 @@ FOR_INSTRUCTORS = {
     "nb06.epsilon_greedy": (
         "**predict, then measure**: how greedy is ε-greedy?",
         r"(predict) 1 − ε + ε/\|A\| for 3 and 2 actions at the student's ε (0.05 without "
-        "an id), to three decimals or more; (measure) the check itself draws 50,000 "
-        "actions with the engine's `epsilon_greedy` per task and prints the measured "
-        "share beside the prediction (no actions are handed in any more)",
-        "1 − ε (told: the random draw can pick the greedy action too); the engine's ε = "
-        "0.05 with an id (told)"),
+        "an id; one of 0.050, 0.051, …, 0.400), exactly (a formula in ε): graded on that "
+        "reasoning; (measure) the check then draws 50,000 actions itself with the engine's "
+        "`epsilon_greedy` per task and prints the measured share beside the prediction; a "
+        "prediction equal to a measured share is refused (a measurement is not a prediction)",
+        "1 − ε (told: the random draw can pick the greedy action too); another id's ε "
+        "(named); the printed measured share (refused)"),
     "nb06.cartpole_target": (
         "what the learner aims at on cart-pole",
         "the discounted return at γ = 0.99 of the student's N rewards of 1 (1000 without "

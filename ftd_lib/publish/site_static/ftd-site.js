@@ -99,8 +99,71 @@
       }
     });
   }
+  // 5. Wide display equations (review 2026-11-28-site-3, X1): on a phone a derivation is wider
+  // than the column. Its box scrolls sideways (div.math, not the formula: no formula is a tab
+  // stop, W6); where it overflows, the box is a named region in the tab order, so a keyboard
+  // user can scroll it with the arrow keys (axe's scrollable-region-focusable), and its right
+  // edge is shaded to say there is more. Checked again when the width changes.
+  function wideEquations() {
+    document.querySelectorAll("mjx-container[display='true']").forEach(function (c) {
+      var box = c.closest("div.math");
+      if (!box) {
+        box = c.parentNode.classList && c.parentNode.classList.contains("ftd-eq")
+          ? c.parentNode : null;
+        if (!box) {
+          box = document.createElement("div");
+          box.className = "ftd-eq";
+          c.parentNode.insertBefore(box, c);
+          box.appendChild(c);
+        }
+      }
+      box.classList.add("ftd-eq-box");
+      var wide = box.scrollWidth > box.clientWidth + 1;
+      box.classList.toggle("ftd-eq-wide", wide);
+      if (wide) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", "equation, scrolls sideways");
+      } else if (box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  }
+  function afterMath(fn) {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(fn);
+    } else {
+      window.addEventListener("load", function () {
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+          MathJax.startup.promise.then(fn);
+        }
+      });
+    }
+  }
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(wideEquations, 150);
+  });
+  // 6. On a phone the page-contents drawer closes once a section is picked (X9): the themes
+  // leave it open over the section it scrolled to.
+  function closeContentsOnPick() {
+    document.addEventListener("click", function (e) {
+      var link = e.target.closest && e.target.closest("a");
+      if (!link) { return; }
+      var dialog = link.closest("dialog#pst-secondary-sidebar-modal, " +
+                                "#pst-secondary-sidebar-modal");
+      if (dialog && typeof dialog.close === "function" && dialog.open) {
+        dialog.close();
+      }
+    });
+  }
   cleanSearchSnippets();
   function init() {
+    closeContentsOnPick();
+    afterMath(wideEquations);
     fixNames();
     forwardToggles();
     enlargeFigures();

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from ...envs.one_state import BETA_FN, episode_lengths, error_first_episodes
 from ...methods import style
 from ...rng import run_generator
-from ...style import off_chart_handle, plot_off_chart, use_style
+from ...style import legend_off_data, off_chart_handle, plot_off_chart, use_style
 
 P_CONTINUE = 0.8  # random episode length: continue after each step with this probability
 N_EPISODES = 10  # "averaged over the first 10 episodes"
@@ -87,4 +87,5 @@ def plot_figure2(data: dict, ax=None, ymax: float = 1.0):
     if any(not np.all(np.isfinite(data[m]) & (data[m] <= ymax)) for m in BETA_FN):
         handles.append(off_chart_handle())
     ax.legend(handles=handles, loc="center right")
+    legend_off_data(ax.figure, [ax])
     return ax

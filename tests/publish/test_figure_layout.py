@@ -1,0 +1,116 @@
+"""The figure layout check (ftd_lib/publish/figure_layout.py): a legend over a title or over the
+data, a squashed panel and cut-off text are found on figures made to have them (and not on the
+same figures laid out well), and no picture the stored notebooks show (the pictures the decks,
+the site and the handouts show) has any of them: each carries the check's verdict from the run
+that drew it (review 2026-11-28-lecturer-4 M1, M6; site-3 X13)."""
+
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ftd_lib.publish import figure_layout as FL  # noqa: E402
+from ftd_lib.style import legend_off_data, legend_outside, use_style  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(autouse=True)
+def _style():
+    use_style()
+    yield
+    plt.close("all")
+
+
+def _rising(figsize=(7, 4.2)):
+    fig, ax = plt.subplots(figsize=figsize)
+    x = np.linspace(0, 10, 50)
+    ax.plot(x, x, label="rising")
+    ax.plot(x, 10 - x, label="falling")
+    ax.plot(x, np.full_like(x, 5.0), label="flat, in the middle")
+    ax.set(title="a title", xlabel="x", ylabel="y")
+    return fig, ax
+
+
+def test_a_legend_over_the_data_and_its_cure():
+    fig, ax = _rising()
+    ax.legend(loc="center")  # on the crossing of the three lines
+    assert any(p.startswith("a legend over the data") for p in FL.problems(fig))
+    legend_off_data(fig)
+    assert FL.problems(fig) == []
+
+
+def test_a_legend_over_the_title_and_a_squashed_panel():
+    """M1: the block curves' legend beside a 7 x 4.2 in panel, with long labels, ate the
+    panel's width and sat on its title."""
+    fig, ax = _rising()
+    ax.plot([0, 10], [2, 2], label="a very long label " * 3)
+    ax.set_title("Cart-pole from scratch, alpha = 0.03 (faint: single episodes)")
+    ax.legend()
+    legend_outside(fig, [ax], where="right")
+    found = FL.problems(fig)
+    assert any(p.startswith("a squashed panel") for p in found), found
+    fig2, ax2 = _rising()
+    ax2.legend()
+    legend_outside(fig2, [ax2], where="bottom")
+    assert FL.problems(fig2) == []
+
+
+def test_text_cut_off_only_where_the_picture_is_not_tight():
+    fig, ax = _rising(figsize=(3, 2))
+    ax.set_ylabel("a y label far too long for so small a figure, cut at both ends")
+    assert any(p.startswith("text cut off") for p in FL.problems(fig, tight=False))
+    assert not any(p.startswith("text cut off") for p in FL.problems(fig, tight=True))
+
+
+def test_a_reference_line_under_the_legend_is_not_data():
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = np.linspace(0, 10, 50)
+    ax.plot(x, x / 10, label="data")
+    ax.axhline(0.95, color="0.4", ls=":", label="a reference")
+    ax.legend(loc="upper left")
+    assert FL.problems(fig) == []
+
+
+def _pictures(path):
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}) and WIDGET not in out.get("data", {}):
+                yield i, out.get("metadata", {}).get("image/png", {})
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")),
+                         ids=lambda p: p.stem[:2])
+def test_every_stored_picture_passed_the_layout_check(path):
+    """Every figure a stored notebook shows was checked when it was drawn (the notebooks call
+    ftd_lib.style.use_style, which installs the check) and nothing was wrong with it. A widget's
+    picture is drawn anew for a slide and checked there (ftd_lib.publish.deck.deck_png)."""
+    seen = list(_pictures(path))
+    unchecked = [i for i, md in seen if FL.KEY not in md]
+    assert unchecked == [], (f"{path.name}: cells {unchecked} carry no layout verdict: "
+                             "re-execute the notebook")
+    bad = {i: md[FL.KEY] for i, md in seen if md[FL.KEY]}
+    assert bad == {}, f"{path.name}: {bad}"
+
+
+def test_the_decks_own_pictures_pass_the_layout_check():
+    """The widget pictures and the stepper's frames the deck draws for a slide (fixed size, not
+    tight: nothing may be cut either)."""
+    from ftd_lib.publish import deck
+
+    for source in ("one_state_explorer(alpha=0.15, T=10, v0=0.0)",
+                   "k_explorer(eta=0.01, gl=0.9)"):
+        _, md, _ = deck.widget_picture(source)
+        assert md[FL.KEY] == [], (source, md[FL.KEY])
+    _, md, ex = deck.widget_picture("algorithm1_stepper()", deck.FRAME_BOX)
+    for k in (0, 3, len(ex.frames) - 1):
+        ex.controls["frame"].value = k
+        _, fig = ex.render(ex)
+        assert deck.deck_png(fig, deck.FRAME_BOX)[1][FL.KEY] == [], k
