@@ -119,16 +119,30 @@ def legend_outside(fig, axes=None, where: str = "right", ncol: int | None = None
                       ncol=ncol or min(len(labels), 3))
 
 
+def _legend_again(ax, lg, **where):
+    """``ax``'s legend ``lg`` drawn afresh at ``where`` (its entries, font size, title and
+    frame kept): matplotlib lays a legend's columns out when it is made, so a new column count
+    takes a new legend."""
+    title = lg.get_title().get_text()
+    return ax.legend(lg.legend_handles, [t.get_text() for t in lg.get_texts()],
+                     fontsize=lg._fontsize, title=title or None,
+                     frameon=lg.get_frame_on(), **where)
+
+
 def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
-    the panel's data nor a title or label (:func:`ftd_lib.publish.figure_layout.legend_faults`):
+    the panel's data nor a title or label (:func:`ftd_lib.figure_layout.legend_faults`):
     matplotlib's ``loc="best"`` (the place with the least data under it) where that covers
-    nothing, else under
-    the panel below its lowest label, the figure made taller by the legend's height so that
-    the panels keep theirs (no change of layout engine: a figure with a colour bar keeps its
+    nothing, else under the panel, below its lowest label, in as few rows as the panel's width
+    allows. The figure grows only by what such a legend hangs below its bottom edge (a second
+    call for a panel beside the first reuses the room the first made), and the panels keep
+    their size in inches, so a picture scaled to a slide keeps its text size as far as the
+    slide's height allows (no change of layout engine: a figure with a colour bar keeps its
     own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
     Returns the figure."""
-    from .publish.figure_layout import legend_faults
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    from .figure_layout import legend_faults
 
     axes = list(fig.axes if axes is None else axes)
     crowded = []
@@ -144,28 +158,47 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
         fig.draw_without_rendering()
         if legend_faults(fig, lg):
             crowded.append(ax)
-    for ax in crowded:  # under the panel, below its lowest label; the figure grows by it
+    if not crowded:
+        return fig
+    renderer = fig._get_renderer()
+    hang = 0.0  # pixels the lowest legend reaches below the figure's bottom edge
+    for ax in crowded:  # under the panel, below its lowest label
         lg = ax.get_legend()
         fig.draw_without_rendering()
-        renderer = fig._get_renderer()
         boxes = [ax.xaxis.label.get_window_extent(renderer)] + [
             t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
         lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
         y = ax.transAxes.inverted().transform((0.0, lowest))[1]
-        lg.set_loc("upper center")
-        lg.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
-        lg.set_ncols(ncol or min(len(lg.get_texts()), 3))
-        fig.draw_without_rendering()
-        extra = lg.get_window_extent(renderer).height / fig.dpi
-        w, h = fig.get_size_inches()
-        fig.set_size_inches(w, h + extra + 0.1)  # the panels keep their height
+        alone = sum(abs(o.bbox.y0 - ax.bbox.y0) < 0.25 * ax.bbox.height
+                    for o in fig.axes if o.get_visible() and o.axison) <= 1
+        room = 0.98 * (fig.bbox.width if alone else 1.15 * ax.bbox.width)
+        n = len(lg.get_texts())
+        for cols in ([ncol] if ncol else range(n, 0, -1)):  # fewest rows that fit the room
+            lg = _legend_again(ax, lg, ncols=cols, loc="upper center",
+                               bbox_to_anchor=(0.5, y - 0.02), bbox_transform=ax.transAxes)
+            fig.draw_without_rendering()
+            if lg.get_window_extent(renderer).width <= room:
+                break
+        hang = max(hang, fig.bbox.y0 + 0.05 * fig.dpi - lg.get_window_extent(renderer).y0)
+    if hang <= 0:
+        return fig
+    extra = hang / fig.dpi
+    w, h = fig.get_size_inches()
+    placed = [(ax, ax.get_position()) for ax in fig.axes]
+    fig.set_size_inches(w, h + extra)
+    engine = fig.get_layout_engine()  # tight_layout() leaves a place holder that lays out nothing
+    if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
+        # keep each panel's inches: every panel moves up by `extra`
+        for ax, pos in placed:
+            ax.set_position([pos.x0, (pos.y0 * h + extra) / (h + extra), pos.width,
+                             pos.height * h / (h + extra)])
     return fig
 
 
 def use_style() -> None:
     """Apply the course style to matplotlib (call once at the top of a notebook); in a
     notebook, every figure's PNG also carries what is wrong with its layout
-    (:mod:`ftd_lib.publish.figure_layout`: a legend over a title or the data, a squashed panel,
+    (:mod:`ftd_lib.figure_layout`: a legend over a title or the data, a squashed panel,
     text cut off), which ``tests/publish/test_figure_layout.py`` reads from the stored
     outputs."""
     import matplotlib as mpl
@@ -176,7 +209,7 @@ def use_style() -> None:
     except ImportError:  # pragma: no cover - IPython comes with every notebook
         return
     if get_ipython() is not None:
-        from .publish import figure_layout
+        from . import figure_layout
 
         figure_layout.install()
 

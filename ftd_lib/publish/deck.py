@@ -9,7 +9,7 @@ a widget shows its picture alone (the view needs a kernel): :func:`deck_notebook
 with the widget's own callback at the values the cell made it with, at the dpi that fills the
 slide's picture box (:func:`widget_picture`; the notebook keeps its 90-dpi picture, sized for a
 page, which a slide showed at 15–16 px), and every picture carries its smallest text size and
-dpi (``data-ftd-text-pt``, ``data-ftd-dpi``; :mod:`ftd_lib.publish.figure_text`), so that
+dpi (``data-ftd-text-pt``, ``data-ftd-dpi``; :mod:`ftd_lib.figure_text`), so that
 ``tests/publish/test_deck_figures.py`` can hold its projected text to 16 px; math typeset by
 MathJax; ``notes`` cells as
 ``<aside class="notes">``, which reveal.js's notes plugin shows in its speaker view (press
@@ -173,14 +173,14 @@ def deck_png(fig, box=PICTURE_BOX) -> tuple:
     """``(PNG bytes, metadata)`` of a figure the deck draws itself (a widget's picture, a
     stepper frame): at :func:`fit_dpi` for ``box``, so that its text projects as large as the
     slide allows, with its smallest text size and dpi
-    (:func:`ftd_lib.publish.figure_text.metadata`) and its layout's problems
-    (:func:`ftd_lib.publish.figure_layout.metadata`)."""
+    (:func:`ftd_lib.figure_text.metadata`) and its layout's problems
+    (:func:`ftd_lib.figure_layout.metadata`)."""
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from . import figure_layout
-    from .figure_text import metadata
+    from .. import figure_layout
+    from ..figure_text import metadata
 
     dpi = fit_dpi(fig, box)
     FigureCanvasAgg(fig)
@@ -278,7 +278,7 @@ def stepper_frames_html(source: str = "algorithm1_stepper()") -> str:
     picture."""
     import base64
 
-    from .figure_text import KEY_DPI, KEY_PT
+    from ..figure_text import KEY_DPI, KEY_PT
 
     _, _, ex = widget_picture(source, FRAME_BOX)
     parts = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .figure_text import install_png_metadata, with_png_metadata
+from ..figure_text import install_png_metadata, with_png_metadata
 
 _TEX = {r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\eta": "η",
         r"\lambda": "λ", r"\theta": "θ", r"\rho": "ρ", r"\phi": "φ", r"\pi": "π",

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ftd_lib"
 #: floors from the ground up; a module sits on the floor of its first name under ``ftd_lib``
 #: (``ftd_lib.engine.kernel`` -> ``engine``) and may import only from its own floor and below.
 FLOORS = (
-    ("validate", "rng", "portable", "approx", "methods", "style"),
+    ("validate", "rng", "portable", "approx", "methods", "style", "figure_text", "figure_layout"),
     ("returns", "envs"),
     ("algorithms", "sarsa", "references"),
     ("engine",),

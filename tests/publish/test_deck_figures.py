@@ -4,12 +4,12 @@ stepper's frames, which the deck draws itself) shows its smallest text at >= 16 
 (:data:`ftd_lib.style.MIN_PROJECTED_PX`) on a 1280 × 720 slide.
 
 How it is measured: the lecture notebooks are executed afresh (nbclient, into a temporary
-folder) with :func:`ftd_lib.publish.figure_text.install`, so every figure's PNG carries its
+folder) with :func:`ftd_lib.figure_text.install`, so every figure's PNG carries its
 smallest font size and dpi; the decks are built from those copies (the deck writes both on each
 ``<img>``, ``data-ftd-text-pt`` and ``data-ftd-dpi``); headless Chromium lays each slide out
 at 1280 × 720 with every fragment shown, after MathJax (the browser test's own
 :data:`test_deck_browser.SHOW` and ``_settle``), and each picture's text is
-``pt × dpi / 72 × drawn width / natural width`` (:func:`ftd_lib.publish.figure_text.projected_px`).
+``pt × dpi / 72 × drawn width / natural width`` (:func:`ftd_lib.figure_text.projected_px`).
 A picture without the two numbers fails (every picture is measured). The smallest size per
 lecture, in the full deck and on the core slides (no corner tag), is written to
 ``test-output/deck/figure_text.json``.
@@ -26,7 +26,8 @@ import pytest
 from conftest import built_once, needs_chromium, record_measurement
 from test_deck_browser import SHOW, SLIDES, _open, _settle
 
-from ftd_lib.publish import deck, figure_text
+from ftd_lib import figure_text
+from ftd_lib.publish import deck
 from ftd_lib.publish import lectures as L
 from ftd_lib.style import MIN_PROJECTED_PX
 
@@ -57,7 +58,7 @@ def _execute(stem: str, folder: Path) -> None:
     src = L.NOTEBOOKS / f"{stem}.ipynb"
     nb = nbformat.read(src, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
-        "from ftd_lib.publish.figure_text import install\ninstall()"))
+        "from ftd_lib.figure_text import install\ninstall()"))
     NotebookClient(nb, timeout=1800, kernel_name="python3",
                    resources={"metadata": {"path": str(src.parent)}}).execute()
     nb.cells.pop(0)

@@ -1,4 +1,4 @@
-"""The figure layout check (ftd_lib/publish/figure_layout.py): a legend over a title or over the
+"""The figure layout check (ftd_lib/figure_layout.py): a legend over a title or over the
 data, a squashed panel and cut-off text are found on figures made to have them (and not on the
 same figures laid out well), and no picture the stored notebooks show (the pictures the decks,
 the site and the handouts show) has any of them: each carries the check's verdict from the run
@@ -14,7 +14,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ftd_lib.publish import figure_layout as FL  # noqa: E402
+from ftd_lib import figure_layout as FL  # noqa: E402
 from ftd_lib.style import legend_off_data, legend_outside, use_style  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,6 +44,34 @@ def test_a_legend_over_the_data_and_its_cure():
     assert any(p.startswith("a legend over the data") for p in FL.problems(fig))
     legend_off_data(fig)
     assert FL.problems(fig) == []
+
+
+def test_legends_under_two_panels_side_by_side_grow_the_figure_once():
+    """Two panels whose legends fit nowhere inside (dense data everywhere), each moved under its
+    panel by its own call: the figure grows by one legend's height, not two, the panels keep
+    their size in inches, each legend takes one row (the panel's width allows it), and the
+    figure passes the check without a tight crop (the deck's fixed-size picture)."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+    x = np.linspace(0, 10, 400)
+    for ax in axes:
+        for k in range(3):
+            ax.plot(x, np.sin(x * (k + 1)) + 0.2 * k, label=f"curve {k}")
+        ax.fill_between(x, -1.2, 1.6, alpha=0.1)
+        ax.set(title="dense", xlabel="x", ylabel="y")
+        ax.legend(loc="center")
+    fig.tight_layout()
+    before = [ax.get_window_extent().height / fig.dpi for ax in axes]
+    h0 = fig.get_size_inches()[1]
+    for ax in axes:
+        legend_off_data(fig, [ax])
+    fig.draw_without_rendering()
+    grown = fig.get_size_inches()[1] - h0
+    one = axes[0].get_legend().get_window_extent().height / fig.dpi
+    assert 0 < grown < 1.5 * one + 0.1, (grown, one)
+    after = [ax.get_window_extent().height / fig.dpi for ax in axes]
+    assert after == pytest.approx(before, abs=0.01)
+    assert [ax.get_legend()._ncols for ax in axes] == [3, 3]
+    assert FL.problems(fig, tight=False) == []
 
 
 def test_a_legend_over_the_title_and_a_squashed_panel():

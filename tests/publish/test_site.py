@@ -393,10 +393,10 @@ def test_a_kernels_figures_carry_alt_text_and_text_size_together():
     second install adds nothing twice."""
     from nbclient import NotebookClient
 
-    from ftd_lib.publish.figure_text import KEY_DPI, KEY_PT
+    from ftd_lib.figure_text import KEY_DPI, KEY_PT
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in (
-        "from ftd_lib.publish import figure_alt, figure_text\n"
+        "from ftd_lib import figure_text\nfrom ftd_lib.publish import figure_alt\n"
         "figure_text.install(); figure_alt.install(); figure_text.install()",
         "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
         "fig, ax = plt.subplots(dpi=90)\nax.set_title('a title', fontsize=11)\n"

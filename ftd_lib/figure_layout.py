@@ -1,6 +1,6 @@
 """Is a figure laid out so that a room, a reader or a handout can read it? Checked on the figure
 itself (matplotlib's artists and their boxes after layout, no picture, no browser), carried with
-its picture as :mod:`ftd_lib.publish.figure_text` carries its text size.
+its picture as :mod:`ftd_lib.figure_text` carries its text size.
 
 :func:`problems` names, in words, what is wrong with a matplotlib figure, each one a fault a
 review found on a slide or a page (review 2026-11-28-lecturer-4 M1 and M6, site-3 X13):
