@@ -54,7 +54,7 @@ from pathlib import Path
 import nbformat
 
 from ..course import colab
-from . import landing
+from . import landing, png_palette
 from . import static_explorers as SE
 from .landing import HANDOUTS, ZIP
 from .present import present
@@ -484,10 +484,13 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         html_dir = work / "html"
         warnings = sphinx_build(src, html_dir, work / "doctrees", pythonpath=rel)
         times["sphinx_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames (X7, X14)
+        times["pictures_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
                        seconds=times, repo=repo, ref=ref, build=info, decks=deck_names,
-                       students_zip=dict(file=ZIP, bytes=zip_bytes))
+                       students_zip=dict(file=ZIP, bytes=zip_bytes), pictures=pictures)
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
         if out.exists():
