@@ -133,14 +133,16 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
     the panel's data nor a title or label (:func:`ftd_lib.figure_layout.legend_faults`):
     matplotlib's ``loc="best"`` (the place with the least data under it) where that covers
-    nothing, else under the panel, below its lowest label, in as few rows as the panel's width
-    allows. The figure grows only by what such a legend hangs below its bottom edge (a second
-    call for a panel beside the first reuses the room the first made), and the panels keep
-    their size in inches, so a picture scaled to a slide keeps its text size as far as the
+    nothing, else under the panel, below its lowest label, in as few rows as the figure's width
+    allows (centred on the figure; the panel's width where another panel's legend is already
+    under the panels). The figure grows only by what such a legend hangs below its bottom edge
+    (a second call for a panel beside the first reuses the room the first made), and the panels
+    keep their size in inches, so a picture scaled to a slide keeps its text size as far as the
     slide's height allows (no change of layout engine: a figure with a colour bar keeps its
     own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
     Returns the figure."""
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
+    from matplotlib.transforms import blended_transform_factory
 
     from .figure_layout import legend_faults
 
@@ -169,15 +171,21 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
             t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
         lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
         y = ax.transAxes.inverted().transform((0.0, lowest))[1]
-        alone = sum(abs(o.bbox.y0 - ax.bbox.y0) < 0.25 * ax.bbox.height
-                    for o in fig.axes if o.get_visible() and o.axison) <= 1
-        room = 0.98 * (fig.bbox.width if alone else 1.15 * ax.bbox.width)
+        # the figure's whole width when no other panel's legend hangs below the panels (the
+        # legend centred on the figure), else the panel's own
+        below = [o for o in fig.axes if o is not ax and o.get_legend() is not None
+                 and o.get_legend().get_window_extent(renderer).y1 < o.bbox.y0]
+        if below:
+            room, x, frame = 1.15 * ax.bbox.width, 0.5, ax.transAxes
+        else:
+            room, x, frame = fig.bbox.width, 0.5, fig.transFigure
+        where = blended_transform_factory(frame, ax.transAxes)
         n = len(lg.get_texts())
         for cols in ([ncol] if ncol else range(n, 0, -1)):  # fewest rows that fit the room
             lg = _legend_again(ax, lg, ncols=cols, loc="upper center",
-                               bbox_to_anchor=(0.5, y - 0.02), bbox_transform=ax.transAxes)
+                               bbox_to_anchor=(x, y - 0.02), bbox_transform=where)
             fig.draw_without_rendering()
-            if lg.get_window_extent(renderer).width <= room:
+            if lg.get_window_extent(renderer).width <= 0.98 * room:
                 break
         hang = max(hang, fig.bbox.y0 + 0.05 * fig.dpi - lg.get_window_extent(renderer).y0)
     if hang <= 0:

@@ -196,9 +196,9 @@ def plot_sweeps(rec: dict, path=None, axes=None):
         ax.axhline(1.0, color="0.5", lw=0.8)
         ax.axhline(1.15, color="0.3", lw=0.8, ls=":", label="target 1.15")
         ax.set_xlabel("K")
-        ax.set_title(f"{n} runs", fontsize=10)
+        ax.set_title(f"{n} runs")
     axes[0].set_ylabel("forward TD(λ) / TD(0)\nCPU time per step")
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(loc="upper left")
     fig = axes[0].figure
     if path is not None:
         fig.tight_layout()
