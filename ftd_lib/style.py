@@ -132,15 +132,15 @@ def _legend_again(ax, lg, **where):
 def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
     the panel's data nor a title or label (:func:`ftd_lib.figure_layout.legend_faults`):
-    matplotlib's ``loc="best"`` (the place with the least data under it) where that covers
-    nothing, else under the panel, below its lowest label, in as few rows as the figure's width
-    allows (centred on the figure; the panel's width where another panel's legend is already
-    under the panels). The figure grows only by what such a legend hangs below its bottom edge
-    (a second call for a panel beside the first reuses the room the first made), and the panels
-    keep their size in inches, so a picture scaled to a slide keeps its text size as far as the
-    slide's height allows (no change of layout engine: a figure with a colour bar keeps its
-    own). Call it once the figure is drawn and laid out in full (after ``tight_layout``).
-    Returns the figure."""
+    matplotlib's ``loc="best"`` (the place with the least data under it) in one, two or three
+    columns where that covers nothing, else under the panel, below its lowest label, in as few
+    rows as the figure's width allows (centred on the figure; the panel's width where another
+    panel's legend is already under the panels). The figure grows only by what such a legend
+    hangs below its bottom edge (a second call for a panel beside the first reuses the room the
+    first made), and the panels keep their size in inches, so a picture scaled to a slide keeps
+    its text size as far as the slide's height allows (no change of layout engine: a figure
+    with a colour bar keeps its own). Call it once the figure is drawn and laid out in full
+    (after ``tight_layout``). Returns the figure."""
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
     from matplotlib.transforms import blended_transform_factory
 
@@ -158,6 +158,12 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
         lg.set_bbox_to_anchor(None)
         lg.set_loc("best")  # matplotlib's own search for the corner with the least data
         fig.draw_without_rendering()
+        n = len(lg.get_texts())
+        for cols in range(2, min(n, 3) + 1):  # wider and lower: a free corner may hold it
+            if not legend_faults(fig, lg):
+                break
+            lg = _legend_again(ax, lg, ncols=cols, loc="best")
+            fig.draw_without_rendering()
         if legend_faults(fig, lg):
             crowded.append(ax)
     if not crowded:

@@ -127,9 +127,9 @@ def plot_cut_weights(gamma: float = PPO["gamma"], lam: float = PPO["lam"], *,
                        f"λ = {lam:g}", xlabel="time step t of a long episode",
                        ylabel=r"$(\gamma\lambda)^{h-t}$", figsize=figsize)
     ax.step(c["t"], c["w_block"], where="post", color=OKABE_ITO["orange"], ls="--",
-            label=f"block (GAE), B = {block}: horizon at the rollout's end")
+            label=f"block (GAE), B = {block}")
     ax.plot(c["t"], c["w_sliding"], color=OKABE_ITO["blue"],
-            label=f"sliding window (forward TD(λ)), K = {c['K']}")
+            label=f"forward TD(λ), K = {c['K']}")
     ax.axhline(eta, color="0.4", lw=1, ls=":", label=f"η = {eta:g}")
     ax.set_yscale("log")
     ax.legend(loc="lower left", fontsize=13)
