@@ -317,3 +317,50 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
         assert page.failures == [], "\n".join(page.failures)
     finally:
         ctx.close()
+
+
+#: every slide shown at once, for one axe run over a whole deck: reveal.js hides the slides it
+#: is not showing (display, visibility, aria-hidden), which axe would skip
+ALL_SLIDES = """() => {
+    const css = document.createElement('style');
+    css.textContent = '.reveal .slides section { display: block !important; '
+        + 'visibility: visible !important; opacity: 1 !important; position: relative !important; '
+        + 'transform: none !important; } .reveal .slides { overflow: visible !important; }';
+    document.head.appendChild(css);
+    document.querySelectorAll('.reveal .slides section, .reveal .slides .fragment').forEach(s => {
+        s.removeAttribute('aria-hidden'); s.removeAttribute('hidden');
+        s.classList.add('visible'); });
+    return document.querySelectorAll('.reveal .slides section').length; }"""
+
+
+@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+                         ids=lambda n: f"lecture{n}")
+def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
+    """axe-core over every slide of a lecture deck (all slides shown at once), on the
+    projector's 1280 x 720 and on a phone's 390 x 844 (a student opens the deck from the
+    site): no serious or critical violation. The counts per width are written to
+    test-output/deck/deck_axe.json (review 2026-11-28-lecturer-4 and issue 43: axe on the
+    site and the decks)."""
+    from test_site_browser import AXE
+
+    path = next(p for p in lecture_decks if p.stem == f"lecture{number}")
+    found = {}
+    for width, size in {"projector": (deck.WIDTH, deck.HEIGHT), "phone": (390, 844)}.items():
+        ctx, page = _open(browser, path)
+        try:
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            assert page.evaluate(ALL_SLIDES) >= 5
+            page.add_script_tag(content=AXE.read_text())
+            found[width] = page.evaluate("""async () => {
+                const r = await axe.run(document, {resultTypes: ['violations']});
+                return r.violations.map(v => ({id: v.id, impact: v.impact,
+                    nodes: v.nodes.length, first: v.nodes[0].target.join(' ')})); }""")
+            assert page.failures == [], "\n".join(page.failures)
+        finally:
+            ctx.close()
+    record_measurement(OUT / "deck" / "deck_axe.json", f"lecture{number}", {
+        w: {imp: sum(v["nodes"] for v in vs if v["impact"] == imp)
+            for imp in ("critical", "serious", "moderate", "minor")} for w, vs in found.items()})
+    bad = {w: [(v["id"], v["impact"], v["nodes"], v["first"]) for v in vs
+               if v["impact"] in ("serious", "critical")] for w, vs in found.items()}
+    assert not any(bad.values()), bad
