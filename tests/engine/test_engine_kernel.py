@@ -182,15 +182,25 @@ def test_run_control_rejects_an_engine_it_cannot_use(kw, name):
 
 
 def test_warm_compiles_both_methods_for_both_tasks():
-    """``kernel.warm`` (what binder/postBuild runs) leaves both run kernels and the batched
-    envs' steps compiled."""
+    """``kernel.warm`` and ``warm_prediction`` (what binder/postBuild runs) leave both run
+    kernels, the batched envs' steps and both prediction loops compiled."""
+    from ftd_lib.engine.kernel import prediction
+    from ftd_lib.engine.kernel.prediction_warm import warm_prediction
     from ftd_lib.envs import cartpole, mountain_car
 
     K.warm()
+    warm_prediction()
     assert K.forward_sarsa_run.signatures and K.sarsa_run.signatures
+    assert prediction.forward_td_run.signatures and prediction.td0_run.signatures
     assert cartpole._step_rows.signatures and mountain_car._step_rows.signatures
     post = (Path(__file__).parents[2] / "binder" / "postBuild").read_text()
-    assert "kernel.warm()" in post
+    assert "kernel.warm()" in post and "warm_prediction()" in post
+    # warming is outside the code a stored chunk is keyed by (ftd_lib/repro/code.py)
+    from ftd_lib.repro.code import code_files
+
+    for kind, method, env in (("control", "sarsa_lambda", "cartpole"),
+                              ("prediction", "forward_td_lambda", "mountain_car")):
+        assert not any("prediction_warm" in f for f in code_files(kind, method, env))
 
 
 REF_CASES = [  # (env, runs, episodes, alphas, lambdas, gamma, max_steps): diverging runs too
