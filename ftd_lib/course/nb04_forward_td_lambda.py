@@ -306,10 +306,15 @@ def stored_engine_sweep(path=None) -> dict:
 
 
 def plot_engine_sweep(rec: dict, axes=None):
-    """:func:`ftd_lib.engine.bench_k.plot_sweeps`: one panel per batch size."""
+    """:func:`ftd_lib.engine.bench_k.plot_sweeps`: one panel per batch size, laid out, the
+    legend off the data (:func:`ftd_lib.style.legend_off_data`)."""
     from ..engine.bench_k import plot_sweeps
 
-    return plot_sweeps(rec, axes=axes)
+    axes = plot_sweeps(rec, axes=axes)
+    fig = axes[0].figure
+    fig.tight_layout()
+    legend_off_data(fig, [axes[0]])
+    return axes
 
 
 def format_engine_sweep(rec: dict) -> str:
