@@ -181,15 +181,13 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
         # legend centred on the figure), else the panel's own
         below = [o for o in fig.axes if o is not ax and o.get_legend() is not None
                  and o.get_legend().get_window_extent(renderer).y1 < o.bbox.y0]
-        if below:
-            room, x, frame = 1.15 * ax.bbox.width, 0.5, ax.transAxes
-        else:
-            room, x, frame = fig.bbox.width, 0.5, fig.transFigure
+        room, frame = ((1.15 * ax.bbox.width, ax.transAxes) if below
+                       else (fig.bbox.width, fig.transFigure))
         where = blended_transform_factory(frame, ax.transAxes)
         n = len(lg.get_texts())
         for cols in ([ncol] if ncol else range(n, 0, -1)):  # fewest rows that fit the room
             lg = _legend_again(ax, lg, ncols=cols, loc="upper center",
-                               bbox_to_anchor=(x, y - 0.02), bbox_transform=where)
+                               bbox_to_anchor=(0.5, y - 0.02), bbox_transform=where)
             fig.draw_without_rendering()
             if lg.get_window_extent(renderer).width <= 0.98 * room:
                 break

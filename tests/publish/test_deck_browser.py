@@ -333,14 +333,6 @@ ALL_SLIDES = """() => {
     return document.querySelectorAll('.reveal .slides section').length; }"""
 
 
-# axe over the page; preload false: axe would fetch the deck's style sheets again, which a page
-# opened from disk (file://) may not
-AXE_RUN = """async () => {
-    const r = await axe.run(document, {resultTypes: ['violations'], preload: false});
-    return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
-                                   first: v.nodes[0].target.join(' ')})); }"""
-
-
 @pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
@@ -349,7 +341,7 @@ def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
     site): no serious or critical violation. The counts per width are written to
     test-output/deck/deck_axe.json (review 2026-11-28-lecturer-4 and issue 43: axe on the
     site and the decks)."""
-    from test_site_browser import AXE
+    from test_site_browser import _axe
 
     path = next(p for p in lecture_decks if p.stem == f"lecture{number}")
     found = {}
@@ -358,13 +350,12 @@ def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
         try:
             page.set_viewport_size({"width": size[0], "height": size[1]})
             assert page.evaluate(ALL_SLIDES) >= 5
-            page.add_script_tag(content=AXE.read_text())
-            found[width] = page.evaluate(AXE_RUN)
+            found[width] = _axe(page, preload=False)  # a deck opened from disk (file://)
             if width == "projector":  # the check can fail: a picture without a text
                 page.evaluate("""() => { const i = document.createElement('img');
                     i.src = document.querySelector('.reveal img').src;
                     document.querySelector('.reveal .slides section').appendChild(i); }""")
-                assert "image-alt" in [v["id"] for v in page.evaluate(AXE_RUN)]
+                assert "image-alt" in [v["id"] for v in _axe(page, preload=False)]
             assert page.failures == [], "\n".join(page.failures)
         finally:
             ctx.close()

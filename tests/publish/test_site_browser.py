@@ -592,14 +592,17 @@ def test_the_stepper_steps_back_and_forth(built, server, page):
     assert page.failures == []
 
 
-def _axe(page):
+def _axe(page, preload: bool = True):
+    """axe-core's violations on ``page``, each with its id, impact, node count, help and first
+    node. ``preload=False``: axe does not fetch the page's style sheets again (a page opened
+    from disk, file://, may not let it)."""
     page.add_script_tag(content=AXE.read_text())
-    return page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
+    return page.evaluate("""async preload => {
+        const r = await axe.run(document, {resultTypes: ['violations'], preload});
         return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
                                        help: v.help,
                                        first: v.nodes[0].target.join(' ')}));
-    }""")
+    }""", preload)
 
 
 #: the widths axe runs at: a laptop's and a phone's (review 2026-11-28-site-3, X1: at 1300 px
