@@ -42,8 +42,12 @@ def choose_engine(method, env, engine, dtype, device) -> str:
     m = _methods.method(method)
     task = TASKS.get(env) if isinstance(env, str) else None
     why = {"kernel": [], "batch": [], "reference": []}
-    if task is None or not task.kernel:
+    if task is None:
         why["kernel"].append(f"env={env!r} is not a task the kernel runs")
+    elif m.compiled is not None and task.compiled is None:
+        why["kernel"].append(f"task {env!r} has no compiled dynamics (its row's compiled)")
+    elif m.compiled is None and not task.kernel:
+        why["kernel"].append(f"env={env!r} is not a task the kernel runs {method!r} on")
     if dtype != torch.float64 or torch.device(device).type != "cpu":
         why["kernel"].append(f"it runs float64 on the CPU only (dtype={dtype}, "
                              f"device={torch.device(device).type!r})")
@@ -131,8 +135,9 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     W = min(W, N)
     dev = checks.check_device(device)
     engine = choose_engine(method, env, engine, dtype, dev)
-    if engine == "kernel" and any(v != p.default for p in TASKS[env].params
-                                  for k, v in task_params.items() if k == p.name):
+    if engine == "kernel" and _methods.method(method).compiled is None and any(
+            v != p.default for p in TASKS[env].params
+            for k, v in task_params.items() if k == p.name):
         raise ValueError(f"task_params: the compiled kernel runs {env} at its defaults only "
                          f"(engine='batch' or 'reference' run {task_params})")
     e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps,
@@ -153,7 +158,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
                          epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
                          progress=progress, truncation=truncation, max_steps=max_steps,
-                         hidden=activation)
+                         hidden=activation, params=params, task_params=task_params)
     if engine == "reference":
         from .reference import run_tasks
 

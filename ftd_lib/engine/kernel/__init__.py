@@ -51,6 +51,7 @@ def _drop_stale_cache() -> None:
 
 _drop_stale_cache()
 
+from . import extend  # noqa: E402  (the extension point: a method and a task as pieces)
 from .env import ENVS, INPUTS, STARTS, env_obs, env_reset, env_step  # noqa: E402
 from .numerics import HIDDEN, choose, fma, sigmoid, sleef_exp, tanh, update, value  # noqa: E402
 from .runs import RunParams, forward_sarsa_run, sarsa_run  # noqa: E402
@@ -66,7 +67,7 @@ __all__ = ["ENVS", "HIDDEN", "INPUTS", "RUNS", "STARTS", "RunParams", "choose", 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
               n_hidden=50, div_bound=1e6, progress=False, truncation="bootstrap",
               max_steps=None, flush_pops=4, hidden="tanh", inputs="symmetric",
-              start="bottom"):
+              start="bottom", params=None, task_params=None):
     r"""Every task (one run: settings row ``i``, run id ``run_ids[i]``) through the compiled
     per-run loop of ``method`` (:data:`RUNS`), one after another; a
     :class:`..results.ControlResult` with the numbers of :class:`..control.ControlBatch` on
@@ -81,6 +82,10 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     ``"sigmoid"`` (:data:`HIDDEN`); mountain car only: ``inputs`` ``"symmetric"`` ([-1, 1])
     or ``"unit"`` ([0, 1]) (:data:`INPUTS`), ``start`` ``"bottom"`` or ``"anywhere"``
     (:data:`STARTS`).
+
+    A method whose row names a compiled form (:mod:`.extend`: n-step Sarsa) runs through
+    :func:`.extend.run_tasks` on any task whose row names compiled dynamics, with its own
+    ``params`` and the task's ``task_params``.
     """
     from ... import validate as V
     from ...envs.batch import START_STREAM
@@ -91,6 +96,15 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ..schedule import algorithm1_constants
 
     run = RUNS.get(method)
+    if run is None and extend.pair_runs(method, env):
+        if (flush_pops, inputs, start) != (4, "symmetric", "bottom"):
+            raise ValueError("flush_pops, inputs and start are set-up variants of the kernel's "
+                             f"own runs, not of {method!r}")
+        return extend.run_tasks(method, settings, seed, run_ids, n_episodes, env=env,
+                                init=init, epsilon=epsilon, n_hidden=n_hidden,
+                                div_bound=div_bound, progress=progress,
+                                truncation=truncation, max_steps=max_steps, hidden=hidden,
+                                params=params, task_params=task_params)
     if run is None:
         raise ValueError(f"the kernel runs the methods {tuple(RUNS)}, got {method!r}")
     if env not in ENVS:
