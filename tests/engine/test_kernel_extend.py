@@ -130,3 +130,20 @@ def test_the_kernel_refuses_a_pair_without_pieces():
         run_control("sarsa_lambda", s, 0, [0], 1, env="acrobot", engine="kernel")
     assert extend.pair_runs("n_step_sarsa", "acrobot")
     assert not extend.pair_runs("sarsa_lambda", "acrobot")
+
+
+def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs():
+    """``python -m ftd_lib bench``'s kernel: lines (cart-pole's pairs here: the kernel's own
+    runs, cached, and n-step Sarsa, compiled above); the numbers are checked by hand."""
+    from ftd_lib.engine.bench import kernel_lines, kernel_pairs
+
+    pairs = kernel_pairs()
+    assert ("puddle_world", "n_step_sarsa", None) in pairs
+    assert ("acrobot", "sarsa_lambda", "engine.compiled.sarsa_lambda") in pairs
+    assert ("cartpole", "forward_sarsa_lambda", None) in pairs
+    lines = kernel_lines(quick=True, repeats=1, tasks=("cartpole",))
+    assert [ln.split(":")[1].strip() for ln in lines[:-1]] == [
+        "Sarsa(lambda), cartpole", "forward Sarsa(lambda), cartpole", "n-step Sarsa, cartpole"]
+    assert lines[-1].startswith("kernel: load average ")
+    assert "x Sarsa(lambda)'s kernel" in lines[2] and "reference" in lines[2]
+    assert all("nan" not in ln for ln in lines)
