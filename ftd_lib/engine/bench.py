@@ -307,7 +307,7 @@ def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[st
 
 # --------------------------------------------------------------------------- kernel pairs
 #: the kernel bench's workload: runs x episodes, the episode cap, alpha, n-step Sarsa's n
-KERNEL_WORKLOAD = {"full": (10, 10, 200), "quick": (2, 2, 20)}
+KERNEL_WORKLOAD = {"full": (10, 100, 200), "quick": (2, 2, 20)}
 KERNEL_ALPHA, KERNEL_N = 0.005, 4
 
 
