@@ -147,3 +147,51 @@ def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs():
     assert lines[-1].startswith("kernel: load average ")
     assert "x Sarsa(lambda)'s kernel" in lines[2] and "reference" in lines[2]
     assert all("nan" not in ln for ln in lines)
+
+
+PIECE = """
+from numba import njit
+from {callee} import helper
+
+
+@njit
+def kernel_step(th, mem, net, mp, t, x, a, r, xn, a2, q2, Q, chose):
+    return helper(r)
+"""
+HELPER = """
+from numba import njit
+
+
+@njit
+def helper(r):
+    return r {op} 0.0 or True
+"""
+
+
+def test_an_edited_piece_or_what_it_calls_is_compiled_again(tmp_path, monkeypatch):
+    """numba's cache of a (method, task) pair is keyed by the digest of every source its
+    pieces reach, call by call: an edit in a function a piece calls (another file) changes
+    the generated module, so numba compiles it again (nothing is compiled here)."""
+    import importlib
+    import sys
+
+    (tmp_path / "my_piece.py").write_text(PIECE.format(callee="my_helper"))
+    (tmp_path / "my_helper.py").write_text(HELPER.format(op="<"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    piece = importlib.import_module("my_piece").kernel_step
+    m = importlib.import_module("ftd_lib.engine.compiled.n_step_sarsa")
+    t = importlib.import_module("ftd_lib.envs.acrobot")
+    files = {f.name for f in extend._source_files([piece])}
+    assert {"my_piece.py", "my_helper.py", "extend.py", "numerics.py"} <= files
+    pieces = (m.kernel_init, piece, m.kernel_end, t.kernel_reset, t.kernel_step)
+    before = extend.sources_digest(pieces)
+    run = extend.compiled_run(*pieces)
+    assert extend.compiled_run(*pieces) is run  # (the same pieces: the same function)
+    (tmp_path / "my_helper.py").write_text(HELPER.format(op=">"))
+    after = extend.sources_digest(pieces)
+    assert after != before
+    again = extend.compiled_run(*pieces)
+    assert again is not run
+    text = open(sys.modules[again.py_func.__module__].__file__).read()
+    assert after in text and before not in text
+    assert "from my_piece import kernel_step as m_step" in text
