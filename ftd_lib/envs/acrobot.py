@@ -129,7 +129,7 @@ def kernel_params():
     return (0.0,)
 
 
-@njit(error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _derivatives(t1, t2, d1, d2, torque):
     """:func:`derivatives` of one state: ``(dd1, dd2)`` (the angles' are the velocities)."""
     m_11 = M1 * LC1 ** 2 + M2 * (L1 ** 2 + LC2 ** 2 + 2 * L1 * LC2 * math.cos(t2)) + I1 + I2
@@ -143,7 +143,7 @@ def _derivatives(t1, t2, d1, d2, torque):
     return dd1, dd2
 
 
-@njit(error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _wrap1(v):
     """One angle into [-π, π], as :func:`_wrap`."""
     while v > _PI:
@@ -153,7 +153,7 @@ def _wrap1(v):
     return v
 
 
-@njit(error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _obs_into(state, x):
     x[0] = math.cos(state[0])
     x[1] = math.sin(state[0])
@@ -163,7 +163,7 @@ def _obs_into(state, x):
     x[5] = state[3] / _MV2
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def kernel_reset(sgen, state, x, tp):
     """A start state uniform in [-0.1, 0.1]^4 (four draws of the start stream), as
     :meth:`AcrobotBatch.reset`; its features into ``x``."""
@@ -172,7 +172,7 @@ def kernel_reset(sgen, state, x, tp):
     _obs_into(state, x)
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def kernel_step(state, action, x, noise, tp):
     """:func:`step_arrays` of one run (RK4 over :data:`DT`): ``state`` in place, features
     into ``x``; returns ``(-1, terminal)``."""

@@ -125,7 +125,7 @@ def kernel_params(noise_sd=NOISE_SD):
     return (float(noise_sd),)
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def kernel_reset(sgen, state, x, tp):
     """A start state from the start stream (two draws a try, again while in the goal), as
     :meth:`PuddleWorldBatch.reset`; its features into ``x``."""
@@ -138,7 +138,7 @@ def kernel_reset(sgen, state, x, tp):
     x[1] = 2.0 * state[1] - 1.0
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def kernel_step(state, action, x, noise, tp):
     """:func:`step_arrays` of one run: ``state`` in place, features into ``x``; returns
     ``(reward, terminal)``."""
