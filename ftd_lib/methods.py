@@ -34,8 +34,11 @@ beside the reference as ``HAND_WORKED``, on the four-step template of
 golden numbers of a new method: ``python tests/engine/test_engine_golden.py <id>``; the
 whole recipe: ``experiments/README.md``. A batch or kernel implementation is registered
 where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
-:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; ``numerics`` is the version
-its stored results are keyed by (``None``: it joins no experiment).
+:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; a method written as
+pieces of the kernel's extension point (:mod:`ftd_lib.engine.kernel.extend`) is named by its
+row's ``compiled`` (n-step Sarsa: ``"engine.compiled.n_step_sarsa"``) with ``"kernel"`` in
+``engines``; ``numerics`` is the version its stored results are keyed by (``None``: it joins
+no experiment).
 
 A method's own parameters (beyond the settings columns alpha, lambda, gamma, eta, K_max) are
 its row's ``params``: one :class:`Param` each (name, check, default or required, an example

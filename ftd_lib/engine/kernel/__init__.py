@@ -10,7 +10,9 @@ per-run references :func:`ftd_lib.algorithms.sarsa_lambda` and
 the batched engine's numbers bit for bit (:mod:`.numerics`).
 
 Modules: :mod:`.numerics` (the network's arithmetic), :mod:`.env` (the tasks), :mod:`.runs`
-(one run of each method, :class:`.runs.RunParams`); here the driver. numba caches each
+(one run of each method, :class:`.runs.RunParams`), :mod:`.extend` (the extension point: a
+method and a task written as pieces outside these files, e.g. n-step Sarsa on Puddle World
+and acrobot); here the driver. numba caches each
 compiled function by its own file only, so :func:`_drop_stale_cache` first drops the cache
 when any source the kernel compiles has changed.
 """
