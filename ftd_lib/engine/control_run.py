@@ -97,8 +97,10 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     ``params`` in :mod:`ftd_lib.methods`, checked by :func:`ftd_lib.methods.check_params`),
     the same for every task, passed to its implementation by keyword. ``task_params``: the
     task's own (its row's ``params`` in :data:`ftd_lib.envs.tasks.TASKS`, checked by
-    :func:`ftd_lib.envs.tasks.check_task_params`), passed to its environment; the compiled
-    kernel runs a task at its defaults only. The network, in every
+    :func:`ftd_lib.envs.tasks.check_task_params`), passed to its environment (the compiled
+    kernel's own Sarsa(lambda) and forward Sarsa(lambda) run a task at its defaults only; a
+    method written as pieces of its extension point, :mod:`ftd_lib.engine.kernel.extend`,
+    takes them). The network, in every
     engine: ``n_hidden`` units, ``activation`` ``"tanh"`` or ``"sigmoid"``
     (:data:`ftd_lib.approx.ACTIVATIONS`), first weights by ``init`` (:data:`INITS`,
     :func:`initial_weights`; ignored when ``w0`` is given). All follow the
