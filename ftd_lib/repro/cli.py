@@ -484,8 +484,6 @@ def _plan(jobs, args, workers: int) -> int:
 def _bench(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
-    from ..engine.bench import run_bench
-
     threads = 1 if args.threads is None else args.threads
     if args.kernel:
         from ..engine.bench import kernel_lines
@@ -493,6 +491,8 @@ def _bench(parser, args) -> int:
         for line in kernel_lines(quick=args.quick, repeats=1 if args.quick else 5):
             print(line, flush=True)
         return 0
+    from ..engine.bench import run_bench
+
     for line in run_bench(device=args.device or "cpu", threads=threads, quick=args.quick):
         print(line, flush=True)
     return 0
