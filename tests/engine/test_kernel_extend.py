@@ -195,3 +195,23 @@ def test_an_edited_piece_or_what_it_calls_is_compiled_again(tmp_path, monkeypatc
     text = open(sys.modules[again.py_func.__module__].__file__).read()
     assert after in text and before not in text
     assert "from my_piece import kernel_step as m_step" in text
+
+
+def test_compiled_acrobot_is_its_numpy_step_at_hand_picked_states():
+    """Straight up (terminal), angles that wrap past ±π, velocities clipped at ±4π, ±9π."""
+    from ftd_lib.envs import acrobot as A
+
+    _, _, step = tc.compiled_pieces(TASKS["acrobot"])
+    states = np.array([[np.pi, 0.0, 0.0, 0.0], [3.1, -3.1, 6.0, -9.0],
+                       [-3.0, 2.9, -12.5, 28.0], [0.05, -0.02, 0.1, 0.3]])
+    seen = []
+    for a in range(3):
+        new, term = A.step_arrays(states, np.full(4, a))
+        for i in range(4):
+            s, x = states[i].copy(), np.zeros(6)
+            r, t = step(s, a, x, np.zeros(0), (0.0,))
+            assert (s.tolist(), r, t) == (new[i].tolist(), -1.0, bool(term[i]))
+            assert x.tolist() == A.scale_obs(new[i]).tolist()
+        seen.append((term.any(), (np.abs(new[:, 2]) == A.MAX_VEL_1).any(),
+                     (np.abs(states[:, :2] + 0.2 * states[:, 2:]) > np.pi).any()))
+    assert np.any(seen, axis=0).all()
