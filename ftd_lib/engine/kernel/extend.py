@@ -50,7 +50,7 @@ every such pair (:func:`pair_runs`), ``check_method`` holds the compiled method 
 per-run reference and ``check_task`` the compiled dynamics to the batched step, bit for bit.
 
 The run (:func:`extended_run`) takes the pieces as arguments, so numba compiles one
-specialisation per (method, task) pair: 6-30 s the first time (``python -m ftd_lib bench
+specialisation per (method, task) pair: 4-30 s the first time (``python -m ftd_lib bench
 --kernel`` prints it). numba does not cache a function specialised on other compiled
 functions (the dispatchers' types differ from process to process), so :func:`compiled_run`
 writes a small module per pair whose one function calls :func:`extended_run` with the pieces
