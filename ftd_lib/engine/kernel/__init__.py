@@ -176,9 +176,11 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
 
 def warm() -> None:
     """Compile (or load from numba's cache) both methods' kernels for both tasks, a one-step
-    run of each, and the batched envs' compiled steps. The first compile is cached in the
-    ``__pycache__`` folders; ``binder/postBuild`` calls this so that the image ships the
-    cache."""
+    run of each, every pair of the extension point (:mod:`.extend`: a method whose row names
+    compiled pieces on a task whose row names compiled dynamics) and the batched envs'
+    compiled steps. The first compile is cached in the ``__pycache__`` folders;
+    ``binder/postBuild`` calls this so that the image ships the cache."""
+    from ...methods import METHODS, example_params
     from ..settings import Settings
 
     s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
@@ -192,6 +194,13 @@ def warm() -> None:
 
             run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
                       max_steps=1)
+    for m in (m for m in METHODS.values() if m.compiled is not None):
+        for env, task in ((e, t) for e, t in TASKS.items() if t.compiled is not None):
+            def init(tasks, task=task):
+                return np.zeros((len(tasks), task.n_actions, 50 * (task.n_in + 2) + 1))
+
+            extend.run_tasks(m.id, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
+                             max_steps=1, params=example_params(m.id))
     for env in ENVS:
         TASKS[env].batch_cls(0, [0]).reset()
         TASKS[env].step_arrays(np.zeros((1, len(TASKS[env].state_names))), np.zeros(1, int))
