@@ -18,7 +18,7 @@ id                        label                 kind        numerics  implementa
 ``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
 ``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
 ``watkins_q_lambda``      Watkins's Q(λ)        control     1         reference
-``n_step_sarsa``          n-step Sarsa          control     1         reference (params: n)
+``n_step_sarsa``          n-step Sarsa          control     1         reference, kernel (n)
 ``expected_sarsa``        Expected Sarsa        control     --        reference
 ========================  ====================  ==========  ========  =========================
 
@@ -34,8 +34,11 @@ beside the reference as ``HAND_WORKED``, on the four-step template of
 golden numbers of a new method: ``python tests/engine/test_engine_golden.py <id>``; the
 whole recipe: ``experiments/README.md``. A batch or kernel implementation is registered
 where it is written (:data:`ftd_lib.engine.control.ITERATIONS`,
-:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; ``numerics`` is the version
-its stored results are keyed by (``None``: it joins no experiment).
+:data:`ftd_lib.engine.kernel.RUNS`) and named in ``engines`` here; a method written as
+pieces of the kernel's extension point (:mod:`ftd_lib.engine.kernel.extend`) is named by its
+row's ``compiled`` (n-step Sarsa: ``"engine.compiled.n_step_sarsa"``) with ``"kernel"`` in
+``engines``; ``numerics`` is the version its stored results are keyed by (``None``: it joins
+no experiment).
 
 A method's own parameters (beyond the settings columns alpha, lambda, gamma, eta, K_max) are
 its row's ``params``: one :class:`Param` each (name, check, default or required, an example
@@ -104,6 +107,10 @@ class Method:
     #: an experiment runs it at one fixed value of each (:data:`IGNORED_SETTINGS`), never the
     #: grid's, so they neither key its chunks nor appear in its labels
     ignores: tuple[str, ...] = ()
+    #: its compiled form for the kernel's extension point (:mod:`ftd_lib.engine.kernel.extend`):
+    #: a module under ``ftd_lib`` with its pieces ``kernel_params``, ``kernel_init``,
+    #: ``kernel_step``, ``kernel_end`` (``None``: none; ``"kernel"`` in ``engines`` with it)
+    compiled: str | None = None
 
     def style(self) -> dict:
         """Keyword arguments for ``ax.plot``: ``color``, ``ls``, ``label``."""
@@ -132,10 +139,10 @@ METHODS: dict[str, Method] = {m.id: m for m in (
     Method("watkins_q_lambda", "Watkins's Q(λ)", _C["bluish_green"], "--", "control", 1,
            "references.watkins_q_lambda:watkins_q_lambda", ()),
     Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,
-           "references.n_step_sarsa:n_step_sarsa", (),
+           "references.n_step_sarsa:n_step_sarsa", ("kernel",),
            (Param("n", lambda v: check_int("n", v, 1), example=3,
                   doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),),
-           ignores=("lam", "eta", "k_max")),
+           ignores=("lam", "eta", "k_max"), compiled="engine.compiled.n_step_sarsa"),
     Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", None,
            "references.expected_sarsa:expected_sarsa", (), ignores=("lam", "eta", "k_max")),
 )}

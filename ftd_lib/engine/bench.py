@@ -23,7 +23,13 @@ Lines (:func:`run_bench`):
    run-step (before the batch's final tail; the kernel's include each run's set-up) and the
    ratio to forward TD(lambda)'s on recorded steps at 1000 runs measured just before in the
    same process, and the utilisation (run-steps / (iterations x rows); 1 for the kernel,
-   which has no rows to idle).
+   which has no rows to idle),
+8. ``kernel:`` one line per (task, method) pair the compiled kernel runs
+   (:func:`kernel_lines`; ``python -m ftd_lib bench --kernel`` prints only these): its own
+   Sarsa(lambda) and forward Sarsa(lambda), a method written as pieces of its extension point
+   (:mod:`.kernel.extend`: n-step Sarsa) against Sarsa(lambda)'s kernel on the same task and
+   against its per-run reference, the median of alternating rounds, the first call's compile
+   time, the load average.
 
 A run-step is one environment step of one run (its updates included).
 """
@@ -154,12 +160,13 @@ def _per_run_us(fn, episodes, repeats=3):
 
 # --------------------------------------------------------------------------- bench
 def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
-              repeats: int | None = None) -> list[str]:
+              repeats: int | None = None, kernel: bool = True) -> list[str]:
     """Measure the engine; one line of text per ratio or number (see module docstring).
 
     ``device``: where the engine runs (baselines always run on the CPU). ``threads``: torch
     CPU threads during the measurement (``None``: leave as is). ``quick``: tiny sizes (a
-    smoke test, numbers not meaningful).
+    smoke test, numbers not meaningful). ``kernel``: the ``kernel:`` lines too (on the CPU;
+    :func:`kernel_lines`: every pair the compiled kernel runs, each compiled first).
     """
     from .. import algorithms
 
@@ -233,6 +240,9 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
                      f"grows with t; forward TD: {eng:.2f})")
         # 7: control (kernel and batch), against forward TD(lambda) in the same process
         lines += control_lines(dev, quick=quick, repeats=rep, rows=rows_big)
+        # 8: every (task, method) pair of the compiled kernel
+        if kernel and dev.type == "cpu":
+            lines += kernel_lines(quick=quick, repeats=1 if quick else 5)
     finally:
         torch.set_num_threads(old_threads)
     return lines
@@ -292,4 +302,95 @@ def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[st
                 f"<= 2x]; utilisation {r.utilisation_before_tail:.2f} before the tail, "
                 f"{r.utilisation:.2f} overall [target >= 0.9]; all in: "
                 f"{total / r.n_steps.sum() * 1e6:.2f} us per run-step")
+    return out
+
+
+# --------------------------------------------------------------------------- kernel pairs
+#: the kernel bench's workload: runs x episodes, the episode cap, alpha, n-step Sarsa's n
+KERNEL_WORKLOAD = {"full": (10, 100, 200), "quick": (2, 2, 20)}
+KERNEL_ALPHA, KERNEL_N = 0.005, 4
+
+
+def kernel_pairs(tasks=None) -> list[tuple[str, str, str | None]]:
+    """Every ``(task, method, pieces)`` the compiled kernel runs: its own runs of Sarsa(λ)
+    and forward Sarsa(λ) on the tasks flagged ``kernel``, each method whose row names a
+    compiled form on each task whose row names compiled dynamics (:mod:`.kernel.extend`),
+    and Sarsa(λ) as pieces (``pieces``: :mod:`.compiled.sarsa_lambda`) on the tasks its own
+    run does not take (the comparison of a method written as pieces with Sarsa(λ) on the
+    same task)."""
+    from ..envs.tasks import TASKS
+    from ..methods import METHODS
+    from .kernel import RUNS
+
+    out = []
+    for name, task in TASKS.items():
+        if tasks is not None and name not in tasks:
+            continue
+        if task.kernel:
+            out += [(name, m, None) for m in RUNS]
+        elif task.compiled is not None:
+            out.append((name, "sarsa_lambda", "engine.compiled.sarsa_lambda"))
+        if task.compiled is not None:
+            out += [(name, m.id, None) for m in METHODS.values() if m.compiled is not None]
+    return out
+
+
+def _kernel_run(task, method, pieces, engine, n_runs, n_ep, cap):
+    """One timed run of the bench's workload: ``(us per run-step, seconds)``."""
+    from ..envs.tasks import TASKS
+    from ..methods import METHODS
+    from . import initial_weights, run_control
+    from .kernel import extend
+
+    t = TASKS[task]
+    s = Settings.make(alpha=KERNEL_ALPHA, lam=0.9, gamma=t.gamma).broadcast(n_runs)
+    ids = np.arange(n_runs)
+    params = {"n": KERNEL_N} if any(p.name == "n" for p in METHODS[method].params) else None
+    t0 = time.perf_counter()
+    if pieces is not None:
+        def init(tasks):
+            return initial_weights(SEED, ids[tasks], t.n_in, 50, n_nets=t.n_actions)
+
+        r = extend.run_tasks(method, s, SEED, ids, n_ep, env=task, init=init, max_steps=cap,
+                             pieces=pieces)
+    else:
+        r = run_control(method, s, SEED, ids, n_ep, env=task, max_steps=cap, engine=engine,
+                        params=params)
+    return r.seconds_before_tail / max(r.steps_before_tail, 1) * 1e6, time.perf_counter() - t0
+
+
+def kernel_lines(*, quick=False, repeats=5, tasks=None) -> list[str]:
+    """``kernel:`` lines, one per pair of :func:`kernel_pairs`: microseconds a run-step
+    (each run's set-up included) of the compiled kernel on :data:`KERNEL_WORKLOAD` (Sarsa's
+    and n-step Sarsa's alpha 0.005, λ 0.9, n = 4), the median of ``repeats`` rounds that
+    alternate over the pairs and the spread (min-max); for a method written as pieces its
+    ratio to Sarsa(λ)'s kernel on the same task and its per-run reference's time (one round
+    of one run) and ratio; the first call's seconds (numba's compile, in this process); and
+    the load average."""
+    import os
+
+    n_runs, n_ep, cap = KERNEL_WORKLOAD["quick" if quick else "full"]
+    pairs = kernel_pairs(tasks)
+    first = {p: _kernel_run(*p, "kernel", 1, 1, 2)[1] for p in pairs}  # compiles
+    times = {p: [] for p in pairs}
+    for _ in range(max(1, repeats)):
+        for p in pairs:
+            times[p].append(_kernel_run(*p, "kernel", n_runs, n_ep, cap)[0])
+    med = {p: float(np.median(v)) for p, v in times.items()}
+    out = []
+    for p in pairs:
+        task, method, pieces = p
+        how = " (as pieces)" if pieces else ""
+        line = (f"kernel: {_ascii_label(method)}{how}, {task}: {med[p]:.2f} us per run-step "
+                f"(median of {len(times[p])}, spread {min(times[p]):.2f}-{max(times[p]):.2f};"
+                f" {n_runs} runs x {n_ep} episodes, cap {cap})")
+        sarsa = [q for q in pairs if q[0] == task and q[1] == "sarsa_lambda"]
+        if method not in ("sarsa_lambda", "forward_sarsa_lambda") and sarsa:
+            ref_us = min(_kernel_run(task, method, None, "reference", 1, 1 if quick else 2,
+                                     cap)[0] for _ in range(1 if quick else 3))
+            line += (f" = {med[p] / med[sarsa[0]]:.2f}x Sarsa(lambda)'s kernel "
+                     f"{med[sarsa[0]]:.2f} [target <= 1.5x, <= 3 us]; reference "
+                     f"{ref_us:.0f} us = {ref_us / med[p]:.0f}x [target >= 100x]")
+        out.append(line + f"; first call {first[p]:.1f} s (numba's compile)")
+    out.append("kernel: load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     return out

@@ -42,8 +42,12 @@ def choose_engine(method, env, engine, dtype, device) -> str:
     m = _methods.method(method)
     task = TASKS.get(env) if isinstance(env, str) else None
     why = {"kernel": [], "batch": [], "reference": []}
-    if task is None or not task.kernel:
+    if task is None:
         why["kernel"].append(f"env={env!r} is not a task the kernel runs")
+    elif m.compiled is not None and task.compiled is None:
+        why["kernel"].append(f"task {env!r} has no compiled dynamics (its row's compiled)")
+    elif m.compiled is None and not task.kernel:
+        why["kernel"].append(f"env={env!r} is not a task the kernel runs {method!r} on")
     if dtype != torch.float64 or torch.device(device).type != "cpu":
         why["kernel"].append(f"it runs float64 on the CPU only (dtype={dtype}, "
                              f"device={torch.device(device).type!r})")
@@ -93,8 +97,10 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     ``params`` in :mod:`ftd_lib.methods`, checked by :func:`ftd_lib.methods.check_params`),
     the same for every task, passed to its implementation by keyword. ``task_params``: the
     task's own (its row's ``params`` in :data:`ftd_lib.envs.tasks.TASKS`, checked by
-    :func:`ftd_lib.envs.tasks.check_task_params`), passed to its environment; the compiled
-    kernel runs a task at its defaults only. The network, in every
+    :func:`ftd_lib.envs.tasks.check_task_params`), passed to its environment (the compiled
+    kernel's own Sarsa(lambda) and forward Sarsa(lambda) run a task at its defaults only; a
+    method written as pieces of its extension point, :mod:`ftd_lib.engine.kernel.extend`,
+    takes them). The network, in every
     engine: ``n_hidden`` units, ``activation`` ``"tanh"`` or ``"sigmoid"``
     (:data:`ftd_lib.approx.ACTIVATIONS`), first weights by ``init`` (:data:`INITS`,
     :func:`initial_weights`; ignored when ``w0`` is given). All follow the
@@ -131,8 +137,9 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
     W = min(W, N)
     dev = checks.check_device(device)
     engine = choose_engine(method, env, engine, dtype, dev)
-    if engine == "kernel" and any(v != p.default for p in TASKS[env].params
-                                  for k, v in task_params.items() if k == p.name):
+    if engine == "kernel" and _methods.method(method).compiled is None and any(
+            v != p.default for p in TASKS[env].params
+            for k, v in task_params.items() if k == p.name):
         raise ValueError(f"task_params: the compiled kernel runs {env} at its defaults only "
                          f"(engine='batch' or 'reference' run {task_params})")
     e = _control_env(env, seed, run_ids[: W if engine == "batch" else 1], max_steps,
@@ -153,7 +160,7 @@ def run_control(method, settings: Settings, seed: int, run_ids, n_episodes: int,
         return run_tasks(method, settings, seed, run_ids, n_episodes, env=env, init=init,
                          epsilon=epsilon, n_hidden=n_hidden, div_bound=div_bound,
                          progress=progress, truncation=truncation, max_steps=max_steps,
-                         hidden=activation)
+                         hidden=activation, params=params, task_params=task_params)
     if engine == "reference":
         from .reference import run_tasks
 

@@ -89,7 +89,9 @@ def check_engines(method_id: str, env: str = "cartpole", params=None) -> str:
     """Every engine the method's row claims against its reference, on a small workload of
     ``env`` (3 runs x 6 episodes, cap 60) at the method's ``params`` (default: its row's
     examples, :func:`ftd_lib.methods.example_params`): returns, lengths and divergence
-    exactly, the final weights to 1e-10."""
+    exactly, the final weights to 1e-10 and a relative 1e-6 (the engines round the network
+    as torch does, the reference as numpy does: a run on its way to diverging, weights in
+    the millions, grows the last bits)."""
     from . import Settings, run_control
 
     s = Settings.make(alpha=[0.03, 0.1, 0.01], lam=[0.0, 0.9, 0.6], gamma=0.99)
@@ -102,7 +104,7 @@ def check_engines(method_id: str, env: str = "cartpole", params=None) -> str:
         same = (np.array_equal(got.returns, ref.returns, equal_nan=True)
                 and np.array_equal(got.lengths, ref.lengths)
                 and np.array_equal(got.diverged_at, ref.diverged_at)
-                and np.allclose(got.final_weights, ref.final_weights, rtol=0, atol=1e-10))
+                and np.allclose(got.final_weights, ref.final_weights, rtol=1e-6, atol=1e-10))
         if not same:
             raise MethodCheckError(f"check_method({method_id!r}): engine {e!r} disagrees with "
                                    "the reference")

@@ -17,7 +17,10 @@ stream (four draws per reset). **Actions** 3: torque -1, 0, +1. **Reward** -1 ev
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from .batch import BatchEnv
 
@@ -108,3 +111,94 @@ class AcrobotBatch(BatchEnv):
         a = self._check_actions(actions, active)
         new, term = step_arrays(self.state, np.where(active, a, 1))
         return self._advance(new, term, active, -1.0)
+
+
+# ----------------------------------------------------------------- compiled (the kernel's pieces)
+# The dynamics above in numba's subset, one run at a time, for the compiled kernel's extension
+# point (ftd_lib.engine.kernel.extend; the row's ``compiled``): the same expressions, in the
+# same order, so that ``check_task`` finds them equal bit for bit.
+
+_PI = float(np.pi)
+_TWO_PI = 2 * np.pi
+_MV1, _MV2 = float(MAX_VEL_1), float(MAX_VEL_2)
+_TORQUES = (-1.0, 0.0, 1.0)
+
+
+def kernel_params():
+    """Acrobot takes no parameters."""
+    return (0.0,)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _derivatives(t1, t2, d1, d2, torque):
+    """:func:`derivatives` of one state: ``(dd1, dd2)`` (the angles' are the velocities)."""
+    m_11 = M1 * LC1 ** 2 + M2 * (L1 ** 2 + LC2 ** 2 + 2 * L1 * LC2 * math.cos(t2)) + I1 + I2
+    m_12 = M2 * (LC2 ** 2 + L1 * LC2 * math.cos(t2)) + I2
+    phi2 = M2 * LC2 * G * math.cos(t1 + t2 - _PI / 2.0)
+    phi1 = (-M2 * L1 * LC2 * (d2 * d2) * math.sin(t2) - 2 * M2 * L1 * LC2 * d2 * d1
+            * math.sin(t2) + (M1 * LC1 + M2 * L1) * G * math.cos(t1 - _PI / 2) + phi2)
+    dd2 = ((torque + m_12 / m_11 * phi1 - M2 * L1 * LC2 * (d1 * d1) * math.sin(t2) - phi2)
+           / (M2 * LC2 ** 2 + I2 - (m_12 * m_12) / m_11))
+    dd1 = -(m_12 * dd2 + phi1) / m_11
+    return dd1, dd2
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _wrap1(v):
+    """One angle into [-π, π], as :func:`_wrap`."""
+    while v > _PI:
+        v -= _TWO_PI
+    while v < -_PI:
+        v += _TWO_PI
+    return v
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _obs_into(state, x):
+    x[0] = math.cos(state[0])
+    x[1] = math.sin(state[0])
+    x[2] = math.cos(state[1])
+    x[3] = math.sin(state[1])
+    x[4] = state[2] / _MV1
+    x[5] = state[3] / _MV2
+
+
+@njit(cache=True, error_model="numpy")
+def kernel_reset(sgen, state, x, tp):
+    """A start state uniform in [-0.1, 0.1]^4 (four draws of the start stream), as
+    :meth:`AcrobotBatch.reset`; its features into ``x``."""
+    for j in range(4):
+        state[j] = -START_HIGH + 2 * START_HIGH * sgen.random()
+    _obs_into(state, x)
+
+
+@njit(cache=True, error_model="numpy")
+def kernel_step(state, action, x, noise, tp):
+    """:func:`step_arrays` of one run (RK4 over :data:`DT`): ``state`` in place, features
+    into ``x``; returns ``(-1, terminal)``."""
+    torque = _TORQUES[action]
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    a1, a2 = _derivatives(s0, s1, s2, s3, torque)
+    k1 = (s2, s3, a1, a2)
+    h = DT / 2
+    a1, a2 = _derivatives(s0 + h * k1[0], s1 + h * k1[1], s2 + h * k1[2], s3 + h * k1[3],
+                          torque)
+    k2 = (s2 + h * k1[2], s3 + h * k1[3], a1, a2)
+    a1, a2 = _derivatives(s0 + h * k2[0], s1 + h * k2[1], s2 + h * k2[2], s3 + h * k2[3],
+                          torque)
+    k3 = (s2 + h * k2[2], s3 + h * k2[3], a1, a2)
+    a1, a2 = _derivatives(s0 + DT * k3[0], s1 + DT * k3[1], s2 + DT * k3[2], s3 + DT * k3[3],
+                          torque)
+    k4 = (s2 + DT * k3[2], s3 + DT * k3[3], a1, a2)
+    c = DT / 6.0
+    n0 = s0 + c * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+    n1 = s1 + c * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+    n2 = s2 + c * (k1[2] + 2 * k2[2] + 2 * k3[2] + k4[2])
+    n3 = s3 + c * (k1[3] + 2 * k2[3] + 2 * k3[3] + k4[3])
+    state[0] = _wrap1(n0)
+    state[1] = _wrap1(n1)
+    state[2] = min(max(n2, -_MV1), _MV1)
+    state[3] = min(max(n3, -_MV2), _MV2)
+    _obs_into(state, x)
+    term = -math.cos(state[0]) - math.cos(state[1] + state[0]) > 1.0
+    return -1.0, term

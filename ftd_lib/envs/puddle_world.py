@@ -20,7 +20,10 @@ moves exact (the reward still varies in the puddles).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from .batch import BatchEnv
 
@@ -102,3 +105,59 @@ class PuddleWorldBatch(BatchEnv):
         new, term, reward = step_arrays(self.state, np.where(active, a, 0), noise,
                                         self.noise_sd)
         return self._advance(new, term, active, reward)
+
+
+# ----------------------------------------------------------------- compiled (the kernel's pieces)
+# The dynamics above in numba's subset, one run at a time, for the compiled kernel's extension
+# point (ftd_lib.engine.kernel.extend; the row's ``compiled``): every operation in the order
+# the numpy code takes it, so that ``check_task`` finds them equal bit for bit.
+
+# each puddle's (a_x, a_y, ab_x, ab_y, ab . ab), ab = b - a, as :func:`depth` computes them
+_PUDDLE_CONSTS = tuple(
+    (float(a[0]), float(a[1]), float(ab[0]), float(ab[1]), float(ab @ ab))
+    for a, ab in ((np.asarray(a), np.asarray(b) - np.asarray(a)) for a, b in PUDDLES))
+_TWO_PI = 2 * np.pi
+_MOVES = tuple((float(m[0]), float(m[1])) for m in MOVES)
+
+
+def kernel_params(noise_sd=NOISE_SD):
+    """The compiled parameters: ``(noise_sd,)``."""
+    return (float(noise_sd),)
+
+
+@njit(cache=True, error_model="numpy")
+def kernel_reset(sgen, state, x, tp):
+    """A start state from the start stream (two draws a try, again while in the goal), as
+    :meth:`PuddleWorldBatch.reset`; its features into ``x``."""
+    while True:
+        state[0] = sgen.random()
+        state[1] = sgen.random()
+        if not state[0] + state[1] >= GOAL:
+            break
+    x[0] = 2.0 * state[0] - 1.0
+    x[1] = 2.0 * state[1] - 1.0
+
+
+@njit(cache=True, error_model="numpy")
+def kernel_step(state, action, x, noise, tp):
+    """:func:`step_arrays` of one run: ``state`` in place, features into ``x``; returns
+    ``(reward, terminal)``."""
+    noise_sd = tp[0]
+    r = math.sqrt(-2.0 * math.log1p(-noise[0]))
+    g0 = r * math.cos(_TWO_PI * noise[1])
+    g1 = r * math.sin(_TWO_PI * noise[1])
+    mx, my = _MOVES[action]
+    nx = min(max(state[0] + (mx + noise_sd * g0), 0.0), 1.0)
+    ny = min(max(state[1] + (my + noise_sd * g1), 0.0), 1.0)
+    deep = 0.0
+    for k in range(len(_PUDDLE_CONSTS)):
+        ax, ay, abx, aby, ab2 = _PUDDLE_CONSTS[k]
+        t = min(max(((nx - ax) * abx + (ny - ay) * aby) / ab2, 0.0), 1.0)
+        dx = nx - (ax + t * abx)
+        dy = ny - (ay + t * aby)
+        deep = deep + max(0.0, RADIUS - math.sqrt(dx * dx + dy * dy))
+    state[0] = nx
+    state[1] = ny
+    x[0] = 2.0 * nx - 1.0
+    x[1] = 2.0 * ny - 1.0
+    return -1.0 - PENALTY * deep, nx + ny >= GOAL

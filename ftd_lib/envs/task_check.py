@@ -20,6 +20,11 @@ checked, one line each, or raises ``ValueError`` naming the task and the first b
   ends, resets), each run with its own actions and idle steps, alone, in a batch and in a
   batch of another order: bit for bit the same (a task drawing its noise anywhere but the
   run's own stream fails here);
+- **compiled = batch** -- a task whose row names compiled dynamics (``compiled``, the compiled
+  kernel's extension point, :mod:`ftd_lib.engine.kernel.extend`): its ``kernel_reset`` and
+  ``kernel_step``, drawing from the run's own start and noise streams as the kernel does,
+  give the batched environment's trajectories bit for bit (states, features, rewards, ends),
+  episode after episode;
 - **bounds** -- along random episodes the observations stay finite and within [-1, 1] (the
   network's input scale), every reward within the row's range (``Task.rewards``), an episode
   ends by its dynamics or at the cap, and never both.
@@ -206,8 +211,68 @@ def check_bounds(t: Task, seed: int = 0, steps: int = STEPS) -> str:
             f"{reward}, {ends} episode ends, none both terminal and cut")
 
 
+def compiled_pieces(t: Task) -> tuple | None:
+    """``(params, reset, step)`` of the task's compiled dynamics (its row's ``compiled``:
+    ``"module"`` under ``ftd_lib`` with ``kernel_params``, ``kernel_reset``, ``kernel_step``,
+    or ``"module:prefix"`` with ``<prefix>_params``, ...); ``None``: it has none."""
+    import importlib
+
+    if t.compiled is None:
+        return None
+    module, _, prefix = t.compiled.partition(":")
+    home = importlib.import_module(f"ftd_lib.{module}")
+    try:
+        return tuple(getattr(home, f"{prefix or 'kernel'}_{name}")
+                     for name in ("params", "reset", "step"))
+    except AttributeError as e:
+        raise _fail(t, "compiled = batch", f"{e} (the row's compiled is {t.compiled!r})") from None
+
+
+def check_compiled(t: Task, seed: int = 0, steps: int = 150, pieces=None) -> str:
+    """The compiled dynamics (``pieces``: default the row's, :func:`compiled_pieces`) against
+    the batched env, one run at a time: the same start and noise streams, the same random
+    actions, every state, feature, reward and end bit for bit."""
+    from ..rng import run_generator
+    from .batch import NOISE_STREAM, START_STREAM
+
+    pieces = compiled_pieces(t) if pieces is None else pieces
+    if pieces is None:
+        return "compiled = batch: no compiled dynamics (the row's compiled is None)"
+    params, reset, step = pieces
+    tp = params()
+    cap = min(t.max_steps, 40)
+    ends = 0
+    for rid in RUNS:
+        env = t.batch_cls(seed, [rid], max_steps=cap)
+        sgen = run_generator(seed, rid, START_STREAM)
+        ngen = run_generator(seed, rid, NOISE_STREAM)
+        acts = np.random.default_rng([seed, rid]).integers(0, t.n_actions, steps)
+        state = np.zeros(t.batch_cls.state_dim)
+        x = np.zeros(t.n_in)
+        noise = np.zeros(t.noise)
+        for k in range(steps):
+            if k == 0 or env.needs_reset[0]:
+                obs = env.reset()
+                reset(sgen, state, x, tp)
+                if not (np.array_equal(state, env.state[0]) and np.array_equal(x, obs[0])):
+                    raise _fail(t, "compiled = batch", f"run {rid}: a start state (or its "
+                                "features) differs from the batched env's")
+            for j in range(t.noise):
+                noise[j] = ngen.random()
+            r, term = step(state, int(acts[k]), x, noise, tp)
+            obs, rew, b_term, _ = env.step(acts[k:k + 1])
+            if not (np.array_equal(state, env.state[0]) and np.array_equal(x, obs[0])
+                    and r == rew[0] and bool(term) == bool(b_term[0])):
+                raise _fail(t, "compiled = batch", f"run {rid}, step {k}: the compiled step "
+                            "gives another state, feature, reward or end than the batched "
+                            "env's (same state, action and noise)")
+            ends += bool(term)
+    return (f"compiled = batch: {len(RUNS)} runs x {steps} steps of the compiled dynamics "
+            f"({t.compiled}) and the batched env, bit for bit ({ends} terminal ends)")
+
+
 CHECKS = (check_interface, check_seeding, check_scalar_equals_batch, check_run_alone,
-          check_bounds)
+          check_compiled, check_bounds)
 
 
 def check_task(name: str, seed: int = 0) -> list[str]:

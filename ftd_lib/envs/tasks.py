@@ -79,6 +79,11 @@ class Task:
     #: the task's own parameters (:class:`ftd_lib.methods.Param`): keywords of ``batch_cls``
     #: and of ``_step``, checked by :func:`check_task_params`
     params: tuple[Param, ...] = ()
+    #: its compiled dynamics for the kernel's extension point
+    #: (:mod:`ftd_lib.engine.kernel.extend`): a module under ``ftd_lib`` with ``kernel_params``,
+    #: ``kernel_reset``, ``kernel_step`` (or ``"module:prefix"``: ``<prefix>_reset``, ...);
+    #: ``None``: none
+    compiled: str | None = None
 
     @property
     def rewards(self) -> tuple[float, float]:
@@ -138,21 +143,23 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Task("mountain_car", "mountain car", gamma=1.0, max_steps=mountain_car.DEFAULT_MAX_STEPS,
          reward=-1.0, action_names=("push left", "no push", "push right"),
          state_names=("position x", "velocity v"), batch_cls=mountain_car.MountainCarBatch,
-         _obs=_mc_obs, _step=_mc_step, kernel=True, evaluation=True),
+         _obs=_mc_obs, _step=_mc_step, kernel=True, evaluation=True,
+         compiled="engine.kernel.env:mountain_car"),
     Task("cartpole", "cart-pole", gamma=0.99, max_steps=cartpole.DEFAULT_MAX_STEPS,
          reward=1.0, action_names=("push left", "push right"),
          state_names=("cart position x", "cart velocity", "pole angle θ", "pole velocity"),
          batch_cls=cartpole.CartPoleBatch, _obs=cartpole.scale_obs,
-         _step=cartpole.step_arrays, kernel=True),
+         _step=cartpole.step_arrays, kernel=True, compiled="engine.kernel.env:cartpole"),
     Task("acrobot", "acrobot", gamma=1.0, max_steps=acrobot.DEFAULT_MAX_STEPS, reward=-1.0,
          action_names=("torque -1", "no torque", "torque +1"),
          state_names=("angle θ1", "angle θ2", "velocity θ1'", "velocity θ2'"),
-         batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays),
+         batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays,
+         compiled="envs.acrobot"),
     Task("puddle_world", "Puddle World", gamma=1.0, max_steps=puddle_world.DEFAULT_MAX_STEPS,
          reward=-1.0, action_names=("up", "down", "right", "left"), state_names=("x", "y"),
          batch_cls=puddle_world.PuddleWorldBatch, _obs=puddle_world.scale_obs,
          _step=puddle_world.step_arrays, noise=puddle_world.NOISE,
-         reward_range=puddle_world.REWARD_RANGE,
+         reward_range=puddle_world.REWARD_RANGE, compiled="envs.puddle_world",
          params=(Param("noise_sd", lambda v: check_number("noise_sd", v, minimum=0.0,
                                                            exclusive=False),
                        default=puddle_world.NOISE_SD,

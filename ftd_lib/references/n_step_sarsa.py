@@ -6,7 +6,9 @@ and inside it: it is forward Sarsa(:math:`\lambda`) with :math:`\lambda = 1` and
 K-step return, and K = n while :math:`\gamma^n > \eta`), so a file runs it in the fast
 engines as that curve; ``tests/engine/test_n_step_sarsa.py`` checks both against this
 reference. It shares Sarsa(:math:`\lambda`)'s conventions (:mod:`ftd_lib.references.common`):
-the run's own streams, the episode cap, divergence.
+the run's own streams, the episode cap, divergence. Its compiled form, for the kernel's
+extension point, is :mod:`ftd_lib.engine.compiled.n_step_sarsa` (``check_method`` holds it to
+this reference).
 """
 
 from __future__ import annotations

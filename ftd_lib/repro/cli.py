@@ -180,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="torch CPU threads while measuring (default 1: per core)")
     b.add_argument("--quick", action="store_true",
                    help="tiny sizes: a smoke test, the numbers mean nothing")
+    b.add_argument("--kernel", action="store_true",
+                   help="only the compiled kernel's lines: us a run-step of every (task, "
+                        "method) pair it runs")
 
     rep = sub.add_parser("report", help="write REPORT.md from the stored results",
                          description="Generate REPORT.md from the stored data.")
@@ -481,9 +484,15 @@ def _plan(jobs, args, workers: int) -> int:
 def _bench(parser, args) -> int:
     _check_device(parser, args.device)
     _check_at_most(parser, "--threads", args.threads)
+    threads = 1 if args.threads is None else args.threads
+    if args.kernel:
+        from ..engine.bench import kernel_lines
+
+        for line in kernel_lines(quick=args.quick, repeats=1 if args.quick else 5):
+            print(line, flush=True)
+        return 0
     from ..engine.bench import run_bench
 
-    threads = 1 if args.threads is None else args.threads
     for line in run_bench(device=args.device or "cpu", threads=threads, quick=args.quick):
         print(line, flush=True)
     return 0

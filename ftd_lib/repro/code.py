@@ -4,7 +4,8 @@ numerics they call, and no chunk stored before the change is loaded again (as
 ``joblib.Memory``, DVC and Snakemake key their caches by the code).
 
 What is digested (:func:`code_files`): the source files the computation runs -- the method's
-per-run reference (its row's ``reference``), the engines of its kind (control:
+per-run reference (its row's ``reference``) and its compiled pieces (its row's ``compiled``,
+and the task's), the engines of its kind (control:
 :mod:`ftd_lib.engine.control_run`, the compiled kernel, the per-run driver; prediction:
 :mod:`ftd_lib.engine.predict`, :mod:`ftd_lib.algorithms`), the task's environment module --
 and every module of ``ftd_lib`` they import, followed import by import (imports inside
@@ -175,11 +176,27 @@ def task_file(env: str) -> Path | None:
     return f if f.is_file() else None
 
 
+def compiled_files(method: str, env: str) -> list[Path]:
+    """The modules of the compiled pieces the kernel's extension point runs
+    (:mod:`ftd_lib.engine.kernel.extend`): the method's row's ``compiled`` and the task's,
+    where they name one (the kernel finds them by name, not by an import)."""
+    from ..envs.tasks import TASKS
+    from ..methods import METHODS
+
+    names = [getattr(METHODS.get(method), "compiled", None),
+             getattr(TASKS.get(env), "compiled", None)]
+    return [f for f in (_module_file(n.partition(":")[0].split(".")) for n in names if n)
+            if f is not None]
+
+
 def code_files(kind: str, method: str, env: str) -> dict[str, str]:
     """``{path: digest}`` of every file a chunk of ``method`` (``kind``: ``"control"`` or
-    ``"prediction"``) on ``env`` runs (see the module docstring)."""
+    ``"prediction"``) on ``env`` runs (see the module docstring), the compiled pieces of the
+    method and the task included (:func:`compiled_files`)."""
     roots = [PACKAGE / f for f in ENGINES[kind]]
     roots += [f for f in (method_file(method), task_file(env)) if f is not None]
+    if kind == "control":
+        roots += compiled_files(method, env)
     return closure(roots)
 
 

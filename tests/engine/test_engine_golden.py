@@ -220,7 +220,7 @@ def test_the_golden_workloads_can_fail():
     g = {m: _golden_control(m) for m in GOLDEN_METHODS}
     for m in GOLDEN_METHODS:
         for name, w in g[m].items():
-            if name == "mountain_car" and first_engine(m) != "kernel":
+            if name == "mountain_car" and m not in ("sarsa_lambda", "forward_sarsa_lambda"):
                 continue  # tuned for the paper's methods; 3 episodes do not reach the goal
             r = np.array(w["returns"], dtype=float)
             assert len(np.unique(r[np.isfinite(r)])) >= 3, (m, name)

@@ -191,6 +191,10 @@ def test_warm_compiles_both_methods_for_both_tasks():
     K.warm()
     warm_prediction()
     assert K.forward_sarsa_run.signatures and K.sarsa_run.signatures
+    # every pair of the extension point: n-step Sarsa on each task with compiled dynamics
+    for env in ("cartpole", "mountain_car", "acrobot", "puddle_world"):
+        pieces = K.extend.method_pieces("n_step_sarsa")[1:] + K.extend.task_pieces(env)[1:]
+        assert K.extend.compiled_run(*pieces).signatures, env
     # the loops' entry point (forward_td_run and td0_run are compiled into it: loaded from
     # numba's cache, their own dispatchers stay empty)
     assert prediction._run_rows.signatures

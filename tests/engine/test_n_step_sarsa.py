@@ -80,7 +80,7 @@ def test_a_mutant_without_the_bootstrap_fails_check_method(monkeypatch):
 def test_check_method_takes_the_method_s_parameters():
     lines = mc.check_method("n_step_sarsa", params={"n": 2})
     assert lines == ["hand-worked 4-step episode: the reference agrees in 10 cases",
-                     "engines: none but the reference (nothing to compare)"]
+                     "engines: kernel agree with the reference"]
     with pytest.raises(ValueError, match="params.n of n_step_sarsa: n must be an integer"):
         mc.check_method("n_step_sarsa", params={"n": 0})
 

@@ -54,7 +54,7 @@ def test_check_task_passes_on_every_registered_task(name):
     lines = tc.check_task(name)
     assert [ln.split(":")[0] for ln in lines] == [
         "interface", "seeding", "scalar step = batch step",
-        "a run alone = the same run in a batch", "bounds"]
+        "a run alone = the same run in a batch", "compiled = batch", "bounds"]
 
 
 class _BatchDependentStart(A.AcrobotBatch):

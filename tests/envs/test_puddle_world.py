@@ -50,7 +50,8 @@ def test_starts_are_never_in_the_goal_and_noise_is_the_run_s_own():
 def test_check_task_takes_a_stochastic_task():
     lines = tc.check_task("puddle_world")
     assert "noise: 2 draws a step, and it changes the step" in lines[2]
-    assert lines[4].startswith("bounds:") and "rewards in [-81, -1]" in lines[4]
+    assert lines[4].startswith("compiled = batch:") and "bit for bit" in lines[4]
+    assert lines[5].startswith("bounds:") and "rewards in [-81, -1]" in lines[5]
 
 
 class _GlobalNoise(P.PuddleWorldBatch):

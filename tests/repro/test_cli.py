@@ -160,3 +160,15 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys, extra, resume)
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)
     assert cli.main(argv) == 0
     assert load_results("fig4-right", out).meta["chunks"]["loaded"] == 1
+
+
+def test_bench_kernel_prints_only_the_kernel_lines(monkeypatch, capsys):
+    import types
+
+    def fake_kernel_lines(quick=False, repeats=5):
+        return [f"kernel: quick={quick} repeats={repeats}"]
+
+    monkeypatch.setitem(sys.modules, "ftd_lib.engine.bench",
+                        types.SimpleNamespace(kernel_lines=fake_kernel_lines))
+    assert cli.main(["bench", "--kernel"]) == 0
+    assert capsys.readouterr().out == "kernel: quick=False repeats=5\n"

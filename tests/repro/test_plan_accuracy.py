@@ -6,8 +6,12 @@ and the README keeps its numbers.
 """
 
 
+import dataclasses
+
 import numpy as np
 import pytest
+
+from ftd_lib.envs import tasks
 
 pytestmark = pytest.mark.slow  # a figure run beside its plan
 
@@ -109,17 +113,20 @@ def test_every_engine_but_the_kernel_is_calibrated_with_the_methods_params():
     fig, _run = load_experiment("experiments/cartpole-n-step.toml", "quick")
     pred, ctrl, engines = methods_to_calibrate([fig])
     assert pred == [] and ctrl == [("forward_sarsa_lambda", "cartpole")]
-    assert set(engines) == {("reference", "n_step_sarsa", "cartpole", (("n", 4),))}
-    a, b = calibrate_engine("reference", "n_step_sarsa", "cartpole", repeats=1,
-                            params={"n": 4})
-    assert a == 0.0 and 0 < b < 1.0
+    # n-step Sarsa, written as pieces of the kernel's extension point, is measured there
+    assert set(engines) == {("kernel", "n_step_sarsa", "cartpole", (("n", 4),))}
+    for engine in ("kernel", "reference"):
+        a, b = calibrate_engine(engine, "n_step_sarsa", "cartpole", repeats=1,
+                                params={"n": 4})
+        assert a == 0.0 and 0 < b < 1.0
 
 
 def test_a_network_set_up_is_planned_on_the_engine_that_runs_it():
     """A set-up of the network only (``--set network.hidden_units=10``) is a plain parameter
-    of every engine (``chunks.engine_runner``), so n-step Sarsa, which has only its per-run
-    reference, is planned (and calibrated, with its ``n``) on that reference, not on the
-    compiled kernel it has none of; a set-up of mountain car's inputs stays in the kernel."""
+    of every engine (``chunks.engine_runner``), so n-step Sarsa is planned (and calibrated,
+    with its ``n``) on the engine that runs it: the kernel (its extension point) on
+    cart-pole, its per-run reference on a task without compiled dynamics; a set-up of
+    mountain car's inputs stays in the kernel."""
     from ftd_lib.repro.experiment import load_experiment
     from ftd_lib.repro.planning.cost import chunk_engine
     from ftd_lib.repro.planning.plan import cut_chunks, methods_to_calibrate
@@ -129,10 +136,15 @@ def test_a_network_set_up_is_planned_on_the_engine_that_runs_it():
     chunks = cut_chunks(fig)
     assert chunks and all(t.variant is not None for t in chunks)
     assert {t.method: chunk_engine(t) for t in chunks} == {
-        "forward_sarsa_lambda": "kernel", "n_step_sarsa": "reference"}
+        "forward_sarsa_lambda": "kernel", "n_step_sarsa": "kernel"}
     _pred, ctrl, engines = methods_to_calibrate([fig])
     assert ctrl == [("forward_sarsa_lambda", "cartpole")]
-    assert {e[:2] for e in engines} == {("reference", "n_step_sarsa")}
+    assert {e[:2] for e in engines} == {("kernel", "n_step_sarsa")}
+    no_dynamics = dataclasses.replace(tasks.TASKS["cartpole"], compiled=None)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(tasks.TASKS, "cartpole", no_dynamics)
+        assert {t.method: chunk_engine(t) for t in chunks} == {
+            "forward_sarsa_lambda": "kernel", "n_step_sarsa": "reference"}
     mc, _run = load_experiment("experiments/fig4-left.toml", "quick",
                                sets=["task.inputs=unit"])
     assert {chunk_engine(t) for t in cut_chunks(mc)} == {"kernel"}

@@ -10,7 +10,9 @@ per-run references :func:`ftd_lib.algorithms.sarsa_lambda` and
 the batched engine's numbers bit for bit (:mod:`.numerics`).
 
 Modules: :mod:`.numerics` (the network's arithmetic), :mod:`.env` (the tasks), :mod:`.runs`
-(one run of each method, :class:`.runs.RunParams`); here the driver. numba caches each
+(one run of each method, :class:`.runs.RunParams`), :mod:`.extend` (the extension point: a
+method and a task written as pieces outside these files, e.g. n-step Sarsa on Puddle World
+and acrobot); here the driver. numba caches each
 compiled function by its own file only, so :func:`_drop_stale_cache` first drops the cache
 when any source the kernel compiles has changed.
 """
@@ -51,6 +53,7 @@ def _drop_stale_cache() -> None:
 
 _drop_stale_cache()
 
+from . import extend  # noqa: E402  (the extension point: a method and a task as pieces)
 from .env import ENVS, INPUTS, STARTS, env_obs, env_reset, env_step  # noqa: E402
 from .numerics import HIDDEN, choose, fma, sigmoid, sleef_exp, tanh, update, value  # noqa: E402
 from .runs import RunParams, forward_sarsa_run, sarsa_run  # noqa: E402
@@ -66,7 +69,7 @@ __all__ = ["ENVS", "HIDDEN", "INPUTS", "RUNS", "STARTS", "RunParams", "choose", 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
               n_hidden=50, div_bound=1e6, progress=False, truncation="bootstrap",
               max_steps=None, flush_pops=4, hidden="tanh", inputs="symmetric",
-              start="bottom"):
+              start="bottom", params=None, task_params=None):
     r"""Every task (one run: settings row ``i``, run id ``run_ids[i]``) through the compiled
     per-run loop of ``method`` (:data:`RUNS`), one after another; a
     :class:`..results.ControlResult` with the numbers of :class:`..control.ControlBatch` on
@@ -81,6 +84,10 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     ``"sigmoid"`` (:data:`HIDDEN`); mountain car only: ``inputs`` ``"symmetric"`` ([-1, 1])
     or ``"unit"`` ([0, 1]) (:data:`INPUTS`), ``start`` ``"bottom"`` or ``"anywhere"``
     (:data:`STARTS`).
+
+    A method whose row names a compiled form (:mod:`.extend`: n-step Sarsa) runs through
+    :func:`.extend.run_tasks` on any task whose row names compiled dynamics, with its own
+    ``params`` and the task's ``task_params``.
     """
     from ... import validate as V
     from ...envs.batch import START_STREAM
@@ -91,6 +98,15 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ..schedule import algorithm1_constants
 
     run = RUNS.get(method)
+    if run is None and extend.pair_runs(method, env):
+        if (flush_pops, inputs, start) != (4, "symmetric", "bottom"):
+            raise ValueError("flush_pops, inputs and start are set-up variants of the kernel's "
+                             f"own runs, not of {method!r}")
+        return extend.run_tasks(method, settings, seed, run_ids, n_episodes, env=env,
+                                init=init, epsilon=epsilon, n_hidden=n_hidden,
+                                div_bound=div_bound, progress=progress,
+                                truncation=truncation, max_steps=max_steps, hidden=hidden,
+                                params=params, task_params=task_params)
     if run is None:
         raise ValueError(f"the kernel runs the methods {tuple(RUNS)}, got {method!r}")
     if env not in ENVS:
@@ -160,9 +176,11 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
 
 def warm() -> None:
     """Compile (or load from numba's cache) both methods' kernels for both tasks, a one-step
-    run of each, and the batched envs' compiled steps. The first compile is cached in the
-    ``__pycache__`` folders; ``binder/postBuild`` calls this so that the image ships the
-    cache."""
+    run of each, every pair of the extension point (:mod:`.extend`: a method whose row names
+    compiled pieces on a task whose row names compiled dynamics) and the batched envs'
+    compiled steps. The first compile is cached in the ``__pycache__`` folders;
+    ``binder/postBuild`` calls this so that the image ships the cache."""
+    from ...methods import METHODS, example_params
     from ..settings import Settings
 
     s = Settings.make(alpha=0.01, lam=0.5, gamma=1.0)
@@ -176,6 +194,13 @@ def warm() -> None:
 
             run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
                       max_steps=1)
+    for m in (m for m in METHODS.values() if m.compiled is not None):
+        for env, task in ((e, t) for e, t in TASKS.items() if t.compiled is not None):
+            def init(tasks, task=task):
+                return np.zeros((len(tasks), task.n_actions, 50 * (task.n_in + 2) + 1))
+
+            extend.run_tasks(m.id, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
+                             max_steps=1, params=example_params(m.id))
     for env in ENVS:
         TASKS[env].batch_cls(0, [0]).reset()
         TASKS[env].step_arrays(np.zeros((1, len(TASKS[env].state_names))), np.zeros(1, int))

@@ -76,3 +76,41 @@ def env_step(env, state, action, x, inputs=0):
         reward = -1.0
     env_obs(env, state, x, inputs)
     return reward, term
+
+
+# the paper's tasks as pieces of the extension point (:mod:`.extend`; their rows' ``compiled``
+# is "engine.kernel.env:cartpole" / "engine.kernel.env:mountain_car"): the same functions
+
+
+def cartpole_params():
+    """Cart-pole takes no parameters."""
+    return (0.0,)
+
+
+@njit(cache=True, error_model="numpy")
+def cartpole_reset(sgen, state, x, tp):
+    """:func:`env_reset` of cart-pole."""
+    env_reset(CARTPOLE, sgen, state, x)
+
+
+@njit(cache=True, error_model="numpy")
+def cartpole_step(state, action, x, noise, tp):
+    """:func:`env_step` of cart-pole."""
+    return env_step(CARTPOLE, state, action, x)
+
+
+def mountain_car_params():
+    """Mountain car takes no parameters (its set-up variants are the hand kernels')."""
+    return (0.0,)
+
+
+@njit(cache=True, error_model="numpy")
+def mountain_car_reset(sgen, state, x, tp):
+    """:func:`env_reset` of mountain car (the paper's set-up)."""
+    env_reset(MOUNTAIN_CAR, sgen, state, x)
+
+
+@njit(cache=True, error_model="numpy")
+def mountain_car_step(state, action, x, noise, tp):
+    """:func:`env_step` of mountain car (the paper's set-up)."""
+    return env_step(MOUNTAIN_CAR, state, action, x)

@@ -59,9 +59,9 @@ def calibrate_prediction(method: str, rows=(8, 96), repeats: int = 2) -> tuple:
     return a, b, ipe
 
 
-def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
+def calibrate_control(method: str, env: str, repeats: int = 2, params=None) -> float:
     """Seconds per run-step of the compiled control kernel on this machine (3 runs of a few
-    thousand steps, the best of ``repeats`` after a warm-up)."""
+    thousand steps, the best of ``repeats`` after a warm-up; ``params``: the method's own)."""
     from ... import engine
 
     episodes = 2 if env == "mountain_car" else 60
@@ -70,7 +70,7 @@ def calibrate_control(method: str, env: str, repeats: int = 2) -> float:
 
     def run():
         return engine.run_control(method, s, 2016, np.arange(3), episodes, env=env,
-                                  epsilon=0.05)
+                                  epsilon=0.05, params=params)
 
     run()  # warm-up (compiled code loaded)
     t, res = best_time(run, repeats)
@@ -87,7 +87,7 @@ def calibrate_engine(engine: str, method: str, env: str, repeats: int = 2,
     from ... import engine as eng
 
     if engine == "kernel":
-        return 0.0, calibrate_control(method, env, repeats)
+        return 0.0, calibrate_control(method, env, repeats, params)
     s = task_registry.gamma(env)
 
     def run(n, episodes=2):

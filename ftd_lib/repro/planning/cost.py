@@ -386,11 +386,14 @@ def chunk_engine(task, device: str = "cpu") -> str:
 
     if task.variant is not None and not network_only(task.variant):
         return "kernel"
-    engines = method_record(task.method).engines
+    m = method_record(task.method)
     t = task_registry.TASKS.get(task.env)
-    if "kernel" in engines and t is not None and t.kernel and str(device) == "cpu":
+    # (the kernel's own runs on the tasks flagged kernel; a method written as pieces of its
+    # extension point on the tasks with compiled dynamics: ftd_lib.engine.choose_engine)
+    on_task = t is not None and (t.compiled is not None if m.compiled else t.kernel)
+    if "kernel" in m.engines and on_task and str(device) == "cpu":
         return "kernel"
-    return "batch" if "batch" in engines else "reference"
+    return "batch" if "batch" in m.engines else "reference"
 
 
 def engine_key(engine: str, method: str, env: str) -> str:

@@ -346,6 +346,7 @@ def methods_to_calibrate(figs) -> tuple[list, list, list]:
     kernel runs, and the ``(engine, method, task, params)`` of every other control chunk
     (:func:`ftd_lib.repro.planning.cost.chunk_engine`; ``params``: the method's own, as
     sorted items)."""
+    from ...methods import method as method_record
     from .cost import chunk_engine
 
     pred, ctrl, engines = [], [], []
@@ -355,7 +356,9 @@ def methods_to_calibrate(figs) -> tuple[list, list, list]:
             pred += list(f.methods)
             continue
         for t in cut_chunks(f):
-            if (e := chunk_engine(t)) == "kernel":  # (then replaced by the stored chunks')
+            # (the kernel's own runs: then replaced by the stored chunks'; a method written as
+            # pieces of its extension point is measured with its params, as the others)
+            if (e := chunk_engine(t)) == "kernel" and method_record(t.method).compiled is None:
                 ctrl.append((t.method, t.env))
             else:
                 engines.append((e, t.method, t.env, tuple(sorted((t.params or {}).items()))))
