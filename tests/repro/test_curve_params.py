@@ -14,7 +14,7 @@ from ftd_lib.repro.experiment import ExperimentError, experiment_path, load_expe
 from ftd_lib.repro.results import load_results
 
 NSTEP = str(experiment_path("cartpole-n-step"))
-REF = "4-step Sarsa (its reference)"
+REF = "4-step Sarsa (its own method)"
 FAST = "4-step Sarsa (forward Sarsa, λ = 1, K_max = 4)"
 
 
@@ -63,7 +63,7 @@ def test_another_n_is_another_chunk():
     ("curves.2.params.n=2,0", "params.n of n_step_sarsa: n must be an integer >= 1, got 0"),
     ("report.compare_with=nobody", "report.compare_with: no curve 'nobody' (the curves: "),
     ("report.compare=['forward Sarsa(0.9)', 'x']", "report.compare: no curve 'x'"),
-    ("x=lam", "x: the curve(s) '4-step Sarsa (its reference)' ignore λ"),
+    ("x=lam", "x: the curve(s) '4-step Sarsa (its own method)' ignore λ"),
 ])
 def test_bad_curve_keys_are_one_line_naming_the_key(item, says):
     with pytest.raises(ExperimentError) as e:

@@ -274,7 +274,7 @@ def test_short_lams_is_refused_where_a_curve_has_its_own():
     fig, _ = load_experiment(path, "quick", ["grid.lams=0.5"])  # the long form: the grid's
     lams = {c.curve: c.lam for c in fig.cells}
     assert lams == {"forward Sarsa(0.9)": 0.5, "4-step Sarsa (forward Sarsa, λ = 1, K_max = 4)":
-                    1.0, "4-step Sarsa (its reference)": 0.0}  # (n-step Sarsa ignores λ)
+                    1.0, "4-step Sarsa (its own method)": 0.0}  # (n-step Sarsa ignores λ)
     fig, _ = load_experiment(path, "quick", ["curves.1.lam=0.5"])
     assert {c.lam for c in fig.cells if c.curve.startswith("4-step Sarsa (forward")} == {0.5}
 
