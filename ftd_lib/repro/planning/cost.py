@@ -264,8 +264,8 @@ def chunk_history(dirs) -> dict:
                 v = ident.get("variant") or {}
                 key = ("chunks", ident["env"], ident["method"], int(ident["episodes"]),
                        ident.get("max_steps"), v.get("name", "") if isinstance(v, dict) else "")
-                per.setdefault(key, []).append(
-                    float(steps) / (len(ident["run_ids"]) * int(ident["episodes"])))
+                rows = (meta.get("grown") or {}).get("computed_rows") or len(ident["run_ids"])
+                per.setdefault(key, []).append(float(steps) / (rows * int(ident["episodes"])))
     return {k: float(np.mean(v)) for k, v in per.items()}
 
 
