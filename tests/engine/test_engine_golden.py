@@ -52,8 +52,7 @@ from ftd_lib.engine import NUMERICS_VERSION, Settings, run_control, run_predicti
 from ftd_lib.methods import CONTROL, PREDICTION, example_params, implemented, method
 
 #: the control methods with golden numbers: those with a numerics version (a method without
-#: one joins no experiment, so no stored result depends on its numbers; e.g. Expected Sarsa,
-#: the worked example of a policy-dependent target that ``check_method`` checks by hand)
+#: one joins no experiment, so no stored result depends on its numbers)
 GOLDEN_METHODS = [m for m in CONTROL if m in NUMERICS_VERSION]
 
 GOLDEN = Path(__file__).parent / "golden" / "engine_numerics.json"
@@ -133,10 +132,10 @@ def _has(m: str, engine: str) -> None:
 
 def _golden_control(method):
     got = _load(GOLDEN_CONTROL).get("methods", {}).get(method)
-    assert got is not None, f"no golden numbers for {method}: run python {__file__}"
+    assert got is not None, f"no golden numbers for {method}: run python {__file__} {method}"
     assert got["version"] == NUMERICS_VERSION[method], (
         f"{method} is at numerics version {NUMERICS_VERSION[method]}, the golden numbers at "
-        f"{got['version']}: record them again (python {__file__})")
+        f"{got['version']}: record them again (python {__file__} {method})")
     return got["workloads"]
 
 
@@ -144,7 +143,7 @@ def _golden_control(method):
 def test_prediction_numbers_match_the_numerics_version(method):
     _has(method, "batch")
     got = _load(GOLDEN).get(method)
-    assert got is not None, f"no golden numbers for {method}: run python {__file__}"
+    assert got is not None, f"no golden numbers for {method}: run python {__file__} {method}"
     assert got["version"] == NUMERICS_VERSION[method]
     now = prediction_numbers(method)
     for key, a in got["numbers"].items():
