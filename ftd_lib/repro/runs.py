@@ -159,7 +159,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
         "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
         "definition": fig.describe(),
-        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work)},
+        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work),
+                   **_grown_count(work)},
         "plan": _predicted(bar.costs, workers, costing.rates),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
@@ -214,6 +215,13 @@ def _with_prefix_rows(cstore, work, runner, dkind, index, name: str) -> list:
         print(f"{name}: {method}: runs {old} read from the store, runs {new} computed",
               file=sys.stderr, flush=True)
     return out
+
+
+def _grown_count(work) -> dict:
+    """``{"grown": n}``: how many of the chunks computed grew (only their new runs computed;
+    :func:`_with_prefix_rows`); nothing when none did."""
+    n = sum(t.prefix_runs is not None for t in work)
+    return {"grown": n} if n else {}
 
 
 def _runs_text(runs) -> str:

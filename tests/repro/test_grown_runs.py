@@ -70,6 +70,7 @@ def test_growing_runs_computes_only_the_new_runs_and_gives_a_fresh_runs_numbers(
     CALLS.clear()
     grown = _run(_fig(then), tmp_path / "grown", force=True)
     assert _computed_runs() == list(range(first, then))  # only the new runs
+    assert grown.meta["chunks"]["grown"] == grown.meta["chunks"]["computed"] > 0
     rows = sum(t.rows for t in CALLS)
     assert rows == len(_fig(then).cells) * (then - first)
     assert f"runs {'0' if first == 1 else f'0..{first - 1}'} read from the store" \
@@ -135,7 +136,10 @@ def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monk
     reference): ``cartpole-n-step`` at quick scale (its chunks hold 4 runs) with runs 2,
     then 3: only run 2 is computed, and the numbers are a fresh 3-run's, bit for bit."""
     from ftd_lib import engine
+    from ftd_lib.repro.experiment import load_experiment
     from ftd_lib.repro.launch import run_experiment
+    from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing
+    from ftd_lib.repro.planning.plan import plan_experiment
 
     asked: list = []
     real = engine.run_control
@@ -153,10 +157,17 @@ def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monk
 
     run(2, "grown")
     assert asked and all(a == [0, 1] for a in asked)
+    # the plan of 3 runs counts run 2 alone (what the run then computes)
+    fig3, run3 = load_experiment("cartpole-n-step", "quick", ["runs=3", *small])
+    plan = plan_experiment(fig3, tmp_path / "grown", 1, Costing(DEFAULT_RATES),
+                           seed=run3["seed"])
+    work = [t for s in plan.stages for t in s.chunks]
+    assert work and all(set(t.run_ids.tolist()) == {2} for t in work)
+    assert sum(t.rows for t in work) == len(fig3.cells)
     asked.clear()
     grown = run(3, "grown", force=True)
     assert asked and all(a == [2] for a in asked)
-    assert grown.meta["chunks"]["computed"] == len(asked)
+    assert grown.meta["chunks"]["computed"] == grown.meta["chunks"]["grown"] == len(asked)
     asked.clear()
     fresh = run(3, "fresh")
     assert all(a == [0, 1, 2] for a in asked)
