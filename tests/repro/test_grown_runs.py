@@ -139,7 +139,7 @@ def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monk
     from ftd_lib.repro.experiment import load_experiment
     from ftd_lib.repro.launch import run_experiment
     from ftd_lib.repro.planning.cost import DEFAULT_RATES, Costing
-    from ftd_lib.repro.planning.plan import plan_experiment
+    from ftd_lib.repro.planning.plan import plan_experiment, stage_line
 
     asked: list = []
     real = engine.run_control
@@ -164,6 +164,8 @@ def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monk
     work = [t for s in plan.stages for t in s.chunks]
     assert work and all(set(t.run_ids.tolist()) == {2} for t in work)
     assert sum(t.rows for t in work) == len(fig3.cells)
+    assert f"{len(work)} to compute ({len(work)} grown: only their new runs)" in stage_line(
+        plan, plan.stages[0])
     asked.clear()
     grown = run(3, "grown", force=True)
     assert asked and all(a == [2] for a in asked)
