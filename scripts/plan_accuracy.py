@@ -113,7 +113,8 @@ def measure_between_runs(path, out, *, scale: str = "quick", sets=(), runs=(2, 4
     fresh run, then more runs of the same experiment -- ``grown`` while they stay inside the
     first block of ``[chunks] runs``, ``added`` for new blocks), ``plan`` twice from outside
     (the first calibrates unless this machine's calibration of the same code is fresh, the
-    second reuses it), then ``run`` from outside. Each row: ``label``, ``runs``,
+    second reuses it; the session's first plan is given ``--recalibrate``), then ``run`` from
+    outside. Each row: ``label``, ``runs``,
     ``plan_s`` (the two plan commands' wall times), ``predicted_s`` (the command's wall,
     with the rates the plan saved), ``measured_s``, ``ratio``, ``printed`` (the plan's
     figure line) and ``stored`` (the plan in the run's JSON: wall and compute) beside the
@@ -129,9 +130,10 @@ def measure_between_runs(path, out, *, scale: str = "quick", sets=(), runs=(2, 4
         common = [str(path), "--scale", scale, *[a for x in s for a in ("--set", x)],
                   "--out", str(out), "--workers", str(workers)]
         plan_s, printed = [], ""
-        for _ in range(2):
+        for k in range(2):  # (the session's first plan measures: what a first plan costs)
+            again = ["--recalibrate"] if before_runs is None and k == 0 else []
             t0 = time.perf_counter()
-            printed = _ftd(["plan", *common, "--summary"]).stdout
+            printed = _ftd(["plan", *common, "--summary", *again]).stdout
             plan_s.append(time.perf_counter() - t0)
         rates = machine_rates()  # what the plan used and saved, and the run reads
         device = default_device(fig, out, run)
