@@ -173,8 +173,8 @@ def between_runs_table(rows, workers: int) -> str:
     """:func:`measure_between_runs`'s rows as a markdown table."""
     out = ["| run | runs | chunks computed, loaded | run-steps made (planned) | compute "
            f"measured (planned; on 1 / {workers} workers) | plan stored in the JSON: wall, "
-           "compute | wall measured | wall planned | measured / planned | `plan` itself "
-           "(first, second) | load before, after |", "|---" * 11 + "|"]
+           "compute | stage measured (planned) | wall measured | wall planned | measured / "
+           "planned | `plan` itself (first, second) | load before, after |", "|---" * 12 + "|"]
     for r in rows:
         cw = r["compute_by_workers"]
         out.append(
@@ -183,7 +183,8 @@ def between_runs_table(rows, workers: int) -> str:
             f"({r['planned_compute_s']:.1f} s; {cw[1]:.1f} / {cw[workers]:.1f} s) | "
             f"{r['stored']['wall_s']:.1f} s, {r['stored']['compute_s']:.1f} s (plan: "
             f"{r['planned_wall_s']:.1f} s, {r['planned_compute_s']:.1f} s) | "
-            f"{r['measured_s']:.1f} s | {r['predicted_s']:.1f} s | {r['ratio']:.2f} | "
+            f"{r['stages_s']:.1f} s ({r['planned_wall_s']:.1f} s) | {r['measured_s']:.1f} s | "
+            f"{r['predicted_s']:.1f} s | {r['ratio']:.2f} | "
             f"{r['plan_s'][0]:.1f} s, {r['plan_s'][1]:.1f} s | "
             f"{r['load'][0]:.1f}, {r['load'][1]:.1f} |")
     return "\n".join(out)
