@@ -143,7 +143,7 @@ METHODS: dict[str, Method] = {m.id: m for m in (
            (Param("n", lambda v: check_int("n", v, 1), example=3,
                   doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),),
            ignores=("lam", "eta", "k_max"), compiled="engine.compiled.n_step_sarsa"),
-    Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", None,
+    Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", 1,
            "references.expected_sarsa:expected_sarsa", (), ignores=("lam", "eta", "k_max")),
 )}
 

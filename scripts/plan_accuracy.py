@@ -8,6 +8,9 @@ went -- the figures' stages (workers' start and chunks) and the command's own pr
 the engine's import, the pictures), each measured (planned).
 
     python scripts/plan_accuracy.py [--workers N] [--scale quick|paper] [FILE ...]
+    python scripts/plan_accuracy.py FILE --between-runs 2,4,8 [--set KEY=VALUE ...]
+
+The second: a researcher's session between runs (issue 41), :func:`measure_between_runs`.
 
 Default: quick Figs. 3 left, 3 right and 4 right (``reproduce NAME`` is ``run
 experiments/NAME.toml``), and two files off the paper's path at their own counts (acrobot with
@@ -99,12 +102,115 @@ def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> li
             for name in names for w in workers_list]
 
 
+def _ftd(args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ftd_lib", *args], check=True,
+                          capture_output=True, text=True)
+
+
+def measure_between_runs(path, out, *, scale: str = "quick", sets=(), runs=(2, 4, 8),
+                         workers: int = 2) -> list[dict]:
+    """A researcher's session in one folder ``out``: for each count in ``runs`` (the first a
+    fresh run, then more runs of the same experiment -- ``grown`` while they stay inside the
+    first block of ``[chunks] runs``, ``added`` for new blocks), ``plan`` twice from outside
+    (the first calibrates unless this machine's calibration of the same code is fresh, the
+    second reuses it; the session's first plan is given ``--recalibrate``), then ``run`` from
+    outside. Each row: ``label``, ``runs``,
+    ``plan_s`` (the two plan commands' wall times), ``predicted_s`` (the command's wall,
+    with the rates the plan saved), ``measured_s``, ``ratio``, ``printed`` (the plan's
+    figure line) and ``stored`` (the plan in the run's JSON: wall and compute) beside the
+    in-process plan's ``planned_wall_s``/``planned_compute_s``, ``compute_by_workers``
+    (the plan's compute on 1 and on ``workers`` workers), the chunks computed and loaded,
+    the run-steps planned and made, and the load average before and after."""
+    from ftd_lib.repro.planning.cost import machine_rates
+
+    rows, before_runs = [], None
+    for n in runs:
+        s = [*sets, f"runs={n}"]
+        fig, run = load_experiment(path, scale, s)
+        common = [str(path), "--scale", scale, *[a for x in s for a in ("--set", x)],
+                  "--out", str(out), "--workers", str(workers)]
+        plan_s, printed = [], ""
+        for k in range(2):  # (the session's first plan measures: what a first plan costs)
+            again = ["--recalibrate"] if before_runs is None and k == 0 else []
+            t0 = time.perf_counter()
+            printed = _ftd(["plan", *common, "--summary", *again]).stdout
+            plan_s.append(time.perf_counter() - t0)
+        rates = machine_rates()  # what the plan used and saved, and the run reads
+        device = default_device(fig, out, run)
+        plans = {w: plan_experiment(fig, out, w, Costing(rates, history_dirs(out)),
+                                    seed=run["seed"], device=device) for w in (1, workers)}
+        plan = plans[workers]
+        predicted = command_wall([plan], rates)
+        load0, t_start = os.getloadavg()[0], time.time()
+        t0 = time.perf_counter()
+        _ftd(["run", *common, "--no-progress", "--force"])
+        measured = time.perf_counter() - t0
+        meta = last_session(load_results(fig.name, out).meta)
+        stored = load_results(fig.name, out).meta.get("plan", {})
+        new = [r for r in chunk_records(out, fig.name) if r["finished"] >= t_start]
+        # grown: the last block of runs was not full, so its chunks grow; added: new blocks
+        label = ("fresh" if before_runs is None
+                 else "grown" if before_runs % fig.runs_per_chunk else "added")
+        rows.append({
+            "label": label, "runs": n, "plan_s": plan_s, "predicted_s": predicted,
+            "measured_s": measured, "ratio": measured / predicted,
+            "printed": next((ln for ln in printed.splitlines()
+                             if ln.startswith(f"{fig.name}: predicted wall")), ""),
+            "planned_wall_s": plan.wall_s, "planned_compute_s": plan.compute_s,
+            "stored": {"wall_s": stored.get("wall_s"), "compute_s": stored.get("compute_s")},
+            "compute_by_workers": {w: p.compute_s for w, p in plans.items()},
+            "stages_s": meta["elapsed_s"], "computed": meta["chunks"]["computed"],
+            "loaded": meta["chunks"]["loaded"],
+            "compute_s": sum(r["compute_s"] for r in new),
+            "run_steps": sum(r["run_steps"] or 0 for r in new),
+            "predicted_run_steps": plan.steps,
+            "load": (load0, os.getloadavg()[0])})
+        before_runs = n
+    return rows
+
+
+def between_runs_table(rows, workers: int) -> str:
+    """:func:`measure_between_runs`'s rows as a markdown table."""
+    out = ["| run | runs | chunks computed, loaded | run-steps made (planned) | compute "
+           f"measured (planned; on 1 / {workers} workers) | plan stored in the JSON: wall, "
+           "compute | stage measured (planned) | wall measured | wall planned | measured / "
+           "planned | `plan` itself (first, second) | load before, after |", "|---" * 12 + "|"]
+    for r in rows:
+        cw = r["compute_by_workers"]
+        out.append(
+            f"| {r['label']} | {r['runs']} | {r['computed']}, {r['loaded']} | "
+            f"{r['run_steps']:.3g} ({r['predicted_run_steps']:.3g}) | {r['compute_s']:.1f} s "
+            f"({r['planned_compute_s']:.1f} s; {cw[1]:.1f} / {cw[workers]:.1f} s) | "
+            f"{r['stored']['wall_s']:.1f} s, {r['stored']['compute_s']:.1f} s (plan: "
+            f"{r['planned_wall_s']:.1f} s, {r['planned_compute_s']:.1f} s) | "
+            f"{r['stages_s']:.1f} s ({r['planned_wall_s']:.1f} s) | {r['measured_s']:.1f} s | "
+            f"{r['predicted_s']:.1f} s | {r['ratio']:.2f} | "
+            f"{r['plan_s'][0]:.1f} s, {r['plan_s'][1]:.1f} s | "
+            f"{r['load'][0]:.1f}, {r['load'][1]:.1f} |")
+    return "\n".join(out)
+
+
 def main(argv) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*")
     p.add_argument("--scale", choices=("quick", "paper"), default="quick")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--between-runs", type=str, default=None, metavar="N,N,...",
+                   help="one file (FILE), run with these runs one after another in one "
+                        "folder (fresh, then grown or added runs; measure_between_runs)")
+    p.add_argument("--set", action="append", default=[], dest="sets")
     args = p.parse_args(argv)
+    if args.between_runs:
+        if len(args.files) != 1:
+            p.error("--between-runs takes one FILE")
+        with tempfile.TemporaryDirectory() as d:
+            rows = measure_between_runs(
+                args.files[0], Path(d), scale=args.scale, sets=args.sets,
+                runs=[int(x) for x in args.between_runs.split(",")], workers=args.workers)
+        for r in rows:
+            print(f"{r['label']} ({r['runs']} runs): printed: {r['printed']}")
+        print(between_runs_table(rows, args.workers))
+        return 0
     todo = [(f, args.scale) for f in args.files] or DEFAULT
     print("| command | wall measured | wall planned | measured / planned | load before, after "
           "| stages measured (planned) | own process measured (planned) |\n"

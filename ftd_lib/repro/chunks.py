@@ -53,15 +53,42 @@ class ChunkTask(NamedTuple):
     variant: dict | None = None  # a set-up variant (ftd_lib.repro.setups): name, hidden, ...
     params: dict | None = None  # the method's own parameters (ftd_lib.methods: its row's)
     task_params: dict | None = None  # the task's own parameters (ftd_lib.envs.tasks: its row's)
+    #: a grown chunk (:func:`ftd_lib.repro.reuse.stored_prefix`): the runs of each of its cells
+    #: already stored, which it does not compute; ``prefix_rows``: their stored numbers
+    #: (:func:`ftd_lib.repro.reuse.prefix_rows`), put in by the run before it computes
+    prefix_runs: tuple | None = None
+    prefix_rows: dict | None = None
 
     @property
     def rows(self) -> int:
+        """The rows computed (a grown chunk's: only those of its runs not yet stored)."""
         return len(self.run_ids)
+
+    def whole(self) -> ChunkTask:
+        """The chunk a grown chunk completes: of each cell (in order), the stored runs
+        ``prefix_runs`` then its own; any other chunk is itself."""
+        if self.prefix_runs is None:
+            return self
+        cell_index, settings, run_ids = [], [], []
+        for c in np.unique(self.cell_index):
+            mine = np.flatnonzero(self.cell_index == c)
+            runs = [*self.prefix_runs, *self.run_ids[mine].tolist()]
+            cell_index += [int(c)] * len(runs)
+            settings += [self.settings[mine[0]]] * len(runs)
+            run_ids += runs
+        return self._replace(cell_index=np.asarray(cell_index, dtype=np.int64),
+                             settings=np.asarray(settings, dtype=np.float64),
+                             run_ids=np.asarray(run_ids, dtype=np.int64),
+                             prefix_runs=None, prefix_rows=None)
 
     def identity(self, runner_name: str, device_kind: str, code: str | None = None) -> dict:
         """Everything that determines the chunk's numbers (hashed into its file name);
         ``code``: the digest of the code that computes it (:mod:`ftd_lib.repro.code`; the
-        engine runner's chunks have one, :func:`identity_of`)."""
+        engine runner's chunks have one, :func:`identity_of`). A grown chunk's is the
+        identity of the chunk it completes (:meth:`whole`): its stored numbers are that
+        chunk's, bit for bit."""
+        if self.prefix_runs is not None:
+            return self.whole().identity(runner_name, device_kind, code)
         return {
             "store_version": STORE_VERSION, "figure": self.figure, "scale": self.scale,
             "task": self.task, "env": self.env, "method": self.method,
@@ -182,7 +209,9 @@ def chunk_check(task: ChunkTask):
 
 def reduce_chunk(task: ChunkTask, out: dict) -> dict[str, np.ndarray]:
     """Runner output -> what a chunk stores: per-row metric and diverged flag, per-cell sums
-    of the per-episode curve (so the stored data stays small at 1000 episodes x 200 runs)."""
+    of the per-episode curve (so the stored data stays small at 1000 episodes x 200 runs).
+    A grown chunk's (``task.prefix_runs``) are those of the chunk it completes
+    (:func:`grown_chunk`)."""
     values = np.asarray(out["values"], dtype=np.float64)
     if values.shape != (task.rows, task.n_episodes):
         raise ValueError(f"runner returned values of shape {values.shape}, expected "
@@ -198,10 +227,41 @@ def reduce_chunk(task: ChunkTask, out: dict) -> dict[str, np.ndarray]:
         metric = np.where(diverged, np.inf, values.mean(axis=1))
     else:
         metric = values.mean(axis=1)
+    if task.prefix_runs is not None:
+        return grown_chunk(task, metric, diverged, values)
     cells = np.unique(task.cell_index)
     curve_sum = np.stack([values[task.cell_index == c].sum(axis=0) for c in cells])
     return {"metric": metric, "diverged": diverged, "cells": cells, "curve_sum": curve_sum,
             "run_ids": task.run_ids, "cell_index": task.cell_index}
+
+
+def grown_chunk(task: ChunkTask, metric, diverged, values) -> dict[str, np.ndarray]:
+    """What the chunk ``task.whole()`` stores, from its stored runs (``task.prefix_rows``:
+    per cell, their ``metric``, ``diverged`` and ``curve_sum``) and the computed rows of the
+    others (``metric``, ``diverged``, ``values``).
+
+    A cell's curve sum continues the stored one row by row, in run order: numpy sums the
+    rows of a ``(runs, episodes)`` array one after another when ``episodes >= 2`` (it sums
+    pairwise only along a contiguous axis: a single episode), so this is bit for bit the sum
+    a fresh chunk of all the runs makes (:func:`reduce_chunk`; tested). A chunk of one
+    episode is therefore never grown (:func:`ftd_lib.repro.reuse.stored_prefix`)."""
+    whole = task.whole()
+    pre = task.prefix_rows
+    cells = np.unique(task.cell_index)
+    w_metric = np.empty(whole.rows)
+    w_diverged = np.zeros(whole.rows, dtype=bool)
+    curve_sum = []
+    for j, c in enumerate(cells):
+        mine, theirs = task.cell_index == c, whole.cell_index == c
+        w_metric[theirs] = np.concatenate([pre["metric"][j], metric[mine]])
+        w_diverged[theirs] = np.concatenate([pre["diverged"][j], diverged[mine]])
+        acc = np.array(pre["curve_sum"][j], dtype=np.float64)
+        for row in values[mine]:
+            acc += row
+        curve_sum.append(acc)
+    return {"metric": w_metric, "diverged": w_diverged, "cells": cells,
+            "curve_sum": np.stack(curve_sum), "run_ids": whole.run_ids,
+            "cell_index": whole.cell_index}
 
 
 # ----------------------------------------------------------------------------- runners
@@ -305,6 +365,10 @@ def chunk_result(job, progress: bool = False) -> tuple[dict, dict]:
         from .code import task_code
 
         cmeta["code_files"] = task_code(task)[1]
+    if task.prefix_runs is not None:  # grown: only the runs not yet stored were computed
+        cmeta["grown"] = {"stored_runs": [int(r) for r in task.prefix_runs],
+                          "computed_rows": task.rows,
+                          "from": task.prefix_rows.get("from")}
     if "engine_stats" in raw:
         cmeta["engine"] = raw["engine_stats"]
     return data, cmeta

@@ -374,13 +374,20 @@ def _execute(parser, args, jobs, workers, executor) -> int:
         m = last_session(res.meta)
         paths = results_paths(job.figure.name, job.out)
         print(f"{job.figure.name}: {m['runs']} runs x {m['episodes']} episodes, "
-              f"{m['chunks']['computed']} chunks computed, {m['chunks']['loaded']} loaded, "
+              f"{m['chunks']['computed']} chunks computed{_grown(m['chunks'])}, "
+              f"{m['chunks']['loaded']} loaded, "
               f"{m['elapsed_s']:.1f} s -> {paths['npz']}, {paths['png']}")
     from .report import write_report
 
     for out in dict.fromkeys(j.out for j in jobs):
         print(f"report: {write_report(out)}")
     return 0
+
+
+def _grown(chunks: dict) -> str:
+    """`` (N of them grown: ...)`` where chunks grew (their stored runs read, not computed)."""
+    n = chunks.get("grown") or 0
+    return f" ({n} of them grown: only their new runs)" if n else ""
 
 
 def _check_execution(parser, args, command: str):

@@ -110,6 +110,52 @@ def missing_cells(task, ident: dict, index: dict) -> list[int]:
     return [c for c, s in cell_sources(task, ident, index).items() if s is None or s == ident]
 
 
+def stored_prefix(task, ident: dict, cell: int, index: dict) -> tuple | None:
+    """The longest first runs of ``cell``'s runs in ``task`` (not all of them) that a stored
+    chunk in ``index`` holds, or ``None``: a chunk whose runs grew (``runs = 3`` after
+    ``runs = 2``, or more runs in one chunk's block) computes only the others
+    (:func:`ftd_lib.repro.planning.cut.remainders`). Never for a chunk of one episode: its
+    curve sum cannot be continued bit for bit (:func:`ftd_lib.repro.chunks.grown_chunk`)."""
+    if task.n_episodes < 2:
+        return None
+    bf = _block_free(ident)
+    for c, row, runs in _cells_of(task):
+        if c != cell:
+            continue
+        for k in range(len(runs) - 1, 0, -1):
+            if (bf, row, runs[:k]) in index:
+                return runs[:k]
+    return None
+
+
+def prefix_rows(cstore, task, ident: dict, index: dict, loaded: dict | None = None
+                ) -> dict | None:
+    """The stored numbers of a grown chunk's stored runs (``task.prefix_runs``; ``ident``:
+    its identity, :meth:`~ftd_lib.repro.chunks.ChunkTask.identity`), per cell in
+    order: ``metric`` and ``diverged`` ``(cells, runs)``, ``curve_sum`` ``(cells,
+    episodes)``, and ``from`` (the keys of the stored chunks read); ``None`` when they
+    cannot be read (then the whole chunk is computed)."""
+    whole = task.whole()
+    keep = np.isin(whole.run_ids, np.asarray(task.prefix_runs, dtype=np.int64))
+    prefix = whole._replace(cell_index=whole.cell_index[keep], settings=whole.settings[keep],
+                            run_ids=whole.run_ids[keep])
+    sources = cell_sources(prefix, ident, index)
+    if not sources or any(s is None for s in sources.values()):
+        return None
+    try:
+        got = _rows_of(prefix, sources, cstore, {} if loaded is None else loaded)
+    except (KeyError, IndexError, ValueError):
+        return None
+    if got is None:
+        return None
+    data, meta = got
+    k = len(task.prefix_runs)
+    cells = np.unique(prefix.cell_index)
+    return {"metric": data["metric"].reshape(len(cells), k),
+            "diverged": data["diverged"].reshape(len(cells), k),
+            "curve_sum": data["curve_sum"], "from": meta["rows_from"]}
+
+
 def _block_free(ident: dict) -> str:
     return canonical_json({k: v for k, v in ident.items() if k not in _BLOCK_KEYS})
 

@@ -29,7 +29,7 @@ from .results import (
     reproduce_command,
     results_paths,
 )
-from .reuse import rows_from_stored, stored_index
+from .reuse import prefix_rows, rows_from_stored, stored_index
 
 
 class ScaleConflict(RuntimeError):
@@ -108,6 +108,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     seconds = costing.seconds
     work = cut.cut_by_cost(cut.remainders(tasks, idents, done, index),
                            1 if executor is None and int(workers) == 1 else workers, seconds)
+    work = _with_prefix_rows(cstore, work, runner, dkind, index, fig.name)
     bar = FigureBar(f"{fig.name} ({fig.scale}{', ' + stage if stage else ''})",
                     [seconds(t) for t in work], workers, loaded=n_loaded, later_s=later_s,
                     disable=not progress)
@@ -158,7 +159,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
         "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
         "definition": fig.describe(),
-        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work)},
+        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work),
+                   **_grown_count(work)},
         "plan": _predicted(bar.costs, workers, costing.rates),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
@@ -192,6 +194,42 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
 
         save_plot(res, paths["png"])
     return res
+
+
+def _with_prefix_rows(cstore, work, runner, dkind, index, name: str) -> list:
+    """The chunks to compute, each grown one (:func:`ftd_lib.repro.planning.cut.grown`) with
+    the stored numbers of its first runs (:func:`ftd_lib.repro.reuse.prefix_rows`), or whole
+    where they cannot be read; says what the grown ones reuse."""
+    out, loaded, said = [], {}, set()
+    for t in work:
+        if t.prefix_runs is not None:
+            rows = prefix_rows(cstore, t, chunks.identity_of(t, runner, dkind), index, loaded)
+            if rows is None:
+                t = t.whole()
+            else:
+                t = t._replace(prefix_rows=rows)
+                said.add((t.method, _runs_text(t.prefix_runs),
+                          _runs_text(sorted(set(t.run_ids.tolist())))))
+        out.append(t)
+    for method, old, new in sorted(said):
+        print(f"{name}: {method}: runs {old} read from the store, runs {new} computed",
+              file=sys.stderr, flush=True)
+    return out
+
+
+def _grown_count(work) -> dict:
+    """``{"grown": n}``: how many of the chunks computed grew (only their new runs computed;
+    :func:`_with_prefix_rows`); nothing when none did."""
+    n = sum(t.prefix_runs is not None for t in work)
+    return {"grown": n} if n else {}
+
+
+def _runs_text(runs) -> str:
+    """``0..3`` for consecutive run ids, else the ids."""
+    runs = [int(r) for r in runs]
+    if runs == list(range(runs[0], runs[-1] + 1)) and len(runs) > 1:
+        return f"{runs[0]}..{runs[-1]}"
+    return ", ".join(map(str, runs))
 
 
 def _keep_diff(meta: dict, path) -> None:

@@ -39,7 +39,8 @@ def test_a_second_plan_reuses_the_calibration_until_the_code_changes(tmp_path, m
     assert "calibration reused from" in err and "same machine and code" in err
     assert cli.main([*argv, "--recalibrate"]) == 0 and len(calls) == 2
     saved = json.loads(cost.rates_path().read_text())
-    saved["code"] = "another"  # what a changed method or engine looks like
+    # what a changed method or engine looks like: no calibration of today's code
+    saved["code"], saved["by_code"] = "another", {"another": saved["by_code"].popitem()[1]}
     cost.rates_path().write_text(json.dumps(saved))
     assert cli.main(argv) == 0 and len(calls) == 3
     assert "the code changed since the saved calibration" in capsys.readouterr().err
@@ -55,7 +56,28 @@ def test_a_stale_or_uncovering_calibration_is_not_reused(tmp_path):
                             path=path)[1] == "the saved calibration does not cover these methods"
     assert "another machine's" in cost.fresh_rates(
         "c", path=_edit(path, machine={"cpu": "elsewhere"}))[1]
-    assert "h old" in cost.fresh_rates("c", path=_edit(path, saved=0.0))[1]
+    old = json.loads(path.read_text())["by_code"]
+    old["c"]["saved"] = 0.0
+    assert "h old" in cost.fresh_rates("c", path=_edit(path, saved=0.0, by_code=old))[1]
+
+
+def test_two_experiments_planned_in_turn_are_each_calibrated_once(tmp_path, monkeypatch,
+                                                                  capsys):
+    """Review 4: a plan calibrates its own methods; a second file's plan measured again and
+    replaced the first's, so planning two files in turn measured every time. The machine's
+    file keeps both (by the code they timed), and the rates a run reads merge them."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = []
+    monkeypatch.setattr(cal, "calibrate", _fake_calibrate(calls))
+    watkins = str(experiment_path("acrobot-watkins"))
+    for path, n in ((NSTEP, 1), (watkins, 2), (NSTEP, 2), (watkins, 2)):
+        assert cli.main(["plan", path, "--scale", "quick", "--workers", "1", "--out",
+                         str(tmp_path / "o")]) == 0
+        assert len(calls) == n, path
+    merged = cost.machine_rates()
+    assert {"reference/n_step_sarsa/cartpole", "reference/watkins_q_lambda/acrobot"} <= set(
+        merged.engines)
+    assert len(json.loads(cost.rates_path().read_text())["by_code"]) == 2
 
 
 def _edit(path, **changes):

@@ -97,14 +97,21 @@ def test_a_store_cut_the_old_way_is_read_not_recomputed(tmp_path):
 
 def test_rows_of_other_runs_are_not_taken_from_a_chunk(tmp_path):
     """A chunk's episode curves are summed over its runs: a stored chunk over other runs
-    cannot stand in for it."""
+    cannot stand in for it. Runs 0-2 read runs 0-1 from the stored block 0-1 (its first
+    runs: the chunk grew, ftd_lib.repro.chunks.grown_chunk) and compute run 2, whose block
+    2-3 sums run 3 in; the numbers are a fresh run's."""
     fig = _fig()
-    run_figure(replace(fig, runs=4), tmp_path, runner=CountingRunner(), progress=False,
+    run_figure(replace(fig, runs=4), tmp_path / "a", runner=CountingRunner(), progress=False,
                plot=False, force=True)  # chunks of 2 runs each: blocks 0-1, 2-3
     runner = CountingRunner()
-    run_figure(replace(fig, runs=3, runs_per_chunk=3), tmp_path, runner=runner,
-               progress=False, plot=False, force=True)
-    assert runner.rows == len(fig.cells) * 3
+    three = replace(fig, runs=3, runs_per_chunk=3)
+    got = run_figure(three, tmp_path / "a", runner=runner, progress=False, plot=False,
+                     force=True)
+    assert runner.rows == len(fig.cells) * 1
+    fresh = run_figure(three, tmp_path / "b", runner=CountingRunner(), progress=False,
+                       plot=False)
+    for k in ("metric", "curve_mean"):
+        np.testing.assert_array_equal(got[k], fresh[k])
 
 
 @pytest.mark.skipif(not (RESULTS / "chunks" / "fig4-left").is_dir(),

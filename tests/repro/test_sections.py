@@ -98,3 +98,22 @@ def test_claims_are_judged_where_the_file_names_them(tmp_path):
     verdicts = [v for v in sections.confront_named(res)]
     assert [(v.number, v.status, v.figure) for v in verdicts] == [(5, AGREES, "c5")]
     assert DISAGREES not in {v.status for v in verdicts}
+
+
+def test_a_researchers_changed_definition_is_not_called_the_papers_grid(tmp_path):
+    """Review 4: a file beyond the paper, run with a --set, said "(not the paper's grid)";
+    it says "(not the file's definition)", and the paper's figures keep their words."""
+    f = tmp_path / "mine.toml"
+    f.write_text('name = "my-cartpole"\ntitle = "My cart-pole test on {task}"\n'
+                 'methods = ["sarsa_lambda"]\nruns = 2\nepisodes = 3\n'
+                 '[task]\nname = "cartpole"\ncap = 50\n'
+                 '[grid]\nalphas = [0.001, 0.002]\nlams = [0.0]\n')
+    run_experiment(f, "paper", ["grid.alphas=[0.001, 0.004]"], out=tmp_path / "o",
+                   runner=_runner(lambda t, a, lam: 0.0), progress=False, plot=False)
+    text = render(tmp_path / "o")
+    line = next(ln for ln in text.splitlines() if "definition changed" in ln)
+    assert line.endswith("(not the file's definition)") and "paper" not in line
+    run_experiment("fig4-right", "quick", ["grid.alphas=[0.03]"], out=tmp_path / "p",
+                   runner=_runner(lambda t, a, lam: 0.0), progress=False, plot=False)
+    line = next(ln for ln in render(tmp_path / "p").splitlines() if "definition changed" in ln)
+    assert line.endswith("(not the paper's grid)")

@@ -118,14 +118,47 @@ def _machine_id() -> dict:
 def save_rates(rates: Rates, path=None, code: str | None = None) -> Path:
     """Keep ``rates`` as this machine's (the progress bar's ETA reads them back), with when
     they were measured and ``code``, the digest of the code they timed
-    (:func:`calibration_code`)."""
+    (:func:`calibration_code`).
+
+    The file keeps this machine's fresh calibrations of other code too (``by_code``: those
+    under :data:`CALIBRATION_FRESH_S` old), so a researcher who plans two experiments in turn
+    measures each once; its ``rates`` (what :func:`machine_rates` reads: the run's ETA and
+    its stored plan) are all of them merged, the newest's wherever two measured the same."""
     import time
 
     from ..store import atomic_write_json
 
-    return atomic_write_json(path or rates_path(),
-                             {"machine": _machine_id(), "rates": asdict(rates),
-                              "saved": time.time(), "code": code})
+    path = Path(path or rates_path())
+    now = time.time()
+    by_code = {}
+    try:
+        old = json.loads(path.read_text())
+        if isinstance(old, dict) and old.get("machine") == _machine_id():
+            by_code = {k: v for k, v in (old.get("by_code") or {}).items()
+                       if isinstance(v, dict) and k != str(code)
+                       and 0 <= now - float(v.get("saved") or 0.0) <= CALIBRATION_FRESH_S}
+    except (OSError, ValueError, TypeError):
+        pass
+    by_code[str(code)] = {"rates": asdict(rates), "saved": now}
+    return atomic_write_json(path, {"machine": _machine_id(), "rates": _merged(by_code),
+                                    "saved": now, "code": code, "by_code": by_code})
+
+
+#: the fields of :class:`Rates` that map a method, task, engine or worker count to seconds
+#: (merged across calibrations); the others are one number, the newest calibration's
+_PER_KEY = ("prediction", "control", "chunk_s", "engines", "slowdown")
+
+
+def _merged(by_code: dict) -> dict:
+    """The calibrations ``by_code`` as one: every method's, task's and engine's seconds, the
+    newest's where two measured the same; the newest's single numbers (start-up, ...)."""
+    entries = sorted(by_code.values(), key=lambda v: float(v.get("saved") or 0.0))
+    out = dict(entries[-1]["rates"])
+    for k in _PER_KEY:
+        out[k] = {}
+        for e in entries:
+            out[k].update(e["rates"].get(k) or {})
+    return out
 
 
 #: how long a calibration is reused by ``plan`` and ``--dry-run`` (same machine, same code)
@@ -161,9 +194,12 @@ def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
         return None, "no calibration saved on this machine"
     if not isinstance(saved, dict) or saved.get("machine") != _machine_id():
         return None, "the saved calibration is another machine's"
-    if saved.get("code") != code:
+    mine = (saved.get("by_code") or {}).get(code)  # (a file of before by_code: its one code)
+    if mine is None and saved.get("code") == code:
+        mine = saved
+    if not isinstance(mine, dict):
         return None, "the code changed since the saved calibration"
-    age = time.time() - float(saved.get("saved") or 0.0)
+    age = time.time() - float(mine.get("saved") or 0.0)
     if not 0 <= age <= max_age_s:
         return None, f"the saved calibration is {age / 3600:.0f} h old"
     r = machine_rates(path)
@@ -264,8 +300,8 @@ def chunk_history(dirs) -> dict:
                 v = ident.get("variant") or {}
                 key = ("chunks", ident["env"], ident["method"], int(ident["episodes"]),
                        ident.get("max_steps"), v.get("name", "") if isinstance(v, dict) else "")
-                per.setdefault(key, []).append(
-                    float(steps) / (len(ident["run_ids"]) * int(ident["episodes"])))
+                rows = (meta.get("grown") or {}).get("computed_rows") or len(ident["run_ids"])
+                per.setdefault(key, []).append(float(steps) / (rows * int(ident["episodes"])))
     return {k: float(np.mean(v)) for k, v in per.items()}
 
 

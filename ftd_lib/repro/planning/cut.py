@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ..chunks import ChunkTask
-from ..reuse import missing_cells
+from ..reuse import missing_cells, stored_prefix
 from .schedule import largest_first, lpt
 
 #: chunks per worker a cut aims at (more than one: costs are predicted, not known)
@@ -49,15 +49,31 @@ def sub_task(task: ChunkTask, cells) -> ChunkTask:
 def remainders(tasks, idents, done, index: dict) -> list[ChunkTask]:
     """What must be computed: of every chunk missing from ``done`` (``None``), the rows of its
     cells that no stored chunk in ``index`` (:func:`ftd_lib.repro.reuse.stored_index`) holds;
-    a chunk none of whose cells is stored is kept whole (its own identity)."""
+    a chunk none of whose cells is stored is kept whole (its own identity). A cell whose
+    first runs are stored (the runs grew: :func:`ftd_lib.repro.reuse.stored_prefix`) is
+    computed for its other runs only, in a grown chunk (:func:`grown`) of the cells that
+    share those first runs."""
     out = []
     for i, d in enumerate(done):
         if d is not None:
             continue
         cells = missing_cells(tasks[i], idents[i], index)
+        groups: dict = {}
+        for c in cells:
+            groups.setdefault(stored_prefix(tasks[i], idents[i], c, index), []).append(c)
         n_cells = len(np.unique(tasks[i].cell_index))
-        out.append(tasks[i] if len(cells) == n_cells else sub_task(tasks[i], cells))
+        for prefix, group in groups.items():
+            whole = tasks[i] if len(group) == n_cells else sub_task(tasks[i], group)
+            out.append(whole if prefix is None else grown(whole, prefix))
     return [t for t in out if t.rows]
+
+
+def grown(task: ChunkTask, prefix) -> ChunkTask:
+    """The rows of ``task`` beyond the runs ``prefix`` that each of its cells has stored: a
+    grown chunk (:meth:`~ftd_lib.repro.chunks.ChunkTask.whole` is ``task`` again)."""
+    keep = ~np.isin(task.run_ids, np.asarray(prefix, dtype=np.int64))
+    return task._replace(cell_index=task.cell_index[keep], settings=task.settings[keep],
+                         run_ids=task.run_ids[keep], prefix_runs=tuple(prefix))
 
 
 def split(task: ChunkTask, k: int, cell_cost) -> list[ChunkTask]:

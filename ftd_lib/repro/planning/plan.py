@@ -288,8 +288,10 @@ def chunk_lines(stage: StagePlan) -> list[str]:
 
 
 def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
+    grown = sum(getattr(t, "prefix_runs", None) is not None for t in stage.chunks)
     return (f"  {fp.name} · {stage.name}: {stage.total} chunks in the definition, "
-            f"{stage.stored} stored; {len(stage.chunks)} to compute, "
+            f"{stage.stored} stored; {len(stage.chunks)} to compute"
+            f"{f' ({grown} grown: only their new runs)' if grown else ''}, "
             f"{sum(stage.steps):.3g} run-steps, {format_seconds(sum(stage.seconds))} of "
             f"compute; wall {format_seconds(stage.wall_s)} on {fp.workers} workers, "
             f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
