@@ -75,7 +75,7 @@ def test_two_experiments_planned_in_turn_are_each_calibrated_once(tmp_path, monk
                          str(tmp_path / "o")]) == 0
         assert len(calls) == n, path
     merged = cost.machine_rates()
-    assert {"reference/n_step_sarsa/cartpole", "reference/watkins_q_lambda/acrobot"} <= set(
+    assert {"kernel/n_step_sarsa/cartpole", "reference/watkins_q_lambda/acrobot"} <= set(
         merged.engines)
     assert len(json.loads(cost.rates_path().read_text())["by_code"]) == 2
 
