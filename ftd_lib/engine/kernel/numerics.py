@@ -76,7 +76,8 @@ def sleef_exp(d):
     then scaled by :math:`2^{\lfloor q/2\rfloor} 2^{q - \lfloor q/2\rfloor}`; ``inf`` above
     709.78, 0 below -1000. Branch-free, so that loops over it vectorise."""
     u = np.rint(d * _R_LN2)
-    q = np.int64(u if abs(u) <= 2000.0 else 0.0)  # (only |d| > 1386 or nan are cut)
+    # (only |d| > 1386 or nan are cut); an int32, whose conversion AVX2 has for 4 lanes
+    q = np.int32(u if abs(u) <= 2000.0 else 0.0)
     s = fma(u, -_L2U, d)
     s = fma(u, -_L2L, s)
     s2 = s * s
@@ -90,8 +91,8 @@ def sleef_exp(d):
     u = fma(u, s, 0.5)
     u = fma(u, s, 1.0)
     u = fma(u, s, 1.0)
-    half = q >> 1
-    u = (u * _pow2(half)) * _pow2(q - half)
+    half = np.int64(q >> 1)
+    u = (u * _pow2(half)) * _pow2(np.int64(q) - half)
     u = math.inf if d > _EXP_OVERFLOW else u
     return 0.0 if d < -1000.0 else u
 
@@ -111,7 +112,7 @@ def sigmoid(z):
     return 1.0 / (1.0 + sleef_exp(-z))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def value(th, a, x, n, H, h, act=0):
     r""":math:`\hat Q(x, a|\theta) = b_2 + \sum_j w_{2,j} f(W_1 x + b_1)_j` of network ``a``
     of ``th`` ``(A, P)`` at features ``x`` ``(n,)``; leaves the hidden units in ``h``.
@@ -136,7 +137,7 @@ def value(th, a, x, n, H, h, act=0):
     return v
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def update(th, a, x, n, H, h, d, coef, act=0):
     r""":math:`\theta_a \leftarrow \theta_a + c\,\nabla\hat Q(x, a|\theta)` after
     :func:`value` at ``x`` (hidden units in ``h``; ``d`` ``(H,)`` is scratch):

@@ -27,28 +27,28 @@ from numba import njit
 from .numerics import fma, tanh, update, value
 
 
-@njit(cache=True, error_model="numpy")
-def value2(th, xa, xb, n, H, ha, hb):
+@njit(cache=True, error_model="numpy", inline="always")
+def value2(th, xa, xb, n, H, hh):
     r""":math:`\hat V(x_a|\theta)` and :math:`\hat V(x_b|\theta)` at the same weights, each
     rounded exactly as :func:`.numerics.value` (tanh units), their hidden units left in
-    ``ha``, ``hb``; the two output sums, each in the order of the hidden units, run side by
-    side (two independent chains of additions instead of one after the other)."""
+    ``hh[:H]`` and ``hh[H:]`` (one array: the 2H tanh in one loop, whole vectors of 4); the
+    two output sums, each in the order of the hidden units, run side by side (two independent
+    chains of additions instead of one after the other)."""
     w = th[0]
     for k in range(H):
-        ha[k] = fma(w[k], xa[0], w[n * H + k])
-        hb[k] = fma(w[k], xb[0], w[n * H + k])
+        hh[k] = fma(w[k], xa[0], w[n * H + k])
+        hh[H + k] = fma(w[k], xb[0], w[n * H + k])
     for j in range(1, n):
         for k in range(H):
-            ha[k] = fma(w[j * H + k], xa[j], ha[k])
-            hb[k] = fma(w[j * H + k], xb[j], hb[k])
-    for k in range(H):
-        ha[k] = tanh(ha[k])
-        hb[k] = tanh(hb[k])
+            hh[k] = fma(w[j * H + k], xa[j], hh[k])
+            hh[H + k] = fma(w[j * H + k], xb[j], hh[H + k])
+    for k in range(2 * H):
+        hh[k] = tanh(hh[k])
     va = w[(n + 1) * H]
     vb = va
     for k in range(H):
-        va = va + ha[k] * w[(n + 1) * H + 1 + k]
-        vb = vb + hb[k] * w[(n + 1) * H + 1 + k]
+        va = va + hh[k] * w[(n + 1) * H + 1 + k]
+        vb = vb + hh[H + k] * w[(n + 1) * H + 1 + k]
     return va, vb
 
 
@@ -62,25 +62,24 @@ def _ok_weights(th, bound):
     return True
 
 
-@njit(cache=True, error_model="numpy")
-def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
+@njit(cache=True, error_model="numpy", inline="always")
+def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
     r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
     \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
 
     ``th`` ``(1, P)`` (internal order, updated in place); the run's steps: features ``X``,
     ``Xn`` ``(T, n)``, rewards ``r`` and ``end`` flags ``(T,)``. Fills ``ep_w[e]`` with the
     weights at the end of episode e, ``rec[t]`` (if it has rows) after step t; ``work``
-    ``(2,)`` counts values and updates. Returns ``(diverged_at, steps)`` (-1: never)."""
-    n = X.shape[1]
-    H = (th.shape[1] - 1) // (n + 2)
-    h = np.empty(H)
-    hn = np.empty(H)
+    ``(2,)`` counts values and updates; ``n`` features, ``H`` hidden units. Returns
+    ``(diverged_at, steps)`` (-1: never)."""
+    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    h = hh[H:]
     d = np.empty(H)
     ep = 0
     for t in range(X.shape[0]):
         v_next = 0.0
         if not end[t]:
-            v_next, v = value2(th, Xn[t], X[t], n, H, hn, h)
+            v_next, v = value2(th, Xn[t], X[t], n, H, hh)
             work[0] += 1
         else:
             v = value(th, 0, X[t], n, H, h)
@@ -102,7 +101,7 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
     return -1, X.shape[0]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
     r"""Pop :math:`\langle\phi(S_p), \rho_p\rangle`, update towards U, move U on:
     :math:`\theta \leftarrow \theta + \alpha(U - \hat V(S_p))\nabla\hat V(S_p)`,
@@ -113,19 +112,17 @@ def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
     return (U - ring_r[slot]) / gl_div, v
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_div, R,
-                   bound, ep_w, rec, work):
+                   bound, ep_w, rec, work, n, H):
     r"""One run of forward TD(:math:`\lambda`), Algorithm 1, in the order of
     :meth:`..prediction_forward.ForwardTDLoop._loop_forward` for one row: ``Km1`` = K - 1,
     ``c_final``, ``gl_div``, FIFO length ``R`` (:func:`..schedule.algorithm1_constants`),
     ``gl`` = :math:`\gamma\lambda`, ``g1l`` = :math:`\gamma(1-\lambda)`; the rest as
     :func:`td0_run`. ``rec[t]``: the weights after step t (the last step of an episode:
     after its flush)."""
-    n = X.shape[1]
-    H = (th.shape[1] - 1) // (n + 2)
-    h = np.empty(H)
-    hn = np.empty(H)
+    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    h = hh[H:]
     d = np.empty(H)
     ring_x = np.empty((R, n))
     ring_r = np.empty(R)
@@ -148,13 +145,13 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             cached = False
         elif not end[t]:
             if pop:  # V(S') and V(S_p) at the same weights, side by side
-                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hn, h)
+                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hh)
             elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
-                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hn, h)  # its V(S')
+                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hh)  # its V(S')
                 cached = True
                 work[0] += 1
             else:
-                v_next = value(th, 0, Xn[t], n, H, hn)
+                v_next = value(th, 0, Xn[t], n, H, hh)
             work[0] += 1
         elif pop:
             vp = value(th, 0, ring_x[q % R], n, H, h)
@@ -214,9 +211,9 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
 PREDICTION_RUNS = ("td0", "forward_td_lambda")
 
 
-@njit(cache=True, error_model="numpy")
-def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
-              bound, EP_W, REC, work, diverged_at):
+@njit(cache=True, error_model="numpy", inline="always")
+def _rows(forward, TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+          bound, EP_W, REC, work, diverged_at):
     """Every row ``b`` (weights ``TH[b]``, internal order, in place) through its run; the
     steps of row b are the first ``n_steps[b]`` columns of ``tr[:, b]`` (the layout of
     :class:`..sources.RecordedSource`). ``forward``: forward TD(lambda), else TD(0)."""
@@ -231,12 +228,28 @@ def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, 
         if forward:
             dv, st = forward_td_run(th, X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b],
                                     Km1[b], c_final[b], gl_div[b], ring[b], bound, EP_W[b],
-                                    rec, work[b])
+                                    rec, work[b], n, H)
         else:
             dv, st = td0_run(th, X, Xn, r, end, alpha[b], gamma[b], bound, EP_W[b], rec,
-                             work[b])
+                             work[b], n, H)
         diverged_at[b] = dv
         n_steps[b] = st
+
+
+@njit(cache=True, error_model="numpy")
+def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+              bound, EP_W, REC, work, diverged_at):
+    """:func:`_rows` with ``n`` features and ``H`` hidden units; for the paper's network
+    (Sec. 6: 2 inputs, 50 tanh units) compiled with those sizes as constants (its loops
+    then run whole vectors without trip-count checks; the same operations, so the same
+    numbers)."""
+    H = (TH.shape[1] - 1) // (n + 2)
+    if n == 2 and H == 50:
+        _rows(forward, TH, tr, 2, 50, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+              ring, bound, EP_W, REC, work, diverged_at)
+    else:
+        _rows(forward, TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+              ring, bound, EP_W, REC, work, diverged_at)
 
 
 def run_source(method, settings, w0, source, *, evaluator=None, record_weights=True,
