@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import algorithm1
 from .numerics import fma, tanh, update, value
 
 
@@ -109,7 +110,7 @@ def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
     slot = q % R
     v = value(th, 0, ring_x[slot], n, H, h)
     update(th, 0, ring_x[slot], n, H, h, d, alpha * (U - v))
-    return (U - ring_r[slot]) / gl_div, v
+    return algorithm1.shift(U, ring_r[slot], gl_div), v
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -127,10 +128,8 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     ring_x = np.empty((R, n))
     ring_r = np.empty(R)
     ep = 0
-    U = U_sync = V_cur = 0.0
-    c = 1.0
-    i = p = q = 0
-    ready = False
+    U, U_sync, V_cur, c, i, ready = algorithm1.start()
+    p = q = 0
     cached = False
     v_cached = 0.0
     for t in range(X.shape[0]):
@@ -155,25 +154,12 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             work[0] += 1
         elif pop:
             vp = value(th, 0, ring_x[q % R], n, H, h)
-        # rho = R + gamma (1 - lambda) V_next
-        ring_r[slot] = r[t] + g1l * v_next
-        d_prime = r[t] + gamma * v_next - V_cur
-        V_cur = v_next
-        if i == Km1:
-            U = U_sync
-            U_sync = V_cur
-            i = 0
-            c = 1.0
-            ready = True
-        else:
-            U_sync = U_sync + c * d_prime
-            i += 1
-            c = gl * c
+        ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
+            r[t], v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
         if pop:  # pop <S_p, rho_p>: update towards U, move U on
-            U = U + c_final * d_prime
             qs = q % R
             update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
-            U = (U - ring_r[qs]) / gl_div
+            U = algorithm1.shift(U, ring_r[qs], gl_div)
             q += 1
             work[0] += 1
             work[1] += 1
@@ -181,8 +167,7 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             th[:] = 0.0
             return ep, t + 1
         if end[t]:
-            if not ready:
-                U = U_sync
+            U = algorithm1.episode_end(U, U_sync, ready)
             while p > q:  # the flush: the FIFO's last updates
                 U, v = _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d)
                 q += 1
@@ -198,10 +183,8 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
                 return ep, t + 1
             ep_w[ep] = th[0]
             ep += 1
-            U = U_sync = V_cur = 0.0
-            c = 1.0
-            i = p = q = 0
-            ready = False
+            U, U_sync, V_cur, c, i, ready = algorithm1.start()
+            p = q = 0
         elif rec.shape[0]:
             rec[t] = th[0]
     return -1, X.shape[0]
