@@ -27,8 +27,11 @@ numbers) grows with K too, but an iteration touches B of its columns whatever K.
 compiled per-run loops have no batch to pay for: a run does its own work only, TD(0)'s
 count of values and updates at every K (``counts_forward == counts_td0``); what is left of
 K in their time is the flush, whose K - 1 values come one after another (each after the
-previous update), where TD(0)'s two values a step and the update-free phase's pairs of
-values are computed side by side (:func:`.kernel.prediction.value2`).
+previous update: a chain, in one pass over the hidden units a pop,
+:func:`.kernel.prediction.update_value`), where TD(0)'s two values a step and the
+update-free phase's pairs of values are computed side by side
+(:func:`.kernel.prediction.value2`). The FIFO (``(K + 1) x n`` numbers a run) stays in the
+L1 cache at every K.
 
 ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
 ``"kernel"`` (the compiled per-run loops of :mod:`.kernel.prediction`). A row's numbers are

@@ -17,6 +17,18 @@ arithmetic of :mod:`.numerics`) where :func:`..premises.kernel_premises` holds; 
 of a terminal :math:`S'` (0 by definition) are not computed, and a run diverges when a value
 it computes or a weight at an episode's end is beyond ``bound`` (the batch also checks values
 it computes for idle slots), so only diverging runs can end differently.
+
+Speed (the same operations, so the same numbers): everything a step calls is inlined into
+the loops' entry point :func:`_run_rows` (no call and no array view's reference count per
+step), which compiles the paper's 2-50-1 network with its sizes as constants (whole vectors,
+no trip-count checks); two values at the same weights share one loop of 2H tanh
+(:func:`value2`); the exponential's exponent is an int32, which AVX2 converts 4 lanes at a
+time (:func:`.numerics.sleef_exp`); the FIFO's slots advance without a division; and the
+end-of-episode flush, whose values come one after another (each needs the previous update),
+does each pop's update and the next pop's value in one pass over the hidden units
+(:func:`update_value`). What is left of K in the time: the flush's K - 1 pops are a chain
+(value, update, value, ...), where TD(0) and the ready phase compute two independent values
+a step and the update-free phase pairs of values without updates.
 """
 
 from __future__ import annotations
@@ -103,14 +115,32 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
-    r"""Pop :math:`\langle\phi(S_p), \rho_p\rangle`, update towards U, move U on:
-    :math:`\theta \leftarrow \theta + \alpha(U - \hat V(S_p))\nabla\hat V(S_p)`,
-    :math:`U \leftarrow (U - \rho_p)/\gamma\lambda`. Returns ``(U, value)``."""
-    slot = q % R
-    v = value(th, 0, ring_x[slot], n, H, h)
-    update(th, 0, ring_x[slot], n, H, h, d, alpha * (U - v))
-    return algorithm1.shift(U, ring_r[slot], gl_div), v
+def update_value(th, x, coef, xn, n, H, h):
+    r""":func:`.numerics.update` at ``x`` (hidden units in ``h``), then
+    :func:`.numerics.value` at ``xn`` with the new weights, in one pass over the hidden units
+    (the flush's pops: each value needs the previous update): for each unit k its slope
+    :math:`d_k = (1 - h_k^2) w_{2,k}`, its weights' updates (:math:`W_1`, :math:`b_1`,
+    :math:`w_2`) and then its new pre-activation and tanh, each rounded as there; then
+    :math:`b_2` and the output sum in the order of the units. Returns the value at ``xn``
+    (its hidden units left in ``h``)."""
+    w = th[0]
+    o = (n + 1) * H
+    for k in range(H):
+        hk = h[k]
+        dk = fma(-hk, hk, 1.0) * w[o + 1 + k]
+        for j in range(n):
+            w[j * H + k] = fma(dk, x[j] * coef, w[j * H + k])
+        w[n * H + k] = fma(dk, coef, w[n * H + k])
+        w[o + 1 + k] = fma(hk, coef, w[o + 1 + k])
+        z = fma(w[k], xn[0], w[n * H + k])
+        for j in range(1, n):
+            z = fma(w[j * H + k], xn[j], z)
+        h[k] = tanh(z)
+    w[o] = fma(1.0, coef, w[o])
+    v = w[o]
+    for k in range(H):  # in order, as numpy's column sum
+        v = v + h[k] * w[o + 1 + k]
+    return v
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -129,14 +159,17 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     ring_r = np.empty(R)
     ep = 0
     U, U_sync, V_cur, c, i, ready = algorithm1.start()
-    p = q = 0
+    p = q = 0  # pushed and popped this episode
+    ps = qs = 0  # their slots in the FIFO (p % R and q % R, kept without a division)
     cached = False
     v_cached = 0.0
     for t in range(X.shape[0]):
         # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
-        slot = p % R
-        ring_x[slot] = X[t]
+        slot = ps
+        for j in range(n):
+            ring_x[slot, j] = X[t, j]
         p += 1
+        ps = ps + 1 if ps + 1 < R else 0
         pop = ready or i == Km1
         v_next = vp = 0.0
         if cached:  # computed with the previous step's V(S'): no update since
@@ -144,7 +177,7 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             cached = False
         elif not end[t]:
             if pop:  # V(S') and V(S_p) at the same weights, side by side
-                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hh)
+                v_next, vp = value2(th, Xn[t], ring_x[qs], n, H, hh)
             elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
                 v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hh)  # its V(S')
                 cached = True
@@ -153,14 +186,14 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
                 v_next = value(th, 0, Xn[t], n, H, hh)
             work[0] += 1
         elif pop:
-            vp = value(th, 0, ring_x[q % R], n, H, h)
+            vp = value(th, 0, ring_x[qs], n, H, h)
         ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
             r[t], v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
         if pop:  # pop <S_p, rho_p>: update towards U, move U on
-            qs = q % R
             update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
             U = algorithm1.shift(U, ring_r[qs], gl_div)
             q += 1
+            qs = qs + 1 if qs + 1 < R else 0
             work[0] += 1
             work[1] += 1
         if not (abs(v_next) <= bound and abs(vp) <= bound):
@@ -168,14 +201,24 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             return ep, t + 1
         if end[t]:
             U = algorithm1.episode_end(U, U_sync, ready)
-            while p > q:  # the flush: the FIFO's last updates
-                U, v = _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d)
+            # the flush: the FIFO's last updates, each towards U and fused with the next
+            # pop's value (one pass over the hidden units a pop)
+            v = value(th, 0, ring_x[qs], n, H, h) if p > q else 0.0
+            while p > q:
+                qo = qs
+                coef = alpha * (U - v)
+                U = algorithm1.shift(U, ring_r[qo], gl_div)
                 q += 1
+                qs = qs + 1 if qs + 1 < R else 0
                 work[0] += 1
                 work[1] += 1
                 if not abs(v) <= bound:
                     th[:] = 0.0
                     return ep, t + 1
+                if p > q:
+                    v = update_value(th, ring_x[qo], coef, ring_x[qs], n, H, h)
+                else:
+                    update(th, 0, ring_x[qo], n, H, h, d, coef)
             if rec.shape[0]:
                 rec[t] = th[0]
             if not _ok_weights(th, bound):
@@ -184,7 +227,7 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             ep_w[ep] = th[0]
             ep += 1
             U, U_sync, V_cur, c, i, ready = algorithm1.start()
-            p = q = 0
+            p = q = ps = qs = 0
         elif rec.shape[0]:
             rec[t] = th[0]
     return -1, X.shape[0]
