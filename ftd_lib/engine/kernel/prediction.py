@@ -19,16 +19,17 @@ it computes or a weight at an episode's end is beyond ``bound`` (the batch also 
 it computes for idle slots), so only diverging runs can end differently.
 
 Speed (the same operations, so the same numbers): everything a step calls is inlined into
-the loops' entry point :func:`_run_rows` (no call and no array view's reference count per
-step), which compiles the paper's 2-50-1 network with its sizes as constants (whole vectors,
-no trip-count checks); two values at the same weights share one loop of 2H tanh
-(:func:`value2`); the exponential's exponent is an int32, which AVX2 converts 4 lanes at a
-time (:func:`.numerics.sleef_exp`); the FIFO's slots advance without a division; and the
-end-of-episode flush, whose values come one after another (each needs the previous update),
-does each pop's update and the next pop's value in one pass over the hidden units
-(:func:`update_value`). What is left of K in the time: the flush's K - 1 pops are a chain
-(value, update, value, ...), where TD(0) and the ready phase compute two independent values
-a step and the update-free phase pairs of values without updates.
+the loops' entry points (no call and no array view's reference count per step), one per
+method for the paper's 2-50-1 network with its sizes as constants (whole vectors, no
+trip-count checks), one for other sizes, each compiled on its first call; two values at
+the same weights share one loop of 2H tanh (:func:`value2`); the exponential's exponent
+is an int32, which AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the
+FIFO's slots advance without a division; and the end-of-episode flush, whose values come
+one after another (each needs the previous update), does each pop's update and the next
+pop's value in one pass over the hidden units (:func:`update_value`). What is left of K in
+the time: the flush's K - 1 pops are a chain (value, update, value, ...), where TD(0) and
+the ready phase compute two independent values a step and the update-free phase pairs of
+values without updates.
 """
 
 from __future__ import annotations
@@ -176,12 +177,16 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             v_next = v_cached
             cached = False
         elif not end[t]:
-            if pop:  # V(S') and V(S_p) at the same weights, side by side
-                v_next, vp = value2(th, Xn[t], ring_x[qs], n, H, hh)
-            elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
-                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hh)  # its V(S')
-                cached = True
-                work[0] += 1
+            # V(S') side by side with V(S_p) at the same weights, or, if the next step pops
+            # nothing either (no update between), with the next step's V(S'); else alone
+            if pop or (i + 1 != Km1 and not end[t + 1]):
+                v_next, v_b = value2(th, Xn[t], ring_x[qs] if pop else Xn[t + 1], n, H, hh)
+                if pop:
+                    vp = v_b
+                else:
+                    v_cached = v_b
+                    cached = True
+                    work[0] += 1
             else:
                 v_next = value(th, 0, Xn[t], n, H, hh)
             work[0] += 1
@@ -233,49 +238,97 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     return -1, X.shape[0]
 
 
-#: the kernel's prediction methods (their numbers in :func:`_run_rows`)
+#: the kernel's prediction methods (their loops: :func:`_run_rows`)
 PREDICTION_RUNS = ("td0", "forward_td_lambda")
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _rows(forward, TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
-          bound, EP_W, REC, work, diverged_at):
-    """Every row ``b`` (weights ``TH[b]``, internal order, in place) through its run; the
-    steps of row b are the first ``n_steps[b]`` columns of ``tr[:, b]`` (the layout of
-    :class:`..sources.RecordedSource`). ``forward``: forward TD(lambda), else TD(0)."""
+def _row(tr, n, b, T, REC):
+    """Row b's steps: features ``X``, ``Xn`` ``(T, n)``, rewards, end flags (the layout of
+    :class:`..sources.RecordedSource`: the first T columns of ``tr[:, b]``) and its rows of
+    ``REC`` (none if ``REC`` records nothing)."""
+    X = tr[:n, b, :T].T.copy()
+    Xn = tr[n + 1 : 2 * n + 1, b, :T].T.copy()
+    r = tr[2 * n + 2, b, :T].copy()
+    end = tr[2 * n + 3, b, :T] > 0.5
+    rec = REC[b, :T] if REC.shape[1] else REC[b, :0]
+    return X, Xn, r, end, rec
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """Every row ``b`` (weights ``TH[b]``, internal order, in place) through
+    :func:`td0_run`; its steps: :func:`_row`."""
     for b in range(TH.shape[0]):
-        T = n_steps[b]
-        X = tr[:n, b, :T].T.copy()
-        Xn = tr[n + 1 : 2 * n + 1, b, :T].T.copy()
-        r = tr[2 * n + 2, b, :T].copy()
-        end = tr[2 * n + 3, b, :T] > 0.5
-        th = TH[b : b + 1]
-        rec = REC[b, :T] if REC.shape[1] else REC[b, :0]
-        if forward:
-            dv, st = forward_td_run(th, X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b],
-                                    Km1[b], c_final[b], gl_div[b], ring[b], bound, EP_W[b],
-                                    rec, work[b], n, H)
-        else:
-            dv, st = td0_run(th, X, Xn, r, end, alpha[b], gamma[b], bound, EP_W[b], rec,
-                             work[b], n, H)
-        diverged_at[b] = dv
-        n_steps[b] = st
+        X, Xn, r, end, rec = _row(tr, n, b, n_steps[b], REC)
+        diverged_at[b], n_steps[b] = td0_run(TH[b : b + 1], X, Xn, r, end, alpha[b],
+                                             gamma[b], bound, EP_W[b], rec, work[b], n, H)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at):
+    """Every row through :func:`forward_td_run`, as :func:`_td0_rows`."""
+    for b in range(TH.shape[0]):
+        X, Xn, r, end, rec = _row(tr, n, b, n_steps[b], REC)
+        diverged_at[b], n_steps[b] = forward_td_run(
+            TH[b : b + 1], X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b], Km1[b],
+            c_final[b], gl_div[b], ring[b], bound, EP_W[b], rec, work[b], n, H)
+
+
+# The loops' entry points, each compiled on its first call (and cached): per method, one for
+# the paper's network (Sec. 6: 2 inputs, 50 tanh units) with those sizes as constants (its
+# loops then run whole vectors without trip-count checks; the same operations, so the same
+# numbers), one for any other sizes.
+@njit(cache=True, error_model="numpy")
+def _td0_rows_paper(TH, tr, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """:func:`_td0_rows` with n = 2, H = 50."""
+    _td0_rows(TH, tr, 2, 50, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
 
 
 @njit(cache=True, error_model="numpy")
-def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
-              bound, EP_W, REC, work, diverged_at):
-    """:func:`_rows` with ``n`` features and ``H`` hidden units; for the paper's network
-    (Sec. 6: 2 inputs, 50 tanh units) compiled with those sizes as constants (its loops
-    then run whole vectors without trip-count checks; the same operations, so the same
-    numbers)."""
-    H = (TH.shape[1] - 1) // (n + 2)
-    if n == 2 and H == 50:
-        _rows(forward, TH, tr, 2, 50, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
-              ring, bound, EP_W, REC, work, diverged_at)
-    else:
-        _rows(forward, TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
-              ring, bound, EP_W, REC, work, diverged_at)
+def _td0_rows_any(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """:func:`_td0_rows`."""
+    _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward_rows_paper(TH, tr, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                        bound, EP_W, REC, work, diverged_at):
+    """:func:`_forward_rows` with n = 2, H = 50."""
+    _forward_rows(TH, tr, 2, 50, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward_rows_any(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+                      ring, bound, EP_W, REC, work, diverged_at):
+    """:func:`_forward_rows`."""
+    _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at)
+
+
+def _run_rows(method, TH, tr, n, H, n_steps, settings, consts, bound, EP_W, REC, work,
+              diverged_at):
+    """Every row through the compiled loop of ``method`` (its entry point for these sizes);
+    ``consts``: :func:`..schedule.algorithm1_constants` ``(K, c_final, gl_div, ring)``
+    (forward TD only)."""
+    f64 = np.float64
+    alpha, gamma = settings.alpha.astype(f64), settings.gamma.astype(f64)
+    paper = (n, H) == (2, 50)
+    if method == "td0":
+        args = (n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
+        if paper:
+            return _td0_rows_paper(TH, tr, *args)
+        return _td0_rows_any(TH, tr, n, H, *args)
+    K, c_final, gl_div, ring = consts
+    args = (n_steps, alpha, gamma, (settings.gamma * settings.lam).astype(f64),
+            (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
+            c_final.astype(f64), gl_div.astype(f64), ring.astype(np.int64), bound, EP_W, REC,
+            work, diverged_at)
+    if paper:
+        return _forward_rows_paper(TH, tr, *args)
+    return _forward_rows_any(TH, tr, n, H, *args)
 
 
 def run_source(method, settings, w0, source, *, evaluator=None, record_weights=True,
@@ -303,8 +356,6 @@ def run_source(method, settings, w0, source, *, evaluator=None, record_weights=T
     if w0.shape != (B, P):
         raise ValueError(f"w0 must have shape ({B}, {P}), got {w0.shape}")
     tr = np.asarray(source.tr, dtype=np.float64).reshape(2 * n + 4, B, source.L)
-    K, c_final, gl_div, ring = algorithm1_constants(settings, int(source.t_cap))
-    f64 = np.float64
     n_ep = source.n_episodes
     max_ep = int(n_ep.max()) if B else 0
     TH = np.ascontiguousarray(w0[:, net.perm])
@@ -314,10 +365,10 @@ def run_source(method, settings, w0, source, *, evaluator=None, record_weights=T
     diverged_at = np.full(B, -1, dtype=np.int64)
     n_steps = source.n_steps.astype(np.int64).copy()
     work = np.zeros((B, 2), dtype=np.int64)
-    _run_rows(method == "forward_td_lambda", TH, tr, n, n_steps, settings.alpha.astype(f64),
-              settings.gamma.astype(f64), (settings.gamma * settings.lam).astype(f64),
-              (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
-              c_final.astype(f64), gl_div.astype(f64), ring.astype(np.int64),
+    consts = None
+    if method == "forward_td_lambda":
+        consts = algorithm1_constants(settings, int(source.t_cap))
+    _run_rows(method, TH, tr, n, (P - 1) // (n + 2), n_steps, settings, consts,
               float(div_bound), EP_W, REC, work, diverged_at)
     weights = None
     if record_weights:
