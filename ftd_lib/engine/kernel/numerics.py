@@ -112,7 +112,7 @@ def sigmoid(z):
     return 1.0 / (1.0 + sleef_exp(-z))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def value(th, a, x, n, H, h, act=0):
     r""":math:`\hat Q(x, a|\theta) = b_2 + \sum_j w_{2,j} f(W_1 x + b_1)_j` of network ``a``
     of ``th`` ``(A, P)`` at features ``x`` ``(n,)``; leaves the hidden units in ``h``.
@@ -137,7 +137,7 @@ def value(th, a, x, n, H, h, act=0):
     return v
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def update(th, a, x, n, H, h, d, coef, act=0):
     r""":math:`\theta_a \leftarrow \theta_a + c\,\nabla\hat Q(x, a|\theta)` after
     :func:`value` at ``x`` (hidden units in ``h``; ``d`` ``(H,)`` is scratch):
@@ -156,6 +156,13 @@ def update(th, a, x, n, H, h, d, coef, act=0):
     w[(n + 1) * H] = fma(1.0, coef, w[(n + 1) * H])
     for k in range(H):
         w[w2 + k] = fma(h[k], coef, w[w2 + k])
+
+
+#: :func:`value` and :func:`update` inlined where they are called (the prediction loops of
+#: :mod:`.prediction`: no call and no array view's reference count per step, the network's
+#: sizes constant where the caller's are); the same operations
+value_inline = njit(error_model="numpy", inline="always")(value.py_func)
+update_inline = njit(error_model="numpy", inline="always")(update.py_func)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

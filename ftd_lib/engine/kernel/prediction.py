@@ -38,7 +38,9 @@ import numpy as np
 from numba import njit
 
 from . import algorithm1
-from .numerics import fma, tanh, update, value
+from .numerics import fma, tanh
+from .numerics import update_inline as update
+from .numerics import value_inline as value
 
 
 @njit(cache=True, error_model="numpy", inline="always")
