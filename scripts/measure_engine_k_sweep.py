@@ -8,7 +8,9 @@ claim and notebook 04 show this measurement.
 
 :func:`ftd_lib.engine.bench_k.sweep`: for each K, ``--repeats`` rounds in which TD(0) and
 forward TD(λ) take turns; the record keeps each K's median ratio with its min and max, the
-microseconds per run-step and the loops' counted work. Run it on a quiet machine.
+microseconds per run-step (median, min, max), each sweep's flatness over K, the loops'
+counted work, the load average and the commit measured (``code``). Run it on a quiet machine;
+a before/after pair is two runs of it on two commits.
 """
 
 from __future__ import annotations
@@ -20,6 +22,22 @@ import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+def _commit() -> str | None:
+    """The repository's commit (with ``+changes`` if its tree has uncommitted changes): the
+    code measured, so that a before/after pair names both."""
+    import subprocess
+
+    root = RESULTS.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+changes" if dirty.strip() else "")
 
 
 def main(argv=None) -> int:
@@ -47,7 +65,7 @@ def main(argv=None) -> int:
                command="scripts/measure_engine_k_sweep.py --repeats "
                        f"{a.repeats} --runs {' '.join(map(str, a.runs))}"
                        + ("" if a.ks is None else f" --ks {' '.join(map(str, a.ks))}"),
-               machine=machine_description("cpu"), sweeps=sweeps)
+               machine=machine_description("cpu"), code=_commit(), sweeps=sweeps)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(rec, indent=1) + "\n")
     bench_k.plot_sweeps(rec, a.out.with_suffix(".png"))

@@ -9,8 +9,10 @@ take turns (after one warm-up round); a round's ratio is forward's time over TD(
 same round, in CPU time of this process (one thread does the work; on a shared machine the
 wall-clock time also counts the other jobs' turns, kept beside it as ``ratio_wall``), and
 the record keeps the median ratio and its spread (min, max) over the rounds, both methods'
-median CPU microseconds per run-step, and the loop's counted iterations per step
-(:attr:`.results.PredictionResult.iterations`), with the load average before and after.
+CPU microseconds per run-step (median, min and max over the rounds), and the loop's counted
+iterations per step (:attr:`.results.PredictionResult.iterations`), with the load average
+before and after; per sweep, its ``flatness`` (largest - smallest median ratio over K) and
+``us_per_run_step``, each method's range of median microseconds per run-step over K.
 
 Where the batch's K-dependence comes from (the record's ``counts_forward``): its row-iterations
 per run-step are the same at every K (a row needs about one iteration a step: two steps an
@@ -25,8 +27,11 @@ numbers) grows with K too, but an iteration touches B of its columns whatever K.
 compiled per-run loops have no batch to pay for: a run does its own work only, TD(0)'s
 count of values and updates at every K (``counts_forward == counts_td0``); what is left of
 K in their time is the flush, whose K - 1 values come one after another (each after the
-previous update), where TD(0)'s two values a step and the update-free phase's pairs of
-values are computed side by side (:func:`.kernel.prediction.value2`).
+previous update: a chain, in one pass over the hidden units a pop,
+:func:`.kernel.prediction.update_value`), where TD(0)'s two values a step and the
+update-free phase's pairs of values are computed side by side
+(:func:`.kernel.prediction.value2`). The FIFO (``(K + 1) x n`` numbers a run) stays in the
+L1 cache at every K.
 
 ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
 ``"kernel"`` (the compiled per-run loops of :mod:`.kernel.prediction`). A row's numbers are
@@ -144,21 +149,29 @@ def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
                             ratio_wall_min=float(min(r_wall)),
                             ratio_wall_max=float(max(r_wall)),
                             us_forward=float(np.median(us_f)),
-                            us_td0=float(np.median(us_t)), steps=sf,
+                            us_forward_min=float(min(us_f)), us_forward_max=float(max(us_f)),
+                            us_td0=float(np.median(us_t)), us_td0_min=float(min(us_t)),
+                            us_td0_max=float(max(us_t)), steps=sf,
                             iterations_per_step_forward=it_f / sf,
                             iterations_per_step_td0=it_t / st, counts_forward=c_f,
                             counts_td0=c_t))
     finally:
         torch.set_num_threads(old)
+    rs = [p["ratio"] for p in out]
+    us = {m: [p[f"us_{m}"] for p in out] for m in ("forward", "td0")}
     return dict(engine=engine, n_runs=int(n_runs), repeats=int(repeats), torch_threads=1,
                 load_average={"start": [round(x, 2) for x in load0],
                               "end": [round(x, 2) for x in os.getloadavg()]},
+                flatness=float(max(rs) - min(rs)),
+                us_per_run_step={m: [float(min(v)), float(max(v))] for m, v in us.items()},
                 points=out)
 
 
 def format_sweep(rec: dict) -> str:
-    """One line: K: median ratio [min-max], and the us per run-step at the paper's K."""
+    """One line: K: median ratio [min-max], the us per run-step at the paper's K and their
+    range over K."""
     pts = rec["points"]
+    us = {m: [p[f"us_{m}"] for p in pts] for m in ("forward", "td0")}
     rs = [p["ratio"] for p in pts]
     la = rec["load_average"]
     body = ", ".join(f"{p['K']}: {p['ratio']:.2f} [{p['ratio_min']:.2f}-{p['ratio_max']:.2f}]"
@@ -169,7 +182,9 @@ def format_sweep(rec: dict) -> str:
             f"largest - smallest {max(rs) - min(rs):.2f}; K = {k44['K']}: "
             f"{k44['us_forward']:.2f} vs "
             f"{k44['us_td0']:.2f} CPU us per run-step, {k44['iterations_per_step_forward']:.3f}"
-            f" row-iterations per run-step; load average {la['start'][0]:.2f} -> "
+            f" row-iterations per run-step (over K: {min(us['forward']):.2f}-"
+            f"{max(us['forward']):.2f} vs {min(us['td0']):.2f}-{max(us['td0']):.2f}); "
+            f"load average {la['start'][0]:.2f} -> "
             f"{la['end'][0]:.2f}")
 
 

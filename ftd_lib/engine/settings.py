@@ -130,9 +130,12 @@ class Settings:
 
     def K(self) -> np.ndarray:
         """K of every row (:func:`ftd_lib.returns.k_bound`), float array, ``inf`` for
-        gamma*lambda = 1 without a cap."""
+        gamma*lambda = 1 without a cap; computed once per distinct ``(gamma, lam, eta,
+        k_max)`` (a sweep's rows share a few)."""
+        keys = np.stack([self.gamma, self.lam, self.eta, self.k_max]).astype(np.float64).T
+        uniq, back = np.unique(keys, axis=0, return_inverse=True)
         out = []
-        for i in range(len(self)):
-            r = self.row(i)
-            out.append(float(k_bound(r["gamma"], r["lam"], r["eta"], r["k_max"])))
-        return np.array(out)
+        for gamma, lam, eta, km in uniq:
+            k_max = None if math.isinf(km) else int(km)
+            out.append(float(k_bound(float(gamma), float(lam), float(eta), k_max)))
+        return np.array(out, dtype=np.float64)[back.reshape(-1)]

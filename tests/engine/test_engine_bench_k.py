@@ -48,6 +48,14 @@ def test_the_script_writes_what_the_notebook_reads(tmp_path):
     assert [(s["engine"], s["n_runs"]) for s in rec["sweeps"]] == [("kernel", 3), ("batch", 3)]
     assert [p["K"] for p in rec["sweeps"][0]["points"]] == [1, 3]
     assert out.with_suffix(".png").stat().st_size > 0
+    for sw in rec["sweeps"]:  # what a closing note quotes: flatness, us per run-step, spreads
+        pts = sw["points"]
+        assert sw["flatness"] == max(p["ratio"] for p in pts) - min(p["ratio"] for p in pts)
+        for m in ("forward", "td0"):
+            assert sw["us_per_run_step"][m] == [min(p[f"us_{m}"] for p in pts),
+                                                max(p[f"us_{m}"] for p in pts)]
+            assert all(p[f"us_{m}_min"] <= p[f"us_{m}"] <= p[f"us_{m}_max"] for p in pts)
+    assert "code" in rec
     assert "measured" in format_engine_sweep(rec).splitlines()[-1]
 
 

@@ -116,3 +116,45 @@ def test_the_kernel_gives_the_golden_prediction_numbers(method):
     now = {"errors": r.errors.tolist(), "w": r.final_weights[:, :6].tolist()}
     for key, a in gold[method]["numbers"].items():
         np.testing.assert_allclose(now[key], a, rtol=1e-9, atol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("n,H", [(2, 50), (3, 7)])
+def test_the_flushs_fused_pass_is_an_update_then_a_value(n, H):
+    """update_value (the flush: a pop's update and the next pop's value in one pass over the
+    hidden units) is numerics.update then numerics.value, bit for bit (any CPU: both are the
+    kernel's own arithmetic)."""
+    from ftd_lib.engine.kernel.numerics import update, value
+    from ftd_lib.engine.kernel.prediction import update_value
+
+    rng = np.random.default_rng(n * H)
+    th = rng.uniform(-1, 1, (1, (n + 2) * H + 1))
+    x, xn = rng.uniform(-1, 1, (2, n))
+    h = np.empty(H)
+    value(th, 0, x, n, H, h)
+    slow, fast = th.copy(), th.copy()
+    h_slow, h_fast = h.copy(), h.copy()
+    update(slow, 0, x, n, H, h_slow, np.empty(H), 0.37)
+    v_slow = value(slow, 0, xn, n, H, h_slow)
+    v_fast = update_value(fast, x, 0.37, xn, n, H, h_fast)
+    assert np.array_equal(fast, slow) and v_fast == v_slow
+    assert np.array_equal(h_fast, h_slow)
+    assert not np.array_equal(fast, th)  # it did update
+
+
+@pytest.mark.parametrize("method", ["td0", "forward_td_lambda"])
+def test_other_network_sizes_take_the_general_loop_with_the_same_numbers(method):
+    """A network other than the paper's 2-50-1 (here 2-8-1) runs the loop compiled for any
+    size: the batch's numbers bit for bit where the premises hold, the reference's to
+    rounding on any CPU."""
+    s = _settings(3)
+    w0 = initial_weights(3, np.arange(4), 2, 8)
+    b = run_recorded(method, ROWS, w0, s, engine="kernel", n_hidden=8)
+    ref_fn = getattr(algorithms, method)
+    for r in range(len(ROWS)):
+        row = s.row(r) if method == "forward_td_lambda" else {
+            k: v for k, v in s.row(r).items() if k in ("alpha", "gamma")}
+        ref = ref_fn(ROWS[r], w0[r], approx=MLP(2, 8), **row)
+        np.testing.assert_allclose(b.weights[r], ref, rtol=0, atol=1e-10)
+    if kernel_premises() is None:
+        a = run_recorded(method, ROWS, w0, s, n_hidden=8)
+        assert np.array_equal(a.final_weights, b.final_weights)

@@ -76,7 +76,8 @@ def sleef_exp(d):
     then scaled by :math:`2^{\lfloor q/2\rfloor} 2^{q - \lfloor q/2\rfloor}`; ``inf`` above
     709.78, 0 below -1000. Branch-free, so that loops over it vectorise."""
     u = np.rint(d * _R_LN2)
-    q = np.int64(u if abs(u) <= 2000.0 else 0.0)  # (only |d| > 1386 or nan are cut)
+    # (only |d| > 1386 or nan are cut); an int32, whose conversion AVX2 has for 4 lanes
+    q = np.int32(u if abs(u) <= 2000.0 else 0.0)
     s = fma(u, -_L2U, d)
     s = fma(u, -_L2L, s)
     s2 = s * s
@@ -90,8 +91,8 @@ def sleef_exp(d):
     u = fma(u, s, 0.5)
     u = fma(u, s, 1.0)
     u = fma(u, s, 1.0)
-    half = q >> 1
-    u = (u * _pow2(half)) * _pow2(q - half)
+    half = np.int64(q >> 1)
+    u = (u * _pow2(half)) * _pow2(np.int64(q) - half)
     u = math.inf if d > _EXP_OVERFLOW else u
     return 0.0 if d < -1000.0 else u
 
@@ -155,6 +156,13 @@ def update(th, a, x, n, H, h, d, coef, act=0):
     w[(n + 1) * H] = fma(1.0, coef, w[(n + 1) * H])
     for k in range(H):
         w[w2 + k] = fma(h[k], coef, w[w2 + k])
+
+
+#: :func:`value` and :func:`update` inlined where they are called (the prediction loops of
+#: :mod:`.prediction`: no call and no array view's reference count per step, the network's
+#: sizes constant where the caller's are); the same operations
+value_inline = njit(error_model="numpy", inline="always")(value.py_func)
+update_inline = njit(error_model="numpy", inline="always")(update.py_func)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

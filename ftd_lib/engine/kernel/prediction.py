@@ -17,6 +17,19 @@ arithmetic of :mod:`.numerics`) where :func:`..premises.kernel_premises` holds; 
 of a terminal :math:`S'` (0 by definition) are not computed, and a run diverges when a value
 it computes or a weight at an episode's end is beyond ``bound`` (the batch also checks values
 it computes for idle slots), so only diverging runs can end differently.
+
+Speed (the same operations, so the same numbers): everything a step calls is inlined into
+the loops' entry points (no call and no array view's reference count per step), one per
+method for the paper's 2-50-1 network with its sizes as constants (whole vectors, no
+trip-count checks), one for other sizes, each compiled on its first call; two values at
+the same weights share one loop of 2H tanh (:func:`value2`); the exponential's exponent
+is an int32, which AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the
+FIFO's slots advance without a division; and the end-of-episode flush, whose values come
+one after another (each needs the previous update), does each pop's update and the next
+pop's value in one pass over the hidden units (:func:`update_value`). What is left of K in
+the time: the flush's K - 1 pops are a chain (value, update, value, ...), where TD(0) and
+the ready phase compute two independent values a step and the update-free phase pairs of
+values without updates.
 """
 
 from __future__ import annotations
@@ -24,31 +37,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numerics import fma, tanh, update, value
+from . import algorithm1
+from .numerics import fma, tanh
+from .numerics import update_inline as update
+from .numerics import value_inline as value
 
 
-@njit(cache=True, error_model="numpy")
-def value2(th, xa, xb, n, H, ha, hb):
+@njit(cache=True, error_model="numpy", inline="always")
+def value2(th, xa, xb, n, H, hh):
     r""":math:`\hat V(x_a|\theta)` and :math:`\hat V(x_b|\theta)` at the same weights, each
     rounded exactly as :func:`.numerics.value` (tanh units), their hidden units left in
-    ``ha``, ``hb``; the two output sums, each in the order of the hidden units, run side by
-    side (two independent chains of additions instead of one after the other)."""
+    ``hh[:H]`` and ``hh[H:]`` (one array: the 2H tanh in one loop, whole vectors of 4); the
+    two output sums, each in the order of the hidden units, run side by side (two independent
+    chains of additions instead of one after the other)."""
     w = th[0]
     for k in range(H):
-        ha[k] = fma(w[k], xa[0], w[n * H + k])
-        hb[k] = fma(w[k], xb[0], w[n * H + k])
+        hh[k] = fma(w[k], xa[0], w[n * H + k])
+        hh[H + k] = fma(w[k], xb[0], w[n * H + k])
     for j in range(1, n):
         for k in range(H):
-            ha[k] = fma(w[j * H + k], xa[j], ha[k])
-            hb[k] = fma(w[j * H + k], xb[j], hb[k])
-    for k in range(H):
-        ha[k] = tanh(ha[k])
-        hb[k] = tanh(hb[k])
+            hh[k] = fma(w[j * H + k], xa[j], hh[k])
+            hh[H + k] = fma(w[j * H + k], xb[j], hh[H + k])
+    for k in range(2 * H):
+        hh[k] = tanh(hh[k])
     va = w[(n + 1) * H]
     vb = va
     for k in range(H):
-        va = va + ha[k] * w[(n + 1) * H + 1 + k]
-        vb = vb + hb[k] * w[(n + 1) * H + 1 + k]
+        va = va + hh[k] * w[(n + 1) * H + 1 + k]
+        vb = vb + hh[H + k] * w[(n + 1) * H + 1 + k]
     return va, vb
 
 
@@ -62,25 +78,24 @@ def _ok_weights(th, bound):
     return True
 
 
-@njit(cache=True, error_model="numpy")
-def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
+@njit(cache=True, error_model="numpy", inline="always")
+def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
     r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
     \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
 
     ``th`` ``(1, P)`` (internal order, updated in place); the run's steps: features ``X``,
     ``Xn`` ``(T, n)``, rewards ``r`` and ``end`` flags ``(T,)``. Fills ``ep_w[e]`` with the
     weights at the end of episode e, ``rec[t]`` (if it has rows) after step t; ``work``
-    ``(2,)`` counts values and updates. Returns ``(diverged_at, steps)`` (-1: never)."""
-    n = X.shape[1]
-    H = (th.shape[1] - 1) // (n + 2)
-    h = np.empty(H)
-    hn = np.empty(H)
+    ``(2,)`` counts values and updates; ``n`` features, ``H`` hidden units. Returns
+    ``(diverged_at, steps)`` (-1: never)."""
+    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    h = hh[H:]
     d = np.empty(H)
     ep = 0
     for t in range(X.shape[0]):
         v_next = 0.0
         if not end[t]:
-            v_next, v = value2(th, Xn[t], X[t], n, H, hn, h)
+            v_next, v = value2(th, Xn[t], X[t], n, H, hh)
             work[0] += 1
         else:
             v = value(th, 0, X[t], n, H, h)
@@ -102,98 +117,115 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work):
     return -1, X.shape[0]
 
 
-@njit(cache=True, error_model="numpy")
-def _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d):
-    r"""Pop :math:`\langle\phi(S_p), \rho_p\rangle`, update towards U, move U on:
-    :math:`\theta \leftarrow \theta + \alpha(U - \hat V(S_p))\nabla\hat V(S_p)`,
-    :math:`U \leftarrow (U - \rho_p)/\gamma\lambda`. Returns ``(U, value)``."""
-    slot = q % R
-    v = value(th, 0, ring_x[slot], n, H, h)
-    update(th, 0, ring_x[slot], n, H, h, d, alpha * (U - v))
-    return (U - ring_r[slot]) / gl_div, v
+@njit(cache=True, error_model="numpy", inline="always")
+def update_value(th, x, coef, xn, n, H, h):
+    r""":func:`.numerics.update` at ``x`` (hidden units in ``h``), then
+    :func:`.numerics.value` at ``xn`` with the new weights, in one pass over the hidden units
+    (the flush's pops: each value needs the previous update): for each unit k its slope
+    :math:`d_k = (1 - h_k^2) w_{2,k}`, its weights' updates (:math:`W_1`, :math:`b_1`,
+    :math:`w_2`) and then its new pre-activation and tanh, each rounded as there; then
+    :math:`b_2` and the output sum in the order of the units. Returns the value at ``xn``
+    (its hidden units left in ``h``)."""
+    w = th[0]
+    o = (n + 1) * H
+    for k in range(H):
+        hk = h[k]
+        dk = fma(-hk, hk, 1.0) * w[o + 1 + k]
+        for j in range(n):
+            w[j * H + k] = fma(dk, x[j] * coef, w[j * H + k])
+        w[n * H + k] = fma(dk, coef, w[n * H + k])
+        w[o + 1 + k] = fma(hk, coef, w[o + 1 + k])
+        z = fma(w[k], xn[0], w[n * H + k])
+        for j in range(1, n):
+            z = fma(w[j * H + k], xn[j], z)
+        h[k] = tanh(z)
+    w[o] = fma(1.0, coef, w[o])
+    v = w[o]
+    for k in range(H):  # in order, as numpy's column sum
+        v = v + h[k] * w[o + 1 + k]
+    return v
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_div, R,
-                   bound, ep_w, rec, work):
+                   bound, ep_w, rec, work, n, H):
     r"""One run of forward TD(:math:`\lambda`), Algorithm 1, in the order of
     :meth:`..prediction_forward.ForwardTDLoop._loop_forward` for one row: ``Km1`` = K - 1,
     ``c_final``, ``gl_div``, FIFO length ``R`` (:func:`..schedule.algorithm1_constants`),
     ``gl`` = :math:`\gamma\lambda`, ``g1l`` = :math:`\gamma(1-\lambda)`; the rest as
     :func:`td0_run`. ``rec[t]``: the weights after step t (the last step of an episode:
     after its flush)."""
-    n = X.shape[1]
-    H = (th.shape[1] - 1) // (n + 2)
-    h = np.empty(H)
-    hn = np.empty(H)
+    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    h = hh[H:]
     d = np.empty(H)
     ring_x = np.empty((R, n))
     ring_r = np.empty(R)
     ep = 0
-    U = U_sync = V_cur = 0.0
-    c = 1.0
-    i = p = q = 0
-    ready = False
+    U, U_sync, V_cur, c, i, ready = algorithm1.start()
+    p = q = 0  # pushed and popped this episode
+    ps = qs = 0  # their slots in the FIFO (p % R and q % R, kept without a division)
     cached = False
     v_cached = 0.0
     for t in range(X.shape[0]):
         # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
-        slot = p % R
-        ring_x[slot] = X[t]
+        slot = ps
+        for j in range(n):
+            ring_x[slot, j] = X[t, j]
         p += 1
+        ps = ps + 1 if ps + 1 < R else 0
         pop = ready or i == Km1
         v_next = vp = 0.0
         if cached:  # computed with the previous step's V(S'): no update since
             v_next = v_cached
             cached = False
         elif not end[t]:
-            if pop:  # V(S') and V(S_p) at the same weights, side by side
-                v_next, vp = value2(th, Xn[t], ring_x[q % R], n, H, hn, h)
-            elif i + 1 != Km1 and not end[t + 1]:  # the next step pops nothing either:
-                v_next, v_cached = value2(th, Xn[t], Xn[t + 1], n, H, hn, h)  # its V(S')
-                cached = True
-                work[0] += 1
+            # V(S') side by side with V(S_p) at the same weights, or, if the next step pops
+            # nothing either (no update between), with the next step's V(S'); else alone
+            if pop or (i + 1 != Km1 and not end[t + 1]):
+                v_next, v_b = value2(th, Xn[t], ring_x[qs] if pop else Xn[t + 1], n, H, hh)
+                if pop:
+                    vp = v_b
+                else:
+                    v_cached = v_b
+                    cached = True
+                    work[0] += 1
             else:
-                v_next = value(th, 0, Xn[t], n, H, hn)
+                v_next = value(th, 0, Xn[t], n, H, hh)
             work[0] += 1
         elif pop:
-            vp = value(th, 0, ring_x[q % R], n, H, h)
-        # rho = R + gamma (1 - lambda) V_next
-        ring_r[slot] = r[t] + g1l * v_next
-        d_prime = r[t] + gamma * v_next - V_cur
-        V_cur = v_next
-        if i == Km1:
-            U = U_sync
-            U_sync = V_cur
-            i = 0
-            c = 1.0
-            ready = True
-        else:
-            U_sync = U_sync + c * d_prime
-            i += 1
-            c = gl * c
+            vp = value(th, 0, ring_x[qs], n, H, h)
+        ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
+            r[t], v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
         if pop:  # pop <S_p, rho_p>: update towards U, move U on
-            U = U + c_final * d_prime
-            qs = q % R
             update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
-            U = (U - ring_r[qs]) / gl_div
+            U = algorithm1.shift(U, ring_r[qs], gl_div)
             q += 1
+            qs = qs + 1 if qs + 1 < R else 0
             work[0] += 1
             work[1] += 1
         if not (abs(v_next) <= bound and abs(vp) <= bound):
             th[:] = 0.0
             return ep, t + 1
         if end[t]:
-            if not ready:
-                U = U_sync
-            while p > q:  # the flush: the FIFO's last updates
-                U, v = _pop(th, ring_x, ring_r, q, R, U, alpha, gl_div, n, H, h, d)
+            U = algorithm1.episode_end(U, U_sync, ready)
+            # the flush: the FIFO's last updates, each towards U and fused with the next
+            # pop's value (one pass over the hidden units a pop)
+            v = value(th, 0, ring_x[qs], n, H, h) if p > q else 0.0
+            while p > q:
+                qo = qs
+                coef = alpha * (U - v)
+                U = algorithm1.shift(U, ring_r[qo], gl_div)
                 q += 1
+                qs = qs + 1 if qs + 1 < R else 0
                 work[0] += 1
                 work[1] += 1
                 if not abs(v) <= bound:
                     th[:] = 0.0
                     return ep, t + 1
+                if p > q:
+                    v = update_value(th, ring_x[qo], coef, ring_x[qs], n, H, h)
+                else:
+                    update(th, 0, ring_x[qo], n, H, h, d, coef)
             if rec.shape[0]:
                 rec[t] = th[0]
             if not _ok_weights(th, bound):
@@ -201,42 +233,104 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
                 return ep, t + 1
             ep_w[ep] = th[0]
             ep += 1
-            U = U_sync = V_cur = 0.0
-            c = 1.0
-            i = p = q = 0
-            ready = False
+            U, U_sync, V_cur, c, i, ready = algorithm1.start()
+            p = q = ps = qs = 0
         elif rec.shape[0]:
             rec[t] = th[0]
     return -1, X.shape[0]
 
 
-#: the kernel's prediction methods (their numbers in :func:`_run_rows`)
+#: the kernel's prediction methods (their loops: :func:`_run_rows`)
 PREDICTION_RUNS = ("td0", "forward_td_lambda")
 
 
-@njit(cache=True, error_model="numpy")
-def _run_rows(forward, TH, tr, n, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
-              bound, EP_W, REC, work, diverged_at):
-    """Every row ``b`` (weights ``TH[b]``, internal order, in place) through its run; the
-    steps of row b are the first ``n_steps[b]`` columns of ``tr[:, b]`` (the layout of
-    :class:`..sources.RecordedSource`). ``forward``: forward TD(lambda), else TD(0)."""
+@njit(cache=True, error_model="numpy", inline="always")
+def _row(tr, n, b, T, REC):
+    """Row b's steps: features ``X``, ``Xn`` ``(T, n)``, rewards, end flags (the layout of
+    :class:`..sources.RecordedSource`: the first T columns of ``tr[:, b]``) and its rows of
+    ``REC`` (none if ``REC`` records nothing)."""
+    X = tr[:n, b, :T].T.copy()
+    Xn = tr[n + 1 : 2 * n + 1, b, :T].T.copy()
+    r = tr[2 * n + 2, b, :T].copy()
+    end = tr[2 * n + 3, b, :T] > 0.5
+    rec = REC[b, :T] if REC.shape[1] else REC[b, :0]
+    return X, Xn, r, end, rec
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """Every row ``b`` (weights ``TH[b]``, internal order, in place) through
+    :func:`td0_run`; its steps: :func:`_row`."""
     for b in range(TH.shape[0]):
-        T = n_steps[b]
-        X = tr[:n, b, :T].T.copy()
-        Xn = tr[n + 1 : 2 * n + 1, b, :T].T.copy()
-        r = tr[2 * n + 2, b, :T].copy()
-        end = tr[2 * n + 3, b, :T] > 0.5
-        th = TH[b : b + 1]
-        rec = REC[b, :T] if REC.shape[1] else REC[b, :0]
-        if forward:
-            dv, st = forward_td_run(th, X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b],
-                                    Km1[b], c_final[b], gl_div[b], ring[b], bound, EP_W[b],
-                                    rec, work[b])
-        else:
-            dv, st = td0_run(th, X, Xn, r, end, alpha[b], gamma[b], bound, EP_W[b], rec,
-                             work[b])
-        diverged_at[b] = dv
-        n_steps[b] = st
+        X, Xn, r, end, rec = _row(tr, n, b, n_steps[b], REC)
+        diverged_at[b], n_steps[b] = td0_run(TH[b : b + 1], X, Xn, r, end, alpha[b],
+                                             gamma[b], bound, EP_W[b], rec, work[b], n, H)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at):
+    """Every row through :func:`forward_td_run`, as :func:`_td0_rows`."""
+    for b in range(TH.shape[0]):
+        X, Xn, r, end, rec = _row(tr, n, b, n_steps[b], REC)
+        diverged_at[b], n_steps[b] = forward_td_run(
+            TH[b : b + 1], X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b], Km1[b],
+            c_final[b], gl_div[b], ring[b], bound, EP_W[b], rec, work[b], n, H)
+
+
+# The loops' entry points, each compiled on its first call (and cached): per method, one for
+# the paper's network (Sec. 6: 2 inputs, 50 tanh units) with those sizes as constants (its
+# loops then run whole vectors without trip-count checks; the same operations, so the same
+# numbers), one for any other sizes.
+@njit(cache=True, error_model="numpy")
+def _td0_rows_paper(TH, tr, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """:func:`_td0_rows` with n = 2, H = 50."""
+    _td0_rows(TH, tr, 2, 50, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
+
+
+@njit(cache=True, error_model="numpy")
+def _td0_rows_any(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
+    """:func:`_td0_rows`."""
+    _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward_rows_paper(TH, tr, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                        bound, EP_W, REC, work, diverged_at):
+    """:func:`_forward_rows` with n = 2, H = 50."""
+    _forward_rows(TH, tr, 2, 50, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward_rows_any(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+                      ring, bound, EP_W, REC, work, diverged_at):
+    """:func:`_forward_rows`."""
+    _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
+                  bound, EP_W, REC, work, diverged_at)
+
+
+def _run_rows(method, TH, tr, n, H, n_steps, settings, consts, bound, EP_W, REC, work,
+              diverged_at):
+    """Every row through the compiled loop of ``method`` (its entry point for these sizes);
+    ``consts``: :func:`..schedule.algorithm1_constants` ``(K, c_final, gl_div, ring)``
+    (forward TD only)."""
+    f64 = np.float64
+    alpha, gamma = settings.alpha.astype(f64), settings.gamma.astype(f64)
+    paper = (n, H) == (2, 50)
+    if method == "td0":
+        args = (n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
+        if paper:
+            return _td0_rows_paper(TH, tr, *args)
+        return _td0_rows_any(TH, tr, n, H, *args)
+    K, c_final, gl_div, ring = consts
+    args = (n_steps, alpha, gamma, (settings.gamma * settings.lam).astype(f64),
+            (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
+            c_final.astype(f64), gl_div.astype(f64), ring.astype(np.int64), bound, EP_W, REC,
+            work, diverged_at)
+    if paper:
+        return _forward_rows_paper(TH, tr, *args)
+    return _forward_rows_any(TH, tr, n, H, *args)
 
 
 def run_source(method, settings, w0, source, *, evaluator=None, record_weights=True,
@@ -264,8 +358,6 @@ def run_source(method, settings, w0, source, *, evaluator=None, record_weights=T
     if w0.shape != (B, P):
         raise ValueError(f"w0 must have shape ({B}, {P}), got {w0.shape}")
     tr = np.asarray(source.tr, dtype=np.float64).reshape(2 * n + 4, B, source.L)
-    K, c_final, gl_div, ring = algorithm1_constants(settings, int(source.t_cap))
-    f64 = np.float64
     n_ep = source.n_episodes
     max_ep = int(n_ep.max()) if B else 0
     TH = np.ascontiguousarray(w0[:, net.perm])
@@ -275,10 +367,10 @@ def run_source(method, settings, w0, source, *, evaluator=None, record_weights=T
     diverged_at = np.full(B, -1, dtype=np.int64)
     n_steps = source.n_steps.astype(np.int64).copy()
     work = np.zeros((B, 2), dtype=np.int64)
-    _run_rows(method == "forward_td_lambda", TH, tr, n, n_steps, settings.alpha.astype(f64),
-              settings.gamma.astype(f64), (settings.gamma * settings.lam).astype(f64),
-              (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
-              c_final.astype(f64), gl_div.astype(f64), ring.astype(np.int64),
+    consts = None
+    if method == "forward_td_lambda":
+        consts = algorithm1_constants(settings, int(source.t_cap))
+    _run_rows(method, TH, tr, n, (P - 1) // (n + 2), n_steps, settings, consts,
               float(div_bound), EP_W, REC, work, diverged_at)
     weights = None
     if record_weights:

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from . import algorithm1
 from .env import N_IN_ARR, env_reset, env_step
 from .numerics import _ok, choose, fma, q_all, slope, update, value
 
@@ -44,7 +45,7 @@ def _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h, d, bound, 
     ap = ring_a[slot]
     v = value(th, ap, xp, n, H, h, act)
     update(th, ap, xp, n, H, h, d, alpha * (U - v), act)
-    return (U - ring_r[slot]) / gl_div, abs(v) <= bound
+    return algorithm1.shift(U, ring_r[slot], gl_div), abs(v) <= bound
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -110,14 +111,9 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
     while True:
         ret = 0.0
         t = 0
-        U = 0.0
-        U_sync = 0.0
-        V_cur = 0.0
-        c = 1.0
-        i = 0
+        U, U_sync, V_cur, c, i, ready = algorithm1.start()
         p = 0
         q = 0
-        ready = False
         while True:
             r, end, ch, a_new, v_next = _act(env, state, act, xn, t, cap, bootstrap, th, n, H,
                                              h, Q, eps, agen, var)
@@ -128,30 +124,17 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
             slot = p % R
             ring_x[slot, :] = x
             ring_a[slot] = act
-            ring_r[slot] = r + g1l * v_next
+            ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
+                r, v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
             p += 1
-            d_prime = r + gamma * v_next - V_cur
-            V_cur = v_next
-            if i == Km1:
-                U = U_sync
-                U_sync = V_cur
-                i = 0
-                c = 1.0
-                ready = True
-            else:
-                U_sync = U_sync + c * d_prime
-                i += 1
-                c = gl * c
             if ready:
-                U = U + c_final * d_prime
                 U, ok = _pop(th, ring_x, ring_a, ring_r, q, R, U, alpha, gl_div, n, H, h,
                              dd, bound, hid)
                 q += 1
                 if not ok:
                     return _freeze(th, returns, ep), steps
             if end:
-                if not ready:
-                    U = U_sync
+                U = algorithm1.episode_end(U, U_sync, ready)
                 # the batch pops up to flush_pops - 1 more in this iteration, before it
                 # checks Q(S') and records the episode
                 for _ in range(flush_pops - 1):
