@@ -14,7 +14,7 @@ from numba import njit
 
 from ..control import RESCALE
 from ..kernel.extend import value, within
-from ..kernel.numerics import fma, slope
+from ..kernel.runs import sarsa_traces
 
 
 def kernel_params(row):
@@ -37,49 +37,15 @@ def kernel_step(th, mem, net, mp, t, x, a, r, xn, a2, q2, Q, chose):
     g, e, sk = mem
     alpha, gamma, gl, rescale = mp
     n, H, h, dd, hid = net[0], net[1], net[2], net[3], net[4]
-    A, P = th.shape
     if t == 0:  # a new episode: the traces start afresh
         sk[0] = 1.0
         sk[1] = 0.0
     s, keep = sk[0], sk[1]
     v = value(th, a, x, net)
     delta = r + gamma * q2 - v
-    s_new = s * gl
-    if s_new < rescale:
-        if s_new == 0:
-            keep = 0.0
-        elif s_new > 0:
-            for b in range(A):
-                eb = e[b]
-                for k in range(P):
-                    eb[k] = eb[k] * s_new
-        s_new = 1.0
-    inv = 1.0 / s_new
-    w2 = (n + 1) * H + 1
-    slope(h, th[a], w2, H, dd, hid)
-    for j in range(n):
-        xi = x[j] * inv
-        for k in range(H):
-            g[j * H + k] = dd[k] * xi
-    for k in range(H):
-        g[n * H + k] = dd[k] * inv
-        g[w2 + k] = h[k] * inv
-    g[(n + 1) * H] = 1.0 * inv
-    for b in range(A):
-        eb = e[b]
-        if b == a:
-            for k in range(P):
-                eb[k] = fma(eb[k], keep, g[k])
-        elif keep == 0.0:
-            eb[:] = 0.0
-    sk[0] = s_new
+    sk[0] = sarsa_traces(th, e, g, h, dd, x, a, n, H, s, keep, gl, rescale, alpha * delta,
+                         hid)
     sk[1] = 1.0
-    coef = alpha * delta * s_new
-    for b in range(A):
-        eb = e[b]
-        wb = th[b]
-        for k in range(P):
-            wb[k] = fma(eb[k], coef, wb[k])
     return within(v, net)
 
 

@@ -167,6 +167,56 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
             return _freeze(th, returns, ep), steps
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def sarsa_traces(th, e, g, h, dd, x, act, n, H, s, keep, gl, rescale, alpha_delta, hid):
+    r"""Sarsa(:math:`\lambda`)'s step on accumulating traces kept scaled, :math:`e = s\hat e`
+    (the paper's Sec. 2; Sutton & Barto 2018, Sec. 12.7): every trace decays through
+    :math:`s \leftarrow \gamma\lambda s` (``gl``; renormalised to 1 below ``rescale``),
+    :math:`\hat e_A \leftarrow \mathrm{keep}\,\hat e_A + \nabla\hat Q(S, A)/s` (``keep``
+    0: the traces start afresh; the other actions' traces are then zeroed) and
+    :math:`\theta \leftarrow \theta + (\alpha\delta s)\hat e`, every action's network.
+    ``h`` holds the hidden units of :math:`\hat Q(S, A)` (features ``x``), ``dd`` and ``g``
+    are scratch; ``alpha_delta`` = :math:`\alpha\delta`. Returns the new ``s``. One
+    function for :func:`sarsa_run` and the extension point's Sarsa(:math:`\lambda`)
+    (:mod:`ftd_lib.engine.compiled.sarsa_lambda`), so both round alike."""
+    A, P = th.shape
+    s_new = s * gl
+    if s_new < rescale:
+        if s_new == 0:
+            keep = 0.0
+        elif s_new > 0:
+            for b in range(A):
+                eb = e[b]
+                for k in range(P):
+                    eb[k] = eb[k] * s_new
+        s_new = 1.0
+    inv = 1.0 / s_new
+    w2 = (n + 1) * H + 1
+    slope(h, th[act], w2, H, dd, hid)
+    for j in range(n):
+        xi = x[j] * inv
+        for k in range(H):
+            g[j * H + k] = dd[k] * xi
+    for k in range(H):
+        g[n * H + k] = dd[k] * inv
+        g[w2 + k] = h[k] * inv
+    g[(n + 1) * H] = 1.0 * inv
+    for b in range(A):
+        eb = e[b]
+        if b == act:
+            for k in range(P):
+                eb[k] = fma(eb[k], keep, g[k])
+        elif keep == 0.0:
+            eb[:] = 0.0
+    coef = alpha_delta * s_new
+    for b in range(A):
+        eb = e[b]
+        wb = th[b]
+        for k in range(P):
+            wb[k] = fma(eb[k], coef, wb[k])
+    return s_new
+
+
 @njit(cache=True, error_model="numpy")
 def sarsa_run(th, p, sgen, agen, returns, lengths):
     r"""One run of Sarsa(:math:`\lambda`) with accumulating traces kept scaled
@@ -182,7 +232,6 @@ def sarsa_run(th, p, sgen, agen, returns, lengths):
     keep = 0.0
     steps = 0
     ep = 0
-    w2 = (n + 1) * H + 1
     ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
     if not ok:
         return _freeze(th, returns, ep), steps
@@ -197,44 +246,10 @@ def sarsa_run(th, p, sgen, agen, returns, lengths):
             ret += r
             v = value(th, act, x, n, H, h, var[0])  # Q(S, A); h: its hidden units
             delta = r + gamma * q_next - v
-            # e = s e^: every trace decays through s; renormalise when s gets small
-            s_new = s * gl
-            if s_new < rescale:
-                if s_new == 0:
-                    keep = 0.0
-                elif s_new > 0:
-                    for b in range(A):
-                        eb = e[b]
-                        for k in range(P):
-                            eb[k] = eb[k] * s_new
-                s_new = 1.0
-            s = s_new
-            # e^_A = grad Q(S, A) / s + keep e^_A (keep = 0: the traces start afresh)
-            inv = 1.0 / s_new
-            slope(h, th[act], w2, H, dd, var[0])
-            for j in range(n):
-                xi = x[j] * inv
-                for k in range(H):
-                    g[j * H + k] = dd[k] * xi
-            for k in range(H):
-                g[n * H + k] = dd[k] * inv
-                g[w2 + k] = h[k] * inv
-            g[(n + 1) * H] = 1.0 * inv
-            for b in range(A):
-                eb = e[b]
-                if b == act:
-                    for k in range(P):
-                        eb[k] = fma(eb[k], keep, g[k])
-                elif keep == 0.0:
-                    eb[:] = 0.0
+            # the traces and the weights (e = s e^); keep = 1 from the next step on
+            s = sarsa_traces(th, e, g, h, dd, x, act, n, H, s, keep, gl, rescale,
+                             alpha * delta, var[0])
             keep = 1.0
-            # theta += alpha delta e = (alpha delta s) e^, every action's network
-            coef = alpha * delta * s_new
-            for b in range(A):
-                eb = e[b]
-                wb = th[b]
-                for k in range(P):
-                    wb[k] = fma(eb[k], coef, wb[k])
             x[:] = xn
             act = a_new
             if not abs(v) <= bound or (ch and not _ok(Q, bound)):
