@@ -28,10 +28,10 @@ compiled per-run loops have no batch to pay for: a run does its own work only, T
 count of values and updates at every K (``counts_forward == counts_td0``); what is left of
 K in their time is the flush, whose K - 1 values come one after another (each after the
 previous update: a chain, in one pass over the hidden units a pop,
-:func:`.kernel.prediction.update_value`), where TD(0)'s two values a step and the
-update-free phase's pairs of values are computed side by side
-(:func:`.kernel.prediction.value2`). The FIFO (``(K + 1) x n`` numbers a run) stays in the
-L1 cache at every K.
+:func:`.kernel.prediction.update_value`), where TD(0)'s and the ready phase's update and
+the next step's two values share a pass (:func:`.kernel.prediction.update_value2`) and the
+update-free phase computes pairs of values side by side (:func:`.kernel.prediction.value2`).
+The FIFO (``(K + 1) x n`` numbers a run) stays in the L1 cache at every K.
 
 ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
 ``"kernel"`` (the compiled per-run loops of :mod:`.kernel.prediction`). A row's numbers are

@@ -141,6 +141,29 @@ def test_the_flushs_fused_pass_is_an_update_then_a_value(n, H):
     assert not np.array_equal(fast, th)  # it did update
 
 
+@pytest.mark.parametrize("n,H", [(2, 50), (3, 7)])
+def test_a_steps_fused_pass_is_an_update_then_two_values(n, H):
+    """update_value2 (TD(0)'s and the ready phase's step: its update and the next step's two
+    values in one pass over the hidden units) is numerics.update then value2, bit for bit,
+    with both values' hidden units where the next update reads them (any CPU)."""
+    from ftd_lib.engine.kernel.numerics import update, value
+    from ftd_lib.engine.kernel.prediction import update_value2, value2
+
+    rng = np.random.default_rng(n * H + 1)
+    th = rng.uniform(-1, 1, (1, (n + 2) * H + 1))
+    x, xa, xb = rng.uniform(-1, 1, (3, n))
+    hh = np.empty(2 * H)
+    value(th, 0, x, n, H, hh[H:])
+    slow, fast = th.copy(), th.copy()
+    hh_slow, hh_fast = hh.copy(), hh.copy()
+    update(slow, 0, x, n, H, hh_slow[H:], np.empty(H), -0.23)
+    va_slow, vb_slow = value2(slow, xa, xb, n, H, hh_slow)
+    va_fast, vb_fast = update_value2(fast, x, -0.23, xa, xb, n, H, hh_fast)
+    assert np.array_equal(fast, slow) and (va_fast, vb_fast) == (va_slow, vb_slow)
+    assert np.array_equal(hh_fast, hh_slow)
+    assert va_fast != vb_fast and not np.array_equal(fast, th)  # two values, an update
+
+
 @pytest.mark.parametrize("method", ["td0", "forward_td_lambda"])
 def test_other_network_sizes_take_the_general_loop_with_the_same_numbers(method):
     """A network other than the paper's 2-50-1 (here 2-8-1) runs the loop compiled for any

@@ -24,12 +24,14 @@ method for the paper's 2-50-1 network with its sizes as constants (whole vectors
 trip-count checks), one for other sizes, each compiled on its first call; two values at
 the same weights share one loop of 2H tanh (:func:`value2`); the exponential's exponent
 is an int32, which AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the
-FIFO's slots advance without a division; and the end-of-episode flush, whose values come
-one after another (each needs the previous update), does each pop's update and the next
-pop's value in one pass over the hidden units (:func:`update_value`). What is left of K in
-the time: the flush's K - 1 pops are a chain (value, update, value, ...), where TD(0) and
-the ready phase compute two independent values a step and the update-free phase pairs of
-values without updates.
+FIFO's slots advance without a division; and every update is done in one pass over the
+hidden units with the values that need its weights next: in TD(0) and forward
+TD(:math:`\lambda`)'s ready phase a step's update and the next step's two values
+(:func:`update_value2`), in the end-of-episode flush, whose values come one after another,
+each pop's update and the next pop's value (:func:`update_value`). What is left of K in the
+time: the flush's K - 1 pops are a chain of passes of one value each, where TD(0) and the
+ready phase compute two values a pass and the update-free phase pairs of values without
+updates.
 """
 
 from __future__ import annotations
@@ -79,45 +81,6 @@ def _ok_weights(th, bound):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
-    r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
-    \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
-
-    ``th`` ``(1, P)`` (internal order, updated in place); the run's steps: features ``X``,
-    ``Xn`` ``(T, n)``, rewards ``r`` and ``end`` flags ``(T,)``. Fills ``ep_w[e]`` with the
-    weights at the end of episode e, ``rec[t]`` (if it has rows) after step t; ``work``
-    ``(2,)`` counts values and updates; ``n`` features, ``H`` hidden units. Returns
-    ``(diverged_at, steps)`` (-1: never)."""
-    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
-    h = hh[H:]
-    d = np.empty(H)
-    ep = 0
-    for t in range(X.shape[0]):
-        v_next = 0.0
-        if not end[t]:
-            v_next, v = value2(th, Xn[t], X[t], n, H, hh)
-            work[0] += 1
-        else:
-            v = value(th, 0, X[t], n, H, h)
-        delta = r[t] + gamma * v_next - v
-        update(th, 0, X[t], n, H, h, d, alpha * delta)
-        work[0] += 1
-        work[1] += 1
-        if rec.shape[0]:
-            rec[t] = th[0]
-        if not (abs(v_next) <= bound and abs(v) <= bound):
-            th[:] = 0.0
-            return ep, t + 1
-        if end[t]:
-            if not _ok_weights(th, bound):
-                th[:] = 0.0
-                return ep, t + 1
-            ep_w[ep] = th[0]
-            ep += 1
-    return -1, X.shape[0]
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def update_value(th, x, coef, xn, n, H, h):
     r""":func:`.numerics.update` at ``x`` (hidden units in ``h``), then
     :func:`.numerics.value` at ``xn`` with the new weights, in one pass over the hidden units
@@ -147,6 +110,98 @@ def update_value(th, x, coef, xn, n, H, h):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def update_value2(th, x, coef, xa, xb, n, H, hh):
+    r""":func:`.numerics.update` at ``x`` (its hidden units in ``hh[H:]``), then
+    :func:`value2` at ``xa`` and ``xb`` with the new weights, in one pass over the hidden
+    units (a step's update and the next step's two values, which need it): for each unit k
+    its slope, its weights' updates and then its two new pre-activations, each rounded as
+    there; then :math:`b_2`, the 2H tanh in one loop and the two output sums side by side, in
+    the order of the units. Returns the values at ``xa`` and ``xb`` (their hidden units left
+    in ``hh[:H]`` and ``hh[H:]``)."""
+    w = th[0]
+    o = (n + 1) * H
+    for k in range(H):
+        hk = hh[H + k]
+        dk = fma(-hk, hk, 1.0) * w[o + 1 + k]
+        for j in range(n):
+            w[j * H + k] = fma(dk, x[j] * coef, w[j * H + k])
+        w[n * H + k] = fma(dk, coef, w[n * H + k])
+        w[o + 1 + k] = fma(hk, coef, w[o + 1 + k])
+        za = fma(w[k], xa[0], w[n * H + k])
+        zb = fma(w[k], xb[0], w[n * H + k])
+        for j in range(1, n):
+            za = fma(w[j * H + k], xa[j], za)
+            zb = fma(w[j * H + k], xb[j], zb)
+        hh[k] = za
+        hh[H + k] = zb
+    w[o] = fma(1.0, coef, w[o])
+    for k in range(2 * H):
+        hh[k] = tanh(hh[k])
+    va = w[o]
+    vb = va
+    for k in range(H):
+        va = va + hh[k] * w[o + 1 + k]
+        vb = vb + hh[H + k] * w[o + 1 + k]
+    return va, vb
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
+    r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
+    \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
+
+    ``th`` ``(1, P)`` (internal order, updated in place); the run's steps: features ``X``,
+    ``Xn`` ``(T, n)``, rewards ``r`` and ``end`` flags ``(T,)``. Fills ``ep_w[e]`` with the
+    weights at the end of episode e, ``rec[t]`` (if it has rows) after step t; ``work``
+    ``(2,)`` counts values and updates; ``n`` features, ``H`` hidden units. Returns
+    ``(diverged_at, steps)`` (-1: never)."""
+    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    h = hh[H:]
+    d = np.empty(H)
+    ep = 0
+    T = X.shape[0]
+    ahead = False  # this step's values computed in the previous step's update pass
+    a_next = a_v = 0.0
+    for t in range(T):
+        if ahead:  # at these weights, S's hidden units in h
+            v_next, v = a_next, a_v
+            ahead = False
+        elif not end[t]:
+            v_next, v = value2(th, Xn[t], X[t], n, H, hh)
+        else:
+            v_next = 0.0
+            v = value(th, 0, X[t], n, H, h)
+        if not end[t]:
+            work[0] += 1
+        delta = r[t] + gamma * v_next - v
+        coef = alpha * delta
+        # the update, and in its pass over the hidden units the next step's values
+        if t + 1 < T:
+            if not end[t + 1]:
+                a_next, a_v = update_value2(th, X[t], coef, Xn[t + 1], X[t + 1], n, H, hh)
+            else:
+                a_next = 0.0
+                a_v = update_value(th, X[t], coef, X[t + 1], n, H, h)
+            ahead = True
+        else:
+            update(th, 0, X[t], n, H, h, d, coef)
+        work[0] += 1
+        work[1] += 1
+        if rec.shape[0]:
+            rec[t] = th[0]
+        if not (abs(v_next) <= bound and abs(v) <= bound):
+            th[:] = 0.0
+            return ep, t + 1
+        if end[t]:
+            if not _ok_weights(th, bound):
+                th[:] = 0.0
+                return ep, t + 1
+            ep_w[ep] = th[0]
+            ep += 1
+    return -1, X.shape[0]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_div, R,
                    bound, ep_w, rec, work, n, H):
     r"""One run of forward TD(:math:`\lambda`), Algorithm 1, in the order of
@@ -166,7 +221,10 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     ps = qs = 0  # their slots in the FIFO (p % R and q % R, kept without a division)
     cached = False
     v_cached = 0.0
-    for t in range(X.shape[0]):
+    T = X.shape[0]
+    ahead = False  # this step's V(S') and V(S_p) computed in the previous step's update pass
+    a_next = a_p = 0.0
+    for t in range(T):
         # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
         slot = ps
         for j in range(n):
@@ -175,7 +233,12 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
         ps = ps + 1 if ps + 1 < R else 0
         pop = ready or i == Km1
         v_next = vp = 0.0
-        if cached:  # computed with the previous step's V(S'): no update since
+        if ahead:  # computed in the previous step's update pass; S_p's hidden units in h
+            v_next, vp = a_next, a_p
+            ahead = False
+            if not end[t]:
+                work[0] += 1
+        elif cached:  # computed with the previous step's V(S'): no update since
             v_next = v_cached
             cached = False
         elif not end[t]:
@@ -196,13 +259,33 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             vp = value(th, 0, ring_x[qs], n, H, h)
         ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
             r[t], v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
+        first = False  # the flush's first value computed in this step's update pass
+        v = 0.0
         if pop:  # pop <S_p, rho_p>: update towards U, move U on
-            update(th, 0, ring_x[qs], n, H, h, d, alpha * (U - vp))
-            U = algorithm1.shift(U, ring_r[qs], gl_div)
+            coef = alpha * (U - vp)
+            qo = qs
+            U = algorithm1.shift(U, ring_r[qo], gl_div)
             q += 1
             qs = qs + 1 if qs + 1 < R else 0
             work[0] += 1
             work[1] += 1
+            # the update, and in its pass over the hidden units the values that need it
+            # next: the next step's (it pops too; its S_p is the FIFO's next or, if the FIFO
+            # is empty, the S it pushes), or at the episode's end the flush's first
+            if not end[t] and t + 1 < T:
+                xp = X[t + 1] if p == q else ring_x[qs]
+                if not end[t + 1]:
+                    a_next, a_p = update_value2(th, ring_x[qo], coef, Xn[t + 1], xp, n, H,
+                                                hh)
+                else:
+                    a_next = 0.0
+                    a_p = update_value(th, ring_x[qo], coef, xp, n, H, h)
+                ahead = True
+            elif end[t] and p > q:
+                v = update_value(th, ring_x[qo], coef, ring_x[qs], n, H, h)
+                first = True
+            else:
+                update(th, 0, ring_x[qo], n, H, h, d, coef)
         if not (abs(v_next) <= bound and abs(vp) <= bound):
             th[:] = 0.0
             return ep, t + 1
@@ -210,7 +293,8 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             U = algorithm1.episode_end(U, U_sync, ready)
             # the flush: the FIFO's last updates, each towards U and fused with the next
             # pop's value (one pass over the hidden units a pop)
-            v = value(th, 0, ring_x[qs], n, H, h) if p > q else 0.0
+            if not first and p > q:
+                v = value(th, 0, ring_x[qs], n, H, h)
             while p > q:
                 qo = qs
                 coef = alpha * (U - v)
