@@ -336,7 +336,9 @@ def kernel_pairs(tasks=None) -> list[tuple[str, str, str | None]]:
 
 
 def _kernel_run(task, method, pieces, engine, n_runs, n_ep, cap):
-    """One timed run of the bench's workload: ``(us per run-step, seconds)``."""
+    """One timed run of the bench's workload: ``(us per run-step, seconds)``, the first in
+    this process's CPU time (one thread does the work; on a shared machine the wall-clock
+    time also counts the other jobs' turns), the second wall-clock."""
     from ..envs.tasks import TASKS
     from ..methods import METHODS
     from . import initial_weights, run_control
@@ -346,7 +348,7 @@ def _kernel_run(task, method, pieces, engine, n_runs, n_ep, cap):
     s = Settings.make(alpha=KERNEL_ALPHA, lam=0.9, gamma=t.gamma).broadcast(n_runs)
     ids = np.arange(n_runs)
     params = {"n": KERNEL_N} if any(p.name == "n" for p in METHODS[method].params) else None
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if pieces is not None:
         def init(tasks):
             return initial_weights(SEED, ids[tasks], t.n_in, 50, n_nets=t.n_actions)
@@ -356,11 +358,12 @@ def _kernel_run(task, method, pieces, engine, n_runs, n_ep, cap):
     else:
         r = run_control(method, s, SEED, ids, n_ep, env=task, max_steps=cap, engine=engine,
                         params=params)
-    return r.seconds_before_tail / max(r.steps_before_tail, 1) * 1e6, time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return cpu / max(r.steps_before_tail, 1) * 1e6, time.perf_counter() - t0
 
 
 def kernel_lines(*, quick=False, repeats=5, tasks=None) -> list[str]:
-    """``kernel:`` lines, one per pair of :func:`kernel_pairs`: microseconds a run-step
+    """``kernel:`` lines, one per pair of :func:`kernel_pairs`: CPU microseconds a run-step
     (each run's set-up included) of the compiled kernel on :data:`KERNEL_WORKLOAD` (Sarsa's
     and n-step Sarsa's alpha 0.005, λ 0.9, n = 4), the median of ``repeats`` rounds that
     alternate over the pairs and the spread (min-max); for a method written as pieces its
@@ -381,7 +384,7 @@ def kernel_lines(*, quick=False, repeats=5, tasks=None) -> list[str]:
     for p in pairs:
         task, method, pieces = p
         how = " (as pieces)" if pieces else ""
-        line = (f"kernel: {_ascii_label(method)}{how}, {task}: {med[p]:.2f} us per run-step "
+        line = (f"kernel: {_ascii_label(method)}{how}, {task}: {med[p]:.2f} CPU us per run-step "
                 f"(median of {len(times[p])}, spread {min(times[p]):.2f}-{max(times[p]):.2f};"
                 f" {n_runs} runs x {n_ep} episodes, cap {cap})")
         sarsa = [q for q in pairs if q[0] == task and q[1] == "sarsa_lambda"]
