@@ -323,7 +323,8 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         torch.set_num_threads(threads)
     m = machine_description()
     slow = {str(n): calibrate_slowdown(n)} if n > 1 else {}
-    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup, 0.0)
+    # (a first chunk in the command's own process: its code digested there already)
+    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup - digest, 0.0)
     rates = Rates(pred, ctrl, chunk_s, start,
                   source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
                   engines=per, startup_s=startup, engine_load_s=load, slowdown=slow,
