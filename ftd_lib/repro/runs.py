@@ -161,7 +161,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "definition": fig.describe(),
         "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work),
                    **_grown_count(work)},
-        "plan": _predicted(bar.costs, workers, costing.rates),
+        "plan": _predicted(bar.costs, workers, costing.rates,
+                           [cost.pair_key(t, device) for t in work]),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -265,18 +266,18 @@ def last_session(meta: dict) -> dict:
     return {**meta, **(meta.get("assembled_by") or [{}])[-1]}
 
 
-def _predicted(costs, workers: int, rates) -> dict:
+def _predicted(costs, workers: int, rates, keys=None) -> dict:
     """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.planning.plan`), kept
     beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
-    where the rates came from."""
-    from .planning.schedule import list_schedule
+    where the rates came from (``keys``: the chunks' compiled pairs,
+    :func:`ftd_lib.repro.planning.cost.pair_key`)."""
+    from .planning.schedule import stage_schedule
 
     # the schedule of plan_stage (ftd_lib.repro.planning.plan): the same costs, workers at
-    # once slowed down as measured, so the stored plan is the printed one
-    slow = rates.parallel(min(workers, len(costs))) if len(costs) > 1 else 1.0
-    start = rates.worker_start_s if workers > 1 and len(costs) > 1 else 0.0
-    wall = (list_schedule([slow * c for c in costs], workers, start_at=start).makespan
-            if costs else 0.0)
+    # once slowed down as measured, each process's first chunk of a pair loading it, so the
+    # stored plan is the printed one
+    keys = [None] * len(costs) if keys is None else keys
+    wall = stage_schedule(costs, keys, workers, rates).makespan if costs else 0.0
     return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
             "rates": rates.source}
 

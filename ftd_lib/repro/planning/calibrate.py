@@ -178,14 +178,79 @@ def calibrate_slowdown(processes: int, timeout: float = 300.0) -> float:
     return max(1.0, float(np.mean(together) / np.mean(alone)))
 
 
-def calibrate_command_start(timeout: float = 300.0) -> float:
-    """Seconds of a command's own process beyond its work: a fresh interpreter importing the
-    command line and the engine (every command that runs a figure does: a chunk's identity
-    names the engine's numerics version), then exiting."""
+#: what :func:`calibrate_command_start` runs in a fresh process: the command's imports, then
+#: its bookkeeping timed inside (the code digests of the pairs given as JSON, the history)
+_COMMAND = """import json, sys, time
+import ftd_lib.repro.cli, ftd_lib.engine
+from ftd_lib.repro.code import code_files
+from ftd_lib.repro.planning.cost import control_history, history_dirs
+t0 = time.perf_counter()
+for kind, method, env in json.loads(sys.argv[1]):
+    code_files(kind, method, env)
+t1 = time.perf_counter()
+control_history(history_dirs())
+print(json.dumps([t1 - t0, time.perf_counter() - t1]))"""
+
+
+def calibrate_command_start(codes=(), timeout: float = 300.0) -> tuple[float, float, float]:
+    """``(startup_s, digest_s, history_s)`` of :class:`~ftd_lib.repro.planning.cost.Rates`: a
+    fresh process as a command's own, timed from outside, importing the command line and the
+    engine (every command that runs a figure does: a chunk's identity names the engine's
+    numerics version) and exiting; inside it, timed apart, its bookkeeping: the code digests
+    of ``codes`` (``(kind, method, task)``: :func:`ftd_lib.repro.code.code_files`, what the
+    chunks' identities digest) and the stored history the costing reads
+    (:func:`~ftd_lib.repro.planning.cost.control_history` of the committed results)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import ftd_lib.repro.cli, ftd_lib.engine"],
-                   check=True, timeout=timeout)
-    return time.perf_counter() - t0
+    out = subprocess.run([sys.executable, "-c", _COMMAND, json.dumps([list(c) for c in codes])],
+                         check=True, timeout=timeout, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    digest, history = json.loads(out.stdout)
+    return max(wall - digest - history, 0.0), digest, history
+
+
+#: what :func:`calibrate_pair_loads` runs in a fresh process: a worker's start (the engine,
+#: a first chunk of each kind), then a small chunk of each pair twice, the first less the
+#: second timed
+_PAIRS = """import json, sys, time
+import numpy as np, torch
+torch.set_num_threads(1)
+from ftd_lib.envs import tasks
+from ftd_lib.repro.chunks import ChunkTask, chunk_result, engine_runner
+from ftd_lib.repro.planning.calibrate import calibrate_chunk_s
+kinds, pairs = json.loads(sys.argv[1])
+for k in kinds:
+    calibrate_chunk_s(k, repeats=0)
+out = {}
+for key, method, env, params in pairs:
+    row = np.array([[0.01, 0.5, tasks.gamma(env), 0.01, 0.0]])
+    task = ChunkTask("calibration", "quick", "control", env, method, np.array([0]), row,
+                     np.array([0]), 2016, 1, 0.05, 50, "bootstrap", params=params or None)
+    job = (None, task, None, engine_runner, "cpu", {})
+    t = [time.perf_counter()]
+    for _ in range(2):
+        chunk_result(job)
+        t.append(time.perf_counter())
+    out[key] = max((t[1] - t[0]) - (t[2] - t[1]), 0.0)
+print(json.dumps(out))"""
+
+
+def calibrate_pair_loads(pairs, kinds=("control",), timeout: float = 300.0) -> dict:
+    """``{"engine/method/task": seconds}`` (:attr:`~ftd_lib.repro.planning.cost.Rates.
+    pair_load_s`): in a fresh process started as a worker is (the engine imported, a first
+    chunk of each of ``kinds`` computed: what :func:`calibrate_worker_start` times), the first
+    small chunk of each control pair ``(engine, method, task, params)`` less a second one of
+    the same -- the pair's compiled code loaded from numba's cache (the extension point's
+    generated module), its code digested: what a worker pays for the first chunk of each
+    pair it computes."""
+    from .cost import engine_key
+
+    todo = [[engine_key(e, m, env), m, env, dict(params)] for e, m, env, params in pairs]
+    if not todo:
+        return {}
+    out = subprocess.run([sys.executable, "-c", _PAIRS, json.dumps([list(kinds), todo])],
+                         check=True, timeout=timeout, capture_output=True, text=True,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    return {k: float(v) for k, v in json.loads(out.stdout).items()}
 
 
 #: what :func:`calibrate_drawing` draws (a fresh process: matplotlib not yet imported)
@@ -247,17 +312,25 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         start = (calibrate_worker_start(kinds, n) if worker_start and kinds
                  else DEFAULT_RATES.worker_start_s)
         one = calibrate_worker_start(kinds, 1) if kinds else None
-        startup = calibrate_command_start()
+        pairs = ([("kernel", m, env, ()) for m, env in dict.fromkeys(control)]
+                 + [(e, m, env, params) for e, m, env, params in dict.fromkeys(engines)])
+        codes = ([("prediction", m, "mountain_car") for m in pred]
+                 + [("control", m, env) for _e, m, env, _p in pairs])
+        pair_load = calibrate_pair_loads(pairs, kinds)
+        startup, digest, history = calibrate_command_start(codes)
         plot_load, draw = calibrate_drawing()
     finally:
         torch.set_num_threads(threads)
     m = machine_description()
     slow = {str(n): calibrate_slowdown(n)} if n > 1 else {}
-    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup, 0.0)
+    # (a first chunk in the command's own process: its code digested there already)
+    load = DEFAULT_RATES.engine_load_s if one is None else max(one - startup - digest, 0.0)
     rates = Rates(pred, ctrl, chunk_s, start,
                   source=f"calibrated on this machine ({m['cpu']}, {m['cpu_count']} CPUs)",
                   engines=per, startup_s=startup, engine_load_s=load, slowdown=slow,
-                  plot_load_s=plot_load, draw_s=draw)
+                  plot_load_s=plot_load, draw_s=draw, pair_load_s=pair_load,
+                  worker_starts={str(n): start} if worker_start and kinds and n > 1 else {},
+                  digest_s=digest, history_s=history)
     return with_stored_control(rates)
 
 

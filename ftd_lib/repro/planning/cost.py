@@ -74,10 +74,32 @@ class Rates:
     #: at once (a busy or shared machine, cores shared): N workers started at once against
     #: one (:func:`calibrate_worker_start`); 1 where not measured
     slowdown: dict = field(default_factory=dict)
+    #: ``{workers: seconds}``: :attr:`worker_start_s` measured with that many processes at
+    #: once (a calibration for one worker count never stands for another's)
+    worker_starts: dict = field(default_factory=dict)
+    #: ``{"engine/method/task": seconds}`` (:func:`engine_key`): the first chunk of a
+    #: (method, task) pair in a fresh process beyond its compute -- the compiled pair loaded
+    #: from numba's cache (the extension point's generated module), its code digested --
+    #: paid once by every process that computes the pair (:func:`pair_key`)
+    pair_load_s: dict = field(default_factory=dict)
+    #: the command's bookkeeping in its own process: the code digests of the chunks'
+    #: identities (every command that runs a figure), and the stored history the costing
+    #: reads (a command that computes control chunks)
+    digest_s: float = 0.0
+    history_s: float = 0.0
 
     def parallel(self, workers: int) -> float:
         """The :attr:`slowdown` of ``workers`` processes at once (1 for one)."""
         return float(self.slowdown.get(str(int(workers)), 1.0)) if workers > 1 else 1.0
+
+    def start(self, workers: int) -> float:
+        """Seconds until ``workers`` worker processes started at once are ready
+        (:attr:`worker_starts`, else :attr:`worker_start_s`)."""
+        return float(self.worker_starts.get(str(int(workers)), self.worker_start_s))
+
+    def pair_load(self, key: str) -> float:
+        """:attr:`pair_load_s` of a pair (0 where not measured)."""
+        return float(self.pair_load_s.get(key, 0.0))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -146,7 +168,8 @@ def save_rates(rates: Rates, path=None, code: str | None = None) -> Path:
 
 #: the fields of :class:`Rates` that map a method, task, engine or worker count to seconds
 #: (merged across calibrations); the others are one number, the newest calibration's
-_PER_KEY = ("prediction", "control", "chunk_s", "engines", "slowdown")
+_PER_KEY = ("prediction", "control", "chunk_s", "engines", "slowdown", "worker_starts",
+            "pair_load_s")
 
 
 def _merged(by_code: dict) -> dict:
@@ -434,6 +457,15 @@ def chunk_engine(task, device: str = "cpu") -> str:
 
 def engine_key(engine: str, method: str, env: str) -> str:
     return f"{engine}/{method}/{env}"
+
+
+def pair_key(task, device: str = "cpu") -> str:
+    """The compiled pair a chunk loads in the process that computes it
+    (:attr:`Rates.pair_load_s`): ``engine/method/task`` of a control chunk, ``prediction``
+    for a prediction chunk (the torch batch: nothing compiled per pair)."""
+    if task.task == "prediction":
+        return "prediction"
+    return engine_key(chunk_engine(task, device), task.method, task.env)
 
 
 def control_rate(task, rates: Rates, device: str = "cpu") -> tuple[tuple, str | None]:

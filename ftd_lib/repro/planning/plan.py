@@ -30,10 +30,10 @@ from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
 from ..results import DEFAULT_RESULTS, results_paths
 from ..reuse import add_to_index, missing_cells, rows_from_stored, stored_index
-from .cost import DEFAULT_RATES, Costing
+from .cost import DEFAULT_RATES, Costing, pair_key
 from .cut import cut_by_cost, remainders
 from .progress import format_seconds
-from .schedule import list_schedule
+from .schedule import stage_schedule
 
 
 class StagePlan(NamedTuple):
@@ -112,14 +112,14 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     # workers); chunks that run at once share the machine, each slowed down as measured,
     # which the schedule (the wall time) counts
     seconds = [costing.seconds(t) for t in work]
-    slow = costing.rates.parallel(min(workers, len(work))) if len(work) > 1 else 1.0
-    start = costing.rates.worker_start_s if workers > 1 and len(work) > 1 else 0.0
-    sched = list_schedule([slow * s for s in seconds], workers, start_at=start)
+    # (each worker process loads the compiled pair of its first chunk of each pair)
+    sched = stage_schedule(seconds, [pair_key(t, device) for t in work], workers,
+                           costing.rates)
     wall = sched.makespan if work else 0.0
     stored = sum(s or not missing_cells(t, i, stored_idx)
                  for t, i, s in zip(tasks, idents, in_store, strict=True))
     return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
-                     utilisation(slow * sum(seconds), wall, workers), basis)
+                     sched.utilisation if work else 1.0, basis)
 
 
 def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED,
@@ -305,13 +305,19 @@ def in_process(stage: StagePlan, workers: int) -> bool:
 
 def command_wall(plans: list[FigurePlan], rates) -> float:
     """The whole command's predicted wall time: its own process's start and exit (interpreter,
-    the command line's and the engine's imports), a first chunk where it computes chunks
-    itself (worker processes' start is in their stages), every figure's stages one after
-    another, and the picture each stage that computes draws (matplotlib imported once)."""
+    the command line's and the engine's imports), its bookkeeping (the code digests of the
+    chunks' identities; the stored history the costing reads where control chunks are
+    computed), a first chunk where it computes chunks itself (worker processes' start is in
+    their stages, and every process's load of each compiled pair in the stage's schedule),
+    every figure's stages one after another, and the picture each stage that computes draws
+    (matplotlib imported once)."""
     stages = [s for p in plans for s in p.stages]
     load = any(in_process(s, p.workers) for p in plans for s in p.stages)
     drawn = sum(bool(s.chunks) for s in stages)
-    return (rates.startup_s + (rates.engine_load_s if load else 0.0)
+    control = any(getattr(t, "task", None) == "control" for s in stages for t in s.chunks)
+    return (rates.startup_s + (rates.digest_s if plans else 0.0)
+            + (rates.history_s if control else 0.0)
+            + (rates.engine_load_s if load else 0.0)
             + sum(s.wall_s for s in stages)
             + (rates.plot_load_s + drawn * rates.draw_s if drawn else 0.0))
 
@@ -336,7 +342,8 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
         comp = sum(p.compute_s for p in plans)
         lines.append(f"command: predicted wall {format_seconds(wall)} on {plans[0].workers} "
                      f"workers ({start:.1f} s in this process: interpreter, imports, the "
-                     f"engine, pictures), {format_seconds(comp)} of compute, utilisation "
+                     f"engine, code digests, history, pictures), {format_seconds(comp)} of "
+                     f"compute, utilisation "
                      f"{100 * utilisation(comp, wall, plans[0].workers):.0f} %")
     lines += [f"guess: {n}" for n in sorted(notes)]
     return lines

@@ -31,26 +31,38 @@ class Schedule(NamedTuple):
     utilisation: float
 
 
-def list_schedule(costs, workers: int, start_at: float = 0.0) -> Schedule:
+def list_schedule(costs, workers: int, start_at: float = 0.0, keys=None,
+                  first=None) -> Schedule:
     """List scheduling in the given order: chunk ``j`` goes to the worker that is free first
     (the lowest-numbered among ties) and starts when it is free; every worker is free at
-    ``start_at`` (e.g. the seconds a worker process needs to start)."""
+    ``start_at`` (e.g. the seconds a worker process needs to start). ``keys[j]``: what chunk
+    ``j`` loads in the worker that computes it (its compiled pair); the first chunk of a key
+    on a worker costs ``first[key]`` more (a later one on that worker nothing)."""
     workers = validate.check_int("workers", workers, 1)
     costs = [float(c) for c in costs]
     if any(c < 0 or c != c for c in costs):
         raise ValueError("costs: must be numbers >= 0")
+    keys = [None] * len(costs) if keys is None else list(keys)
+    if len(keys) != len(costs):
+        raise ValueError("keys: one for each cost")
+    first = first or {}
     free = [(float(start_at), w) for w in range(workers)]  # (free at, worker)
     heapq.heapify(free)
-    start, worker = [], []
+    start, worker, taken = [], [], []
     loads = [0.0] * workers
-    for c in costs:
+    seen: list[set] = [set() for _ in range(workers)]
+    for c, k in zip(costs, keys, strict=True):
         t, w = heapq.heappop(free)
+        if k is not None and k not in seen[w]:
+            seen[w].add(k)
+            c += float(first.get(k, 0.0))
         start.append(t)
         worker.append(w)
+        taken.append(c)
         loads[w] += c
         heapq.heappush(free, (t + c, w))
-    makespan = max((s + c for s, c in zip(start, costs, strict=True)), default=0.0)
-    busy = sum(costs)
+    makespan = max((s + c for s, c in zip(start, taken, strict=True)), default=0.0)
+    busy = sum(taken)
     util = busy / (workers * makespan) if makespan > 0 else 1.0
     return Schedule(start, worker, loads, makespan, util)
 
@@ -78,3 +90,23 @@ def lower_bound(costs, workers: int) -> float:
     total work spread evenly."""
     costs = [float(c) for c in costs]
     return max(max(costs, default=0.0), sum(costs) / validate.check_int("workers", workers, 1))
+
+
+def stage_schedule(seconds, keys, workers: int, rates) -> Schedule:
+    """The schedule of a stage's chunks (their ``seconds`` each in a process of its own,
+    largest first; ``keys``: their compiled pairs) on ``workers`` workers with a machine's
+    ``rates`` (:class:`ftd_lib.repro.planning.cost.Rates`): chunks that run at once each
+    slowed down as measured (:meth:`~ftd_lib.repro.planning.cost.Rates.parallel`), the
+    worker processes' start first (:meth:`~ftd_lib.repro.planning.cost.Rates.start`: none
+    where the command computes the chunks itself, one worker or one chunk), and the first
+    chunk of each pair on each process its load (:attr:`~ftd_lib.repro.planning.cost.Rates.
+    pair_load_s`). The plan (:func:`ftd_lib.repro.planning.plan.plan_stage`) and the plan a
+    run stores (:func:`ftd_lib.repro.runs.run_figure`) are both this one."""
+    seconds = list(seconds)
+    n = len(seconds)
+    slow = rates.parallel(min(workers, n)) if n > 1 else 1.0
+    start = rates.start(workers) if workers > 1 and n > 1 else 0.0
+    keys = list(keys)
+    first = {k: slow * rates.pair_load(k) for k in set(keys)}
+    return list_schedule([slow * s for s in seconds], workers, start_at=start, keys=keys,
+                         first=first)
