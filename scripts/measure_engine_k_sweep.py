@@ -4,7 +4,7 @@ in one process and stored with the machine and the load average
 (``results/engine_k_sweep.json``, figure ``results/engine_k_sweep.png``), so that the bench's
 claim and notebook 04 show this measurement.
 
-    python scripts/measure_engine_k_sweep.py [--repeats 7] [--runs 200 1000]
+    python scripts/measure_engine_k_sweep.py [--repeats 7] [--runs 200 1000] [--min-seconds 0.25]
 
 :func:`ftd_lib.engine.bench_k.sweep`: for each K, ``--repeats`` rounds in which TD(0) and
 forward TD(λ) take turns; the record keeps each K's median ratio with its min and max, the
@@ -50,21 +50,28 @@ def main(argv=None) -> int:
     p.add_argument("--engines", nargs="+", default=["kernel", "batch"])
     p.add_argument("--ks", type=int, nargs="+", default=None, help="the K (default: "
                    "1 2 5 10 20 30 40 44 50)")
+    p.add_argument("--min-seconds", type=float, default=0.25, help="each method's turn in a "
+                   "round repeats the workload to last about this long in CPU time (default: "
+                   "0.25; 0: once)")
     p.add_argument("--out", type=Path, default=RESULTS / "engine_k_sweep.json")
     a = p.parse_args(argv)
     if a.repeats < 1:
         p.error(f"--repeats must be at least 1, got {a.repeats}")
+    if not a.min_seconds >= 0:
+        p.error(f"--min-seconds must be >= 0, got {a.min_seconds}")
     sweeps = []
     for n in a.runs:
         for engine in a.engines:
             rec = bench_k.sweep(n, engine=engine, repeats=a.repeats, progress=True,
-                                ks=bench_k.KS if a.ks is None else a.ks)
+                                ks=bench_k.KS if a.ks is None else a.ks,
+                                min_seconds=a.min_seconds)
             print(bench_k.format_sweep(rec), flush=True)
             sweeps.append(rec)
     rec = dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
                command="scripts/measure_engine_k_sweep.py --repeats "
                        f"{a.repeats} --runs {' '.join(map(str, a.runs))}"
-                       + ("" if a.ks is None else f" --ks {' '.join(map(str, a.ks))}"),
+                       + ("" if a.ks is None else f" --ks {' '.join(map(str, a.ks))}")
+                       + f" --min-seconds {a.min_seconds:g}",
                machine=machine_description("cpu"), code=_commit(), sweeps=sweeps)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(rec, indent=1) + "\n")

@@ -211,7 +211,7 @@ def run_bench(device="cpu", threads: int | None = 1, quick: bool = False,
             for engine in ("batch", "kernel"):
                 lines.append("forward TD(lambda) / TD(0) cost per step, " + bench_k.format_sweep(
                     bench_k.sweep(label, engine=engine, ks=ks, repeats=rep,
-                                  rows=_tile(eps, label)))
+                                  rows=_tile(eps, label), min_seconds=0.0 if quick else 0.25))
                     + " [target <= 1.15, largest - smallest <= 0.1; cpu, 1 torch thread]")
         # 4: TD(lambda) / TD(0), same batch
         td0 = {label: _us_per_step("td0", rows, paper, **kw)

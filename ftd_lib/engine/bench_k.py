@@ -110,16 +110,33 @@ def run_once(engine: str, method: str, rows, settings, w0):
     raise ValueError(f"engine must be 'batch' or 'kernel', got {engine!r}")
 
 
+def _timed(inner: int, engine: str, method: str, rows, settings, w0):
+    """:func:`run_once` ``inner`` times in a row: its seconds summed, the last one's rest."""
+    total = [0.0, 0.0]
+    for _ in range(inner):
+        sec, steps, its, counts = run_once(engine, method, rows, settings, w0)
+        total = [a + b for a, b in zip(total, sec, strict=True)]
+    return tuple(total), steps, its, counts
+
+
 def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
-          progress: bool = False, rows=None) -> dict:
+          progress: bool = False, rows=None, min_seconds: float = 0.0) -> dict:
     """The K sweep at ``n_runs`` runs (see the module docstring): a dict with, per K, the
     median ratio, its min and max over the rounds, both methods' median us per run-step, the
     row-iterations per run-step of each loop and its counts (:func:`run_once`). ``rows``:
-    other episodes, one list per row (default: :func:`workload`)."""
+    other episodes, one list per row (default: :func:`workload`). ``min_seconds``: each
+    method's turn in a round runs the workload as many times in a row (``inner``, the same
+    for both, from the warm-up round) as it takes to last about that long in CPU time, so
+    that a turn of a fast loop is not a few milliseconds that one interruption doubles."""
+    import math
+
     import torch
 
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if isinstance(min_seconds, bool) or not isinstance(min_seconds, (int, float)) or not (
+            min_seconds >= 0):
+        raise ValueError(f"min_seconds must be a number >= 0, got {min_seconds!r}")
     rows = workload(n_runs) if rows is None else rows
     n_runs = len(rows)
     w0 = initial_weights(n_runs)
@@ -136,14 +153,17 @@ def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
         for k in it:
             s = settings_for_k(int(k), n_runs)
             r, r_wall, us_f, us_t = [], [], [], []
+            inner = 1
             for rep in range(repeats + 1):  # the first round warms up
-                tt, st, it_t, c_t = run_once(engine, "td0", rows, s, w0)
-                tf, sf, it_f, c_f = run_once(engine, "forward_td_lambda", rows, s, w0)
+                tt, st, it_t, c_t = _timed(inner, engine, "td0", rows, s, w0)
+                tf, sf, it_f, c_f = _timed(inner, engine, "forward_td_lambda", rows, s, w0)
                 if rep:
                     r.append(tf[1] / tt[1])
                     r_wall.append(tf[0] / tt[0])
-                    us_f.append(tf[1] / sf * 1e6)
-                    us_t.append(tt[1] / st * 1e6)
+                    us_f.append(tf[1] / (sf * inner) * 1e6)
+                    us_t.append(tt[1] / (st * inner) * 1e6)
+                elif min_seconds > 0:
+                    inner = max(1, math.ceil(min_seconds / max(min(tt[1], tf[1]), 1e-6)))
             out.append(dict(K=int(k), ratio=float(np.median(r)), ratio_min=float(min(r)),
                             ratio_max=float(max(r)), ratio_wall=float(np.median(r_wall)),
                             ratio_wall_min=float(min(r_wall)),
@@ -154,12 +174,13 @@ def sweep(n_runs: int, *, engine: str = "batch", ks=KS, repeats: int = 7,
                             us_td0_max=float(max(us_t)), steps=sf,
                             iterations_per_step_forward=it_f / sf,
                             iterations_per_step_td0=it_t / st, counts_forward=c_f,
-                            counts_td0=c_t))
+                            counts_td0=c_t, inner=inner))
     finally:
         torch.set_num_threads(old)
     rs = [p["ratio"] for p in out]
     us = {m: [p[f"us_{m}"] for p in out] for m in ("forward", "td0")}
     return dict(engine=engine, n_runs=int(n_runs), repeats=int(repeats), torch_threads=1,
+                min_seconds=float(min_seconds),
                 load_average={"start": [round(x, 2) for x in load0],
                               "end": [round(x, 2) for x in os.getloadavg()]},
                 flatness=float(max(rs) - min(rs)),

@@ -133,7 +133,10 @@ class Settings:
         gamma*lambda = 1 without a cap; computed once per distinct ``(gamma, lam, eta,
         k_max)`` (a sweep's rows share a few)."""
         keys = np.stack([self.gamma, self.lam, self.eta, self.k_max]).astype(np.float64).T
-        uniq, back = np.unique(keys, axis=0, return_inverse=True)
+        if len(keys) and (keys == keys[0]).all():  # one setting (np.unique's sort: ~0.5 ms)
+            uniq, back = keys[:1], np.zeros(len(keys), dtype=np.int64)
+        else:
+            uniq, back = np.unique(keys, axis=0, return_inverse=True)
         out = []
         for gamma, lam, eta, km in uniq:
             k_max = None if math.isinf(km) else int(km)

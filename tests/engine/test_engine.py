@@ -156,6 +156,9 @@ def test_k_of_every_row_is_the_papers():
     s = settings_of(MIXED)
     for b, (_, lam, g, eta, km) in enumerate(MIXED):
         assert s.K()[b] == k_bound(g, lam, eta, km)
+    for row in MIXED:  # one setting broadcast to many rows (the shortcut past np.unique)
+        _, lam, g, eta, km = row
+        assert settings_of([row]).broadcast(5).K().tolist() == [k_bound(g, lam, eta, km)] * 5
 
 
 @pytest.mark.filterwarnings("error")

@@ -36,6 +36,31 @@ def test_the_sweep_counts_the_work_of_each_loop():
         bench_k.run_once("gpu", "td0", bench_k.workload(2), bench_k.settings_for_k(1, 2), None)
     with pytest.raises(ValueError, match="repeats"):
         bench_k.sweep(2, repeats=0)
+    for bad in (True, "0.1", -1.0):
+        with pytest.raises(ValueError, match="min_seconds"):
+            bench_k.sweep(2, repeats=1, min_seconds=bad)
+
+
+def test_a_turn_repeats_a_fast_workload_to_last_min_seconds(monkeypatch):
+    """``min_seconds``: both methods' turns run the workload ``inner`` times (the same for
+    both, from the warm-up round's faster turn); us per run-step stay per single run-step.
+    Worked by hand with a stand-in run: TD(0) 10 ms, forward 20 ms, 100 run-steps each, so
+    inner = ceil(0.05 / 0.01) = 5, 5 * 10 ms / (5 * 100) = 100 us, ratio 2."""
+    calls = []
+
+    def fake(engine, method, rows, settings, w0):
+        calls.append(method)
+        sec = 0.01 if method == "td0" else 0.02
+        return (sec, sec), 100, 100, {"values": 1, "updates": 1}
+
+    monkeypatch.setattr(bench_k, "run_once", fake)
+    rec = bench_k.sweep(2, engine="kernel", ks=(3,), repeats=2, min_seconds=0.05,
+                        rows=[[], []])
+    p = rec["points"][0]
+    assert p["inner"] == 5 and rec["min_seconds"] == 0.05
+    assert p["us_td0"] == pytest.approx(100.0) and p["us_forward"] == pytest.approx(200.0)
+    assert p["ratio"] == pytest.approx(2.0)
+    assert calls == ["td0", "forward_td_lambda"] + (["td0"] * 5 + ["forward_td_lambda"] * 5) * 2
 
 
 def test_the_script_writes_what_the_notebook_reads(tmp_path):
