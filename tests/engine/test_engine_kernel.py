@@ -195,7 +195,7 @@ def test_warm_compiles_both_methods_for_both_tasks():
     for env in ("cartpole", "mountain_car", "acrobot", "puddle_world"):
         pieces = K.extend.method_pieces("n_step_sarsa")[1:] + K.extend.task_pieces(env)[1:]
         assert K.extend.compiled_run(*pieces).signatures, env
-    # the loops' entry points for the paper's network (forward_td_run and td0_run are
+    # the loops' entry points for the paper's network (forward_td_episode and td0_run are
     # compiled into them: loaded from numba's cache, their own dispatchers stay empty)
     assert prediction._td0_rows_paper.signatures and prediction._forward_rows_paper.signatures
     assert cartpole._step_rows.signatures and mountain_car._step_rows.signatures

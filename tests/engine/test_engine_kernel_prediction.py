@@ -84,6 +84,33 @@ def test_a_diverging_run_is_recorded_as_diverged():
     np.testing.assert_allclose(a.final_weights[0], b.final_weights[0], rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("k_max", [1, 3, None])
+def test_a_rows_numbers_do_not_depend_on_the_row_beside_it(k_max):
+    """The kernel runs forward TD(lambda)'s rows two at a time, their end-of-episode flushes
+    side by side (update_value_pair): every row of a batch, odd or even in size, with rows
+    of other lengths, settings and K beside it, and one diverging (alpha 50, in its first
+    flush or before), equals that row run alone, bit for bit (any CPU: kernel with kernel)."""
+    rows = ROWS + [ROWS[1], ROWS[0]]
+    alpha = [0.01, 0.03, 0.02, 0.005, 50.0, 0.04]
+    lam = [0.999, 0.9, 0.5, 1.0, 0.9, 0.95]
+    s = Settings.make(alpha=alpha, lam=lam, gamma=1.0, eta=0.01, k_max=k_max)
+    w0 = initial_weights(5, np.arange(6), 2)
+    for B in (6, 5):
+        all_ = run_recorded("forward_td_lambda", rows[:B], w0[:B], s.select(np.arange(B)),
+                            eval_states=EVAL, engine="kernel")
+        assert all_.diverged[4] and not all_.diverged[:4].any()
+        for b in range(B):
+            one = run_recorded("forward_td_lambda", rows[b : b + 1], w0[b : b + 1],
+                               s.select([b]), eval_states=EVAL, engine="kernel")
+            assert np.array_equal(one.final_weights[0], all_.final_weights[b]), (B, b)
+            assert np.array_equal(one.weights[0], all_.weights[b], equal_nan=True), (B, b)
+            assert np.array_equal(one.errors[0], all_.errors[b, : one.errors.shape[1]],
+                                  equal_nan=True), (B, b)
+            assert one.diverged_at[0] == all_.diverged_at[b], (B, b)
+            assert one.n_steps[0] == all_.n_steps[b] and np.array_equal(one.work[0],
+                                                                         all_.work[b])
+
+
 @pytest.mark.parametrize("kw, word", [
     (dict(engine="nope"), "engine"),
     (dict(engine="kernel", method="td_lambda"), "kernel"),

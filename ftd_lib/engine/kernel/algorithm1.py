@@ -1,6 +1,6 @@
 r"""Algorithm 1's :math:`\lambda`-return bookkeeping (paper Sec. 5), compiled once for the
 kernel's two forward loops: forward TD(:math:`\lambda`) on recorded episodes
-(:func:`.prediction.forward_td_run`) and forward Sarsa(:math:`\lambda`)
+(:func:`.prediction.forward_td_episode`) and forward Sarsa(:math:`\lambda`)
 (:func:`.runs.forward_sarsa_run`), whose :math:`V_{next}` is :math:`\hat V(S'|\theta)` or
 :math:`\hat Q(S', A'|\theta)`. Each function is inlined where it is called (no call per
 step), and does the algorithm's operations in its order, so the numbers are the batch's.

@@ -9,8 +9,9 @@ one row needs it; with rows out of phase that is nearly every iteration once K >
 share grows with K (``python -m ftd_lib bench``, ``results/engine_k_sweep.json``). A run alone
 does exactly Algorithm 1's work: per step :math:`\hat V(S'|\theta)` and, once ready, one
 popped update; per episode T - 1 values of :math:`S'` and T popped updates, which is TD(0)'s
-count (T - 1 values of :math:`S'`, T values and updates of S), whatever K. :func:`forward_td_run`
-and :func:`td0_run` count them (``work``), so a test checks that without a clock.
+count (T - 1 values of :math:`S'`, T values and updates of S), whatever K.
+:func:`forward_td_episode` and :func:`td0_run` count them (``work``), so a test checks that
+without a clock.
 
 Numbers: every row is the batch's bit for bit (same operations in the same order, the
 arithmetic of :mod:`.numerics`) where :func:`..premises.kernel_premises` holds; the values
@@ -28,10 +29,11 @@ FIFO's slots advance without a division; and every update is done in one pass ov
 hidden units with the values that need its weights next: in TD(0) and forward
 TD(:math:`\lambda`)'s ready phase a step's update and the next step's two values
 (:func:`update_value2`), in the end-of-episode flush, whose values come one after another,
-each pop's update and the next pop's value (:func:`update_value`). What is left of K in the
-time: the flush's K - 1 pops are a chain of passes of one value each, where TD(0) and the
-ready phase compute two values a pass and the update-free phase pairs of values without
-updates.
+each pop's update and the next pop's value (:func:`update_value`). The flush's K - 1 pops
+are a chain (each value needs the previous update), so alone a flush pass would compute one
+value where TD(0)'s compute two; forward TD(:math:`\lambda`)'s rows run two at a time
+(:func:`_forward_pair`), each row's episode on its own and their flushes side by side, a pop
+of each in one pass (:func:`update_value_pair`), each row's operations unchanged.
 """
 
 from __future__ import annotations
@@ -202,20 +204,23 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_div, R,
-                   bound, ep_w, rec, work, n, H):
-    r"""One run of forward TD(:math:`\lambda`), Algorithm 1, in the order of
-    :meth:`..prediction_forward.ForwardTDLoop._loop_forward` for one row: ``Km1`` = K - 1,
+def forward_td_episode(th, X, Xn, r, end, t0, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+                       R, bound, rec, work, n, H, hh, d, ring_x, ring_r):
+    r"""One episode of forward TD(:math:`\lambda`), Algorithm 1, from step ``t0``, in the
+    order of :meth:`..prediction_forward.ForwardTDLoop._loop_forward` for one row, up to its
+    end-of-episode flush (:func:`flush_pops`), which it leaves to the caller: ``Km1`` = K - 1,
     ``c_final``, ``gl_div``, FIFO length ``R`` (:func:`..schedule.algorithm1_constants`),
     ``gl`` = :math:`\gamma\lambda`, ``g1l`` = :math:`\gamma(1-\lambda)`; the rest as
-    :func:`td0_run`. ``rec[t]``: the weights after step t (the last step of an episode:
-    after its flush)."""
-    hh = np.empty(2 * H)  # the hidden units of S' (hh[:H]) and of S or S_p (h = hh[H:])
+    :func:`td0_run`; ``hh`` ``(2H,)``, ``d`` ``(H,)``, the FIFO ``ring_x`` ``(R, n)`` and
+    ``ring_r`` ``(R,)``: scratch. ``rec[t]``: the weights after step t (the episode's last
+    step: after the flush, by the caller).
+
+    Returns ``(status, t, U, p, q, qs, v)``: ``status`` 0 if step ``t`` ends the episode
+    (the flush pops the FIFO's slots ``qs`` ... from ``q`` to ``p`` towards ``U``; ``v`` is
+    the first pop's value if ``q < p``, computed in the last update's pass, its hidden units
+    in ``hh[H:]``), 1 if the run diverged at step ``t`` (``th`` zeroed), 2 if the steps ran
+    out before the episode's end."""
     h = hh[H:]
-    d = np.empty(H)
-    ring_x = np.empty((R, n))
-    ring_r = np.empty(R)
-    ep = 0
     U, U_sync, V_cur, c, i, ready = algorithm1.start()
     p = q = 0  # pushed and popped this episode
     ps = qs = 0  # their slots in the FIFO (p % R and q % R, kept without a division)
@@ -224,7 +229,7 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
     T = X.shape[0]
     ahead = False  # this step's V(S') and V(S_p) computed in the previous step's update pass
     a_next = a_p = 0.0
-    for t in range(T):
+    for t in range(t0, T):
         # push phi(S) (its rho below); this step pops if the row is ready or gets ready now
         slot = ps
         for j in range(n):
@@ -259,7 +264,6 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
             vp = value(th, 0, ring_x[qs], n, H, h)
         ring_r[slot], U, U_sync, V_cur, c, i, ready = algorithm1.step(
             r[t], v_next, U, U_sync, V_cur, c, i, ready, gamma, g1l, gl, Km1, c_final)
-        first = False  # the flush's first value computed in this step's update pass
         v = 0.0
         if pop:  # pop <S_p, rho_p>: update towards U, move U on
             coef = alpha * (U - vp)
@@ -283,45 +287,82 @@ def forward_td_run(th, X, Xn, r, end, alpha, gamma, gl, g1l, Km1, c_final, gl_di
                 ahead = True
             elif end[t] and p > q:
                 v = update_value(th, ring_x[qo], coef, ring_x[qs], n, H, h)
-                first = True
             else:
                 update(th, 0, ring_x[qo], n, H, h, d, coef)
         if not (abs(v_next) <= bound and abs(vp) <= bound):
             th[:] = 0.0
-            return ep, t + 1
+            return 1, t, U, p, q, qs, v
         if end[t]:
             U = algorithm1.episode_end(U, U_sync, ready)
-            # the flush: the FIFO's last updates, each towards U and fused with the next
-            # pop's value (one pass over the hidden units a pop)
-            if not first and p > q:
+            if not pop and p > q:  # the flush's first value (no update before it)
                 v = value(th, 0, ring_x[qs], n, H, h)
-            while p > q:
-                qo = qs
-                coef = alpha * (U - v)
-                U = algorithm1.shift(U, ring_r[qo], gl_div)
-                q += 1
-                qs = qs + 1 if qs + 1 < R else 0
-                work[0] += 1
-                work[1] += 1
-                if not abs(v) <= bound:
-                    th[:] = 0.0
-                    return ep, t + 1
-                if p > q:
-                    v = update_value(th, ring_x[qo], coef, ring_x[qs], n, H, h)
-                else:
-                    update(th, 0, ring_x[qo], n, H, h, d, coef)
-            if rec.shape[0]:
-                rec[t] = th[0]
-            if not _ok_weights(th, bound):
-                th[:] = 0.0
-                return ep, t + 1
-            ep_w[ep] = th[0]
-            ep += 1
-            U, U_sync, V_cur, c, i, ready = algorithm1.start()
-            p = q = ps = qs = 0
-        elif rec.shape[0]:
+            return 0, t, U, p, q, qs, v
+        if rec.shape[0]:
             rec[t] = th[0]
-    return -1, X.shape[0]
+    return 2, T - 1, U, p, q, qs, 0.0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def flush_pop(th, ring_x, ring_r, R, U, p, q, qs, v, alpha, gl_div, bound, work):
+    r"""The bookkeeping of one flush pop of the FIFO's slot ``qs`` (Algorithm 1, line 29:
+    the update towards U with :math:`c = \alpha(U - \hat V(S_p))` of the value ``v``, U moved
+    on): returns ``(ok, coef, qo, U, q, qs)``; not ok (``th`` zeroed) if ``v`` is beyond
+    ``bound``. The update itself is the caller's (fused with the next pop's value)."""
+    qo = qs
+    coef = alpha * (U - v)
+    U = algorithm1.shift(U, ring_r[qo], gl_div)
+    q += 1
+    qs = qs + 1 if qs + 1 < R else 0
+    work[0] += 1
+    work[1] += 1
+    if not abs(v) <= bound:
+        th[:] = 0.0
+        return False, coef, qo, U, q, qs
+    return True, coef, qo, U, q, qs
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def update_value_pair(thA, xA, coefA, xnA, thB, xB, coefB, xnB, n, H, hh):
+    r""":func:`update_value` of two runs in one pass: run A's update at ``xA`` (hidden units
+    in ``hh[:H]``) and value at ``xnA``, run B's at ``xB``, ``xnB`` (``hh[H:]``), each with
+    its own weights and exactly :func:`update_value`'s operations, their 2H tanh in one loop
+    and their output sums side by side (two flushes' chains, each a value after an update,
+    filling one pass). Returns ``(vA, vB)``."""
+    o = (n + 1) * H
+    wA = thA[0]
+    wB = thB[0]
+    for k in range(H):
+        hk = hh[k]
+        dk = fma(-hk, hk, 1.0) * wA[o + 1 + k]
+        for j in range(n):
+            wA[j * H + k] = fma(dk, xA[j] * coefA, wA[j * H + k])
+        wA[n * H + k] = fma(dk, coefA, wA[n * H + k])
+        wA[o + 1 + k] = fma(hk, coefA, wA[o + 1 + k])
+        z = fma(wA[k], xnA[0], wA[n * H + k])
+        for j in range(1, n):
+            z = fma(wA[j * H + k], xnA[j], z)
+        hh[k] = z
+    for k in range(H):
+        hk = hh[H + k]
+        dk = fma(-hk, hk, 1.0) * wB[o + 1 + k]
+        for j in range(n):
+            wB[j * H + k] = fma(dk, xB[j] * coefB, wB[j * H + k])
+        wB[n * H + k] = fma(dk, coefB, wB[n * H + k])
+        wB[o + 1 + k] = fma(hk, coefB, wB[o + 1 + k])
+        z = fma(wB[k], xnB[0], wB[n * H + k])
+        for j in range(1, n):
+            z = fma(wB[j * H + k], xnB[j], z)
+        hh[H + k] = z
+    wA[o] = fma(1.0, coefA, wA[o])
+    wB[o] = fma(1.0, coefB, wB[o])
+    for k in range(2 * H):
+        hh[k] = tanh(hh[k])
+    vA = wA[o]
+    vB = wB[o]
+    for k in range(H):
+        vA = vA + hh[k] * wA[o + 1 + k]
+        vB = vB + hh[H + k] * wB[o + 1 + k]
+    return vA, vB
 
 
 #: the kernel's prediction methods (their loops: :func:`_run_rows`)
@@ -352,14 +393,129 @@ def _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diver
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _forward_pair(TH, tr, b0, m, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
+                  ring, bound, EP_W, REC, work, diverged_at):
+    r"""Rows ``b0`` .. ``b0 + m - 1`` (``m`` = 1 or 2) through forward TD(:math:`\lambda`),
+    Algorithm 1, episode by episode: each row's episode (:func:`forward_td_episode`), then
+    their end-of-episode flushes side by side, a pop of each row in one pass
+    (:func:`update_value_pair`) while both have pops, then the end-of-episode checks. A row's
+    operations and their order are a row alone's, so its numbers too; the pair only fills the
+    flush's passes, which alone compute one value each (each needs the previous update). A
+    row's result as :func:`td0_run`'s: ``diverged_at[b]`` (the episode, -1: never) and
+    ``n_steps[b]`` (the steps it made)."""
+    hh = np.empty(2 * H)  # an episode's hidden units (hh[H:]: S or S_p)
+    hh2 = np.empty(2 * H)  # the flushes': row b0's in hh2[:H], row b0 + 1's in hh2[H:]
+    d = np.empty(H)
+    Rmax = ring[b0] if m == 1 else max(ring[b0], ring[b0 + 1])
+    RX = np.empty((2, Rmax, n))
+    RR = np.empty((2, Rmax))
+    XA, XnA, rA, endA, recA = _row(tr, n, b0, n_steps[b0], REC)
+    b1 = b0 + 1 if m == 2 else b0
+    XB, XnB, rB, endB, recB = _row(tr, n, b1, n_steps[b1], REC)
+    Xs, Xns, rs, ends, recs = (XA, XB), (XnA, XnB), (rA, rB), (endA, endB), (recA, recB)
+    t = np.zeros(2, dtype=np.int64)  # each row's next step
+    ep = np.zeros(2, dtype=np.int64)
+    live = np.zeros(2, dtype=np.bool_)
+    pend = np.zeros(2, dtype=np.bool_)  # its episode ended: a flush and the checks to do
+    has = np.zeros(2, dtype=np.bool_)
+    Tt = np.zeros(2, dtype=np.int64)  # the step that ended its episode
+    P = np.zeros(2, dtype=np.int64)
+    Q = np.zeros(2, dtype=np.int64)
+    QS = np.zeros(2, dtype=np.int64)
+    QO = np.zeros(2, dtype=np.int64)
+    U = np.zeros(2)
+    V = np.zeros(2)
+    C = np.zeros(2)
+    for w in range(m):
+        live[w] = True
+        if Xs[w].shape[0] == 0:
+            live[w] = False
+            diverged_at[b0 + w] = -1
+            n_steps[b0 + w] = 0
+    while live[0] or live[1]:
+        for w in range(m):
+            pend[w] = False
+            if not live[w]:
+                continue
+            b = b0 + w
+            R = ring[b]
+            status, tt, u, pp, qq, qs, v = forward_td_episode(
+                TH[b : b + 1], Xs[w], Xns[w], rs[w], ends[w], t[w], alpha[b], gamma[b], gl[b],
+                g1l[b], Km1[b], c_final[b], gl_div[b], R, bound, recs[w], work[b], n, H, hh,
+                d, RX[w, :R], RR[w, :R])
+            if status == 1:  # diverged at step tt
+                live[w] = False
+                diverged_at[b] = ep[w]
+                n_steps[b] = tt + 1
+            elif status == 2:  # its steps ran out
+                live[w] = False
+                diverged_at[b] = -1
+                n_steps[b] = Xs[w].shape[0]
+            else:
+                pend[w] = True
+                Tt[w], U[w], P[w], Q[w], QS[w], V[w] = tt, u, pp, qq, qs, v
+                for k in range(H):
+                    hh2[w * H + k] = hh[H + k]
+        # the flushes: each pop towards U, its update fused with the next pop's value
+        for w in range(2):
+            has[w] = pend[w] and P[w] > Q[w]
+        while has[0] or has[1]:
+            for w in range(2):
+                if has[w]:
+                    b = b0 + w
+                    ok, C[w], QO[w], U[w], Q[w], QS[w] = flush_pop(
+                        TH[b : b + 1], RX[w], RR[w], ring[b], U[w], P[w], Q[w], QS[w], V[w],
+                        alpha[b], gl_div[b], bound, work[b])
+                    if not ok:
+                        has[w] = pend[w] = live[w] = False
+                        diverged_at[b] = ep[w]
+                        n_steps[b] = Tt[w] + 1
+            if has[0] and has[1] and P[0] > Q[0] and P[1] > Q[1]:
+                V[0], V[1] = update_value_pair(
+                    TH[b0 : b0 + 1], RX[0, QO[0]], C[0], RX[0, QS[0]],
+                    TH[b0 + 1 : b0 + 2], RX[1, QO[1]], C[1], RX[1, QS[1]], n, H, hh2)
+            else:
+                for w in range(2):
+                    if has[w]:
+                        b = b0 + w
+                        h = hh2[w * H : (w + 1) * H]
+                        if P[w] > Q[w]:
+                            V[w] = update_value(TH[b : b + 1], RX[w, QO[w]], C[w],
+                                                RX[w, QS[w]], n, H, h)
+                        else:
+                            update(TH[b : b + 1], 0, RX[w, QO[w]], n, H, h, d, C[w])
+            for w in range(2):
+                has[w] = has[w] and P[w] > Q[w]
+        # the end of the episode: its weights checked and kept
+        for w in range(m):
+            if not pend[w]:
+                continue
+            b = b0 + w
+            th = TH[b : b + 1]
+            if recs[w].shape[0]:
+                recs[w][Tt[w]] = th[0]
+            if not _ok_weights(th, bound):
+                th[:] = 0.0
+                live[w] = False
+                diverged_at[b] = ep[w]
+                n_steps[b] = Tt[w] + 1
+                continue
+            EP_W[b, ep[w]] = th[0]
+            ep[w] += 1
+            t[w] = Tt[w] + 1
+            if t[w] >= Xs[w].shape[0]:
+                live[w] = False
+                diverged_at[b] = -1
+                n_steps[b] = Xs[w].shape[0]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
                   bound, EP_W, REC, work, diverged_at):
-    """Every row through :func:`forward_td_run`, as :func:`_td0_rows`."""
-    for b in range(TH.shape[0]):
-        X, Xn, r, end, rec = _row(tr, n, b, n_steps[b], REC)
-        diverged_at[b], n_steps[b] = forward_td_run(
-            TH[b : b + 1], X, Xn, r, end, alpha[b], gamma[b], gl[b], g1l[b], Km1[b],
-            c_final[b], gl_div[b], ring[b], bound, EP_W[b], rec, work[b], n, H)
+    """Every row through forward TD(lambda), two at a time (:func:`_forward_pair`)."""
+    for b0 in range(0, TH.shape[0], 2):
+        _forward_pair(TH, tr, b0, min(2, TH.shape[0] - b0), n, H, n_steps, alpha, gamma, gl,
+                      g1l, Km1, c_final, gl_div, ring, bound, EP_W, REC, work, diverged_at)
 
 
 # The loops' entry points, each compiled on its first call (and cached): per method, one for
