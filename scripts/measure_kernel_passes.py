@@ -1,7 +1,8 @@
 """What one pass of the compiled prediction loops costs (``ftd_lib/engine/kernel/prediction.py``),
 each timed as a chain in which every pass needs the previous one's result, as in the loops: a
 TD(0) step's pass (``update_value2``: an update and the next step's two values), a flush
-pop's pass (``update_value``: an update and one value), a pair of values without an update
+pop's pass (``update_value``: an update and one value), two runs' flush pops in one pass
+(``update_value_pair``, how the loops run them), a pair of values without an update
 (``value2``), and the 100 tanh of a pair alone. The paper's 2-50-1 network; CPU microseconds
 a pass, the median of alternating rounds, with the load average. ``docs/engine.md`` quotes it
 for where forward TD(λ)'s small rise with K comes from (the flush's one-value passes).
@@ -21,7 +22,12 @@ from numba import njit
 
 from ftd_lib.engine.kernel.numerics import tanh
 from ftd_lib.engine.kernel.numerics import value_inline as value
-from ftd_lib.engine.kernel.prediction import update_value, update_value2, value2
+from ftd_lib.engine.kernel.prediction import (
+    update_value,
+    update_value2,
+    update_value_pair,
+    value2,
+)
 
 N_IN, H = 2, 50
 
@@ -48,6 +54,19 @@ def _flush_passes(th, xa, xb, hh, reps):
 
 
 @njit(error_model="numpy")
+def _flush_pair_passes(th, xa, xb, hh, reps):
+    th2 = th.copy()
+    va = value(th, 0, xa, N_IN, H, hh[:H])
+    vb = value(th2, 0, xb, N_IN, H, hh[H:])
+    s = 0.0
+    for _ in range(reps):
+        va, vb = update_value_pair(th, xa, 1e-12 * va, xb, th2, xb, 1e-12 * vb, xa, N_IN, H,
+                                   hh)
+        s += va + vb
+    return s
+
+
+@njit(error_model="numpy")
 def _pair_passes(th, xa, xb, hh, reps):
     s = 0.0
     for _ in range(reps):
@@ -70,6 +89,7 @@ def _tanh_passes(th, xa, xb, hh, reps):
 
 PASSES = {"TD(0) step: update + 2 values (update_value2)": _td0_passes,
           "flush pop: update + 1 value (update_value)": _flush_passes,
+          "two runs' flush pops: 2 x (update + 1 value) (update_value_pair)": _flush_pair_passes,
           "2 values, no update (value2)": _pair_passes,
           "100 tanh alone": _tanh_passes}
 
