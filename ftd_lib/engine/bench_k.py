@@ -26,11 +26,12 @@ phase, the share of iterations carrying a flushing row (``flush``) or a double-s
 numbers) grows with K too, but an iteration touches B of its columns whatever K. The
 compiled per-run loops have no batch to pay for: a run does its own work only, TD(0)'s
 count of values and updates at every K (``counts_forward == counts_td0``); what is left of
-K in their time is the flush, whose K - 1 values come one after another (each after the
-previous update: a chain, in one pass over the hidden units a pop,
-:func:`.kernel.prediction.update_value`), where TD(0)'s and the ready phase's update and
-the next step's two values share a pass (:func:`.kernel.prediction.update_value2`) and the
-update-free phase computes pairs of values side by side (:func:`.kernel.prediction.value2`).
+K in their time would be the flush, whose K - 1 values come one after another (each after
+the previous update: a chain), where TD(0)'s and the ready phase's update and the next step's
+two values share a pass (:func:`.kernel.prediction.update_value2`) and the update-free phase
+computes pairs of values side by side (:func:`.kernel.prediction.value2`); so two rows'
+flushes run side by side, a pop of each in one pass
+(:func:`.kernel.prediction.update_value_pair`).
 The FIFO (``(K + 1) x n`` numbers a run) stays in the L1 cache at every K.
 
 ``engine``: ``"batch"`` (:class:`.prediction.PredictionBatch`, the torch batch) or
