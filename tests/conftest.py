@@ -20,6 +20,24 @@ def random_episodes(rng, n_features, lengths, reward_scale=1.0):
     return eps
 
 
+
+def fake_calibrate(calls, more=None):
+    """A stand-in for ``ftd_lib.repro.planning.calibrate.calibrate`` (no clock): each call
+    appends to ``calls`` and returns the default rates with a rate for every control method
+    and engine asked for; ``more(engines, n_calls)``: further fields of the rates."""
+    from dataclasses import replace
+
+    from ftd_lib.repro.planning import cost
+
+    def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
+        calls.append(1)
+        return replace(cost.DEFAULT_RATES, source="stand-in",
+                       control={m: 1e-6 for m, _ in control},
+                       engines={cost.engine_key(e, m, env): (0.0, 3e-4)
+                                for e, m, env, _ in engines},
+                       **(more(engines, len(calls)) if more else {}))
+    return fake
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

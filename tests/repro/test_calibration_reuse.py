@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from conftest import fake_calibrate
 
 from ftd_lib.repro import cli
 from ftd_lib.repro.experiment import experiment_path
@@ -16,21 +17,11 @@ from ftd_lib.repro.planning import cost
 NSTEP = str(experiment_path("cartpole-n-step"))
 
 
-def _fake_calibrate(calls):
-    def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
-        calls.append(1)
-        return replace(cost.DEFAULT_RATES, source="stand-in",
-                       control={m: 1e-6 for m, _ in control},
-                       engines={cost.engine_key(e, m, env): (0.0, 3e-4)
-                                for e, m, env, _ in engines})
-    return fake
-
-
 def test_a_second_plan_reuses_the_calibration_until_the_code_changes(tmp_path, monkeypatch,
                                                                       capsys):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = []
-    monkeypatch.setattr(cal, "calibrate", _fake_calibrate(calls))
+    monkeypatch.setattr(cal, "calibrate", fake_calibrate(calls))
     argv = ["plan", NSTEP, "--scale", "quick", "--workers", "1", "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 0 and len(calls) == 1
     assert "no calibration saved" in capsys.readouterr().err
@@ -68,7 +59,7 @@ def test_two_experiments_planned_in_turn_are_each_calibrated_once(tmp_path, monk
     file keeps both (by the code they timed), and the rates a run reads merge them."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = []
-    monkeypatch.setattr(cal, "calibrate", _fake_calibrate(calls))
+    monkeypatch.setattr(cal, "calibrate", fake_calibrate(calls))
     watkins = str(experiment_path("acrobot-watkins"))
     for path, n in ((NSTEP, 1), (watkins, 2), (NSTEP, 2), (watkins, 2)):
         assert cli.main(["plan", path, "--scale", "quick", "--workers", "1", "--out",

@@ -10,6 +10,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from conftest import fake_calibrate
 
 from ftd_lib.repro import cli
 from ftd_lib.repro.experiment import experiment_path, load_experiment
@@ -58,7 +59,8 @@ def test_the_plan_counts_each_pairs_load_once_a_process_and_stores_the_same():
     assert two.seconds == _plan(2, replace(with_loads, pair_load_s={})).stages[0].seconds
     stored = _predicted(two.seconds, 2, with_loads, [cost.pair_key(t) for t in two.chunks])
     assert stored["wall_s"] == two.wall_s
-    # on 2 workers the pair with two chunks may be loaded by both: at least once, at most twice
+    # on 2 workers the pair with two chunks may be loaded by both: at least once, at most
+    # twice (planned seconds from the stand-in rates above, not a clock)
     start = with_loads.start(2)
     assert start + 1.5 * 100.0 < two.wall_s < start + 1.5 * (2 * 100.0 + 7.0 + sum(two.seconds))
 
@@ -125,24 +127,18 @@ def test_calibrate_measures_every_pair_the_plan_loads(monkeypatch):
     assert rates.start(2) == 6.0 and rates.engine_load_s == 5.0 - 3.0 - 0.25
 
 
-def _fake_calibrate(calls):
-    def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
-        calls.append(1)
-        return replace(cost.DEFAULT_RATES, source="stand-in",
-                       control={m: 1e-6 for m, _ in control},
-                       engines={cost.engine_key(e, m, env): (0.0, 3e-4)
-                                for e, m, env, _ in engines},
-                       pair_load_s={cost.engine_key("kernel", m, env): 40.0 + len(calls)
-                                    for _e, m, env, _ in engines},
-                       digest_s=500.0 + len(calls), history_s=6000.0)
-    return fake
+def _more_rates(engines, n_calls):
+    """The stand-in's pair loads and bookkeeping, a new value on every call."""
+    return dict(pair_load_s={cost.engine_key("kernel", m, env): 40.0 + n_calls
+                             for _e, m, env, _ in engines},
+                digest_s=500.0 + n_calls, history_s=6000.0)
 
 
 def test_a_second_plan_counts_the_saved_loads_and_a_changed_code_measures_again(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = []
-    monkeypatch.setattr(cal, "calibrate", _fake_calibrate(calls))
+    monkeypatch.setattr(cal, "calibrate", fake_calibrate(calls, _more_rates))
     argv = ["plan", NSTEP, "--scale", "quick", "--workers", "1", "--out", str(tmp_path / "o"),
             "--summary"]
 
