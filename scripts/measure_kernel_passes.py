@@ -1,4 +1,4 @@
-"""What one pass of the compiled prediction loops costs (``ftd_lib/engine/kernel/prediction.py``),
+"""What one pass of the compiled prediction loops costs (``ftd_lib/engine/kernel/passes.py``),
 each timed as a chain in which every pass needs the previous one's result, as in the loops: a
 TD(0) step's pass (``update_value2``: an update and the next step's two values), a flush
 pop's pass (``update_value``: an update and one value), two runs' flush pops in one pass
@@ -20,9 +20,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ftd_lib.engine.kernel.numerics import tanh
-from ftd_lib.engine.kernel.numerics import value_inline as value
-from ftd_lib.engine.kernel.prediction import (
+from ftd_lib.engine.kernel.numerics import tanh, value
+from ftd_lib.engine.kernel.passes import (
     update_value,
     update_value2,
     update_value_pair,

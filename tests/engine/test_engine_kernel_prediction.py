@@ -151,7 +151,7 @@ def test_the_flushs_fused_pass_is_an_update_then_a_value(n, H):
     hidden units) is numerics.update then numerics.value, bit for bit (any CPU: both are the
     kernel's own arithmetic)."""
     from ftd_lib.engine.kernel.numerics import update, value
-    from ftd_lib.engine.kernel.prediction import update_value
+    from ftd_lib.engine.kernel.passes import update_value
 
     rng = np.random.default_rng(n * H)
     th = rng.uniform(-1, 1, (1, (n + 2) * H + 1))
@@ -174,7 +174,7 @@ def test_a_steps_fused_pass_is_an_update_then_two_values(n, H):
     values in one pass over the hidden units) is numerics.update then value2, bit for bit,
     with both values' hidden units where the next update reads them (any CPU)."""
     from ftd_lib.engine.kernel.numerics import update, value
-    from ftd_lib.engine.kernel.prediction import update_value2, value2
+    from ftd_lib.engine.kernel.passes import update_value2, value2
 
     rng = np.random.default_rng(n * H + 1)
     th = rng.uniform(-1, 1, (1, (n + 2) * H + 1))
@@ -208,3 +208,26 @@ def test_other_network_sizes_take_the_general_loop_with_the_same_numbers(method)
     if kernel_premises() is None:
         a = run_recorded(method, ROWS, w0, s, n_hidden=8)
         assert np.array_equal(a.final_weights, b.final_weights)
+
+
+@pytest.mark.parametrize("n,H", [(2, 50), (3, 7)])
+def test_two_flushes_in_one_pass_are_each_flush_alone(n, H):
+    """update_value_pair (two runs' flush pops in one pass) is update_value of each run
+    alone, bit for bit: weights, values and hidden units (any CPU)."""
+    from ftd_lib.engine.kernel.numerics import value
+    from ftd_lib.engine.kernel.passes import update_value, update_value_pair
+
+    rng = np.random.default_rng(n * H + 2)
+    thA, thB = (rng.uniform(-1, 1, (1, (n + 2) * H + 1)) for _ in range(2))
+    xA, xnA, xB, xnB = rng.uniform(-1, 1, (4, n))
+    hh = np.empty(2 * H)
+    value(thA, 0, xA, n, H, hh[:H])
+    value(thB, 0, xB, n, H, hh[H:])
+    a, b, hA, hB = thA.copy(), thB.copy(), hh[:H].copy(), hh[H:].copy()
+    vA = update_value(a, xA, 0.29, xnA, n, H, hA)
+    vB = update_value(b, xB, -0.41, xnB, n, H, hB)
+    pa, pb, phh = thA.copy(), thB.copy(), hh.copy()
+    assert update_value_pair(pa, xA, 0.29, xnA, pb, xB, -0.41, xnB, n, H, phh) == (vA, vB)
+    assert np.array_equal(pa, a) and np.array_equal(pb, b)
+    assert np.array_equal(phh, np.concatenate([hA, hB]))
+    assert vA != vB and not np.array_equal(a, thA)

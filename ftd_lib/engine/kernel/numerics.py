@@ -158,13 +158,6 @@ def update(th, a, x, n, H, h, d, coef, act=0):
         w[w2 + k] = fma(h[k], coef, w[w2 + k])
 
 
-#: :func:`value` and :func:`update` inlined where they are called (the prediction loops of
-#: :mod:`.prediction`: no call and no array view's reference count per step, the network's
-#: sizes constant where the caller's are); the same operations
-value_inline = njit(error_model="numpy", inline="always")(value.py_func)
-update_inline = njit(error_model="numpy", inline="always")(update.py_func)
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def slope(h, w, w2, H, d, act):
     r""":math:`d = f'(z) \odot w_2` from the hidden units ``h`` = :math:`f(z)` and the output

@@ -19,21 +19,19 @@ of a terminal :math:`S'` (0 by definition) are not computed, and a run diverges 
 it computes or a weight at an episode's end is beyond ``bound`` (the batch also checks values
 it computes for idle slots), so only diverging runs can end differently.
 
-Speed (the same operations, so the same numbers): everything a step calls is inlined into
-the loops' entry points (no call and no array view's reference count per step), one per
-method for the paper's 2-50-1 network with its sizes as constants (whole vectors, no
-trip-count checks), one for other sizes, each compiled on its first call; two values at
-the same weights share one loop of 2H tanh (:func:`value2`); the exponential's exponent
-is an int32, which AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the
-FIFO's slots advance without a division; and every update is done in one pass over the
-hidden units with the values that need its weights next: in TD(0) and forward
-TD(:math:`\lambda`)'s ready phase a step's update and the next step's two values
-(:func:`update_value2`), in the end-of-episode flush, whose values come one after another,
-each pop's update and the next pop's value (:func:`update_value`). The flush's K - 1 pops
-are a chain (each value needs the previous update), so alone a flush pass would compute one
-value where TD(0)'s compute two; forward TD(:math:`\lambda`)'s rows run two at a time
-(:func:`_forward_pair`), each row's episode on its own and their flushes side by side, a pop
-of each in one pass (:func:`update_value_pair`), each row's operations unchanged.
+Speed (the same operations, so the same numbers): the passes over the hidden units are
+:mod:`.passes`' (each update fused with the values that need its weights next); the loops
+and passes are separate compiled functions, which LLVM inlines into the entry points (one per
+method for the paper's 2-50-1 network, with its sizes as constants: whole vectors, no
+trip-count checks; one for other sizes), so that each is compiled once (numba's own inlining
+of everything into each entry point took about four times as long to compile, for the same
+speed: ``scripts/measure_kernel_compile.py``); the exponential's exponent is an int32, which
+AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the FIFO's slots advance
+without a division. The flush's K - 1 pops are a chain (each value needs the previous
+update), so alone a flush pass would compute one value where TD(0)'s compute two; forward
+TD(:math:`\lambda`)'s rows run two at a time (:func:`_forward_pair`), each row's episode on
+its own and their flushes side by side, a pop of each in one pass
+(:func:`.passes.update_value_pair`), each row's operations unchanged.
 """
 
 from __future__ import annotations
@@ -42,112 +40,11 @@ import numpy as np
 from numba import njit
 
 from . import algorithm1
-from .numerics import fma, tanh
-from .numerics import update_inline as update
-from .numerics import value_inline as value
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def value2(th, xa, xb, n, H, hh):
-    r""":math:`\hat V(x_a|\theta)` and :math:`\hat V(x_b|\theta)` at the same weights, each
-    rounded exactly as :func:`.numerics.value` (tanh units), their hidden units left in
-    ``hh[:H]`` and ``hh[H:]`` (one array: the 2H tanh in one loop, whole vectors of 4); the
-    two output sums, each in the order of the hidden units, run side by side (two independent
-    chains of additions instead of one after the other)."""
-    w = th[0]
-    for k in range(H):
-        hh[k] = fma(w[k], xa[0], w[n * H + k])
-        hh[H + k] = fma(w[k], xb[0], w[n * H + k])
-    for j in range(1, n):
-        for k in range(H):
-            hh[k] = fma(w[j * H + k], xa[j], hh[k])
-            hh[H + k] = fma(w[j * H + k], xb[j], hh[H + k])
-    for k in range(2 * H):
-        hh[k] = tanh(hh[k])
-    va = w[(n + 1) * H]
-    vb = va
-    for k in range(H):
-        va = va + hh[k] * w[(n + 1) * H + 1 + k]
-        vb = vb + hh[H + k] * w[(n + 1) * H + 1 + k]
-    return va, vb
+from .numerics import update, value
+from .passes import keep, ok_weights, update_value, update_value2, update_value_pair, value2
 
 
 @njit(cache=True, error_model="numpy")
-def _ok_weights(th, bound):
-    """Every weight finite and within ``bound`` (the batch's check at an episode's end)."""
-    w = th[0]
-    for k in range(w.shape[0]):
-        if not abs(w[k]) <= bound:
-            return False
-    return True
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def update_value(th, x, coef, xn, n, H, h):
-    r""":func:`.numerics.update` at ``x`` (hidden units in ``h``), then
-    :func:`.numerics.value` at ``xn`` with the new weights, in one pass over the hidden units
-    (the flush's pops: each value needs the previous update): for each unit k its slope
-    :math:`d_k = (1 - h_k^2) w_{2,k}`, its weights' updates (:math:`W_1`, :math:`b_1`,
-    :math:`w_2`) and then its new pre-activation and tanh, each rounded as there; then
-    :math:`b_2` and the output sum in the order of the units. Returns the value at ``xn``
-    (its hidden units left in ``h``)."""
-    w = th[0]
-    o = (n + 1) * H
-    for k in range(H):
-        hk = h[k]
-        dk = fma(-hk, hk, 1.0) * w[o + 1 + k]
-        for j in range(n):
-            w[j * H + k] = fma(dk, x[j] * coef, w[j * H + k])
-        w[n * H + k] = fma(dk, coef, w[n * H + k])
-        w[o + 1 + k] = fma(hk, coef, w[o + 1 + k])
-        z = fma(w[k], xn[0], w[n * H + k])
-        for j in range(1, n):
-            z = fma(w[j * H + k], xn[j], z)
-        h[k] = tanh(z)
-    w[o] = fma(1.0, coef, w[o])
-    v = w[o]
-    for k in range(H):  # in order, as numpy's column sum
-        v = v + h[k] * w[o + 1 + k]
-    return v
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def update_value2(th, x, coef, xa, xb, n, H, hh):
-    r""":func:`.numerics.update` at ``x`` (its hidden units in ``hh[H:]``), then
-    :func:`value2` at ``xa`` and ``xb`` with the new weights, in one pass over the hidden
-    units (a step's update and the next step's two values, which need it): for each unit k
-    its slope, its weights' updates and then its two new pre-activations, each rounded as
-    there; then :math:`b_2`, the 2H tanh in one loop and the two output sums side by side, in
-    the order of the units. Returns the values at ``xa`` and ``xb`` (their hidden units left
-    in ``hh[:H]`` and ``hh[H:]``)."""
-    w = th[0]
-    o = (n + 1) * H
-    for k in range(H):
-        hk = hh[H + k]
-        dk = fma(-hk, hk, 1.0) * w[o + 1 + k]
-        for j in range(n):
-            w[j * H + k] = fma(dk, x[j] * coef, w[j * H + k])
-        w[n * H + k] = fma(dk, coef, w[n * H + k])
-        w[o + 1 + k] = fma(hk, coef, w[o + 1 + k])
-        za = fma(w[k], xa[0], w[n * H + k])
-        zb = fma(w[k], xb[0], w[n * H + k])
-        for j in range(1, n):
-            za = fma(w[j * H + k], xa[j], za)
-            zb = fma(w[j * H + k], xb[j], zb)
-        hh[k] = za
-        hh[H + k] = zb
-    w[o] = fma(1.0, coef, w[o])
-    for k in range(2 * H):
-        hh[k] = tanh(hh[k])
-    va = w[o]
-    vb = va
-    for k in range(H):
-        va = va + hh[k] * w[o + 1 + k]
-        vb = vb + hh[H + k] * w[o + 1 + k]
-    return va, vb
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
     r"""One run of TD(0) (Sec. 3): :math:`\delta = R + \gamma\hat V(S'|\theta) -
     \hat V(S|\theta)`, :math:`\theta \leftarrow \theta + \alpha\delta\nabla\hat V(S|\theta)`.
@@ -190,20 +87,20 @@ def td0_run(th, X, Xn, r, end, alpha, gamma, bound, ep_w, rec, work, n, H):
         work[0] += 1
         work[1] += 1
         if rec.shape[0]:
-            rec[t] = th[0]
+            keep(rec[t], th[0])
         if not (abs(v_next) <= bound and abs(v) <= bound):
             th[:] = 0.0
             return ep, t + 1
         if end[t]:
-            if not _ok_weights(th, bound):
+            if not ok_weights(th, bound):
                 th[:] = 0.0
                 return ep, t + 1
-            ep_w[ep] = th[0]
+            keep(ep_w[ep], th[0])
             ep += 1
     return -1, X.shape[0]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def forward_td_episode(th, X, Xn, r, end, t0, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
                        R, bound, rec, work, n, H, hh, d, ring_x, ring_r):
     r"""One episode of forward TD(:math:`\lambda`), Algorithm 1, from step ``t0``, in the
@@ -298,11 +195,11 @@ def forward_td_episode(th, X, Xn, r, end, t0, alpha, gamma, gl, g1l, Km1, c_fina
                 v = value(th, 0, ring_x[qs], n, H, h)
             return 0, t, U, p, q, qs, v
         if rec.shape[0]:
-            rec[t] = th[0]
+            keep(rec[t], th[0])
     return 2, T - 1, U, p, q, qs, 0.0
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def flush_pop(th, ring_x, ring_r, R, U, p, q, qs, v, alpha, gl_div, bound, work):
     r"""The bookkeeping of one flush pop of the FIFO's slot ``qs`` (Algorithm 1, line 29:
     the update towards U with :math:`c = \alpha(U - \hat V(S_p))` of the value ``v``, U moved
@@ -321,55 +218,11 @@ def flush_pop(th, ring_x, ring_r, R, U, p, q, qs, v, alpha, gl_div, bound, work)
     return True, coef, qo, U, q, qs
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def update_value_pair(thA, xA, coefA, xnA, thB, xB, coefB, xnB, n, H, hh):
-    r""":func:`update_value` of two runs in one pass: run A's update at ``xA`` (hidden units
-    in ``hh[:H]``) and value at ``xnA``, run B's at ``xB``, ``xnB`` (``hh[H:]``), each with
-    its own weights and exactly :func:`update_value`'s operations, their 2H tanh in one loop
-    and their output sums side by side (two flushes' chains, each a value after an update,
-    filling one pass). Returns ``(vA, vB)``."""
-    o = (n + 1) * H
-    wA = thA[0]
-    wB = thB[0]
-    for k in range(H):
-        hk = hh[k]
-        dk = fma(-hk, hk, 1.0) * wA[o + 1 + k]
-        for j in range(n):
-            wA[j * H + k] = fma(dk, xA[j] * coefA, wA[j * H + k])
-        wA[n * H + k] = fma(dk, coefA, wA[n * H + k])
-        wA[o + 1 + k] = fma(hk, coefA, wA[o + 1 + k])
-        z = fma(wA[k], xnA[0], wA[n * H + k])
-        for j in range(1, n):
-            z = fma(wA[j * H + k], xnA[j], z)
-        hh[k] = z
-    for k in range(H):
-        hk = hh[H + k]
-        dk = fma(-hk, hk, 1.0) * wB[o + 1 + k]
-        for j in range(n):
-            wB[j * H + k] = fma(dk, xB[j] * coefB, wB[j * H + k])
-        wB[n * H + k] = fma(dk, coefB, wB[n * H + k])
-        wB[o + 1 + k] = fma(hk, coefB, wB[o + 1 + k])
-        z = fma(wB[k], xnB[0], wB[n * H + k])
-        for j in range(1, n):
-            z = fma(wB[j * H + k], xnB[j], z)
-        hh[H + k] = z
-    wA[o] = fma(1.0, coefA, wA[o])
-    wB[o] = fma(1.0, coefB, wB[o])
-    for k in range(2 * H):
-        hh[k] = tanh(hh[k])
-    vA = wA[o]
-    vB = wB[o]
-    for k in range(H):
-        vA = vA + hh[k] * wA[o + 1 + k]
-        vB = vB + hh[H + k] * wB[o + 1 + k]
-    return vA, vB
-
-
 #: the kernel's prediction methods (their loops: :func:`_run_rows`)
 PREDICTION_RUNS = ("td0", "forward_td_lambda")
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _row(tr, n, b, T, REC):
     """Row b's steps: features ``X``, ``Xn`` ``(T, n)``, rewards, end flags (the layout of
     :class:`..sources.RecordedSource`: the first T columns of ``tr[:, b]``) and its rows of
@@ -382,7 +235,7 @@ def _row(tr, n, b, T, REC):
     return X, Xn, r, end, rec
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
     """Every row ``b`` (weights ``TH[b]``, internal order, in place) through
     :func:`td0_run`; its steps: :func:`_row`."""
@@ -392,13 +245,13 @@ def _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diver
                                              gamma[b], bound, EP_W[b], rec, work[b], n, H)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _forward_pair(TH, tr, b0, m, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
                   ring, bound, EP_W, REC, work, diverged_at):
     r"""Rows ``b0`` .. ``b0 + m - 1`` (``m`` = 1 or 2) through forward TD(:math:`\lambda`),
     Algorithm 1, episode by episode: each row's episode (:func:`forward_td_episode`), then
     their end-of-episode flushes side by side, a pop of each row in one pass
-    (:func:`update_value_pair`) while both have pops, then the end-of-episode checks. A row's
+    (:func:`.passes.update_value_pair`) while both have pops, then the end-of-episode checks. A row's
     operations and their order are a row alone's, so its numbers too; the pair only fills the
     flush's passes, which alone compute one value each (each needs the previous update). A
     row's result as :func:`td0_run`'s: ``diverged_at[b]`` (the episode, -1: never) and
@@ -493,14 +346,14 @@ def _forward_pair(TH, tr, b0, m, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_fi
             b = b0 + w
             th = TH[b : b + 1]
             if recs[w].shape[0]:
-                recs[w][Tt[w]] = th[0]
-            if not _ok_weights(th, bound):
+                keep(recs[w][Tt[w]], th[0])
+            if not ok_weights(th, bound):
                 th[:] = 0.0
                 live[w] = False
                 diverged_at[b] = ep[w]
                 n_steps[b] = Tt[w] + 1
                 continue
-            EP_W[b, ep[w]] = th[0]
+            keep(EP_W[b, ep[w]], th[0])
             ep[w] += 1
             t[w] = Tt[w] + 1
             if t[w] >= Xs[w].shape[0]:
@@ -509,7 +362,7 @@ def _forward_pair(TH, tr, b0, m, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_fi
                 n_steps[b] = Xs[w].shape[0]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
                   bound, EP_W, REC, work, diverged_at):
     """Every row through forward TD(lambda), two at a time (:func:`_forward_pair`)."""
@@ -518,10 +371,11 @@ def _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl
                       g1l, Km1, c_final, gl_div, ring, bound, EP_W, REC, work, diverged_at)
 
 
-# The loops' entry points, each compiled on its first call (and cached): per method, one for
-# the paper's network (Sec. 6: 2 inputs, 50 tanh units) with those sizes as constants (its
-# loops then run whole vectors without trip-count checks; the same operations, so the same
-# numbers), one for any other sizes.
+# The paper's network (Sec. 6: 2 inputs, 50 tanh units) has entry points of its own with
+# those sizes as constants: LLVM inlines the passes into them and runs whole vectors without
+# trip-count checks (the same operations, so the same numbers; about 1.8 times as fast as
+# :func:`_td0_rows` and :func:`_forward_rows` with the sizes as arguments, which run any
+# other sizes). Each is compiled on its first call, and cached.
 @njit(cache=True, error_model="numpy")
 def _td0_rows_paper(TH, tr, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
     """:func:`_td0_rows` with n = 2, H = 50."""
@@ -529,24 +383,10 @@ def _td0_rows_paper(TH, tr, n_steps, alpha, gamma, bound, EP_W, REC, work, diver
 
 
 @njit(cache=True, error_model="numpy")
-def _td0_rows_any(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at):
-    """:func:`_td0_rows`."""
-    _td0_rows(TH, tr, n, H, n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
-
-
-@njit(cache=True, error_model="numpy")
 def _forward_rows_paper(TH, tr, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
                         bound, EP_W, REC, work, diverged_at):
     """:func:`_forward_rows` with n = 2, H = 50."""
     _forward_rows(TH, tr, 2, 50, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
-                  bound, EP_W, REC, work, diverged_at)
-
-
-@njit(cache=True, error_model="numpy")
-def _forward_rows_any(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div,
-                      ring, bound, EP_W, REC, work, diverged_at):
-    """:func:`_forward_rows`."""
-    _forward_rows(TH, tr, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_final, gl_div, ring,
                   bound, EP_W, REC, work, diverged_at)
 
 
@@ -562,7 +402,7 @@ def _run_rows(method, TH, tr, n, H, n_steps, settings, consts, bound, EP_W, REC,
         args = (n_steps, alpha, gamma, bound, EP_W, REC, work, diverged_at)
         if paper:
             return _td0_rows_paper(TH, tr, *args)
-        return _td0_rows_any(TH, tr, n, H, *args)
+        return _td0_rows(TH, tr, n, H, *args)
     K, c_final, gl_div, ring = consts
     args = (n_steps, alpha, gamma, (settings.gamma * settings.lam).astype(f64),
             (settings.gamma * (1.0 - settings.lam)).astype(f64), (K - 1).astype(np.int64),
@@ -570,7 +410,7 @@ def _run_rows(method, TH, tr, n, H, n_steps, settings, consts, bound, EP_W, REC,
             work, diverged_at)
     if paper:
         return _forward_rows_paper(TH, tr, *args)
-    return _forward_rows_any(TH, tr, n, H, *args)
+    return _forward_rows(TH, tr, n, H, *args)
 
 
 def run_source(method, settings, w0, source, *, evaluator=None, record_weights=True,
