@@ -14,6 +14,18 @@ set -euo pipefail
 cd "$(dirname "$0")"
 FTD_ROLE=test . scripts/setup_env.sh
 python -m ruff check .
+# numba's cache of the compiled kernels, shared by the test workers and kept between runs
+# (a cold compile is most of a fresh clone's fast tier); one folder per state of ftd_lib's
+# sources, because numba checks only the file of the function it loads, not the files of
+# the functions it calls (an edit of one of those must not load a stale kernel); older
+# states' folders are removed. NUMBA_CACHE_DIR set by the caller wins.
+if [ -z "${NUMBA_CACHE_DIR:-}" ]; then
+  key=$(find ftd_lib -name '*.py' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum |
+        sha256sum | cut -c1-16)
+  mkdir -p .test-cache
+  find .test-cache -maxdepth 1 -name 'numba-*' ! -name "numba-$key" -exec rm -rf {} +
+  export NUMBA_CACHE_DIR="$PWD/.test-cache/numba-$key"
+fi
 WORKERS=${FTD_TEST_WORKERS:-$(python -c "import os; print(min(os.cpu_count() or 1, 4))")}
 PYTEST=(python -m pytest -p no:cacheprovider -n "$WORKERS" --dist loadfile)
 if [ "${1:-}" = "--fast" ]; then

@@ -148,7 +148,16 @@ def test_the_tests_workflow_runs_the_fast_tier_on_pull_requests_and_ci_on_main()
         assert setup["with"]["python-version"] == "3.11" and setup["with"]["cache"] == "pip"
         assert setup["with"]["cache-dependency-path"] == "requirements/lock.txt"
         assert any(s.get("run", "").strip() == command for s in job["steps"]), command
-        assert "download.pytorch.org/whl/cpu" in job["env"]["PIP_EXTRA_INDEX_URL"]
+        # no second index for every install: setup_env.sh takes torch alone from its CPU index
+        assert "PIP_EXTRA_INDEX_URL" not in job.get("env", {})
+        # numba's kernels cached by the package's sources, the files dated by content first
+        names = [s.get("uses", "") + s.get("run", "") for s in job["steps"]]
+        cache = next(i for i, s in enumerate(job["steps"])
+                     if s.get("uses", "").startswith("actions/cache"))
+        assert "hashFiles('ftd_lib/**/*.py'" in job["steps"][cache]["with"]["key"]
+        assert job["steps"][cache]["with"]["path"] == ".test-cache/numba-*"
+        touch = next(i for i, n in enumerate(names) if "touch -d" in n)
+        assert cache < touch < names.index(command)
     assert full["timeout-minutes"] <= 90
     ci = (REPO / ".ci" / "run").read_text()
     assert "exec ./test.sh" in ci and 'FTD_CHROMIUM:-/usr/bin/chromium' in ci

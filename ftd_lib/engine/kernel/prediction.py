@@ -251,10 +251,10 @@ def _forward_pair(TH, tr, b0, m, n, H, n_steps, alpha, gamma, gl, g1l, Km1, c_fi
     r"""Rows ``b0`` .. ``b0 + m - 1`` (``m`` = 1 or 2) through forward TD(:math:`\lambda`),
     Algorithm 1, episode by episode: each row's episode (:func:`forward_td_episode`), then
     their end-of-episode flushes side by side, a pop of each row in one pass
-    (:func:`.passes.update_value_pair`) while both have pops, then the end-of-episode checks. A row's
-    operations and their order are a row alone's, so its numbers too; the pair only fills the
-    flush's passes, which alone compute one value each (each needs the previous update). A
-    row's result as :func:`td0_run`'s: ``diverged_at[b]`` (the episode, -1: never) and
+    (:func:`.passes.update_value_pair`) while both have pops, then the end-of-episode
+    checks. A row's operations and their order are a row alone's, so its numbers too; the pair
+    only fills the flush's passes, which alone compute one value each (each needs the previous
+    update). A row's result as :func:`td0_run`'s: ``diverged_at[b]`` (the episode, -1: never) and
     ``n_steps[b]`` (the steps it made)."""
     hh = np.empty(2 * H)  # an episode's hidden units (hh[H:]: S or S_p)
     hh2 = np.empty(2 * H)  # the flushes': row b0's in hh2[:H], row b0 + 1's in hh2[H:]
