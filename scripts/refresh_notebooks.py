@@ -12,7 +12,8 @@ its present code (a new cell, or one whose code changed) in ``notebooks/run_time
 the machine and its load (:mod:`ftd_lib.publish.run_times`; ``--remeasure``: every cell, which
 moves the lecture plan's minutes: do it on a quiet machine, then ``python -m
 ftd_lib.publish.lecture_plan --write``), strip the cells' ``metadata.execution`` timestamps
-(volatile: they change on every run), rename the saved widget models deterministically
+(volatile: they change on every run), join a cell's stream outputs that the kernel cut in two
+(where it cuts depends on timing), rename the saved widget models deterministically
 (:mod:`ftd_lib.publish.widget_ids`: a fresh run draws new random ids, which would fill the diff),
 write the ``.ipynb`` and ``jupytext --sync`` back. Re-executing an unchanged notebook so changes
 no byte of it (``tests/publish/test_widget_ids.py``).
@@ -74,14 +75,35 @@ def where(note: str = "") -> dict:
             "load_average": [round(x, 2) for x in load]}
 
 
+def merge_streams(nb) -> int:
+    """Join each cell's consecutive outputs to the same stream (stdout, stderr) into one, as a
+    live notebook shows them: where a kernel cuts its output in two depends on timing, and so
+    would the saved file. Returns the number of outputs joined."""
+    joined = 0
+    for cell in nb.cells:
+        out = []
+        for o in cell.get("outputs", []):
+            if (out and o.output_type == "stream" and out[-1].output_type == "stream"
+                    and out[-1].name == o.name):
+                out[-1].text += o.text
+                joined += 1
+            else:
+                out.append(o)
+        if "outputs" in cell:
+            cell.outputs = out
+    return joined
+
+
 def store_and_strip(path: Path, nb, data: dict, run: dict, remeasure: bool = False) -> tuple:
-    """Store the times ``nb`` carries (as :func:`run_times.record` decides), strip them, rename
-    its widget models (:func:`widget_ids.normalise`), and write ``nb`` to ``path`` when anything
-    changed. ``(ids written, cells stripped, widget ids renamed)``."""
+    """Store the times ``nb`` carries (as :func:`run_times.record` decides), strip them, join
+    its cut streams (:func:`merge_streams`), rename its widget models
+    (:func:`widget_ids.normalise`), and write ``nb`` to ``path`` when anything changed. ``(ids
+    written, cells stripped, widget ids renamed)``."""
     written = run_times.record(data, path.stem, nb, run_times.measured(nb), run, remeasure)
     n = run_times.strip(nb)
+    joined = merge_streams(nb)
     renamed = widget_ids.normalise(nb)
-    if n or renamed:
+    if n or joined or renamed:
         nbformat.write(nb, path)
     return written, n, renamed
 
