@@ -180,7 +180,7 @@ def test_the_closing_slides():
 
 
 def test_every_required_exercise_is_done_in_class_or_assigned():
-    """Review 2026-11-28-lecturer-4, M2: every required exercise of a lecture's notebooks is
+    """Every required exercise of a lecture's notebooks is
     either put to the room on a core slide or on the lecture's homework list; the homework slide
     says "done in class" of exactly the exercises the core deck shows, and assigns only
     exercises of the lecture's own notebooks."""
@@ -220,7 +220,7 @@ def test_the_homework_line_follows_the_notebooks_order():
 
 
 def test_a_summary_stays_when_the_section_before_it_moves():
-    """Review 2026-11-28-lecturer-4, M3: an unnumbered ``## Summary`` after a moved section is
+    """An unnumbered ``## Summary`` after a moved section is
     not moved with it, so every notebook a lecture takes to its end keeps its wrap-up."""
     cells = [_cell("md", "# T", "slide"), _cell("md", "## 1. A", "slide"),
              _cell("md", "## 2. Exercises", "slide"), _cell("md", "x", "subslide"),
