@@ -2,8 +2,8 @@
 itself (matplotlib's artists and their boxes after layout, no picture, no browser), carried with
 its picture as :mod:`ftd_lib.figure_text` carries its text size.
 
-:func:`problems` names, in words, what is wrong with a matplotlib figure, each one a fault a
-review found on a slide or a page (review 2026-11-28-lecturer-4 M1 and M6, site-3 X13):
+:func:`problems` names, in words, what is wrong with a matplotlib figure, each one a fault once
+found on a slide or a page of this course:
 
 - **a legend over a title or a label** (a panel's title, the suptitle, an axis label or tick
   label, an annotation): the box of the legend and the box of the text overlap (by more than
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 KEY = "ftd_layout"
 #: a panel must be at least this share of its share of the figure (width and height); the
-#: squashed cart-pole panels of review 2026-11-28-lecturer-4 M1 had 0.38 of theirs (and less
+#: squashed cart-pole panels that once reached a slide had 0.38 of theirs (and less
 #: on the slide); a panel over a legend of three rows keeps about half
 MIN_AXES_SHARE = 0.45
 #: pixels around a legend's box in which a data point counts as covered

@@ -1,4 +1,4 @@
-"""How close can the torch engine get to issue 9's target (control <= 2x forward TD(lambda)'s
+"""How close can the torch engine get to the target of control at <= 2x forward TD(lambda)'s
 cost per run-step)? The floor of one forward Sarsa(lambda) step, measured in one process.
 
 A forward Sarsa(lambda) step on cart-pole cannot do less network work than:

@@ -1,4 +1,4 @@
-"""How many lines a researcher reads (issue 36): the Python modules on a researcher's path --
+"""How many lines a researcher reads: the Python modules on a researcher's path --
 the registries (``ftd_lib/methods.py``; the tasks' is ``envs/tasks.py``), the references, the
 environments, the engines with the compiled kernel, the experiment runner and its report
 (``ftd_lib/repro/`` without the paper's own ``repro/paper/``) and the helpers they all import

@@ -1,4 +1,4 @@
-"""One paper-scale control figure on a lent GPU machine: its CPU cores, then its GPU (issue 28).
+"""One paper-scale control figure on a lent GPU machine: its CPU cores, then its GPU.
 
 The prepared script for a device session (nothing depends on it). It calibrates the plan's
 rates on the machine (a few seconds), then computes the figure from scratch -- both stages of

@@ -1,4 +1,4 @@
-"""``reproduce all`` from scratch, measured beside its plan (issue 28).
+"""``reproduce all`` from scratch, measured beside its plan.
 
 First the plan for an empty folder (rates calibrated on this machine now, or read from
 ``--rates``), for ``--workers`` and for 16 and 64 workers; then the real command,

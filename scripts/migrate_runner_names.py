@@ -1,4 +1,4 @@
-"""One-off migration (issue 27): the chunks of Figs. 3 left and right stored under the old
+"""One-off migration: the chunks of Figs. 3 left and right stored under the old
 runner names (``engine-<hash of the code>``) renamed to today's (``engine-<method>-v<N>``,
 :func:`ftd_lib.repro.chunks.engine_runner_name`).
 

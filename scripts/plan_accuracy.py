@@ -1,4 +1,4 @@
-"""The plan beside the measured wall time of whole commands (issue 36): each command computed
+"""The plan beside the measured wall time of whole commands: each command computed
 from scratch into a fresh folder, in a fresh process timed from outside, beside the plan's
 prediction for it with rates calibrated on this machine just before that command
 (:func:`measure_command`). Prints a markdown table: the
@@ -10,7 +10,7 @@ the engine's import, the pictures), each measured (planned).
     python scripts/plan_accuracy.py [--workers N] [--scale quick|paper] [FILE ...]
     python scripts/plan_accuracy.py FILE --between-runs 2,4,8 [--set KEY=VALUE ...]
 
-The second: a researcher's session between runs (issue 41), :func:`measure_between_runs`.
+The second: a researcher's session between runs, :func:`measure_between_runs`.
 
 Default: quick Figs. 3 left, 3 right and 4 right (``reproduce NAME`` is ``run
 experiments/NAME.toml``), and two files off the paper's path at their own counts (acrobot with

@@ -12,11 +12,15 @@ its present code (a new cell, or one whose code changed) in ``notebooks/run_time
 the machine and its load (:mod:`ftd_lib.publish.run_times`; ``--remeasure``: every cell, which
 moves the lecture plan's minutes: do it on a quiet machine, then ``python -m
 ftd_lib.publish.lecture_plan --write``), strip the cells' ``metadata.execution`` timestamps
-(volatile: they change on every run), write the ``.ipynb`` and ``jupytext --sync`` back.
+(volatile: they change on every run), join a cell's stream outputs that the kernel cut in two
+(where it cuts depends on timing), rename the saved widget models deterministically
+(:mod:`ftd_lib.publish.widget_ids`: a fresh run draws new random ids, which would fill the diff),
+write the ``.ipynb`` and ``jupytext --sync`` back. Re-executing an unchanged notebook so changes
+no byte of it (``tests/publish/test_widget_ids.py``).
 
 ``--strip-only`` executes nothing: it stores the times of cells without one from the timestamps
-the notebooks already carry (a fresh run saved by hand), then strips them. It is idempotent: a
-notebook without timestamps is not rewritten.
+the notebooks already carry (a fresh run saved by hand), then strips them and renames the widget
+models. It is idempotent: a notebook without timestamps or random widget ids is not rewritten.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 
 import time_notebooks  # noqa: E402
 
-from ftd_lib.publish import run_times  # noqa: E402
+from ftd_lib.publish import run_times, widget_ids  # noqa: E402
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -71,14 +75,37 @@ def where(note: str = "") -> dict:
             "load_average": [round(x, 2) for x in load]}
 
 
+def merge_streams(nb) -> int:
+    """Join each cell's consecutive outputs to the same stream (stdout, stderr) into one, as a
+    live notebook shows them: where a kernel cuts its output in two depends on timing, and so
+    would the saved file. Returns the number of outputs joined."""
+    joined = 0
+    for cell in nb.cells:
+        out = []
+        for o in cell.get("outputs", []):
+            if (out and o.output_type == "stream" and out[-1].output_type == "stream"
+                    and out[-1].name == o.name):
+                out[-1].text += o.text
+                joined += 1
+            else:
+                out.append(o)
+        if "outputs" in cell:
+            cell.outputs = out
+    return joined
+
+
 def store_and_strip(path: Path, nb, data: dict, run: dict, remeasure: bool = False) -> tuple:
-    """Store the times ``nb`` carries (as :func:`run_times.record` decides), strip them, and
-    write ``nb`` to ``path`` when anything was stripped. ``(ids written, cells stripped)``."""
+    """Store the times ``nb`` carries (as :func:`run_times.record` decides), strip them, join
+    its cut streams (:func:`merge_streams`), rename its widget models
+    (:func:`widget_ids.normalise`), and write ``nb`` to ``path`` when anything changed. ``(ids
+    written, cells stripped, widget ids renamed)``."""
     written = run_times.record(data, path.stem, nb, run_times.measured(nb), run, remeasure)
     n = run_times.strip(nb)
-    if n:
+    joined = merge_streams(nb)
+    renamed = widget_ids.normalise(nb)
+    if n or joined or renamed:
         nbformat.write(nb, path)
-    return written, n
+    return written, n, renamed
 
 
 def main(argv=None) -> int:
@@ -102,10 +129,10 @@ def main(argv=None) -> int:
             run = dict(where(args.note), machine="not recorded: the timestamps the notebook "
                        "carried (taken by --strip-only)")
             run.pop("load_average")
-            written, n = store_and_strip(path, nb, data, run)
+            written, n, renamed = store_and_strip(path, nb, data, run)
             print(f"{path.stem}: timestamps stripped from {n} cells, run times stored for "
-                  f"{len(written)}", flush=True)
-            if n:
+                  f"{len(written)}, {renamed} widget ids renamed", flush=True)
+            if n or renamed:
                 sync(path)
             continue
         sync(path)
@@ -115,7 +142,7 @@ def main(argv=None) -> int:
             wall = time.perf_counter() - t0
             (out,) = Path(d).glob("*.ipynb")
             nb = nbformat.read(out, as_version=4)
-        written, n = store_and_strip(path, nb, data, where(args.note), args.remeasure)
+        written, n, _ = store_and_strip(path, nb, data, where(args.note), args.remeasure)
         if not n:  # nothing executed? keep the file as it is
             raise SystemExit(f"{path.stem}: the executed copy carries no timestamps")
         sync(path)

@@ -1,6 +1,6 @@
 """Give stored chunks today's code digest (:func:`ftd_lib.repro.code.rekey_store`).
 
-Once (issue 41): the chunks stored before chunks were keyed by their code get the digest of
+Once: the chunks stored before chunks were keyed by their code get the digest of
 today's code, which computes their numbers (their numerics version is today's, and
 ``tests/engine/test_engine_golden.py`` holds today's engines to the golden numbers recorded at
 that version). ``tests/repro/test_experiments_bit_for_bit.py`` then reassembles every committed

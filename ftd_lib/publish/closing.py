@@ -113,7 +113,9 @@ def homework_markdown(lecture: L.Lecture) -> str:
     lost = [k for k, req, where in places if req and where is None]
     if lost:
         raise ValueError(f"lecture {lecture.number}: required exercises {lost} are neither on "
-                         "a core slide nor on the homework list (lectures.LECTURES)")
+                         "a core slide nor on the homework list: add their keys to "
+                         f"Lecture({lecture.number}, ...)'s homework tuple in "
+                         "ftd_lib/publish/lectures.py")
     home = [f"- {_titled(k, titles[k], req)}" for k, req, where in places if where == "homework"]
     here = [L.exercise_label(k) for k, _, where in places if where == "class"]
     left = [L.exercise_label(k) for k, _, where in places if where is None]

@@ -65,11 +65,11 @@ FRAME_BOX = (1270, 340)
 #: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
 DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
             # every frame's readout as high as the tallest (4 lines), so the picture under
-            # it stays put from frame to frame (review 2026-11-28-lecturer-4, M15)
+            # it stays put from frame to frame
             ".reveal .ftd-step-readout { min-height: 5.3em; }\n"
-            # reveal.js's slide number: white on #999 is 2.84:1; on #595959, 7:1 (X15)
+            # reveal.js's slide number: white on #999 is 2.84:1 (WCAG asks 4.5:1); #595959, 7:1
             ".reveal .slide-number { background-color: #595959; color: #fff; }\n"
-            # a slide tagged in its corner says "optional" once, not again per cell (M16)
+            # a slide tagged in its corner says "optional" once, not again per cell
             ".reveal section:has(.ftd-mark) .celltag_lecture-optional { border-left: 0;"
             " padding-left: 0; }\n"
             ".reveal section:has(.ftd-mark) .celltag_lecture-optional::before"

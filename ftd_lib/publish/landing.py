@@ -104,7 +104,6 @@ def citation(path: Path = REPO / "CITATION.cff", url: str | None = None) -> str:
 
 
 #: the README's symbols as words: a page without an emoji font shows them as empty boxes
-#: (review 2026-11-28-site-3, X3)
 SYMBOL_WORDS = (("✅ or ❌", "Correct or Not yet"), ("✅", "Correct"), ("❌", "Not yet"),
                 ("💡 ", ""), ("💡", ""))
 

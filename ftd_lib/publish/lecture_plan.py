@@ -99,11 +99,18 @@ def plan_markdown() -> str:
                   f"Slides {segs}: {core} min by the rule; the discussion gets "
                   f"{max(rest, 0)} min" + ("." if rest >= lec.discussion_min else
                                            f" — **over by {lec.discussion_min - rest} min**."),
-                  "Homework: " + ", ".join(L.exercise_label(k) for k in lec.homework)
+                  "Homework: " + ", ".join(_in_notebook_order(lec.homework))
                   + (f"; in writing: {lec.written}" if lec.written else "") + ".", ""]
     parts += ["**Cells a lecturer may skip live** (tagged `lecture-optional`):", "",
               _optional_list(), "", END]
     return "\n".join(parts)
+
+
+def _in_notebook_order(keys) -> list:
+    """The labels of exercises ``keys`` (``03.2``) in the notebooks' order, whatever the order of
+    the tuple that lists them."""
+    labels = [L.exercise_label(k) for k in keys]
+    return sorted(labels, key=lambda lab: (lab.split(".")[0], int(lab.split(".")[1])))
 
 
 def notebook_column(stem: str) -> str:

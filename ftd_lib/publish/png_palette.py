@@ -1,7 +1,7 @@
 """Smaller pictures for the website: a matplotlib PNG re-encoded with a palette of at most 256
 colours (Pillow's fast octree quantiser, alpha kept), which is what a line plot uses anyway, at
-a third to a quarter of the bytes (review 2026-11-28-site-3 X7 and X14: a first visit weighed
-3.8-5.3 MB and an explorer's step waited for its picture on a slow link).
+a third to a quarter of the bytes (with full-colour PNGs a first visit weighed 3.8-5.3 MB and
+an explorer's step waited for its picture on a slow link).
 
 :func:`shrink` re-encodes one picture and keeps the original where the palette would not be
 smaller or would change its pixels by more than :data:`MAX_CHANGE` or :data:`MAX_MEAN_CHANGE`

@@ -123,13 +123,13 @@ nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json
 
 
 #: what a link preview (Moodle, Canvas, Slack: ``<meta name="description">`` and Open Graph)
-#: says of every page (review 2026-11-28-site-3, X16)
+#: says of every page
 DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyter notebooks from "
                "TD(0) to multi-step TD learning with neural networks, with exercises that check "
                "themselves, lecture decks and handouts.")
 
 META = f"""
-# link previews (review 2026-11-28-site-3, X16): a description and Open Graph data on every page
+# link previews: a description and Open Graph data on every page
 DESCRIPTION = {DESCRIPTION!r}
 
 
@@ -294,13 +294,13 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
             if (not cell.outputs and "hide-input" in tags and SE.find_call(cell.source) is None
                     and "remove-cell" not in tags):
                 # nothing to show under a fold (an import cell): no empty "Show code cell
-                # source" (review 2026-11-28-site-3, X12); the cell still runs
+                # source" fold; the cell still runs
                 tags.remove("hide-input")
                 tags.append("remove-input")
             cell.outputs, cell.execution_count = [], None
         else:
             if cell.source.lstrip().startswith(GOALS_IN_FULL):
-                continue  # the landing page and the title cell list the goals already (X11)
+                continue  # the landing page and the title cell list the goals already
             cell.source = repository_links(cell.source, repo, ref, root=root)
             if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
                 cell.source = notes_box(cell.source)
@@ -331,13 +331,13 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
 def deck_links_to_pages(html_text: str) -> str:
     """A deck's links to a notebook of the course (``href="A1_x.ipynb"``) as links to that
     notebook's page on the site (the decks sit one folder down, in ``slides/``): the site has
-    no ``.ipynb`` files (review 2026-11-28-site-3, X15)."""
+    no ``.ipynb`` files, so such a link would be dead."""
     return re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
                   lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
 
 
 #: the opening of a notes cell that lists a notebook's learning goals a second time (the title
-#: slide lists them, the landing page's table too): left off the page (X11)
+#: slide lists them, the landing page's table too): left off the page
 GOALS_IN_FULL = "The learning goals in full"
 
 
@@ -464,7 +464,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             t = time.perf_counter()
             _say("lecture decks")
             deck_paths = write_decks(src / "_extra" / landing.DECKS)
-            for path in deck_paths:  # a notebook a slide links is its page here (X15)
+            for path in deck_paths:  # a notebook a slide links is its page here
                 path.write_text(deck_links_to_pages(path.read_text()))
             deck_names = [p.stem for p in deck_paths]
             times["decks_s"] = time.perf_counter() - t
@@ -485,7 +485,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         warnings = sphinx_build(src, html_dir, work / "doctrees", pythonpath=rel)
         times["sphinx_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames (X7, X14)
+        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames
         times["pictures_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,

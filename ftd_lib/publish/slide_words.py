@@ -6,7 +6,7 @@ A projected slide is what RISE (and nbconvert's reveal.js exporter) shows at onc
 (or cells with no type) continue it; ``skip`` and ``notes`` cells are not projected (``notes``
 go to the speaker view). The first cell opens the first slide whatever its type.
 
-Words on a slide (:func:`cell_words`), the count the lecturer's review used:
+Words on a slide (:func:`cell_words`), what a slide asks a room to read:
 
 - markdown: the words of the text (tokens holding a letter or digit) after markdown syntax,
   HTML tags and comments are removed; the body of a closed ``<details>`` block is folded, so
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..course import roles
 
-#: at most this many words on a projected slide (issue 24: "a hall can read")
+#: at most this many words on a projected slide (what a hall can read)
 LIMIT = 100
 #: and the median slide of a notebook holds at most this many
 MEDIAN_LIMIT = 60

@@ -180,7 +180,7 @@ def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
         (folder / name).write_bytes(png)
         shown = ", ".join(f"{s.label} = {s.fmt.format(v)}" for s, v in zip(sliders, point,
                                                                         strict=True))
-        # a short alt (X10): the readout above is the live region that says the numbers
+        # a short alt: the readout above is the live region that says the numbers
         frames.append(dict(src=f"{url}/{name}", readout=readout,
                            alt=f"picture for {shown}; its numbers in the readout above"))
         if progress is not None:

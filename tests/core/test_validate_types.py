@@ -1,5 +1,5 @@
 """No shared check takes a bool or a string where a number is expected: ``True`` is not 1.0 and
-``"0.5"`` is not 0.5 (review 4's ``params.sigma=true`` ran as sigma = 1), while a number of any
+``"0.5"`` is not 0.5 (``params.sigma=true`` once ran as sigma = 1), while a number of any
 numpy kind still passes to the same value."""
 
 import numpy as np

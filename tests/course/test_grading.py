@@ -183,8 +183,8 @@ def test_check_refuses_what_is_not_a_notebook(tmp_path):
 
 
 def test_a_message_is_reported_whole():
-    """``check`` reports an exercise's ❌ line and an error whole (review 4: cut at ~240
-    characters)."""
+    """``check`` reports an exercise's ❌ line and an error whole (it was once cut at
+    ~240 characters)."""
     long = "Not yet: " + "a long message, word by word, " * 12 + "the end."
     cell = nbformat.v4.new_code_cell("x")
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"❌ {long}\n")]

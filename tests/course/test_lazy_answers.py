@@ -211,7 +211,7 @@ def _experiment_answers():
 
 def test_10_a_made_up_result_or_a_changed_prediction_does_not_pass(capsys, monkeypatch):
     """Notebook 05's exercise 3: the check reads the stored results itself (it takes none from
-    the student: review 4's made-up object with a summary() has nowhere to go); a prediction
+    the student: a made-up object with a summary() has nowhere to go); a prediction
     passes only as recorded before the measurement, whatever the data say, and a different one
     after the measurement was shown is refused, in the record and in the check."""
     monkeypatch.setattr(nb05, "_RECORDED", {})
@@ -352,7 +352,7 @@ def test_no_correct_summary_after_a_wrong_part(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("✅ Correct: (a)")
     assert out.strip().splitlines()[-1].startswith("❌ Not yet: 1 of 2 parts right")
-    assert nb04.check_k1_is_td0(0.0099, 3.5) is False  # the review's lam_max
+    assert nb04.check_k1_is_td0(0.0099, 3.5) is False  # a lam_max just below the largest
     out = capsys.readouterr().out
     assert "✅" not in out.strip().splitlines()[-1]
 

@@ -1,4 +1,4 @@
-"""The helpers added for the lecture hall (issue 13) and notebook 06's live parts (issue 10):
+"""The helpers added for the lecture hall and notebook 06's live parts:
 replacing traces, Algorithm 1's listing, memory, the online lambda-return profile, the fresh
 cart-pole network, the random policy, block means, truncation, the scale label and the
 grid-edge flag."""

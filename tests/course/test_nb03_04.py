@@ -230,7 +230,7 @@ def test_cost_record_round_trip(tmp_path):
 
 
 def test_the_stored_cost_is_the_scripts_and_what_notebook_04_says_holds_for_it():
-    """W17: notebook 04 (and so the website) shows the stored measurement of
+    """Notebook 04 (and so the website) shows the stored measurement of
     scripts/measure_cost_per_step.py, with its machine, and says of it only what holds."""
     rec = json.loads(nb04_forward_td_lambda.COST_FILE.read_text())
     data = nb04_forward_td_lambda.stored_cost()
@@ -247,7 +247,7 @@ def test_the_stored_cost_is_the_scripts_and_what_notebook_04_says_holds_for_it()
         np.testing.assert_allclose(data["ratio"][m], np.median(np.array(v) / td0, axis=1))
     claims = nb04_forward_td_lambda.cost_claims(data)
     assert claims and all(claims.values()), claims
-    # the claims can fail: the reviewer's 2.03 x TD(0) is not "about what TD(0) costs"
+    # the claims can fail: a measured 2.03 x TD(0) is not "about what TD(0) costs"
     worse = dict(data, ratio=dict(data["ratio"], td_lambda=np.array([2.03, 1, 1, 1])))
     assert not all(nb04_forward_td_lambda.cost_claims(worse).values())
     flat = dict(data, ratio=dict(data["ratio"], online_lambda_return=np.array([5, 5, 5, 5.])))
@@ -257,7 +257,7 @@ def test_the_stored_cost_is_the_scripts_and_what_notebook_04_says_holds_for_it()
     assert "cost = stored_cost()" in src and "cost_per_step()\n" not in src
     assert "cost about what TD(0) costs per step (within\nhalf as much again)" in src
     assert nb04_forward_td_lambda.ABOUT == 1.5  # "half as much again"
-    assert "CI=true" not in src  # W8: no plumbing on the page
+    assert "CI=true" not in src  # no plumbing on the page
 
 
 def test_measure_cost_script_writes_what_stored_cost_reads(tmp_path):

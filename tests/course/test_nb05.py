@@ -231,7 +231,7 @@ def test_choices_left_open_sorts_every_item_by_what_the_paper_says():
     given, named, missing = groups
     rows = {c.get("given", c["item"]): c["paper"] for c in prediction.choices()}
     assert sorted(given + named + missing) == sorted(rows)
-    assert "runs" in given and "runs and seeds" not in text  # the paper gives no seeds (L13)
+    assert "runs" in given and "runs and seeds" not in text  # the paper gives no seeds
     assert all(rows[i].startswith("not given") for i in missing)
     assert all(rows[i].startswith("“") for i in named)
     assert {"initialisation", "discount", "step-size grid"} <= set(missing)

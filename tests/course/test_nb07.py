@@ -3,6 +3,7 @@ ages, the exercise's check, and the paper's sentences about DQN quoted verbatim.
 
 import contextlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,10 @@ from ftd_lib.course.exercises import nb07 as ex07
 from ftd_lib.returns import gae
 
 REPO = Path(__file__).resolve().parents[2]
-TEX = Path("/work/shared/paper/van_seijen_2016_forward_td_lambda.tex")
+#: the paper's LaTeX source, which the repository does not carry (it is not ours to share): beside
+#: the repository, in ../shared/paper/, or where FTD_PAPER_TEX names it
+TEX = Path(os.environ.get("FTD_PAPER_TEX") or
+           REPO.parent / "shared" / "paper" / "van_seijen_2016_forward_td_lambda.tex")
 
 
 def test_gae_on_data_matches_eq2_across_an_episode_end():
@@ -100,7 +104,9 @@ def test_exercise_check_tells_the_mistakes_apart():
     assert "IndexError" in _said(raises)
 
 
-@pytest.mark.skipif(not TEX.is_file(), reason="the paper's .tex is not on this machine")
+@pytest.mark.skipif(not TEX.is_file(), reason=f"the paper's LaTeX source is not at {TEX} (it is "
+                    "not in the repository: put it at ../shared/paper/ beside the repository, or "
+                    "name it in FTD_PAPER_TEX, to check the quoted sentences against it)")
 def test_the_dqn_sentences_are_the_papers():
     tex = " ".join(TEX.read_text().split())
     for s in nb07.PAPER_ON_DQN:

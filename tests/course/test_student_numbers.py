@@ -232,7 +232,7 @@ CLASS = [f"s{2401300 + i}" for i in range(200)]
 @pytest.mark.parametrize("nb", sorted(MODULES), ids=str)
 def test_in_a_class_of_200_no_two_ids_share_a_notebooks_numbers(nb):
     """Every notebook with given numbers: the 200 ids of one class get 200 different sets
-    of them (review 4: two ids shared notebook 06's 500 rewards and ε)."""
+    of them (two ids once shared notebook 06's 500 rewards and ε)."""
     module = MODULES[nb]
     given = [getattr(module, n) for n in sorted(vars(module)) if n.startswith("given_")
              and callable(getattr(module, n))]

@@ -1,7 +1,7 @@
 """Widgets given bad values: a factory refuses what its sliders would clamp or truncate
 silently (ValueError naming the parameter); a callback given a non-finite value (a slider set
-from code) shows one sentence in the widget instead of a traceback or a NaN picture
-(issue 12). One parametrised case per bad input."""
+from code) shows one sentence in the widget instead of a traceback or a NaN picture. One
+parametrised case per bad input."""
 
 import math
 

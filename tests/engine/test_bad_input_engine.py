@@ -1,5 +1,5 @@
 """Bad input to the batched engine and to the per-run reference: a ``ValueError`` naming the
-parameter, raised before any work (issue 12). One parametrised case per bad input.
+parameter, raised before any work. One parametrised case per bad input.
 
 Every check comes from one layer, :mod:`ftd_lib.validate`, shared by the per-run algorithms
 (:mod:`ftd_lib.algorithms`) and the engine's public functions (``run_recorded``,

@@ -67,7 +67,7 @@ def _no_exploration_share(q, epsilon):
 
 @pytest.mark.parametrize("mutant", [_greedy_on_the_worst, _no_exploration_share])
 def test_a_mutant_of_the_policy_fails_the_check(monkeypatch, mutant):
-    """The greedy mass on the worst action (review 4's mutant), or epsilon on the other
+    """The greedy mass on the worst action, or epsilon on the other
     action instead of epsilon/|A|: ``check_method``'s hand-worked cases below epsilon = 1
     find each; the epsilon = 1 case alone (pi uniform, as every case was before) does not
     find the first."""

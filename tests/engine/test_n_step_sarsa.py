@@ -62,7 +62,7 @@ def test_the_hand_worked_episode_tells_n_2_from_monte_carlo():
 
 
 def test_a_mutant_without_the_bootstrap_fails_check_method(monkeypatch):
-    """The review's mutant: G_{t:t+n} without gamma^n Q(S_{t+n}, A_{t+n}). The hand-worked
+    """A mutant: G_{t:t+n} without gamma^n Q(S_{t+n}, A_{t+n}). The hand-worked
     episode at n = 2 finds it (at n >= 4 there is nothing to bootstrap from)."""
     from ftd_lib import returns
 

@@ -90,7 +90,7 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
 
 
 def test_a_file_s_network_keys_run_on_a_task_without_the_kernel():
-    """R4: ``[network]`` on acrobot (no kernel) with Watkins's Q(λ) (a reference only) loads
+    """``[network]`` on acrobot (no kernel) with Watkins's Q(λ) (a reference only) loads
     and every chunk runs, in the engines that have the method."""
     from ftd_lib.repro.experiment import experiment_path, load_experiment
 

@@ -119,7 +119,7 @@ def test_the_core_deck_leaves_out_what_the_plan_does_not_time(lecture_views):
 
 def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_class(
         lecture_views):
-    """Review 2026-11-28-lecturer-4, M3 and M4: the core deck shows the Summary of every
+    """The core deck shows the Summary of every
     notebook the lecture takes to its end; an exercise put to the room shows on its slide the
     numbers to work from (drawn without a student id) and its cue gives the answer."""
     for lec in L.LECTURES:

@@ -339,8 +339,7 @@ def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
     """axe-core over every slide of a lecture deck (all slides shown at once), on the
     projector's 1280 x 720 and on a phone's 390 x 844 (a student opens the deck from the
     site): no serious or critical violation. The counts per width are written to
-    test-output/deck/deck_axe.json (review 2026-11-28-lecturer-4 and issue 43: axe on the
-    site and the decks)."""
+    test-output/deck/deck_axe.json (axe runs on the decks as on the site)."""
     from test_site_browser import _axe
 
     path = next(p for p in lecture_decks if p.stem == f"lecture{number}")

@@ -2,7 +2,7 @@
 data, a squashed panel and cut-off text are found on figures made to have them (and not on the
 same figures laid out well), and no picture the stored notebooks show (the pictures the decks,
 the site and the handouts show) has any of them: each carries the check's verdict from the run
-that drew it (review 2026-11-28-lecturer-4 M1, M6; site-3 X13)."""
+that drew it."""
 
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def test_legends_under_two_panels_side_by_side_grow_the_figure_once():
 
 
 def test_a_legend_over_the_title_and_a_squashed_panel():
-    """M1: the block curves' legend beside a 7 x 4.2 in panel, with long labels, ate the
+    """The block curves' legend beside a 7 x 4.2 in panel, with long labels, ate the
     panel's width and sat on its title."""
     fig, ax = _rising()
     ax.plot([0, 10], [2, 2], label="a very long label " * 3)

@@ -141,7 +141,8 @@ def test_walk_through_by_hand():
 
 def test_the_cuts_that_make_the_lectures_fit_are_in_the_plan():
     """The cuts a lecturer's pacing asked for: 03 §6 to homework; 04 §8 to homework; 05 §5–6
-    to guided self-study; 06 §4's live cart-pole run dropped; 06 exercises 2–4 to homework."""
+    to guided self-study; 06 §4's live cart-pole run dropped; 06's exercises but
+    ``nb06.simulate_policy`` to homework."""
     l1, l2, l3 = L.LECTURES
     assert dict(l1.segments[2].moved) == {6: "homework"}
     assert dict(l2.segments[0].moved) == {8: "homework"}
@@ -179,7 +180,7 @@ def test_the_closing_slides():
 
 
 def test_every_required_exercise_is_done_in_class_or_assigned():
-    """Review 2026-11-28-lecturer-4, M2: every required exercise of a lecture's notebooks is
+    """Every required exercise of a lecture's notebooks is
     either put to the room on a core slide or on the lecture's homework list; the homework slide
     says "done in class" of exactly the exercises the core deck shows, and assigns only
     exercises of the lecture's own notebooks."""
@@ -204,12 +205,22 @@ def test_a_required_exercise_that_falls_through_is_refused():
     short = L.Lecture(2, l2.title, l2.segments, l2.discussion_min, l2.discussion,
                       tuple(k for k in l2.homework if k != "nb04.first_update"))
     assert ("nb04.first_update", True, None) in L.exercise_places(short)
-    with pytest.raises(ValueError, match="nb04.first_update"):
+    with pytest.raises(ValueError, match="nb04.first_update") as raised:
         closing.homework_markdown(short)
+    assert "homework tuple in ftd_lib/publish/lectures.py" in str(raised.value)  # the file to edit
+
+
+def test_the_homework_line_follows_the_notebooks_order():
+    """INSTRUCTORS.md's "Homework:" line lists the exercises as the notebooks order them, not
+    as the lecture's tuple does (a reordered exercise would read "03.3, 03.2")."""
+    keys = ("nb03.beta_two", "nb03.divergence_edge", "nb01.td0_update", "nb02.build_td_lambda")
+    labels = [L.exercise_label(k) for k in keys]
+    assert labels == ["03.3", "03.2", "01.3", "02.3"]
+    assert lecture_plan._in_notebook_order(keys) == ["01.3", "02.3", "03.2", "03.3"]
 
 
 def test_a_summary_stays_when_the_section_before_it_moves():
-    """Review 2026-11-28-lecturer-4, M3: an unnumbered ``## Summary`` after a moved section is
+    """An unnumbered ``## Summary`` after a moved section is
     not moved with it, so every notebook a lecture takes to its end keeps its wrap-up."""
     cells = [_cell("md", "# T", "slide"), _cell("md", "## 1. A", "slide"),
              _cell("md", "## 2. Exercises", "slide"), _cell("md", "x", "subslide"),

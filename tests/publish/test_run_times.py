@@ -70,10 +70,11 @@ def test_strip_only_is_idempotent(tmp_path):
     path = tmp_path / "09_x.ipynb"
     nbformat.write(nb, path)
     data = {}
-    written, n = refresh.store_and_strip(path, nbformat.read(path, as_version=4), data, {})
+    written, n, _ = refresh.store_and_strip(path, nbformat.read(path, as_version=4), data, {})
     assert (len(written), n) == (1, 1)
     once = path.read_bytes()
     assert b'"execution"' not in once
-    written, n = refresh.store_and_strip(path, nbformat.read(path, as_version=4), data, {})
-    assert (written, n) == ([], 0) and path.read_bytes() == once
+    written, n, renamed = refresh.store_and_strip(path, nbformat.read(path, as_version=4), data,
+                                                  {})
+    assert (written, n, renamed) == ([], 0, 0) and path.read_bytes() == once
     assert data["notebooks"]["09_x"]["cells"][nb.cells[1].id]["seconds"] == pytest.approx(2.25)

@@ -234,14 +234,14 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     assert "MIT License" in (REPO / "LICENSE").read_text()
     assert "Attribution 4.0 International" in (REPO / "LICENSE-TEXT").read_text()
     assert "ftdcourse2026" in landing.citation()
-    # X6: a group author in double braces (one corporate name, not a surname), "_" escaped,
+    # a group author in double braces (one corporate name, not a surname), "_" escaped,
     # TD braced against lower-casing, the course's address when there is one
     bib = landing.citation(url="https://github.com/me/course")
     assert "author = {{" in bib and "\\_" in bib and "Forward {TD}(λ)" in bib
     assert "url    = {https://github.com/me/course}," in bib
     assert ns["copyright"].startswith("2026, ")
     assert "author.html" not in str(opts["footer_content_items"])
-    # X3: the README's symbols as words on the landing page
+    # the README's symbols as words on the landing page (no emoji font: empty boxes)
     assert landing.in_words("it says ✅ or ❌; a folded 💡 hint") == ("it says Correct or Not "
                                                                     "yet; a folded hint")
 
@@ -290,8 +290,9 @@ def test_pages_workflow_builds_and_uploads_the_site():
     names = [s.get("name", s.get("uses", "")) for s in build["steps"]]
     assert names.index("Publish the students' copy the site launches (the zip on its landing "
                        "page)") < names.index("actions/upload-pages-artifact@v5")
-    # W16: the CPU build of torch, a pip cache, Node-24 majors of the actions, no CI override
-    assert "download.pytorch.org/whl/cpu" in build["env"]["PIP_EXTRA_INDEX_URL"]
+    # torch's CPU build from its own index in setup_env.sh alone (no second index for every
+    # install), a pip cache, Node-24 majors of the actions, no CI override
+    assert "PIP_EXTRA_INDEX_URL" not in build["env"]
     setup = next(s for s in build["steps"] if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"
     majors = {s["uses"].split("@")[0]: int(s["uses"].split("@v")[1])
@@ -322,7 +323,7 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
     # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
     assert "_static/mathjax3/tex-chtml.js" in page and "cdn" not in page.lower()
-    # a link preview (X16): a description and Open Graph data; no placeholder byline (X6)
+    # a link preview: a description and Open Graph data; no placeholder byline
     assert f'<meta name="description" content="{site.DESCRIPTION}"' in page.replace("&#x27;", "'")
     assert '<meta property="og:title" content="A page' in page
     assert "By the course" not in page
@@ -355,7 +356,7 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
                                   "RMS error against episode")
     plt.close(fig)
-    # review 2026-11-28-site-3 X13: a panel with one label is that label, no dangling
+    # a panel with one label is that label, no dangling
     # "against"; a title that says "Figure 1" gets no "Figure:" before it
     fig, (a, b) = plt.subplots(1, 2)
     a.set_title("Figure 1: random walk")
@@ -409,7 +410,7 @@ def test_a_kernels_figures_carry_alt_text_and_text_size_together():
 
 
 def test_a_deck_links_a_notebook_as_its_page():
-    """Review 2026-11-28-site-3 X15: on the site, a deck's link to a notebook file (which the
+    """On the site, a deck's link to a notebook file (which the
     site does not have) goes to that notebook's page, one folder up; other links stay."""
     from ftd_lib.publish import deck
 

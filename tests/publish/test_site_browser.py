@@ -204,7 +204,7 @@ def _data(box):
     return json.loads(box.locator("script.ftd-static-data").text_content())
 
 
-#: W12's probe, put at the top of a real page's article and typeset by the page's MathJax:
+#: the baseline probe, put at the top of a real page's article and typeset by the page's MathJax:
 #: words of "x" (no descender) around inline formulas of letters without descenders, and an
 #: empty inline block, whose bottom edge is the line's baseline. Returns, relative to the
 #: paragraph, the formulas' and the words' horizontal extents and the baseline. (MathJax 2.7
@@ -253,7 +253,7 @@ def _ink_bottom(pixels, left, right):
 
 
 def test_inline_math_sits_on_the_text_baseline(built, server, browser):
-    """W12: an inline formula's letters stand on the same baseline as the words around them
+    """An inline formula's letters stand on the same baseline as the words around them
     (MathJax 2.7 with the STIX web fonts, the site's former MathJax, drew them 3.5 px above; on
     the same page and probe MathJax 3's CHTML draws them within a pixel). Measured in the
     pixels, at 2 device pixels per CSS pixel: the bottom of the ink of each formula against the
@@ -503,7 +503,7 @@ def test_no_page_scrolls_sideways_on_a_phone(built, server, phone):
 
 
 def test_on_a_phone_a_wide_figure_opens_at_full_size(built, server, phone):
-    """W9: at 390 px a multi-panel picture (06's widest figure, 03's two-panel explorer) is
+    """At 390 px a multi-panel picture (06's widest figure, 03's two-panel explorer) is
     shrunk to the column, its labels a few pixels tall; a tap opens it in a viewer at its
     natural size (one PNG pixel to one CSS pixel) that scrolls sideways itself while the page
     does not, and Close brings the page back where it was."""
@@ -605,8 +605,8 @@ def _axe(page, preload: bool = True):
     }""", preload)
 
 
-#: the widths axe runs at: a laptop's and a phone's (review 2026-11-28-site-3, X1: at 1300 px
-#: alone a 13-px overflow stayed under axe's threshold, at 390 px ten equations overflowed)
+#: the widths axe runs at: a laptop's and a phone's (at 1300 px alone a 13-px overflow stayed
+#: under axe's threshold, at 390 px ten equations overflowed)
 WIDTHS = {"laptop": dict(viewport={"width": 1300, "height": 1000}),
           "phone": dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                         device_scale_factor=2)}
@@ -662,7 +662,7 @@ def test_accessibility_axe_core_light_and_dark(built, server, browser):
 
 
 #: the most a first visit of a page may transfer, compressed as a web server sends it (gzip),
-#: in bytes: review 2026-11-28-site-3 X14 measured 3.8-5.3 MB raw (about 1.2-2.5 MB gzipped)
+#: in bytes: with full-colour PNGs a first visit was 3.8-5.3 MB raw (about 1.2-2.5 MB gzipped)
 FIRST_VISIT_BUDGET = 2_000_000
 
 

@@ -1,5 +1,5 @@
 """Words per projected slide (ftd_lib.publish.slide_words): the counter against hand counts, and
-every notebook of the course held to the limit a hall can read (issue 24)."""
+every notebook of the course held to the limit a hall can read."""
 
 import glob
 import statistics

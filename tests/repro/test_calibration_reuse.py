@@ -54,7 +54,7 @@ def test_a_stale_or_uncovering_calibration_is_not_reused(tmp_path):
 
 def test_two_experiments_planned_in_turn_are_each_calibrated_once(tmp_path, monkeypatch,
                                                                   capsys):
-    """Review 4: a plan calibrates its own methods; a second file's plan measured again and
+    """A plan calibrates its own methods; a second file's plan once measured again and
     replaced the first's, so planning two files in turn measured every time. The machine's
     file keeps both (by the code they timed), and the rates a run reads merge them."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -80,7 +80,7 @@ def _edit(path, **changes):
 
 
 def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
-    """Review 4: the same chunks planned at 35h57m of compute on 2 workers and 10h31m on 16.
+    """The same chunks were once planned at 35h57m of compute on 2 workers and 10h31m on 16.
     Now the compute is each chunk in a process of its own; the measured slowdown of workers
     at once (here 3.4 at 2) lengthens the wall time only."""
     from ftd_lib.repro.experiment import load_experiment
@@ -101,7 +101,7 @@ def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
 
 
 def test_the_plan_a_run_stores_is_the_plan_printed():
-    """Review 4: the plan stored in a run's JSON (21 s) was not the ``plan`` command's
+    """The plan stored in a run's JSON (21 s) was once not the ``plan`` command's
     (44-47 s) for the same chunks: the stored one left out the slowdown of workers at once.
     Both now schedule the same seconds the same way."""
     from ftd_lib.repro.experiment import load_experiment

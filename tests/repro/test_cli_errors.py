@@ -1,5 +1,5 @@
 """Bad input to the command line: exit status 2 and a line naming the argument, before any
-work is done -- never a traceback, never hours of computing first (issue 12)."""
+work is done -- never a traceback, never hours of computing first."""
 
 import os
 

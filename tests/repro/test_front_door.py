@@ -1,4 +1,4 @@
-"""One front door (issue 36, R1/R3/R4/R10): ``reproduce NAME`` is ``run experiments/NAME.toml``
+"""One front door: ``reproduce NAME`` is ``run experiments/NAME.toml``
 with one ``--set`` syntax; ``plan FILE|NAME|all`` and ``run FILE --dry-run`` plan any file; a
 string ``--set`` value runs to its report; keys a task cannot run are refused at load."""
 
@@ -48,7 +48,7 @@ def test_every_value_reads_back_from_its_set(value):
 
 
 def test_string_sets_run_to_the_report_and_resume(tmp_path, capsys, fake):
-    """R3: ``network.activation=sigmoid``, ``task.at_cap=terminal`` and a curve's name used to
+    """``network.activation=sigmoid``, ``task.at_cap=terminal`` and a curve's name used to
     compute, then die writing REPORT.md."""
     out = tmp_path / "o"
     argv = ["run", experiment_path("fig4-right"), "--scale", "quick", "--out", out,
@@ -80,7 +80,7 @@ def test_a_curve_name_set_from_the_command_line(tmp_path, capsys, fake):
 
 
 def test_reproduce_name_is_run_of_its_file(tmp_path, capsys, fake):
-    """R10: the same chunks, the same numbers, through one path; the short keys and the
+    """The same chunks, the same numbers, through one path; the short keys and the
     count options are ``--set`` items."""
     a, b = tmp_path / "a", tmp_path / "b"
     rc, _ = _main(capsys, "reproduce", "fig4-right", "--scale", "quick", "--out", a,
@@ -114,7 +114,7 @@ def test_reproduce_name_is_run_of_its_file(tmp_path, capsys, fake):
     (["reproduce", "fig3-right", "--dry-run"], "fig3-right"),
 ])
 def test_plan_and_dry_run_print_the_plan_of_any_file(tmp_path, capsys, argv, name):
-    """R1: nothing is computed or written."""
+    """Nothing is computed or written."""
     out = tmp_path / "o"
     rc, captured = _main(capsys, *argv, "--scale", "quick", "--no-calibrate", "--workers", "2",
                          "--out", out)
@@ -133,7 +133,7 @@ def test_plan_of_a_missing_file_is_one_line(tmp_path, capsys):
     ("task.start=anywhere", "task.start"), ("task.inputs=unit", "task.inputs"),
 ])
 def test_keys_the_task_cannot_run_are_refused_at_load(item, key):
-    """R4: acrobot has no mountain-car keys (start states and inputs: the kernel's alone)."""
+    """Acrobot has no mountain-car keys (start states and inputs: the kernel's alone)."""
     with pytest.raises(ValueError, match=key) as e:
         load_experiment(experiment_path("acrobot-watkins"), "quick", [item])
     assert "\n" not in str(e.value)
@@ -161,7 +161,7 @@ def test_a_curve_key_on_a_file_of_methods_is_refused():
 
 
 def test_k_max_0_is_refused_in_files(tmp_path):
-    """R5: 0 used to mean "no cap" silently."""
+    """0 used to mean "no cap" silently."""
     with pytest.raises(ValueError, match=r"curves\.1\.k_max.*no cap.*leave the key out"):
         load_experiment(experiment_path("fig3-right"), "quick", ["curves.1.k_max=0"])
 
@@ -178,7 +178,7 @@ def test_count_keys_are_not_definition_changes():
     assert json.loads(json.dumps(format_value("x y"))) == '"x y"'
 
 
-# ----------------------------------------------------------------------------- R11, R12
+# ----------------------------------------------- the report: its title, scale, provenance
 
 MINE = ('name = "my-cartpole"\ntitle = "My cart-pole test on {task}"\n'
         'curves = [{ name = "mine", method = "sarsa_lambda" }, '
@@ -189,7 +189,7 @@ MINE = ('name = "my-cartpole"\ntitle = "My cart-pole test on {task}"\n'
 
 
 def test_a_researchers_report_is_the_folders(tmp_path, capsys, fake):
-    """R11: the file's own title, its scale word, no paper figure missing, no claim without
+    """The file's own title, its scale word, no paper figure missing, no claim without
     data, the curves in their method's colour."""
     from ftd_lib.methods import style
     from ftd_lib.repro.plots import curve_styles
@@ -220,7 +220,7 @@ def test_a_researchers_report_is_the_folders(tmp_path, capsys, fake):
 
 
 def test_a_rerun_that_computes_nothing_keeps_the_provenance(tmp_path, capsys, fake):
-    """R12: the stored command, commit, date and picture stay; an "assembled by" line is
+    """The stored command, commit, date and picture stay; an "assembled by" line is
     added."""
     f = tmp_path / "mine.toml"
     f.write_text(MINE)

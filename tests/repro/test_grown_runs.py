@@ -132,7 +132,7 @@ def test_numpy_sums_the_rows_of_a_curve_one_after_another(episodes):
 
 @pytest.mark.slow  # (three runs of a file on the engines: ~20 s on 2 shared cores)
 def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monkeypatch):
-    """The review's case, on the real engines (the kernel and n-step Sarsa's per-run
+    """A file grown from 2 to 3 runs, on the real engines (the kernel and n-step Sarsa's per-run
     reference): ``cartpole-n-step`` at quick scale (its chunks hold 4 runs) with runs 2,
     then 3: only run 2 is computed, and the numbers are a fresh 3-run's, bit for bit."""
     from ftd_lib import engine

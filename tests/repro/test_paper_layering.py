@@ -1,4 +1,4 @@
-"""The generic runner never imports the paper (issue 36, R13): what computes any experiment
+"""The generic runner never imports the paper: what computes any experiment
 file -- the loader, the chunks, the runs, the protocol, the store, the plan -- reaches no
 module of :mod:`ftd_lib.repro.paper` (its claims, the claim-5 study, Figs. 1-2), at module
 level or inside a function, directly or through another module. The front door (``cli``) and

@@ -1,4 +1,4 @@
-"""What a researcher's quick runs pay beside their chunks' compute (issue 41): every worker
+"""What a researcher's quick runs pay beside their chunks' compute: every worker
 process loads the compiled (method, task) pair of its first chunk of each pair
 (``Rates.pair_load_s``, once a process, not once a chunk); the command's own process digests
 the chunks' code and reads the stored history (``Rates.digest_s``, ``Rates.history_s``);

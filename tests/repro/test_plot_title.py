@@ -1,5 +1,5 @@
-"""A long experiment title is wrapped above the axes, never cut at the picture's edge (review 4:
-"...(a small demonst"). About 2 s."""
+"""A long experiment title is wrapped above the axes, never cut at the picture's edge (a title
+once ended "...(a small demonst"). About 2 s."""
 
 from ftd_lib.repro.plots import plot_results
 from ftd_lib.repro.results import load_results, repo_results_dir

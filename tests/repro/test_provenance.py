@@ -81,8 +81,8 @@ def test_new_chunks_and_the_figure_carry_the_record(tmp_path):
 
 
 def test_two_methods_on_two_engines_are_not_mixed_one_method_on_two_is(tmp_path):
-    """Provenance per method: each method's numbers from one engine is no mix (the review's
-    false alarm); one method's chunks from two engines is, in the JSON and the report."""
+    """Provenance per method: each method's numbers from one engine is no mix (it was once
+    reported as one); one method's chunks from two engines is, in the JSON and the report."""
     run = _runner(lambda task: "kernel" if task.method == "forward_sarsa_lambda" else "batch")
     fig = figure("fig4-right", "quick")
     run_figure(fig, tmp_path / "a", runner=run, progress=False, plot=False)

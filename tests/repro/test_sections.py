@@ -101,7 +101,7 @@ def test_claims_are_judged_where_the_file_names_them(tmp_path):
 
 
 def test_a_researchers_changed_definition_is_not_called_the_papers_grid(tmp_path):
-    """Review 4: a file beyond the paper, run with a --set, said "(not the paper's grid)";
+    """A file beyond the paper, run with a --set, said "(not the paper's grid)"; now
     it says "(not the file's definition)", and the paper's figures keep their words."""
     f = tmp_path / "mine.toml"
     f.write_text('name = "my-cartpole"\ntitle = "My cart-pole test on {task}"\n'

@@ -1,4 +1,4 @@
-"""No run can damage another's results, and a damaged chunk heals (issue 12).
+"""No run can damage another's results, and a damaged chunk heals.
 
 Temp files are swept only when provably stale (their writer, named in the file name, is gone,
 or they are older than a day), a vanished temp file is written again, every chunk carries a

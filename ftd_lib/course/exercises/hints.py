@@ -53,8 +53,8 @@ HINTS = {
     'nb03.divergence_edge': (
         'Exercise 2, the edge of divergence',
         r"""
-        The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your β of
-        exercise 1 for α, at your λ and T.
+        The error is multiplied by 1 − β each episode; the edge is β = 2. Solve your closed
+        form for β of TD(λ) for α, at your λ and T.
         """),
     'nb03.beta_two': (
         'Exercise 3, V₀ = 1 and β = 2',

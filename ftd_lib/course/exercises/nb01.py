@@ -22,21 +22,21 @@ from . import (
     verdict,
 )
 
-#: Exercise 1 without a student id: an episode of five steps, every reward 1, discounted with
+#: Without a student id: an episode of five steps, every reward 1, discounted with
 #: gamma.
 RETURN_EXERCISE = dict(rewards=[1.0, 1.0, 1.0, 1.0, 1.0], gamma=0.9)
 
-#: Exercise 2 without a student id: a variant of the paper's walk that moves left with
+#: Exercise ``bellman_row`` without a student id: a variant of the paper's walk that moves left with
 #: probability 0.6 (with the paper's 0.7 the answer, v(1), would be printed in section 3)
 BELLMAN_EXERCISE = dict(p_left=0.6)
 
-#: Exercise 3 without a student id: one TD(0) update on the random walk (tabular values,
+#: Without a student id: one TD(0) update on the random walk (tabular values,
 #: states 1..10).
 TD0_EXERCISE = dict(s=4, reward=1.0, s_next=3, V_s=8.0, V_s_next=5.0, alpha=0.5, gamma=1.0)
 
 
 def given_return() -> dict:
-    """Exercise 1's episode for the current student: ``rewards`` (4 to 7 of them, whole
+    """The episode for the current student: ``rewards`` (4 to 7 of them, whole
     numbers from −1 to 3) and ``gamma``; :data:`RETURN_EXERCISE` without an id."""
     rng = student_rng("nb01.discounted_return")
     if rng is None:
@@ -48,7 +48,7 @@ def given_return() -> dict:
 
 
 def given_bellman() -> dict:
-    """Exercise 2's walk for the current student: ``p_left`` (the probability of a step left;
+    """The walk for the current student: ``p_left`` (the probability of a step left;
     from state 1 that step ends the episode) and ``v2``, the exact value of state 2 of that
     walk. Without an id, :data:`BELLMAN_EXERCISE`'s walk."""
     rng = student_rng("nb01.bellman_row")
@@ -58,7 +58,7 @@ def given_bellman() -> dict:
 
 
 def given_td0() -> dict:
-    """Exercise 3's numbers for the current student: the states ``s`` → ``s_next``, the
+    """The numbers for the current student: the states ``s`` → ``s_next``, the
     current estimates ``V_s`` and ``V_s_next``, ``reward``, ``alpha`` and ``gamma``."""
     rng = student_rng("nb01.td0_update")
     if rng is None:
@@ -78,7 +78,7 @@ def _return_of(ex) -> float:
 
 
 def check_return(answer) -> bool:
-    """Exercise 1: the discounted return G_0 of :func:`given_return`'s episode."""
+    """The discounted return G_0 of :func:`given_return`'s episode."""
     if missing(answer, "G_0"):
         return False
     if refuse_library_answer(("discounted_return(",)):
@@ -116,7 +116,7 @@ def check_return(answer) -> bool:
 
 
 def check_value_state1(answer) -> bool:
-    """Exercise 2: v(1) of :func:`given_bellman`'s walk from its v(2), one row of the Bellman
+    """v(1) of :func:`given_bellman`'s walk from its v(2), one row of the Bellman
     equation: v(1) = 1 + p_left * 0 + (1 - p_left) * v(2)."""
     if missing(answer, "v(1)"):
         return False
@@ -145,7 +145,7 @@ def check_value_state1(answer) -> bool:
 
 
 def check_td0_update(answer) -> bool:
-    """Exercise 3: the new value of state ``s`` after one TD(0) update, eq. (1), with
+    """The new value of state ``s`` after one TD(0) update, eq. (1), with
     :func:`given_td0`'s numbers."""
     ex = given_td0()
     if missing(answer, f"the new V({ex['s']})"):

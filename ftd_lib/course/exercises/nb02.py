@@ -26,28 +26,28 @@ from . import (
     verdict,
 )
 
-#: A three-step episode for exercises 1 and 2 without a student id. ``values[j]`` is the
+#: A three-step episode for the two return exercises without a student id. ``values[j]`` is the
 #: estimate of S_j used for bootstrapping (``values[0]`` is never used by a return from t = 0;
 #: ``values[3] = 0`` is the terminal state).
 EPISODE = dict(rewards=[1.0, 0.0, 2.0], values=[0.7, 0.5, 1.0, 0.0], gamma=0.9)
 
-#: Exercise 1 asks for G_0^{(N_STEP)}, exercise 2 for G_0^{lambda|HORIZON} with LAM (without
-#: an id).
+#: ``n_step_return`` asks for G_0^{(N_STEP)}, ``interim_lambda_return`` for
+#: G_0^{lambda|HORIZON} with LAM (without an id).
 N_STEP = 2
 LAM = 0.5
 HORIZON = 3
 
-#: library functions that compute exercises 1 and 2's answers
+#: library functions that compute the two return exercises' answers
 RETURN_HELPERS = ("n_step_return(", "n_step_returns(", "interim_lambda_return(",
                   "interim_returns_vs_horizon(", "lambda_return(", "_g2(", "_g_lam(")
 
-#: Exercise 3's point without a student id: Figure 1's (alpha = 0.2, the end of episode 1)
+#: The point without a student id: Figure 1's (alpha = 0.2, the end of episode 1)
 FIGURE1_POINT = dict(alpha=0.2, episode=1)
 
 
 def given_episode() -> dict:
-    """Exercises 1 and 2's episode for the current student: ``rewards`` (3), ``values`` (4, the
-    last 0: the terminal), ``gamma`` and ``lam`` (exercise 2's λ)."""
+    """The return exercises' episode for the current student: ``rewards`` (3), ``values`` (4, the
+    last 0: the terminal), ``gamma`` and ``lam`` (exercise ``interim_lambda_return``'s λ)."""
     rng = student_rng("nb02.n_step_return")
     if rng is None:
         return dict(EPISODE, rewards=list(EPISODE["rewards"]), values=list(EPISODE["values"]),
@@ -60,7 +60,7 @@ def given_episode() -> dict:
 
 
 def given_figure1_point() -> dict:
-    """Exercise 3's point for the current student: the step size ``alpha`` of the run on
+    """The point for the current student: the step size ``alpha`` of the run on
     Figure 1's episodes (seed 0, λ = 1, γ = 1, θ_0 = 0) and the ``episode`` (1..3) at whose end
     the error is read. Without an id, Figure 1's own point."""
     rng = student_rng("nb02.build_td_lambda")
@@ -88,7 +88,7 @@ def _others(answer, expected, of) -> str | None:
 
 
 def check_n_step_return(answer) -> bool:
-    """Exercise 1: G_0^{(2)} of :func:`given_episode`'s episode."""
+    """G_0^{(2)} of :func:`given_episode`'s episode."""
     if missing(answer, f"G_0^({N_STEP})"):
         return False
     if refuse_library_answer(RETURN_HELPERS):
@@ -106,7 +106,7 @@ def check_n_step_return(answer) -> bool:
 
 
 def check_interim_lambda_return(answer) -> bool:
-    """Exercise 2: G_0^{lambda|3} of :func:`given_episode`'s episode with its λ (eq. 2)."""
+    """G_0^{lambda|3} of :func:`given_episode`'s episode with its λ (eq. 2)."""
     if missing(answer, f"G_0^(lambda|{HORIZON})"):
         return False
     if refuse_library_answer(RETURN_HELPERS):
@@ -126,7 +126,7 @@ def check_interim_lambda_return(answer) -> bool:
                        hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
 
 
-#: Exercise 3: the cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular
+#: The cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular
 #: random walk): (what, lam, gamma, what a failure there usually means)
 TD_LAMBDA_CASES = (
     ("Figure 1's setting (λ = 1, γ = 1)", 1.0, 1.0,
@@ -145,7 +145,7 @@ def _figure1_point(alpha: float, episode: int) -> float:
 
 
 def check_td_lambda(fn, fig1_point) -> bool:
-    r"""Exercise 3: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma)`` (TD(λ) with
+    r"""A student's ``fn(episodes, w0, *, approx, alpha, lam, gamma)`` (TD(λ) with
     accumulating traces) against :func:`ftd_lib.algorithms.td_lambda`, on 3 seeded random-walk
     episodes per case (a trace left over from the last episode shows from the second); and
     ``fig1_point``, the normalised RMS error of *your* TD(λ) on Figure 1's episodes with

@@ -1,7 +1,7 @@
 r"""Self-checks for notebook 03 (the one-state example). The right answers are computed here
 with the library, never printed: a check says only whether the answer is right. The given
-numbers of exercises 2-4 are the student's own (:func:`~.use_student`): ``given_*`` draws them,
-and the check recomputes the answer from the same draw."""
+numbers of every exercise but the closed form are the student's own (:func:`~.use_student`):
+``given_*`` draws them, and the check recomputes the answer from the same draw."""
 
 from __future__ import annotations
 
@@ -27,16 +27,16 @@ from . import (
     verdict,
 )
 
-#: Exercise 3(b) without a student id: a step size and length with beta_TD = alpha T = 2
+#: Part (b) of ``beta_two`` without a student id: a step size and length with beta_TD = alpha T = 2
 #: exactly, from V_0 = 0.
 BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
 
-#: Exercise 2 without a student id
+#: Exercise ``divergence_edge`` without a student id
 MAX_ALPHA = dict(lam=0.9, T=25)
 
 
 def given_think() -> dict:
-    """Exercise 3(b)'s run for the current student: ``alpha`` and ``T`` with αT = 2 exactly,
+    """Part (b)'s run for the current student: ``alpha`` and ``T`` with αT = 2 exactly,
     the start value ``v0`` and ``n_episodes``."""
     rng = student_rng("nb03.beta_two")
     if rng is None:
@@ -47,7 +47,7 @@ def given_think() -> dict:
 
 
 def given_max_alpha() -> dict:
-    """Exercise 2's episodes for the current student: ``lam`` (< 1) and length ``T``."""
+    """The episodes for the current student: ``lam`` (< 1) and length ``T``."""
     rng = student_rng("nb03.divergence_edge")
     if rng is None:
         return dict(MAX_ALPHA)
@@ -55,7 +55,7 @@ def given_max_alpha() -> dict:
 
 
 def given_replacing() -> dict:
-    """Exercise 4's step size ``alpha`` and length ``T`` for the current student."""
+    """The step size ``alpha`` and length ``T`` for the current student."""
     rng = student_rng("nb03.replacing_traces")
     if rng is None:
         return dict(REPLACING)
@@ -68,7 +68,7 @@ def _values(b) -> np.ndarray:
 
 
 def check_think(error_answer, values_answer) -> bool:
-    r"""Exercise 3: (a) the error :math:`1-\hat V` after one episode from :math:`\hat V_0 = 1`
+    r"""(a) the error :math:`1-\hat V` after one episode from :math:`\hat V_0 = 1`
     (any :math:`\alpha`, T); (b) the values at the ends of the episodes of
     :func:`given_think`'s run (TD(:math:`\lambda`=1) at exactly :math:`\beta = \alpha T = 2`)."""
     if missing(error_answer, "error_answer (a)") or missing(values_answer, "values_answer (b)"):
@@ -92,12 +92,12 @@ def check_think(error_answer, values_answer) -> bool:
     return all_parts((ok_a, ok_b), ("(a)", "(b)"))
 
 
-#: Exercise 4 without a student id: TD(lambda = 1) with replacing traces on the one-state example.
+#: Without a student id: TD(lambda = 1) with replacing traces on the one-state example.
 REPLACING = dict(alpha=0.3, T=8)
 
 
 def check_beta_replacing(answer) -> bool:
-    r"""Exercise 4: :math:`\beta` of one episode of TD(:math:`\lambda`=1) with replacing traces,
+    r""":math:`\beta` of one episode of TD(:math:`\lambda`=1) with replacing traces,
     at :func:`given_replacing`'s step size and length, checked against a run of the replacing
     TD(λ) of :mod:`ftd_lib.course.nb03_one_state_divergence`."""
     if missing(answer, "β with replacing traces"):
@@ -130,13 +130,13 @@ def beta_run(alpha: float, lam: float, T: int) -> float:
     return float(W[-1, 0])
 
 
-#: Exercise 1: the (alpha, lam, T) at which a closed form for beta is compared with runs
+#: The (alpha, lam, T) at which a closed form for beta is compared with runs
 BETA_POINTS = ((0.1, 0.5, 8), (0.3, 0.9, 8), (0.05, 0.8, 25), (0.2, 0.0, 5), (0.01, 0.99, 40),
                (0.5, 0.3, 1))
 
 
 def check_beta_lambda(fn) -> bool:
-    r"""Exercise 1: a student's closed form ``fn(alpha, lam, T)`` for :math:`\beta` of TD(λ)
+    r"""A student's closed form ``fn(alpha, lam, T)`` for :math:`\beta` of TD(λ)
     with λ < 1 on the one-state example, evaluated at ``BETA_POINTS`` against runs of
     ``algorithms.td_lambda`` (:func:`beta_run`). The usual wrong forms get their own message."""
     if not_written(fn, "your closed form (beta_lambda = my_beta)"):
@@ -177,7 +177,7 @@ def check_beta_lambda(fn) -> bool:
 
 
 def check_max_alpha_lambda(answer) -> bool:
-    r"""Exercise 2: the largest step size for which TD(λ) (λ < 1) does not diverge on episodes
+    r"""The largest step size for which TD(λ) (λ < 1) does not diverge on episodes
     of length T (:func:`given_max_alpha`'s λ and T): β = 2, measured (β is linear in α, so
     α_max = 2α/β(α) from one run)."""
     if missing(answer, "max_alpha_answer"):
@@ -202,7 +202,7 @@ def check_max_alpha_lambda(answer) -> bool:
     if others := others_answer(a, expected, lambda: edge(given_max_alpha())):
         return verdict(False, "", "Not yet: " + others)
     return check_close(a, expected, name="the largest stable α", rtol=1e-6,
-                       hint=f"Solve β(α) = 2 with your closed form of exercise 1, at λ = {lam:g}, "
+                       hint=f"Solve β(α) = 2 with your closed form for β, at λ = {lam:g}, "
                        f"T = {T}.")
 
 

@@ -40,7 +40,7 @@ from . import (
     verdict,
 )
 
-#: Exercise 2: the cases an implementation of Algorithm 1 must get right, each against Sec. 5's
+#: The cases an implementation of Algorithm 1 must get right, each against Sec. 5's
 #: definition (``forward_td_lambda_by_definition``) on seeded random-walk episodes, tabular:
 #: (what it tests, lam, gamma, eta, k_max, what is special in it)
 ALGORITHM1_CASES = (
@@ -93,7 +93,7 @@ def where_algorithm1_differs(step: int, episodes, K: int) -> str:
 
 
 def check_algorithm1(fn) -> bool:
-    r"""Exercise 2: a student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
+    r"""A student's ``fn(episodes, w0, *, approx, alpha, lam, gamma, eta, k_max)``
     (Algorithm 1) against Sec. 5's definition in every case of ``ALGORITHM1_CASES``; the weights
     after every step must agree to 1e-10. A function that runs the library's Algorithm 1
     (:data:`ALGORITHM1_LIBRARY`, under any name) is refused."""
@@ -129,12 +129,12 @@ def check_algorithm1(fn) -> bool:
         refuse=ALGORITHM1_LIBRARY))
 
 
-#: Exercise 3 without a student id
+#: Exercise ``next_bounded_return`` without a student id
 NEXT_TARGET = dict(U=2.0, rho=0.8, delta_p=0.5, gamma=1.0, lam=0.5, K=4)
 
 
 def given_next_target() -> dict:
-    """Exercise 3's numbers for the current student: ``U`` = G_t^{λ|t+K}, ``rho``,
+    """The numbers for the current student: ``U`` = G_t^{λ|t+K}, ``rho``,
     ``delta_p`` (δ'_{t+K}), ``gamma``, ``lam`` and ``K``."""
     rng = student_rng("nb04.next_bounded_return")
     if rng is None:
@@ -152,7 +152,7 @@ def _next_target(e) -> float:
 
 
 def check_next_target(answer) -> bool:
-    r"""Exercise 3: from :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
+    r"""From :math:`U = G_t^{\lambda|t+K}`, :math:`\rho_t` and
     :math:`\delta'_{t+K}` (:func:`given_next_target`), the next K-bounded return
     :math:`G_{t+1}^{\lambda|t+1+K}` (App. B: one step later in time, then one step more
     horizon)."""
@@ -195,12 +195,12 @@ def check_next_target(answer) -> bool:
                        "included.")
 
 
-#: Exercise 4 without a student id (K = 4)
+#: Exercise ``first_update`` without a student id (K = 4)
 FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
 
 
 def given_first_update() -> dict:
-    """Exercise 4's ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
+    """The ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
     rng = student_rng("nb04.first_update")
     if rng is None:
         return dict(FIRST_UPDATE)
@@ -209,7 +209,7 @@ def given_first_update() -> dict:
 
 
 def check_first_update(answer, theta_index=None) -> bool:
-    r"""Exercise 4: in which pass of Algorithm 1's loop (the pass at time step t observes
+    r"""In which pass of Algorithm 1's loop (the pass at time step t observes
     :math:`R_{t+1}` and :math:`S_{t+1}`; t counts from 0) is the first update made, for
     :func:`given_first_update`'s :math:`\lambda, \gamma, \eta`, in an episode longer than K?
     With ``theta_index`` also: which weight vector :math:`\theta_j` of Sec. 5's definition
@@ -257,7 +257,7 @@ def check_first_update(answer, theta_index=None) -> bool:
     return all_parts((ok, ok_j), ("the pass t", "θ_j"))
 
 
-#: Exercise 5 without a student id: an episode with values V(S_j | theta_{j-1}) that change
+#: Without a student id: an episode with values V(S_j | theta_{j-1}) that change
 #: along it (so delta' differs from the TD error); t and h of the identity
 #: G^{lam|h+1} = G^{lam|h} + ...
 HORIZON = dict(rewards=[1.0, 0.0, 2.0, -1.0], values=[0.0, 0.5, 1.0, 0.8, 0.0], gamma=0.9,
@@ -265,7 +265,7 @@ HORIZON = dict(rewards=[1.0, 0.0, 2.0, -1.0], values=[0.0, 0.5, 1.0, 0.8, 0.0], 
 
 
 def given_horizon() -> dict:
-    """Exercise 5's episode for the current student: ``rewards`` (4), ``values`` (5, the last 0),
+    """The episode for the current student: ``rewards`` (4), ``values`` (5, the last 0),
     ``gamma``, ``lam``, ``t`` = 0 and ``h`` (1 or 2)."""
     rng = student_rng("nb04.horizon_extension")
     if rng is None:
@@ -283,7 +283,7 @@ def _horizon_answers(e):
 
 
 def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
-    r"""Exercise 5: on :func:`given_horizon`'s episode, :math:`G_t^{\lambda|h}` by eq. (2),
+    r"""On :func:`given_horizon`'s episode, :math:`G_t^{\lambda|h}` by eq. (2),
     :math:`\delta'_h`, and :math:`G_t^{\lambda|h+1}` by the horizon-extension identity; the last
     is compared with eq. (2) at horizon h + 1."""
     if missing(g_h, "g_h") or missing(delta_p, "delta_p") or missing(g_h1, "g_h1"):
@@ -308,17 +308,17 @@ def check_horizon_extension(g_h, delta_p, g_h1) -> bool:
     return all_parts((ok1, ok2, ok3), ("g_h", "delta_p", "g_h1"))
 
 
-#: Exercise 6: the run on which the check shows K = 1 is TD(0): three seeded random-walk
+#: Exercise ``k1_is_td0``: the run on which the check shows K = 1 is TD(0): three seeded random-walk
 #: episodes (``random_walk_episodes(3, run_generator(0, 0))``), tabular, from w0 = 0
 K1_RUN = dict(seed=0, n_episodes=3, alpha=0.1)
 
-#: Exercise 6 without a student id: eta and gamma, and the first step of an episode
+#: Exercise ``k1_is_td0`` without a student id: eta and gamma, and the first step of an episode
 #: (R_1, V(S_1|theta_0)) whose target the student writes down
 K1_EXERCISE = dict(eta=0.01, gamma=1.0, reward=1.0, v_next=2.5)
 
 
 def given_k1() -> dict:
-    """Exercise 6's numbers for the current student: ``eta`` and ``gamma``; ``reward`` R_1 and
+    """The numbers for the current student: ``eta`` and ``gamma``; ``reward`` R_1 and
     ``v_next`` = V(S_1|θ_0) of an episode's first step."""
     rng = student_rng("nb04.k1_is_td0")
     if rng is None:
@@ -351,7 +351,7 @@ def _k1_target(lam: float, reward: float, v_next: float, gamma: float, eta: floa
 
 
 def check_k1_is_td0(lam_max, target) -> bool:
-    r"""Exercise 6: (a) the largest :math:`\lambda` with K = 1 for :func:`given_k1`'s η and γ;
+    r"""(a) the largest :math:`\lambda` with K = 1 for :func:`given_k1`'s η and γ;
     (b) the target of the first update with that λ, from the given R_1 and
     :math:`\hat V(S_1|\theta_0)`, as Algorithm 1 computes it. With both right the check runs
     forward TD(λ) at the student's λ and TD(0) on :data:`K1_RUN` itself and shows that the
@@ -402,13 +402,13 @@ def check_k1_is_td0(lam_max, target) -> bool:
                    "Not yet: the weights differ; is K = 1?")
 
 
-#: Exercise 1: episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
+#: Episodes on which a student's rho is checked: (rewards, values V(S_j|theta_{j-1}))
 RHO_EPISODE = dict(rewards=[1.0, -0.5, 2.0, 0.0, 1.5, -1.0], values=[0.0, 0.4, -0.3, 1.2, 0.7,
                                                                       -0.2, 0.0])
 
 
 def check_rho(fn) -> bool:
-    r"""Exercise 1: a student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
+    r"""A student's ``fn(reward, v_next, gamma, lam)`` for :math:`\rho_t`, checked on
     numbers through the identity it must satisfy (App. B, eq. 7):
     :math:`G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda` for every
     :math:`t < h - 1` on ``RHO_EPISODE``, at three (γ, λ)."""

@@ -1,6 +1,6 @@
 r"""Self-checks for notebook 05 (mountain car evaluation with a network). Every right answer is
 computed here with the library at check time, never written out: a check says only whether
-the answer is right, with a hint when it is not. Exercise 2's sample is the student's own
+the answer is right, with a hint when it is not. The yardstick's sample is the student's own
 (:func:`~.use_student`)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 
 from ...envs import mountain_car as mc
 from ...returns import k_bound
-from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise 2: the evaluation sample
+from ..nb05_nn_prediction import EVAL_SEED, N_EVAL  # Exercise ``yardstick``: the evaluation sample
 from . import (
     all_parts,
     as_numbers,
@@ -26,14 +26,14 @@ from . import (
     verdict,
 )
 
-#: Exercise 1: the state whose true value the notebook shows (raw position, velocity), and the
+#: The state whose true value the notebook shows (raw position, velocity), and the
 #: other states a student's function is checked at
 STATE = (-0.9, 0.02)
 VALUE_STATES = (STATE, (-0.5, 0.0), (-0.3, -0.01), (-1.1, 0.03))
 
 
 def check_true_value(fn) -> bool:
-    r"""Exercise 1: a student's ``fn(x, v)``, :math:`v(s)` under the evaluation policy (γ = 1,
+    r"""A student's ``fn(x, v)``, :math:`v(s)` under the evaluation policy (γ = 1,
     expected reward −1 a step, so :math:`v(s) = -(\text{steps to the goal})`) by simulation,
     at every state of :data:`VALUE_STATES` against :func:`ftd_lib.envs.mountain_car.true_value`
     (which it may not run)."""
@@ -68,12 +68,12 @@ def check_true_value(fn) -> bool:
                    f"{mc.true_value(*STATE):g}.", "")
 
 
-#: Exercise 2 without a student id: the notebook's evaluation sample
+#: Exercise ``yardstick`` without a student id: the notebook's evaluation sample
 SAMPLE = dict(n=N_EVAL, seed=EVAL_SEED)
 
 
 def given_sample() -> dict:
-    """Exercise 2's sample for the current student: ``n`` and ``seed`` of
+    """The sample for the current student: ``n`` and ``seed`` of
     ``mc.evaluation_states(n, seed)``; without an id the notebook's own sample."""
     rng = student_rng("nb05.yardstick")
     if rng is None:
@@ -93,7 +93,7 @@ def _constant_baselines(n: int = N_EVAL, seed: int = EVAL_SEED) -> dict:
 
 
 def check_constant_baseline(answer) -> bool:
-    r"""Exercise 2: the normalised error of the best constant predictor over
+    r"""The normalised error of the best constant predictor over
     :func:`given_sample`'s sample, i.e. its RMS error divided by that of
     :math:`\hat V \equiv 0`."""
     if missing(answer, "the normalised error of the best constant"):
@@ -123,23 +123,23 @@ def check_constant_baseline(answer) -> bool:
                             "is their standard deviation.")
 
 
-#: Exercise 3: the step-size parameter eta of Figure 3 right (gamma = 1), and lambda without a
+#: The step-size parameter eta of Figure 3 right (gamma = 1), and lambda without a
 #: student id
 ETAS = (0.01, 0.1, 0.3)
 LAM_EXPERIMENT = 0.9
 PREDICTIONS = ("rises", "falls", "stays")
 
-#: Exercise 3: the lambdas of the stored Figure 3 right grid a student's experiment is drawn from
+#: The lambdas of the stored Figure 3 right grid a student's experiment is drawn from
 LAMS_EXPERIMENT = (0.8, 0.85, 0.9, 0.925, 0.95)
 
-#: Exercise 3 in this kernel: the prediction recorded per student id (:func:`record_prediction`)
+#: In this kernel: the prediction recorded per student id (:func:`record_prediction`)
 #: and the ids whose measurement the check has shown
 _RECORDED: dict = {}
 _SHOWN: set = set()
 
 
 def given_experiment() -> dict:
-    """Exercise 3's ``lam`` for the current student: one of :data:`LAMS_EXPERIMENT` (the
+    """The ``lam`` for the current student: one of :data:`LAMS_EXPERIMENT` (the
     stored grid's), 0.9 without an id."""
     rng = student_rng("nb05.predict_then_measure")
     return dict(lam=LAM_EXPERIMENT if rng is None else float(rng.choice(LAMS_EXPERIMENT)))
@@ -159,7 +159,7 @@ def _fig3_right_at(lam: float) -> list[float]:
 
 
 def record_prediction(prediction, why) -> bool:
-    """Exercise 3(b): record ``prediction`` (one of :data:`PREDICTIONS`) and its one sentence
+    """Part (b): record ``prediction`` (one of :data:`PREDICTIONS`) and its one sentence
     ``why`` before the check shows the measurement. Once this kernel has shown the measurement
     to the current student, a different prediction is refused and the first record kept; the
     written why is graded by the instructor (the notebook's written-answer cell)."""
@@ -182,7 +182,7 @@ def record_prediction(prediction, why) -> bool:
 
 
 def check_eta_experiment(K_etas, prediction, errors) -> bool:
-    r"""Exercise 3 at :func:`given_experiment`'s λ (γ = 1): (a) K for each η of ``ETAS``;
+    r"""The experiment at :func:`given_experiment`'s λ (γ = 1): (a) K for each η of ``ETAS``;
     (b) the prediction, which passes when it was recorded (:func:`record_prediction`) before
     this check and not changed since: it is not graded by whether the data agree (its written
     why is graded by hand); (c) the errors at λ, compared with the check's own reading of the

@@ -1,9 +1,10 @@
 """Self-checks for notebook 06 (control with one network per action). Each check computes the
 right answer with the library (so it is never written out here or in the notebook) and prints a
-verdict. Exercises 1 and 2 are builds (a function, checked at several points, that may not run
-the library's own); exercise 3 is predict-then-measure (the prediction graded on its reasoning, the
-check measuring for itself); exercise 4 a number to three decimals. The given numbers of 3 and
-4 are the student's own (:func:`~.use_student`).
+verdict. ``simulate_policy`` and ``forward_sarsa_delay`` are builds (a function, checked at
+several points, that may not run the library's own); ``epsilon_greedy`` is predict-then-measure
+(the prediction graded on its reasoning, the check measuring for itself); ``cartpole_target`` a
+number to three decimals. The given numbers of those two are the student's own
+(:func:`~.use_student`).
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ from . import (
     verdict,
 )
 
-#: Exercise 1: the start of the mountain car whose steps to the goal the student's simulation
+#: The start of the mountain car whose steps to the goal the student's simulation
 #: reports, and the other starts ``(x0, v0)`` it is checked at
 X0_HEURISTIC = -0.3
 HEURISTIC_STARTS = ((X0_HEURISTIC, 0.0), (-0.5, 0.0), (-0.9, 0.02), (0.2, -0.03))
 
-#: Exercise 2: forward Sarsa(lambda) on cart-pole, and the (gamma, lam, eta) a student's K is
+#: Forward Sarsa(lambda) on cart-pole, and the (gamma, lam, eta) a student's K is
 #: checked at (K = 1 where gamma * lam <= eta, lam = 0 included; an exact power: 0.5^3 = 0.125)
 GAMMA_CP = task("cartpole").gamma
 LAM_K = 0.6
@@ -45,7 +46,7 @@ ETA = nb06.ETA
 K_POINTS = ((GAMMA_CP, LAM_K, ETA), (1.0, 0.9, 0.01), (1.0, 0.5, 0.125), (0.95, 0.8, 0.001),
             (1.0, 0.3, 0.5), (1.0, 0.005, 0.01), (0.9, 0.0, 0.01))
 
-#: Exercise 3: epsilon-greedy as the engine does it
+#: Exercise ``epsilon_greedy``: epsilon-greedy as the engine does it
 #: (``ftd_lib.references.common.epsilon_greedy``), on action values whose greedy action is
 #: action 1, for mountain car (3 actions) and cart-pole (2)
 EPSILON = nb06.EPSILON
@@ -53,7 +54,7 @@ Q_MOUNTAIN_CAR = (0.0, 1.0, 0.0)
 Q_CART_POLE = (0.0, 1.0)
 GREEDY = 1
 
-#: Exercise 4: a cart-pole episode balanced for the whole cap, and the learner's gamma.
+#: A cart-pole episode balanced for the whole cap, and the learner's gamma.
 N_BALANCED = task("cartpole").max_steps
 
 
@@ -70,7 +71,7 @@ def _steps_pushing(x0: float, v0: float, at_rest: int, max_steps: int = 10_000):
 
 
 def check_heuristic_steps(fn) -> bool:
-    """Exercise 1: a student's ``fn(x0, v0)``, the steps to the goal pushing in the direction of
+    """A student's ``fn(x0, v0)``, the steps to the goal pushing in the direction of
     the velocity (right when at rest), at every start of ``HEURISTIC_STARTS`` against
     :func:`ftd_lib.course.nb06_nn_control.heuristic_steps` (which it may not run, nor the
     library's policy ``mc.velocity_policy``: the exercise is to write that rule)."""
@@ -108,7 +109,7 @@ def check_heuristic_steps(fn) -> bool:
 
 
 def check_k(fn) -> bool:
-    """Exercise 2: a student's ``fn(gamma, lam, eta)``, forward Sarsa(λ)'s K (Sec. 5: the
+    """A student's ``fn(gamma, lam, eta)``, forward Sarsa(λ)'s K (Sec. 5: the
     smallest K with (γλ)^K ≤ η), at every point of ``K_POINTS`` against
     :func:`ftd_lib.returns.k_bound` (which it may not run); then K on cart-pole."""
     if not_written(fn, "your K (my_k)"):
@@ -142,15 +143,15 @@ def check_k(fn) -> bool:
                    f"{k_bound(GAMMA_CP, LAM_K, ETA)} steps.", "")
 
 
-#: Exercise 3 without a student id: the engine's epsilon
+#: Exercise ``epsilon_greedy`` without a student id: the engine's epsilon
 GREEDY_EXERCISE = dict(epsilon=EPSILON)
 
-#: Exercise 3: the draws the check makes to measure ε-greedy, and its seed
+#: Exercise ``epsilon_greedy``: the draws the check makes to measure ε-greedy, and its seed
 N_DRAWS = 50_000
 
 
 def given_epsilon() -> dict:
-    """Exercise 3's ``epsilon`` for the current student (the engine's 0.05 without an id): one
+    """The ``epsilon`` for the current student (the engine's 0.05 without an id): one
     of 0.050, 0.051, ..., 0.400."""
     rng = student_rng("nb06.epsilon_greedy")
     if rng is None:
@@ -167,7 +168,7 @@ def measure_greedy_share(q, epsilon: float, n: int = N_DRAWS, seed: int = 0) -> 
 
 
 def check_greedy_probability(mountain_car, cart_pole) -> bool:
-    """Exercise 3: (predict) the probability that ε-greedy (at :func:`given_epsilon`'s ε, as
+    """(predict) the probability that ε-greedy (at :func:`given_epsilon`'s ε, as
     the engine does it) takes the greedy action on mountain car (3 actions) and on cart-pole
     (2), exactly (a formula in ε, or a number with all its digits): graded on the reasoning,
     against :math:`1 - \\varepsilon + \\varepsilon/|\\mathcal A|`. (measure) The check then
@@ -218,12 +219,12 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
     return all_parts(oks, ("p_mountain_car", "p_cart_pole"))
 
 
-#: Exercise 4 without a student id: cart-pole's cap, balanced for all of it
+#: Exercise ``cartpole_target`` without a student id: cart-pole's cap, balanced for all of it
 RETURN_EXERCISE = dict(n_rewards=N_BALANCED, gamma=GAMMA_CP)
 
 
 def given_episode_length() -> dict:
-    """Exercise 4's episode for the current student: ``n_rewards`` rewards of 1 (balanced
+    """The episode for the current student: ``n_rewards`` rewards of 1 (balanced
     until the pole fell, or the cap), discounted with cart-pole's ``gamma``."""
     rng = student_rng("nb06.cartpole_target")
     if rng is None:
@@ -232,7 +233,7 @@ def given_episode_length() -> dict:
 
 
 def check_discounted_return(answer) -> bool:
-    """Exercise 4: the discounted return (cart-pole's gamma = 0.99) of an episode of
+    """The discounted return (cart-pole's gamma = 0.99) of an episode of
     :func:`given_episode_length`'s ``n_rewards`` rewards of 1: their discounted sum, to three
     decimals or more."""
     if missing(answer, "the discounted return"):

@@ -63,7 +63,7 @@ def _why(got, r, v, gamma, lam, d, want) -> str:
 
 
 def check_gae(my_gae) -> bool:
-    r"""Exercise 1: ``my_gae(rewards, values, gamma, lam, terminals)`` against
+    r"""``my_gae(rewards, values, gamma, lam, terminals)`` against
     :func:`ftd_lib.returns.gae` on three rollouts (one with no episode end, two with ends
     inside, one ending exactly at the cut). A function that runs the library's GAE
     (:data:`GAE_LIBRARY`, under any name) is refused."""

@@ -19,7 +19,7 @@
       }
     });
   }
-  // 2. Wide figures (W9): a notebook's picture, or an explorer's, opens on a click or a tap in
+  // 2. Wide figures: a notebook's picture, or an explorer's, opens on a click or a tap in
   // a viewer at its natural size (one pixel of the PNG to one CSS pixel: a 2,100 px triptych's
   // 12-pt labels are 22 px tall there, not the 3-9 px of a phone's or a laptop's column). The
   // viewer fills the screen and scrolls in both directions itself, so the page never scrolls
@@ -99,9 +99,9 @@
       }
     });
   }
-  // 5. Wide display equations (review 2026-11-28-site-3, X1): on a phone a derivation is wider
+  // 5. Wide display equations: on a phone a derivation is wider
   // than the column. Its box scrolls sideways (div.math, not the formula: no formula is a tab
-  // stop, W6); where it overflows, the box is a named region in the tab order, so a keyboard
+  // stop); where it overflows, the box is a named region in the tab order, so a keyboard
   // user can scroll it with the arrow keys (axe's scrollable-region-focusable), and its right
   // edge is shaded to say there is more. Checked again when the width changes.
   function wideEquations() {
@@ -147,7 +147,7 @@
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(wideEquations, 150);
   });
-  // 6. On a phone the page-contents drawer closes once a section is picked (X9): the themes
+  // 6. On a phone the page-contents drawer closes once a section is picked: the themes
   // leave it open over the section it scrolled to.
   function closeContentsOnPick() {
     document.addEventListener("click", function (e) {

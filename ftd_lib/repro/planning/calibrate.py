@@ -344,7 +344,7 @@ def with_stored_control(rates: Rates, dirs=COMMITTED_STORES, cpu: str | None = N
     in ``dirs`` that were made on ``cpu`` (default: this machine's; :func:`stored_step_seconds`;
     at least :data:`MIN_STORED_CHUNKS`): what paper-scale runs took on this kind of CPU. A
     calibration's few short runs are slower per step -- here 1.34-1.37 µs where the 153
-    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs (issue 28) --
+    control chunks of a whole ``reproduce all --scale paper`` took 0.93-1.08 µs --
     and would predict a control figure a third too long."""
     if cpu is None:
         from ..store import machine_description
