@@ -19,7 +19,8 @@ All but the first round the same way on every CPU (numpy's elementwise ``+`` and
 ``nextafter`` are rounded once each, IEEE 754), so the test catches an edge on any machine,
 not only on one whose BLAS happens to fall off it: Expected Sarsa's cart-pole workloads at
 alpha 0.1 diverged at step 168 as recorded, at 167 under ``tanh-down`` and ``w0-nudged``, and
-in episode 20 with the textbook network on an AVX-512 CPU
+in episode 20 with the textbook network on an AVX-512 CPU; and every perturbation moves the
+step at which Sarsa(lambda)'s mountain-car run diverged at alpha 0.02
 (:func:`test_the_perturbations_catch_a_workload_on_an_edge`).
 
 A workload that fails here is moved for that method (``OWN_WORKLOADS`` in
@@ -188,16 +189,32 @@ def test_each_network_rounds_otherwise_and_only_that(perturbation):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-14, err_msg=f)
 
 
-def test_the_perturbations_catch_a_workload_on_an_edge(monkeypatch):
-    """Expected Sarsa's diverging cart-pole run as it was (alpha 0.1: the bound crossed at
-    step 168, a slow divergence): the portable perturbations move that step, on every CPU."""
-    monkeypatch.setitem(WORKLOADS, "edge", ("cartpole", 25, 40, "terminal", 0.99, [2], [0.1],
-                                            [0.8]))
-    gold = control_numbers("expected_sarsa", "edge", "reference")
-    assert gold["diverged_at"] == [16] and gold["n_steps"] == [168]
+#: workloads that sat on an edge (a slow divergence) as the golden workloads had them: the
+#: method, the workload's one run, its step of divergence, and the portable perturbations
+#: that move that step
+EDGES = {
+    "expected_sarsa-cartpole-alpha-0.1": (
+        "expected_sarsa", ("cartpole", 25, 40, "terminal", 0.99, [2], [0.1], [0.8]), 168,
+        {"tanh-down", "w0-nudged"}),
+    "sarsa_lambda-mountain_car-alpha-0.02": (
+        "sarsa_lambda", ("mountain_car", 500, 3, "bootstrap", 1.0, [4], [0.02], [0.9]), 389,
+        set(PORTABLE)),
+}
+
+
+@pytest.mark.parametrize("edge", list(EDGES))
+def test_the_perturbations_catch_a_workload_on_an_edge(edge, monkeypatch):
+    """Runs that once sat on an edge of the golden workloads (Expected Sarsa's cart-pole run at
+    alpha 0.1, Sarsa(lambda)'s mountain-car run at alpha 0.02, both diverging slowly): the
+    portable perturbations move their step of divergence, on every CPU; each of them catches
+    one."""
+    method, workload, step, catch = EDGES[edge]
+    monkeypatch.setitem(WORKLOADS, "edge", workload)
+    gold = control_numbers(method, "edge", "reference")
+    assert gold["diverged_at"] != [-1] and gold["n_steps"] == [step]
     caught = {p for p in PORTABLE
-              if flipped(perturbed_numbers("expected_sarsa", "edge", *PERTURBATIONS[p]), gold)}
-    assert caught == {"tanh-down", "w0-nudged"}
+              if flipped(perturbed_numbers(method, "edge", *PERTURBATIONS[p]), gold)}
+    assert caught == catch
 
 
 #: the margin's moves of the first weights: 2**j units in the last place for these j (up to
