@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests, in two tiers (sets up .venv on first use, with every role: requirements/test.txt):
 #   ./test.sh          the full suite (what .ci/run and CI run): lint, every test under tests/,
-#                      the notebooks under nbval, then the engine's tests again on other CPU paths
+#                      the notebooks under nbval, then the engine's tests again on other CPU paths,
+#                      then the golden chaos test with OpenBLAS choosing its own kernels
 #   ./test.sh --fast   the fast tier, before every commit: lint and every test not marked
 #                      `slow` (library, envs, engine and its golden numbers, exercise checks,
 #                      notebook/source sync, the repository's own rules); no notebook is run,
@@ -46,3 +47,9 @@ NPY_TARGETS=$(python -c "from numpy._core._multiarray_umath import __cpu_dispatc
 __cpu_features__ as f; print(' '.join(t for t in d if f[t]))")
 ATEN_CPU_CAPABILITY=default OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="$NPY_TARGETS" \
   NUMBA_CPU_NAME=generic "${PYTEST[@]}" -q "${ENGINE_TESTS[@]}"
+# The golden workloads' chaos test once more with OpenBLAS choosing its kernels itself
+# (OPENBLAS_CORETYPE unset, whatever this shell sets), as on a laptop where nobody sets it: on
+# a recent CPU (AVX-512: Intel since Ice Lake, AMD Zen 4) its SkylakeX kernels, which the pass
+# above (Prescott) never runs. Only the chaos test's textbook network goes through OpenBLAS
+# (the golden numbers' engines do not), so that is all it runs again.
+env -u OPENBLAS_CORETYPE "${PYTEST[@]}" -q tests/engine/test_engine_golden_chaos.py -k textbook
