@@ -44,11 +44,19 @@ def run_tier(clone: Path, args: list[str]) -> dict:
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    summaries = [m.group(1) for line in p.stdout.splitlines() if (m := SUMMARY.match(line))]
+    lines = p.stdout.splitlines()
+    summaries = [m.group(1) for line in lines if (m := SUMMARY.match(line))]
+    # pytest's --durations table (the first run's, which test.sh asks for): its 10 longest
+    slowest = []
+    for i, line in enumerate(lines):
+        if "slowest" in line and "durations" in line:
+            slowest = [x for x in lines[i + 1:i + 11] if x.strip() and x[0].isdigit()]
+            break
     return {"command": " ".join(["./test.sh", *args]), "wall_s": round(wall, 1),
             "cpu_s": round(cpu, 1), "load_before": [round(x, 2) for x in load0],
             "load_after": [round(x, 2) for x in os.getloadavg()], "exit_code": p.returncode,
-            "pytest": summaries, "tail": p.stdout.splitlines()[-3:] if p.returncode else []}
+            "pytest": summaries, "slowest": slowest,
+            "tail": lines[-3:] if p.returncode else []}
 
 
 def main(argv=None) -> int:
