@@ -42,7 +42,12 @@ fi
 # AVX-512 among them) and numba's generic x86-64 code (NUMBA_CPU_NAME=generic). Results may
 # not depend on this machine's vector unit: the golden numbers hold bit for bit there too
 # (the kernel-vs-batch bit-for-bit cross-checks skip on torch's default path, saying why).
-ENGINE_TESTS=(tests/engine)
+# Every engine test that computes a run's numbers; not the benchmarks, the argument checks or
+# the registry, whose outcome no kernel choice can change.
+ENGINE_TESTS=(tests/engine --ignore=tests/engine/test_engine_bench.py
+              --ignore=tests/engine/test_engine_bench_k.py
+              --ignore=tests/engine/test_bad_input_engine.py
+              --ignore=tests/engine/test_engine_registry.py)
 NPY_TARGETS=$(python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, \
 __cpu_features__ as f; print(' '.join(t for t in d if f[t]))")
 ATEN_CPU_CAPABILITY=default OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="$NPY_TARGETS" \
