@@ -103,21 +103,21 @@ if "google.colab" in sys.modules:
 def unstamp(nb) -> int:
     """Put :data:`UNSTAMPED` in place of the Colab cell of notebook ``nb`` (in place, for a copy
     that names no repository); return how many cells it replaced."""
-    n = 0
-    for cell in nb.cells:
-        if cell.cell_type == "code" and is_install_cell(cell):
-            cell.source = UNSTAMPED
-            n += 1
-    return n
+    return _set_install_cells(nb, UNSTAMPED)
 
 
 def stamp(nb, repo: str, ref: str) -> int:
     """Write ``repo`` and ``ref`` into the Colab cell of notebook ``nb`` (in place); return
     how many cells were stamped (one in a course notebook)."""
-    src = cell_source(repo, ref)
+    return _set_install_cells(nb, cell_source(repo, ref))
+
+
+def _set_install_cells(nb, source: str) -> int:
+    """Every Colab install cell of notebook ``nb`` gets ``source`` (in place); returns how
+    many there were."""
     n = 0
     for cell in nb.cells:
         if cell.cell_type == "code" and is_install_cell(cell):
-            cell.source = src
+            cell.source = source
             n += 1
     return n
