@@ -132,21 +132,50 @@ def test_the_kernel_refuses_a_pair_without_pieces():
     assert not extend.pair_runs("sarsa_lambda", "acrobot")
 
 
-def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs():
-    """``python -m ftd_lib bench``'s kernel: lines (cart-pole's pairs here: the kernel's own
-    runs, cached, and n-step Sarsa, compiled above); the numbers are checked by hand."""
-    from ftd_lib.engine.bench import kernel_lines, kernel_pairs
+def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs(monkeypatch):
+    """``python -m ftd_lib bench --kernel``: a line per pair of kernel_pairs (whatever methods
+    the table has), each at its method's example parameters, between the machine's two
+    lines; a pair that fails is one line saying why while the others go on (a stand-in for
+    the timed run: nothing is compiled here; the numbers are checked by hand)."""
+    from ftd_lib.engine import bench
+    from ftd_lib.methods import METHODS, example_params
 
-    pairs = kernel_pairs()
-    assert ("puddle_world", "n_step_sarsa", None) in pairs
-    assert ("acrobot", "sarsa_lambda", "engine.compiled.sarsa_lambda") in pairs
+    pairs = bench.kernel_pairs()
+    compiled = [m for m in METHODS.values() if m.compiled is not None]
+    assert {(t, m.id) for t in ("acrobot", "puddle_world") for m in compiled} <= {
+        p[:2] for p in pairs}
     assert ("cartpole", "forward_sarsa_lambda", None) in pairs
-    lines = kernel_lines(quick=True, repeats=1, tasks=("cartpole",))
-    assert [ln.split(":")[1].strip() for ln in lines[:-1]] == [
-        "Sarsa(lambda), cartpole", "forward Sarsa(lambda), cartpole", "n-step Sarsa, cartpole"]
-    assert lines[-1].startswith("kernel: load average ")
-    assert "x Sarsa(lambda)'s kernel" in lines[2] and "reference" in lines[2]
+    assert len(pairs) == len(set(pairs))
+    seen = []
+
+    def fake(task, method, pieces, engine, n_runs, n_ep, cap):
+        from ftd_lib.methods import check_params
+
+        check_params(method, example_params(method))  # (a required parameter: given)
+        seen.append((task, method, engine))
+        if (task, method) == ("acrobot", "n_step_sarsa") and engine == "kernel":
+            raise ValueError("params.n: a stand-in failure\nwith a second line")
+        return (2.0 if engine == "kernel" else 300.0), 0.1, 40 * n_runs
+
+    monkeypatch.setattr(bench, "_kernel_run", fake)
+    lines = bench.kernel_lines(quick=True, repeats=2)
+    assert lines[0].startswith("kernel: machine ") and "load average" in lines[0]
+    assert lines[-1].startswith("kernel: at the end, machine ")
+    body = lines[1:-1]
+    assert len(body) == len(pairs)
+    for (task, method, _), line in zip(pairs, body, strict=True):
+        assert line.startswith(f"kernel: {bench._ascii_label(method)}, {task}: "), line
+        if (task, method) == ("acrobot", "n_step_sarsa"):
+            assert line.endswith("failed: ValueError: params.n: a stand-in failure")
+        else:
+            assert "2.00 CPU us per run-step" in line and "reference 300 us" in line
+            assert "= 150x" in line
+    assert any("x Sarsa(lambda)'s kernel" in ln for ln in body)
     assert all("nan" not in ln for ln in lines)
+    # the reference is timed on at least REFERENCE_STEPS run-steps
+    refs = [s for s in seen if s[2] == "reference"]
+    per_pair = -(-bench.REFERENCE_STEPS["quick"] // 40)  # (40 run-steps a stand-in call)
+    assert len(refs) == (len(pairs) - 1) * per_pair
 
 
 PIECE = """
