@@ -85,7 +85,7 @@ def test_check_task_finds_compiled_dynamics_that_differ_from_the_batch():
     for pieces in ((lambda: params(0.011), reset, step),
                    (params, reset, _swapped_noise(step))):
         with pytest.raises(tc.TaskCheckError, match="check_task.'puddle_world'.: compiled = "
-                           "batch: run 3, step 0: the compiled step"):
+                           "batch: at the defaults, run 3, step 0: the compiled step"):
             tc.check_compiled(TASKS["puddle_world"], pieces=pieces)
 
 
