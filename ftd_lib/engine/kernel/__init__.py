@@ -97,7 +97,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ..results import per_run_result
     from ..schedule import algorithm1_constants
 
-    run = RUNS.get(method)
+    run = RUNS.get(method) if env in ENVS else None
     if run is None and extend.pair_runs(method, env):
         if (flush_pops, inputs, start) != (4, "symmetric", "bottom"):
             raise ValueError("flush_pops, inputs and start are set-up variants of the kernel's "

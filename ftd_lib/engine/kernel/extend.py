@@ -23,7 +23,9 @@ module of its own (the worked example: :mod:`ftd_lib.engine.compiled.n_step_sars
     ``t`` counts the episode's steps from 0 (a method resets its per-episode memory at
     ``t == 0``). It updates the weights ``th`` ``(A, P)`` in place through :func:`value` and
     :func:`update` and returns whether every value it read is within the divergence bound
-    (:func:`within`).
+    (:func:`within`). A target that averages over the policy reads :math:`\pi(\cdot|S')`
+    from :func:`epsilon_greedy_probs` (``Q``, ``eps`` from ``mp``, an ``out`` array), the
+    probabilities of the kernel's own choice, tie rule included (:func:`greedy`).
 ``kernel_end(th, mem, net, mp, T) -> ok``
     the episode's end after ``T`` steps (a method that updates late flushes here).
 
@@ -74,6 +76,7 @@ import numpy as np
 from numba import njit
 
 from .numerics import _ok, choose, q_all
+from .numerics import epsilon_greedy_probs, greedy  # noqa: F401  (for pieces: pi, argmax)
 from .numerics import update as _update
 from .numerics import value as _value
 from .runs import _freeze  # (the kernel's own runs freeze a diverged run alike)
