@@ -81,7 +81,7 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
     assert new["engine"] == "kernel"
     np.testing.assert_array_equal(new["values"], old.curves)
     acro = engine_runner(_task("acrobot", v))
-    assert acro["engine"] == "batch" and acro["values"].shape == (2, 3)
+    assert acro["engine"] == "kernel" and acro["values"].shape == (2, 3)  # (its pieces)
     # inputs or starts of mountain car stay with the kernel's runner
     called = []
     monkeypatch.setattr("ftd_lib.repro.setups.run_variant",
@@ -91,8 +91,8 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
 
 
 def test_a_file_s_network_keys_run_on_a_task_without_the_kernel():
-    """R4: ``[network]`` on acrobot (no kernel) with Watkins's Q(λ) (a reference only) loads
-    and every chunk runs, in the engines that have the method."""
+    """R4: ``[network]`` on acrobot (Sarsa(λ) as the kernel's pieces) with Watkins's Q(λ) (a
+    reference only) loads and every chunk runs, in the engines that have the method."""
     from ftd_lib.repro.experiment import experiment_path, load_experiment
 
     fig, _ = load_experiment(experiment_path("acrobot-watkins"), "quick",
@@ -100,6 +100,6 @@ def test_a_file_s_network_keys_run_on_a_task_without_the_kernel():
                               "runs=1", "episodes=1", "task.cap=20", "grid.alphas=[0.01]",
                               "grid.lams=[0.5]"])
     done = {t.method: engine_runner(t) for t in chunks.cut_chunks(fig)}
-    assert {m: r["engine"] for m, r in done.items()} == {"sarsa_lambda": "batch",
+    assert {m: r["engine"] for m, r in done.items()} == {"sarsa_lambda": "kernel",
                                                          "watkins_q_lambda": "reference"}
     assert all(np.isfinite(r["values"]).all() for r in done.values())

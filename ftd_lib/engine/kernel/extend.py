@@ -75,8 +75,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .numerics import _ok, choose, q_all
-from .numerics import epsilon_greedy_probs, greedy  # noqa: F401  (for pieces: pi, argmax)
+from .numerics import _ok, choose, epsilon_greedy_probs, greedy, q_all  # noqa: F401  (for pieces: pi, argmax)
 from .numerics import update as _update
 from .numerics import value as _value
 from .runs import _freeze  # (the kernel's own runs freeze a diverged run alike)
