@@ -75,13 +75,17 @@ class Param:
     """One parameter of a method beyond the settings columns: ``name`` (the keyword its
     implementations take), ``check(value) -> value`` (raises ``ValueError`` naming it),
     ``default`` (:data:`REQUIRED`: none), ``example`` (the value the checks and golden
-    workloads run it at; the default when there is one) and ``doc`` (for people)."""
+    workloads run it at; the default when there is one), ``doc`` (for people) and ``other``
+    (a second value ``check_method`` runs it at)."""
 
     name: str
     check: Callable
     default: object = REQUIRED
     example: object = None
     doc: str = ""
+    #: a second value the checks run it at (``None``: its default where that is not the
+    #: example; else the example again)
+    other: object = None
 
     @property
     def required(self) -> bool:
@@ -147,7 +151,7 @@ METHODS: dict[str, Method] = {m.id: m for m in (
            "references.watkins_q_lambda:watkins_q_lambda", ()),
     Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,
            "references.n_step_sarsa:n_step_sarsa", ("kernel",),
-           (Param("n", lambda v: check_int("n", v, 1), example=3,
+           (Param("n", lambda v: check_int("n", v, 1), example=3, other=1,
                   doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),),
            ignores=("lam", "eta", "k_max"), compiled="engine.compiled.n_step_sarsa"),
     Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", 1,

@@ -19,8 +19,10 @@ from ftd_lib.repro import code
 
 
 def test_check_method_holds_the_compiled_n_step_sarsa_to_its_reference():
-    lines = mc.check_method("n_step_sarsa")
-    assert lines[1] == "engines: kernel agree with the reference"
+    # (cart-pole here; every task: tests/engine/test_method_check_mutants.py, slow tier)
+    assert mc.check_engines("n_step_sarsa", env="cartpole") == (
+        "engines: kernel agree with the reference on cartpole at 2 parameter points (2 "
+        "comparisons of 3 runs)")
 
 
 def test_a_mutant_piece_fails_check_method(monkeypatch):
@@ -35,8 +37,10 @@ def test_a_mutant_piece_fails_check_method(monkeypatch):
         return alpha, n, powers
 
     monkeypatch.setattr(ns_kernel, "kernel_params", no_bootstrap)
-    with pytest.raises(mc.MethodCheckError, match="engine 'kernel' disagrees"):
-        mc.check_engines("n_step_sarsa")
+    with pytest.raises(mc.MethodCheckError, match="engine 'kernel' disagrees with the "
+                       "reference on cartpole at parameter point 1 .*: (diverged_at|returns|"
+                       "lengths|final_weights), first at run"):
+        mc.check_engines("n_step_sarsa", env="cartpole")
 
 
 def test_compiled_n_step_sarsa_on_a_stochastic_task_is_its_reference():

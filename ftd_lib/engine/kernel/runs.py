@@ -29,10 +29,13 @@ RunParams = namedtuple("RunParams", [
 
 
 @njit(cache=True, error_model="numpy")
-def _freeze(th, returns, ep):
-    """A diverged run: weights zeroed, returns from episode ``ep`` on ``nan``."""
+def _freeze(th, returns, ep, lengths=None):
+    """A diverged run: weights zeroed, returns from episode ``ep`` on ``nan`` (and
+    ``lengths`` -1: an episode whose final flush diverged was recorded already)."""
     th[:] = 0.0
     returns[ep:] = np.nan
+    if lengths is not None:
+        lengths[ep:] = -1
     return ep
 
 
@@ -158,7 +161,7 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
                          bound, hid)
             q += 1
             if not ok:
-                return _freeze(th, returns, ep), steps
+                return _freeze(th, returns, ep, lengths), steps
         ep += 1
         if ep >= n_ep:
             return -1, steps
