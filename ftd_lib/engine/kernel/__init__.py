@@ -20,7 +20,6 @@ when any source the kernel compiles has changed.
 from __future__ import annotations
 
 import hashlib
-import time
 from pathlib import Path
 
 import numpy as np
@@ -94,7 +93,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ...rng import AGENT_STREAM, run_generator
     from .._net import BatchedMLP
     from ..control import RESCALE
-    from ..results import per_run_result
+    from ..results import run_each
     from ..schedule import algorithm1_constants
 
     run = RUNS.get(method) if env in ENVS else None
@@ -122,10 +121,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     n_in, A = task.n_in, task.n_actions
     cap = task.max_steps if max_steps is None else int(max_steps)
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
-    N, n_ep = len(run_ids), int(n_episodes)
     perm = BatchedMLP(n_in, n_hidden).perm
-    inv_perm = np.argsort(perm)
-    P = len(perm)
     K, c_final, gl_div, ring = algorithm1_constants(settings, cap, np.float64)
     gam, lam = settings.gamma, settings.lam
     alpha = settings.alpha.astype(np.float64)
@@ -133,45 +129,20 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     g1l = (gam * (1 - lam)).astype(np.float64)
     gamma = gam.astype(np.float64)
     bootstrap = truncation == "bootstrap"
+    n_ep = int(n_episodes)
 
-    returns = np.full((N, n_ep), np.nan)
-    lengths = np.full((N, n_ep), -1, dtype=np.int64)
-    diverged_at = np.full(N, -1, dtype=np.int64)
-    final_w = np.zeros((N, A, P))
-    n_steps = np.zeros(N, dtype=np.int64)
-    pbar = None
-    if progress:
-        from tqdm.auto import tqdm
+    def one(i, th, returns, lengths):
+        if n_ep == 0:
+            return -1, 0
+        rid = int(run_ids[i])
+        p = RunParams(env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i], gl[i],
+                      g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
+                      float(div_bound), int(flush_pops), RESCALE[np.float64], *var)
+        return run(th, p, run_generator(seed, rid, START_STREAM),
+                   run_generator(seed, rid, AGENT_STREAM), returns, lengths)
 
-        pbar = tqdm(total=N * n_ep, desc=method, unit="ep")
-    t0 = time.perf_counter()
-    block = 256
-    try:
-        for lo in range(0, N, block):
-            tasks = np.arange(lo, min(lo + block, N))
-            w0 = np.asarray(init(tasks), dtype=np.float64).reshape(len(tasks), A, P)
-            for b, i in enumerate(tasks):
-                th = np.ascontiguousarray(w0[b][:, perm])
-                rid = int(run_ids[i])
-                sgen = run_generator(seed, rid, START_STREAM)
-                agen = run_generator(seed, rid, AGENT_STREAM)
-                if n_ep == 0:
-                    dv, st = -1, 0
-                else:
-                    p = RunParams(
-                        env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i], gl[i],
-                        g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
-                        float(div_bound), int(flush_pops), RESCALE[np.float64], *var)
-                    dv, st = run(th, p, sgen, agen, returns[i], lengths[i])
-                diverged_at[i], n_steps[i] = dv, st
-                final_w[i] = th[:, inv_perm]
-                if pbar is not None:
-                    pbar.update(n_ep)
-    finally:
-        if pbar is not None:
-            pbar.close()
-    return per_run_result(method, settings, truncation, "kernel", returns, lengths,
-                          diverged_at, final_w, n_steps, time.perf_counter() - t0)
+    return run_each(method, settings, truncation, "kernel", run_ids, n_ep, shape=(A, len(perm)),
+                    perm=perm, init=init, run=one, progress=progress)
 
 
 def warm() -> None:
