@@ -60,9 +60,15 @@ from .runs import RunParams, forward_sarsa_run, sarsa_run  # noqa: E402
 #: the kernel's implementation of each control method (a lookup: an unknown method raises)
 RUNS = {"sarsa_lambda": sarsa_run, "forward_sarsa_lambda": forward_sarsa_run}
 
+
+def own_run(method: str, env) -> bool:
+    """``method`` on ``env`` goes through the kernel's own run (:data:`RUNS` on the tasks of
+    :data:`.env.ENVS`), not through pieces of its extension point."""
+    return method in RUNS and isinstance(env, str) and env in ENVS
+
 __all__ = ["ENVS", "HIDDEN", "INPUTS", "RUNS", "STARTS", "RunParams", "choose", "env_obs",
-           "env_reset", "env_step", "fma", "forward_sarsa_run", "run_tasks", "sarsa_run",
-           "sigmoid", "sleef_exp", "tanh", "update", "value", "warm"]
+           "env_reset", "env_step", "fma", "forward_sarsa_run", "own_run", "run_tasks",
+           "sarsa_run", "sigmoid", "sleef_exp", "tanh", "update", "value", "warm"]
 
 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
@@ -96,7 +102,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ..results import run_each
     from ..schedule import algorithm1_constants
 
-    run = RUNS.get(method) if env in ENVS else None
+    run = RUNS[method] if own_run(method, env) else None
     if run is None and extend.pair_runs(method, env):
         if (flush_pops, inputs, start) != (4, "symmetric", "bottom"):
             raise ValueError("flush_pops, inputs and start are set-up variants of the kernel's "
@@ -166,7 +172,8 @@ def warm() -> None:
             run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
                       max_steps=1)
     for m in (m for m in METHODS.values() if m.compiled is not None):
-        for env, task in ((e, t) for e, t in TASKS.items() if t.compiled is not None):
+        for env, task in ((e, t) for e, t in TASKS.items()
+                          if t.compiled is not None and not own_run(m.id, e)):
             def init(tasks, task=task):
                 return np.zeros((len(tasks), task.n_actions, 50 * (task.n_in + 2) + 1))
 
