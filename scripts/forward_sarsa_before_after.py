@@ -1,7 +1,7 @@
 """Forward Sarsa(λ), the paper's baseline, on the tasks whose own kernel run it lacks (acrobot,
-Puddle World): the batched torch engine it ran in before its pieces existed, against its
-pieces in the compiled kernel now; CPU µs a run-step, the median of alternating rounds, one
-process, the load average before and after.
+Puddle World): the batched torch engine it ran in before its pieces existed (one torch
+thread), against its pieces in the compiled kernel now; CPU µs a run-step, the median of
+alternating rounds, one process, the load average before and after.
 
     python scripts/forward_sarsa_before_after.py [ROUNDS]      # default 3
 """
@@ -18,7 +18,10 @@ N_RUNS, N_EP, CAP = 100, 20, 200  # a batch of 100 rows, as an experiment's chun
 
 
 def main(rounds: int = 3) -> None:
-    print(machine_line())
+    import torch
+
+    torch.set_num_threads(1)  # (one thread: CPU time is then the work's, as the bench's)
+    print(machine_line() + "; 1 torch thread")
     for task in ("acrobot", "puddle_world"):
         for engine in ("batch", "kernel"):  # (compiles, warms torch)
             _kernel_run(task, "forward_sarsa_lambda", None, engine, 2, 1, 5)
