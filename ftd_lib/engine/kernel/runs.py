@@ -139,7 +139,11 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
             if end:
                 U = algorithm1.episode_end(U, U_sync, ready)
                 # the batch pops up to flush_pops - 1 more in this iteration, before it
-                # checks Q(S') and records the episode
+                # checks Q(S') and records the episode: its schedule, not Algorithm 1's; no
+                # number depends on it (a divergence here or in the check freezes the run in
+                # this episode alike), and the pieces' forward Sarsa(lambda), which pops the
+                # whole flush at the episode's end, gives this run's numbers bit for bit
+                # (tests/engine/test_compiled_paper_methods.py)
                 for _ in range(flush_pops - 1):
                     if p == q:
                         break
