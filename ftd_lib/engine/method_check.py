@@ -200,10 +200,11 @@ def check_engines(method_id: str, env=None, params=None) -> str:
             f"{', '.join(tasks)} at 2 parameter points ({compared} comparisons of 3 runs)")
 
 
-def check_method(method_id: str, hand=None, params=None) -> list[str]:
+def check_method(method_id: str, hand=None, params=None, env=None) -> list[str]:
     """Run every check on the control method ``method_id`` (the engines at ``params``,
-    default the row's examples; a bad one raises ``ValueError`` naming it); returns what was
-    checked, one line each; the first broken check raises :class:`MethodCheckError`."""
+    default the row's examples; a bad one raises ``ValueError`` naming it; on the tasks
+    ``env``, default every task with compiled dynamics: :func:`check_engines`); returns what
+    was checked, one line each; the first broken check raises :class:`MethodCheckError`."""
     from ..methods import check_params
 
     rec = method(method_id)
@@ -213,4 +214,4 @@ def check_method(method_id: str, hand=None, params=None) -> list[str]:
                                "tests/core/test_algorithms.py")
     if params is not None:
         params = check_params(method_id, params)
-    return [check_hand_worked(method_id, hand), check_engines(method_id, params=params)]
+    return [check_hand_worked(method_id, hand), check_engines(method_id, env, params=params)]
