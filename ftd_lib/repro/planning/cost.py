@@ -254,7 +254,9 @@ def chunk_engine(task, device: str = "cpu") -> str:
     t = task_registry.TASKS.get(task.env)
     # (the kernel's own runs on the tasks flagged kernel; a method written as pieces of its
     # extension point on the tasks with compiled dynamics: ftd_lib.engine.choose_engine)
-    on_task = t is not None and (t.compiled is not None if m.compiled else t.kernel)
+    from ...engine.control_run import kernel_takes
+
+    on_task = t is not None and kernel_takes(m, task.env, t)
     if "kernel" in m.engines and on_task and str(device) == "cpu":
         return "kernel"
     return "batch" if "batch" in m.engines else "reference"
