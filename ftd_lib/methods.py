@@ -15,12 +15,17 @@ id                        label                 kind        numerics  implementa
 ``offline_lambda_return`` offline λ-return      prediction  1         reference, batch
 ``true_online_td_lambda`` true online TD(λ)     prediction  --        reference
 ``block_lambda_return``   block λ-return (GAE)  prediction  1         reference, batch
-``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel
-``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel
+``sarsa_lambda``          Sarsa(λ)              control     2         reference, batch, kernel (p)
+``forward_sarsa_lambda``  forward Sarsa(λ)      control     2         reference, batch, kernel (p)
 ``watkins_q_lambda``      Watkins's Q(λ)        control     1         reference
-``n_step_sarsa``          n-step Sarsa          control     1         reference, kernel (n)
-``expected_sarsa``        Expected Sarsa        control     --        reference
+``n_step_sarsa``          n-step Sarsa          control     1         reference, kernel (n, p)
+``expected_sarsa``        Expected Sarsa        control     1         reference
 ========================  ====================  ==========  ========  =========================
+
+(n): a parameter of its own; (p): written as pieces of the kernel's extension point too (its
+row's ``compiled``), so the kernel runs it on every task with compiled dynamics -- the
+paper's two on cart-pole and mountain car through the kernel's own runs, on the others
+through their pieces (the same numbers where both run).
 
 A new method: its per-run reference and one row here. Where the reference goes: a prediction
 method on recorded episodes in :mod:`ftd_lib.algorithms` (the row names the function:
@@ -70,13 +75,17 @@ class Param:
     """One parameter of a method beyond the settings columns: ``name`` (the keyword its
     implementations take), ``check(value) -> value`` (raises ``ValueError`` naming it),
     ``default`` (:data:`REQUIRED`: none), ``example`` (the value the checks and golden
-    workloads run it at; the default when there is one) and ``doc`` (for people)."""
+    workloads run it at; the default when there is one), ``doc`` (for people) and ``other``
+    (a second value ``check_method`` runs it at)."""
 
     name: str
     check: Callable
     default: object = REQUIRED
     example: object = None
     doc: str = ""
+    #: a second value the checks run it at (``None``: its default where that is not the
+    #: example; else the example again)
+    other: object = None
 
     @property
     def required(self) -> bool:
@@ -133,14 +142,16 @@ METHODS: dict[str, Method] = {m.id: m for m in (
     Method("block_lambda_return", "block λ-return (GAE)", _C["orange"], "--", "prediction",
            1, "block_lambda_return", _B),
     Method("sarsa_lambda", "Sarsa(λ)", _C["vermillion"], "-", "control", 2,
-           "references.sarsa_lambda:sarsa_lambda", _BK),
+           "references.sarsa_lambda:sarsa_lambda", _BK,
+           compiled="engine.compiled.sarsa_lambda"),
     Method("forward_sarsa_lambda", "forward Sarsa(λ)", _C["blue"], "-", "control", 2,
-           "references.forward_sarsa_lambda:forward_sarsa_lambda", _BK),
+           "references.forward_sarsa_lambda:forward_sarsa_lambda", _BK,
+           compiled="engine.compiled.forward_sarsa_lambda"),
     Method("watkins_q_lambda", "Watkins's Q(λ)", _C["bluish_green"], "--", "control", 1,
            "references.watkins_q_lambda:watkins_q_lambda", ()),
     Method("n_step_sarsa", "n-step Sarsa", _C["reddish_purple"], "-.", "control", 1,
            "references.n_step_sarsa:n_step_sarsa", ("kernel",),
-           (Param("n", lambda v: check_int("n", v, 1), example=3,
+           (Param("n", lambda v: check_int("n", v, 1), example=3, other=1,
                   doc="steps before bootstrapping (Sutton & Barto 2018, Sec. 7.2)"),),
            ignores=("lam", "eta", "k_max"), compiled="engine.compiled.n_step_sarsa"),
     Method("expected_sarsa", "Expected Sarsa", _C["yellow"], "--", "control", 1,

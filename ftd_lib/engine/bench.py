@@ -26,10 +26,11 @@ Lines (:func:`run_bench`):
    which has no rows to idle),
 8. ``kernel:`` one line per (task, method) pair the compiled kernel runs
    (:func:`kernel_lines`; ``python -m ftd_lib bench --kernel`` prints only these): its own
-   Sarsa(lambda) and forward Sarsa(lambda), a method written as pieces of its extension point
-   (:mod:`.kernel.extend`: n-step Sarsa) against Sarsa(lambda)'s kernel on the same task and
-   against its per-run reference, the median of alternating rounds, the first call's compile
-   time, the load average.
+   Sarsa(lambda) and forward Sarsa(lambda), each method written as pieces of its extension
+   point (:mod:`.kernel.extend`) at its example parameters, against Sarsa(lambda)'s kernel
+   on the same task and against its per-run reference (timed on a few thousand run-steps),
+   the median of alternating rounds, the first call's compile time; a pair that fails is a
+   line saying why; the machine and the load average before and after.
 
 A run-step is one environment step of one run (its updates included).
 """
@@ -306,18 +307,19 @@ def control_lines(device="cpu", *, quick=False, repeats=1, rows=None) -> list[st
 
 
 # --------------------------------------------------------------------------- kernel pairs
-#: the kernel bench's workload: runs x episodes, the episode cap, alpha, n-step Sarsa's n
+#: the kernel bench's workload: runs x episodes, the episode cap, alpha
 KERNEL_WORKLOAD = {"full": (10, 100, 200), "quick": (2, 2, 20)}
-KERNEL_ALPHA, KERNEL_N = 0.005, 4
+KERNEL_ALPHA = 0.005
+#: run-steps the per-run reference is timed on, at least (full, quick)
+REFERENCE_STEPS = {"full": 3000, "quick": 100}
 
 
 def kernel_pairs(tasks=None) -> list[tuple[str, str, str | None]]:
     """Every ``(task, method, pieces)`` the compiled kernel runs: its own runs of Sarsa(λ)
-    and forward Sarsa(λ) on the tasks flagged ``kernel``, each method whose row names a
-    compiled form on each task whose row names compiled dynamics (:mod:`.kernel.extend`),
-    and Sarsa(λ) as pieces (``pieces``: :mod:`.compiled.sarsa_lambda`) on the tasks its own
-    run does not take (the comparison of a method written as pieces with Sarsa(λ) on the
-    same task)."""
+    and forward Sarsa(λ) on the tasks flagged ``kernel``, and each method whose row names a
+    compiled form on each task whose row names compiled dynamics (:mod:`.kernel.extend`;
+    the paper's two there where their own runs do not take the task). ``pieces`` is always
+    ``None`` (the row's pieces); a bench of pieces before a row names them passes a module."""
     from ..envs.tasks import TASKS
     from ..methods import METHODS
     from .kernel import RUNS
@@ -326,74 +328,120 @@ def kernel_pairs(tasks=None) -> list[tuple[str, str, str | None]]:
     for name, task in TASKS.items():
         if tasks is not None and name not in tasks:
             continue
-        if task.kernel:
-            out += [(name, m, None) for m in RUNS]
-        elif task.compiled is not None:
-            out.append((name, "sarsa_lambda", "engine.compiled.sarsa_lambda"))
+        own = list(RUNS) if task.kernel else []
+        out += [(name, m, None) for m in own]
         if task.compiled is not None:
-            out += [(name, m.id, None) for m in METHODS.values() if m.compiled is not None]
+            out += [(name, m.id, None) for m in METHODS.values()
+                    if m.compiled is not None and m.id not in own]
     return out
 
 
 def _kernel_run(task, method, pieces, engine, n_runs, n_ep, cap):
-    """One timed run of the bench's workload: ``(us per run-step, seconds)``, the first in
-    this process's CPU time (one thread does the work; on a shared machine the wall-clock
-    time also counts the other jobs' turns), the second wall-clock."""
+    """One timed run of ``n_runs`` x ``n_ep`` episodes (cap ``cap``) at the method's example
+    parameters (:func:`ftd_lib.methods.example_params`): ``(CPU us per run-step, wall
+    seconds, run-steps)``, the first in this process's CPU time (one thread does the work;
+    on a shared machine the wall-clock time also counts the other jobs' turns)."""
     from ..envs.tasks import TASKS
-    from ..methods import METHODS
+    from ..methods import example_params
     from . import initial_weights, run_control
     from .kernel import extend
 
     t = TASKS[task]
     s = Settings.make(alpha=KERNEL_ALPHA, lam=0.9, gamma=t.gamma).broadcast(n_runs)
     ids = np.arange(n_runs)
-    params = {"n": KERNEL_N} if any(p.name == "n" for p in METHODS[method].params) else None
+    params = example_params(method)
     t0, c0 = time.perf_counter(), time.process_time()
     if pieces is not None:
         def init(tasks):
             return initial_weights(SEED, ids[tasks], t.n_in, 50, n_nets=t.n_actions)
 
         r = extend.run_tasks(method, s, SEED, ids, n_ep, env=task, init=init, max_steps=cap,
-                             pieces=pieces)
+                             pieces=pieces, params=params)
     else:
         r = run_control(method, s, SEED, ids, n_ep, env=task, max_steps=cap, engine=engine,
                         params=params)
     cpu = time.process_time() - c0
-    return cpu / max(r.steps_before_tail, 1) * 1e6, time.perf_counter() - t0
+    steps = int(r.n_steps.sum())
+    return cpu / max(steps, 1) * 1e6, time.perf_counter() - t0, steps
 
 
-def kernel_lines(*, quick=False, repeats=5, tasks=None) -> list[str]:
-    """``kernel:`` lines, one per pair of :func:`kernel_pairs`: CPU microseconds a run-step
-    (each run's set-up included) of the compiled kernel on :data:`KERNEL_WORKLOAD` (Sarsa's
-    and n-step Sarsa's alpha 0.005, λ 0.9, n = 4), the median of ``repeats`` rounds that
-    alternate over the pairs and the spread (min-max); for a method written as pieces its
-    ratio to Sarsa(λ)'s kernel on the same task and its per-run reference's time (one round
-    of one run) and ratio; the first call's seconds (numba's compile, in this process); and
-    the load average."""
+def _reference_us(task, method, cap, min_steps) -> tuple[float, int]:
+    """The per-run reference's CPU us a run-step on the bench's task, over runs of 2
+    episodes added until at least ``min_steps`` run-steps: ``(us, run-steps)``."""
+    cpu = steps = 0.0
+    n = 0
+    while steps < min_steps:
+        us, _, k = _kernel_run(task, method, None, "reference", 1, 2, cap)
+        cpu, steps, n = cpu + us * k, steps + k, n + 1
+        if k == 0:
+            break
+    return cpu / max(steps, 1), int(steps)
+
+
+def machine_line() -> str:
+    """``kernel: machine ...``: the CPU model, its cores and the load average now."""
     import os
+    import platform
 
-    n_runs, n_ep, cap = KERNEL_WORKLOAD["quick" if quick else "full"]
-    pairs = kernel_pairs(tasks)
-    first = {p: _kernel_run(*p, "kernel", 1, 1, 2)[1] for p in pairs}  # compiles
-    times = {p: [] for p in pairs}
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"kernel: machine {model}, {os.cpu_count()} cores; load average "
+            + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def kernel_lines(*, quick=False, repeats=5, tasks=None, pairs=None) -> list[str]:
+    """``kernel:`` lines, one per pair of :func:`kernel_pairs` (or ``pairs``): CPU
+    microseconds a run-step (each run's set-up included) of the compiled kernel on
+    :data:`KERNEL_WORKLOAD` (alpha 0.005, λ 0.9, each method at its example parameters),
+    the median of ``repeats`` rounds that alternate over the pairs and the spread (min-max);
+    for a method beside Sarsa(λ) its ratio to Sarsa(λ)'s kernel on the same task; the
+    per-run reference's time on at least :data:`REFERENCE_STEPS` run-steps and the ratio;
+    the first call's seconds (numba's compile, in this process). A pair that fails is one
+    line saying why, and the others go on. The machine and load average open and close the
+    lines."""
+    key = "quick" if quick else "full"
+    n_runs, n_ep, cap = KERNEL_WORKLOAD[key]
+    pairs = kernel_pairs(tasks) if pairs is None else list(pairs)
+    failed, first = {}, {}
+    for p in pairs:  # compiles (or loads numba's cache)
+        try:
+            first[p] = _kernel_run(*p, "kernel", 1, 1, 2)[1]
+        except Exception as e:  # noqa: BLE001  (one line for the pair; the others go on)
+            failed[p] = f"{type(e).__name__}: {e}".splitlines()[0]
+    times = {p: [] for p in first}
     for _ in range(max(1, repeats)):
-        for p in pairs:
-            times[p].append(_kernel_run(*p, "kernel", n_runs, n_ep, cap)[0])
+        for p in list(times):
+            try:
+                times[p].append(_kernel_run(*p, "kernel", n_runs, n_ep, cap)[0])
+            except Exception as e:  # noqa: BLE001
+                failed[p] = f"{type(e).__name__}: {e}".splitlines()[0]
+                del times[p]
     med = {p: float(np.median(v)) for p, v in times.items()}
-    out = []
+    out = [machine_line()]
     for p in pairs:
         task, method, pieces = p
         how = " (as pieces)" if pieces else ""
-        line = (f"kernel: {_ascii_label(method)}{how}, {task}: {med[p]:.2f} CPU us per run-step "
-                f"(median of {len(times[p])}, spread {min(times[p]):.2f}-{max(times[p]):.2f};"
-                f" {n_runs} runs x {n_ep} episodes, cap {cap})")
-        sarsa = [q for q in pairs if q[0] == task and q[1] == "sarsa_lambda"]
-        if method not in ("sarsa_lambda", "forward_sarsa_lambda") and sarsa:
-            ref_us = min(_kernel_run(task, method, None, "reference", 1, 1 if quick else 2,
-                                     cap)[0] for _ in range(1 if quick else 3))
+        head = f"kernel: {_ascii_label(method)}{how}, {task}: "
+        if p in failed:
+            out.append(head + f"failed: {failed[p]}")
+            continue
+        line = head + (f"{med[p]:.2f} CPU us per run-step (median of {len(times[p])}, spread "
+                       f"{min(times[p]):.2f}-{max(times[p]):.2f}; {n_runs} runs x {n_ep} "
+                       f"episodes, cap {cap})")
+        sarsa = [q for q in med if q[0] == task and q[1] == "sarsa_lambda"]
+        if method != "sarsa_lambda" and sarsa:
             line += (f" = {med[p] / med[sarsa[0]]:.2f}x Sarsa(lambda)'s kernel "
-                     f"{med[sarsa[0]]:.2f} [target <= 1.5x, <= 3 us]; reference "
-                     f"{ref_us:.0f} us = {ref_us / med[p]:.0f}x [target >= 100x]")
+                     f"{med[sarsa[0]]:.2f} [target <= 1.5x, <= 3 us]")
+        try:
+            ref_us, ref_steps = _reference_us(task, method, cap, REFERENCE_STEPS[key])
+            line += (f"; reference {ref_us:.0f} us over {ref_steps} run-steps = "
+                     f"{ref_us / med[p]:.0f}x")
+        except Exception as e:  # noqa: BLE001
+            line += f"; reference failed: {type(e).__name__}: {e}".splitlines()[0]
         out.append(line + f"; first call {first[p]:.1f} s (numba's compile)")
-    out.append("kernel: load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    out.append(machine_line().replace("kernel: machine", "kernel: at the end, machine"))
     return out

@@ -314,8 +314,10 @@ class ControlBatch(SarsaIteration, ForwardSarsaIteration, HostDeviceMixin):
         t = self.task[ii]
         self.diverged[t] = True
         self.diverged_at[t] = self.ep_count[ii]
-        self.returns[t[:, None], np.arange(self.n_ep)] = np.where(
-            np.arange(self.n_ep) >= self.ep_count[ii][:, None], np.nan, self.returns[t])
+        after = np.arange(self.n_ep) >= self.ep_count[ii][:, None]
+        self.returns[t[:, None], np.arange(self.n_ep)] = np.where(after, np.nan, self.returns[t])
+        # (an episode whose final flush diverged was recorded: its length goes too)
+        self.lengths[t[:, None], np.arange(self.n_ep)] = np.where(after, -1, self.lengths[t])
         if self._pbar is not None:
             self._pbar.update(int((self.n_ep - self.ep_count[ii]).sum()))
         cols = self._columns(ii)

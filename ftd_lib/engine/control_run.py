@@ -34,6 +34,16 @@ def _control_env(env, seed, run_ids, max_steps=None, task_params=None):
                      f"env(seed, run_ids), got {env!r}")
 
 
+def kernel_takes(m, env: str, task) -> bool:
+    """The compiled kernel runs method row ``m`` on the registry's task ``env`` (row
+    ``task``): through its own run (a task flagged ``kernel``, :func:`.kernel.own_run`) or
+    through the method's pieces on the task's compiled dynamics."""
+    from .kernel import own_run
+
+    return ((task.kernel and own_run(m.id, env))
+            or (m.compiled is not None and task.compiled is not None))
+
+
 def choose_engine(method, env, engine, dtype, device) -> str:
     """The engine that runs ``method`` on ``env``: ``"kernel"`` (a task whose registry entry
     has ``kernel=True``, float64, the CPU, a method with a kernel), ``"batch"`` (a method with
@@ -44,10 +54,10 @@ def choose_engine(method, env, engine, dtype, device) -> str:
     why = {"kernel": [], "batch": [], "reference": []}
     if task is None:
         why["kernel"].append(f"env={env!r} is not a task the kernel runs")
-    elif m.compiled is not None and task.compiled is None:
-        why["kernel"].append(f"task {env!r} has no compiled dynamics (its row's compiled)")
-    elif m.compiled is None and not task.kernel:
-        why["kernel"].append(f"env={env!r} is not a task the kernel runs {method!r} on")
+    elif not kernel_takes(m, env, task):
+        why["kernel"].append(f"task {env!r} has no compiled dynamics (its row's compiled)"
+                             if m.compiled is not None else
+                             f"env={env!r} is not a task the kernel runs {method!r} on")
     if dtype != torch.float64 or torch.device(device).type != "cpu":
         why["kernel"].append(f"it runs float64 on the CPU only (dtype={dtype}, "
                              f"device={torch.device(device).type!r})")

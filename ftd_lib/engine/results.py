@@ -94,3 +94,46 @@ def per_run_result(method, settings, truncation, engine, returns, lengths, diver
                          width=1, repacks=0, utilisation=1.0, utilisation_before_tail=1.0,
                          steps_before_tail=total, seconds_before_tail=seconds, method=method,
                          settings=settings, truncation=truncation, engine=engine)
+
+
+def run_each(method, settings, truncation, engine, run_ids, n_episodes, *, shape, perm, init,
+             run, progress=False, block=256) -> ControlResult:
+    """Runs made one after another by a per-run engine (the compiled kernel's own runs and its
+    extension point): the result arrays, the progress bar and the clock, then
+    :func:`per_run_result`. ``shape`` ``(A, P)``: a run's weights; ``perm``: the engine's
+    order of a network's weights (the reference layout's index of each); ``init(tasks)``:
+    the initial weights of tasks (reference layout), taken ``block`` tasks at a time;
+    ``run(i, th, returns, lengths) -> (diverged_at, steps)`` runs task ``i`` from the
+    weights ``th`` ``(A, P)`` (engine order, updated in place), filling its rows of returns
+    and lengths."""
+    import time
+
+    A, P = shape
+    N, n_ep = len(run_ids), int(n_episodes)
+    inv_perm = np.argsort(perm)
+    returns = np.full((N, n_ep), np.nan)
+    lengths = np.full((N, n_ep), -1, dtype=np.int64)
+    diverged_at = np.full(N, -1, dtype=np.int64)
+    final_w = np.zeros((N, A, P))
+    n_steps = np.zeros(N, dtype=np.int64)
+    pbar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        pbar = tqdm(total=N * n_ep, desc=method, unit="ep")
+    t0 = time.perf_counter()
+    try:
+        for lo in range(0, N, block):
+            tasks = np.arange(lo, min(lo + block, N))
+            w0 = np.asarray(init(tasks), dtype=np.float64).reshape(len(tasks), A, P)
+            for b, i in enumerate(tasks):
+                th = np.ascontiguousarray(w0[b][:, perm])
+                diverged_at[i], n_steps[i] = run(int(i), th, returns[i], lengths[i])
+                final_w[i] = th[:, inv_perm]
+                if pbar is not None:
+                    pbar.update(n_ep)
+    finally:
+        if pbar is not None:
+            pbar.close()
+    return per_run_result(method, settings, truncation, engine, returns, lengths, diverged_at,
+                          final_w, n_steps, time.perf_counter() - t0)

@@ -33,15 +33,33 @@ PUDDLES = (((0.1, 0.75), (0.45, 0.75)), ((0.45, 0.4), (0.45, 0.8)))
 RADIUS, PENALTY = 0.1, 400.0
 GOAL = 1.9
 NOISE = 2  # uniform draws a step
+_TWO_PI = 2 * np.pi
 REWARD_RANGE = (-1.0 - PENALTY * RADIUS * len(PUDDLES), -1.0)
 DEFAULT_MAX_STEPS = 500
 
 
+@njit(cache=True, error_model="numpy")
+def normal_pair(u1, u2):
+    r"""Two standard normals from two uniforms in [0, 1) (Box-Muller):
+    :math:`\sqrt{-2\ln(1-u_1)}\,(\cos 2\pi u_2, \sin 2\pi u_2)`, through the C library's
+    ``log1p``, ``cos``, ``sin`` (numpy's own may be SIMD versions on some CPUs that round
+    otherwise): one function for the numpy step and the compiled one, so they agree."""
+    r = math.sqrt(-2.0 * math.log1p(-u1))
+    return r * math.cos(_TWO_PI * u2), r * math.sin(_TWO_PI * u2)
+
+
+@njit(cache=True, error_model="numpy")
+def _gaussian_into(u, out):
+    for i in range(u.shape[0]):
+        out[i, 0], out[i, 1] = normal_pair(u[i, 0], u[i, 1])
+
+
 def gaussian(u: np.ndarray) -> np.ndarray:
-    r"""Two standard normals from two uniforms in [0, 1) a row (Box-Muller):
-    :math:`\sqrt{-2\ln(1-u_1)}\,(\cos 2\pi u_2, \sin 2\pi u_2)`."""
-    r = np.sqrt(-2.0 * np.log1p(-u[:, 0]))
-    return np.stack([r * np.cos(2 * np.pi * u[:, 1]), r * np.sin(2 * np.pi * u[:, 1])], axis=1)
+    """Two standard normals a row from two uniforms in [0, 1) a row (:func:`normal_pair`)."""
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    out = np.empty((len(u), 2))
+    _gaussian_into(u, out)
+    return out
 
 
 def depth(state: np.ndarray) -> np.ndarray:
@@ -116,7 +134,6 @@ class PuddleWorldBatch(BatchEnv):
 _PUDDLE_CONSTS = tuple(
     (float(a[0]), float(a[1]), float(ab[0]), float(ab[1]), float(ab @ ab))
     for a, ab in ((np.asarray(a), np.asarray(b) - np.asarray(a)) for a, b in PUDDLES))
-_TWO_PI = 2 * np.pi
 _MOVES = tuple((float(m[0]), float(m[1])) for m in MOVES)
 
 
@@ -143,9 +160,7 @@ def kernel_step(state, action, x, noise, tp):
     """:func:`step_arrays` of one run: ``state`` in place, features into ``x``; returns
     ``(reward, terminal)``."""
     noise_sd = tp[0]
-    r = math.sqrt(-2.0 * math.log1p(-noise[0]))
-    g0 = r * math.cos(_TWO_PI * noise[1])
-    g1 = r * math.sin(_TWO_PI * noise[1])
+    g0, g1 = normal_pair(noise[0], noise[1])
     mx, my = _MOVES[action]
     nx = min(max(state[0] + (mx + noise_sd * g0), 0.0), 1.0)
     ny = min(max(state[1] + (my + noise_sd * g1), 0.0), 1.0)

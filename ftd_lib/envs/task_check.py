@@ -24,7 +24,9 @@ checked, one line each, or raises ``ValueError`` naming the task and the first b
   kernel's extension point, :mod:`ftd_lib.engine.kernel.extend`): its ``kernel_reset`` and
   ``kernel_step``, drawing from the run's own start and noise streams as the kernel does,
   give the batched environment's trajectories bit for bit (states, features, rewards, ends),
-  episode after episode;
+  episode after episode, and the row's dynamics from states drawn over its ``state_box``
+  (so that terminal ends are compared: a point without one fails), at the task's defaults
+  and at each parameter's ``example``;
 - **bounds** -- along random episodes the observations stay finite and within [-1, 1] (the
   network's input scale), every reward within the row's range (``Task.rewards``), an episode
   ends by its dynamics or at the cap, and never both.
@@ -228,22 +230,44 @@ def compiled_pieces(t: Task) -> tuple | None:
         raise _fail(t, "compiled = batch", f"{e} (the row's compiled is {t.compiled!r})") from None
 
 
-def check_compiled(t: Task, seed: int = 0, steps: int = 150, pieces=None) -> str:
-    """The compiled dynamics (``pieces``: default the row's, :func:`compiled_pieces`) against
-    the batched env, one run at a time: the same start and noise streams, the same random
-    actions, every state, feature, reward and end bit for bit."""
+def parameter_points(t: Task) -> list[dict]:
+    """The task parameters the compiled dynamics are checked at: the defaults (``{}``), then
+    each parameter at its ``example``, a value other than its default (a parameter without
+    one fails: the compiled step could ignore it unseen)."""
+    points = [{}]
+    for p in t.params:
+        if p.example is None or p.example == p.default:
+            raise _fail(t, "compiled = batch", f"parameter {p.name!r} has no example other "
+                        "than its default (Param(..., example=...)): the compiled dynamics "
+                        "are checked at both")
+        points.append({p.name: p.example})
+    return points
+
+
+def _where(point: dict) -> str:
+    return ", ".join(f"{k} = {v!r}" for k, v in point.items()) or "the defaults"
+
+
+def _differs(state, want_state, x, want_x, r, want_r, end, want_end) -> str:
+    """What a compiled step got wrong: ``"state, end"``, ...; ``""``: nothing."""
+    same = {"state": np.array_equal(state, want_state), "features": np.array_equal(x, want_x),
+            "reward": r == want_r, "end": bool(end) == bool(want_end)}
+    return ", ".join(w for w, ok in same.items() if not ok)
+
+
+def _compiled_runs(t: Task, pieces, point: dict, seed: int, steps: int) -> int:
+    """The compiled dynamics against the batched env at the task parameters ``point``, one
+    run at a time (the same start and noise streams, the same random actions); returns the
+    terminal ends compared."""
     from ..rng import run_generator
     from .batch import NOISE_STREAM, START_STREAM
 
-    pieces = compiled_pieces(t) if pieces is None else pieces
-    if pieces is None:
-        return "compiled = batch: no compiled dynamics (the row's compiled is None)"
     params, reset, step = pieces
-    tp = params()
+    tp = params(**point)
     cap = min(t.max_steps, 40)
     ends = 0
     for rid in RUNS:
-        env = t.batch_cls(seed, [rid], max_steps=cap)
+        env = t.batch_cls(seed, [rid], max_steps=cap, **point)
         sgen = run_generator(seed, rid, START_STREAM)
         ngen = run_generator(seed, rid, NOISE_STREAM)
         acts = np.random.default_rng([seed, rid]).integers(0, t.n_actions, steps)
@@ -255,20 +279,79 @@ def check_compiled(t: Task, seed: int = 0, steps: int = 150, pieces=None) -> str
                 obs = env.reset()
                 reset(sgen, state, x, tp)
                 if not (np.array_equal(state, env.state[0]) and np.array_equal(x, obs[0])):
-                    raise _fail(t, "compiled = batch", f"run {rid}: a start state (or its "
-                                "features) differs from the batched env's")
+                    raise _fail(t, "compiled = batch", f"at {_where(point)}, run {rid}: a start "
+                                "state (or its features) differs from the batched env's")
             for j in range(t.noise):
                 noise[j] = ngen.random()
             r, term = step(state, int(acts[k]), x, noise, tp)
             obs, rew, b_term, _ = env.step(acts[k:k + 1])
-            if not (np.array_equal(state, env.state[0]) and np.array_equal(x, obs[0])
-                    and r == rew[0] and bool(term) == bool(b_term[0])):
-                raise _fail(t, "compiled = batch", f"run {rid}, step {k}: the compiled step "
-                            "gives another state, feature, reward or end than the batched "
-                            "env's (same state, action and noise)")
+            what = _differs(state, env.state[0], x, obs[0], r, rew[0], term, b_term[0])
+            if what:
+                raise _fail(t, "compiled = batch", f"at {_where(point)}, run {rid}, step {k}: "
+                            f"the compiled step gives another {what} than the batched env's "
+                            "(same state, action and noise)")
             ends += bool(term)
-    return (f"compiled = batch: {len(RUNS)} runs x {steps} steps of the compiled dynamics "
-            f"({t.compiled}) and the batched env, bit for bit ({ends} terminal ends)")
+    return ends
+
+
+def _compiled_states(t: Task, pieces, point: dict, seed: int, n: int) -> int:
+    """The compiled step against :meth:`Task.transition` from ``n`` states drawn uniformly
+    over the row's ``state_box``, each with a random action and noise; returns the terminal
+    ends compared."""
+    params, _, step = pieces
+    tp = params(**point)
+    if t.state_box is None or len(t.state_box) != t.batch_cls.state_dim:
+        raise _fail(t, "compiled = batch", "the row's state_box must give (lo, hi) for each of "
+                    f"the {t.batch_cls.state_dim} state variables (the box the check draws "
+                    "states from)")
+    rng = np.random.default_rng([seed, 2016])
+    lo, hi = np.array(t.state_box, dtype=float).T
+    states = lo + (hi - lo) * rng.random((n, len(lo)))
+    acts = rng.integers(0, t.n_actions, n)
+    noise = rng.random((n, t.noise))
+    ends = 0
+    for i in range(n):  # (one row at a time, as a run alone: numpy's loops may round a long
+        # array otherwise, on CPUs where it takes SIMD versions of log1p, sin, cos)
+        one, term, rew = t.transition(states[i:i + 1], acts[i:i + 1],
+                                      noise[i:i + 1] if t.noise else None, **point)
+        want, feat, want_r, want_t = one[0], t.obs(one)[0], rew[0], bool(term[0])
+        ends += want_t
+        state, x = states[i].copy(), np.zeros(t.n_in)
+        r, end = step(state, int(acts[i]), x, noise[i].copy(), tp)
+        what = _differs(state, want, x, feat, r, want_r, end, want_t)
+        if what:
+            raise _fail(t, "compiled = batch", f"at {_where(point)}, from the state "
+                        f"{states[i].tolist()} with action {int(acts[i])}: the compiled step "
+                        f"gives another {what} than the row's dynamics")
+    return ends
+
+
+def check_compiled(t: Task, seed: int = 0, steps: int = 150, pieces=None,
+                   n_states: int = 2000) -> str:
+    """The compiled dynamics (``pieces``: default the row's, :func:`compiled_pieces`) at the
+    task's default parameters and at each parameter's example (:func:`parameter_points`):
+    against the batched env, one run at a time (the same start and noise streams, the same
+    random actions: every state, feature, reward and end bit for bit), and against the row's
+    dynamics (:meth:`Task.transition`) from ``n_states`` states drawn over its
+    ``state_box``. Fails where a point compared no terminal end (the goal would be
+    unchecked)."""
+    pieces = compiled_pieces(t) if pieces is None else pieces
+    if pieces is None:
+        return "compiled = batch: no compiled dynamics (the row's compiled is None)"
+    points = parameter_points(t)
+    ends = []
+    for point in points:
+        k = (_compiled_runs(t, pieces, point, seed, steps),
+             _compiled_states(t, pieces, point, seed, n_states))
+        if sum(k) == 0:
+            raise _fail(t, "compiled = batch", f"at {_where(point)} no terminal end was "
+                        "compared (the goal is unchecked: widen the row's state_box)")
+        ends.append(k)
+    at = "; ".join(f"{_where(p)}: {a} + {b}" for p, (a, b) in zip(points, ends, strict=True))
+    return (f"compiled = batch: at {len(points)} parameter point(s), {len(RUNS)} runs x "
+            f"{steps} steps beside the batched env and {n_states} steps from states over the "
+            f"row's state_box beside its dynamics ({t.compiled}), bit for bit (terminal ends "
+            f"{at})")
 
 
 CHECKS = (check_interface, check_seeding, check_scalar_equals_batch, check_run_alone,

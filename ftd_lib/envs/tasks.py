@@ -84,6 +84,11 @@ class Task:
     #: ``kernel_reset``, ``kernel_step`` (or ``"module:prefix"``: ``<prefix>_reset``, ...);
     #: ``None``: none
     compiled: str | None = None
+    #: the box of raw states ``((lo, hi), ...)``, one pair a state variable, that
+    #: ``check_task`` draws states from to step the compiled dynamics beside the numpy ones:
+    #: the whole state space, so that some steps end the episode (``None``: no compiled
+    #: dynamics to check)
+    state_box: tuple[tuple[float, float], ...] | None = None
 
     @property
     def rewards(self) -> tuple[float, float]:
@@ -144,17 +149,22 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          reward=-1.0, action_names=("push left", "no push", "push right"),
          state_names=("position x", "velocity v"), batch_cls=mountain_car.MountainCarBatch,
          _obs=_mc_obs, _step=_mc_step, kernel=True, evaluation=True,
-         compiled="engine.kernel.env:mountain_car"),
+         compiled="engine.kernel.env:mountain_car",
+         state_box=((mountain_car.X_MIN, mountain_car.X_MAX),
+                    (-mountain_car.V_MAX, mountain_car.V_MAX))),
     Task("cartpole", "cart-pole", gamma=0.99, max_steps=cartpole.DEFAULT_MAX_STEPS,
          reward=1.0, action_names=("push left", "push right"),
          state_names=("cart position x", "cart velocity", "pole angle θ", "pole velocity"),
          batch_cls=cartpole.CartPoleBatch, _obs=cartpole.scale_obs,
-         _step=cartpole.step_arrays, kernel=True, compiled="engine.kernel.env:cartpole"),
+         _step=cartpole.step_arrays, kernel=True, compiled="engine.kernel.env:cartpole",
+         state_box=((-2.5, 2.5), (-3.0, 3.0), (-0.25, 0.25), (-3.5, 3.5))),
     Task("acrobot", "acrobot", gamma=1.0, max_steps=acrobot.DEFAULT_MAX_STEPS, reward=-1.0,
          action_names=("torque -1", "no torque", "torque +1"),
          state_names=("angle θ1", "angle θ2", "velocity θ1'", "velocity θ2'"),
          batch_cls=acrobot.AcrobotBatch, _obs=acrobot.scale_obs, _step=acrobot.step_arrays,
-         compiled="envs.acrobot"),
+         compiled="envs.acrobot",
+         state_box=((-np.pi, np.pi), (-np.pi, np.pi), (-acrobot.MAX_VEL_1, acrobot.MAX_VEL_1),
+                    (-acrobot.MAX_VEL_2, acrobot.MAX_VEL_2))),
     Task("puddle_world", "Puddle World", gamma=1.0, max_steps=puddle_world.DEFAULT_MAX_STEPS,
          reward=-1.0, action_names=("up", "down", "right", "left"), state_names=("x", "y"),
          batch_cls=puddle_world.PuddleWorldBatch, _obs=puddle_world.scale_obs,
@@ -162,8 +172,9 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          reward_range=puddle_world.REWARD_RANGE, compiled="envs.puddle_world",
          params=(Param("noise_sd", lambda v: check_number("noise_sd", v, minimum=0.0,
                                                            exclusive=False),
-                       default=puddle_world.NOISE_SD,
-                       doc="standard deviation of the moves' Gaussian noise"),)),
+                       default=puddle_world.NOISE_SD, example=0.03,
+                       doc="standard deviation of the moves' Gaussian noise"),),
+         state_box=((0.0, 1.0), (0.0, 1.0))),
 )}
 
 

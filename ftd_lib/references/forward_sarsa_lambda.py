@@ -20,7 +20,7 @@ import numpy as np
 from ..returns import Algorithm1Return, k_bound
 from ..validate import check_eta, check_k_max
 from .common import ControlRun, act, control_args, diverged, start, within_bound
-from .template import HandWorked, n_step_by_hand
+from .template import GAMMA, REWARDS, HandWorked, T, n_step_by_hand, q, update
 
 
 def forward_sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent,
@@ -81,21 +81,49 @@ def forward_sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agen
 
 
 def hand_forward_sarsa(w0, lam, k_max=None):
-    r"""Forward Sarsa(:math:`\lambda`), :math:`\eta = 0.01`, on the template: at
-    :math:`\lambda = 0` K = 1, one-step Sarsa; at :math:`\lambda = 1` the K-bounded return is
-    the K-step return, K = :math:`\min(K_{max}, 44)` (:math:`0.9^{44} \le 0.01`): n-step
-    Sarsa with n = K, worked by hand in :func:`ftd_lib.references.template.n_step_by_hand`
-    (so this case also checks forward Sarsa(1, :math:`K_{max} = n`) = n-step Sarsa). Between
-    them it is checked by the engines only (``None``)."""
-    if lam == 0.0:
-        return n_step_by_hand(w0, 1)
-    if lam == 1.0:
-        return n_step_by_hand(w0, min(44, k_max or 44))
-    return None
+    r"""Forward Sarsa(:math:`\lambda`), :math:`\eta = 0.01`, on the template, written out: K
+    the least k with :math:`(\gamma\lambda)^k \le \eta` (1 at :math:`\lambda = 0`, 44 at
+    :math:`\lambda = 1`: :math:`0.9^{44} \le 0.01`; 6 at :math:`\lambda = 0.5`:
+    :math:`0.45^5 > 0.01 \ge 0.45^6`), at most :math:`K_{max}`. The values
+    :math:`V_j = \hat Q(S_j, A_j)` as each :math:`S_j` is reached (the weights of that
+    moment); once K steps are seen, each step updates the pair K - 1 steps back towards the
+    K-bounded :math:`\lambda`-return
+
+    .. math::
+        G_\tau^{\lambda|h} = R_{\tau+1} + \gamma\big((1-\lambda)V_{\tau+1}
+        + \lambda G_{\tau+1}^{\lambda|h}\big),\quad G_h^{\lambda|h} = V_h,
+
+    :math:`h = \tau + K`; the pairs left at the end towards :math:`G^{\lambda|4}` (0 after
+    the terminal state). At :math:`\lambda = 0` this is one-step Sarsa, at
+    :math:`\lambda = 1` n-step Sarsa with n = K (:func:`ftd_lib.references.template.n_step_by_hand`,
+    so those cases also check forward Sarsa(1, :math:`K_{max} = n`) = n-step Sarsa)."""
+    if lam in (0.0, 1.0):
+        return n_step_by_hand(w0, 1 if lam == 0.0 else min(44, k_max or 44))
+    K = 1
+    while (GAMMA * lam) ** K > 0.01:
+        K += 1
+    K = min(K, k_max or K)
+
+    def G(tau, h, V):
+        if tau == h:
+            return V[h]
+        return REWARDS[tau] + GAMMA * ((1 - lam) * V[tau + 1] + lam * G(tau + 1, h, V))
+
+    w, V = np.array(w0, dtype=float), {}
+    for t in range(T):  # step t reaches S_{t+1}; then (S_{t-K+1}, A_{t-K+1}) is updated
+        V[t + 1] = q(w, t + 1)
+        if t - K + 1 >= 0:
+            w = update(w, t - K + 1, G(t - K + 1, t + 1, V))
+    for tau in range(max(0, T - K + 1), T):
+        w = update(w, tau, G(tau, T, V))
+    return w
 
 
 #: the hand-worked episode (:mod:`.template`): one-step Sarsa at lambda = 0, n-step Sarsa at
-#: lambda = 1 (n = K_max: 1, 2, 3; n = K = 44 without a cap)
+#: lambda = 1 (n = K_max: 1, 2, 3; n = K = 44 without a cap), and the K-bounded
+#: lambda-return between them: lambda = 0.5 (K = 6: every update at the end), 0.8 with
+#: K_max = 2 and 0.3 with K_max = 3 (updates during the episode)
 HAND_WORKED = {"forward_sarsa_lambda": HandWorked(hand_forward_sarsa, (
     {"lam": 0.0}, {"lam": 1.0}, {"lam": 1.0, "k_max": 1}, {"lam": 1.0, "k_max": 2},
-    {"lam": 1.0, "k_max": 3}))}
+    {"lam": 1.0, "k_max": 3}, {"lam": 0.5}, {"lam": 0.8, "k_max": 2},
+    {"lam": 0.3, "k_max": 3}))}

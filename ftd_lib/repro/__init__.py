@@ -25,10 +25,12 @@ Modules (each one idea; the command line ``python -m ftd_lib`` is :mod:`ftd_lib.
 - :mod:`~ftd_lib.repro.paper`    what is the paper's own: its claims (each confronted with the
   numbers by a rule), the claim-5 study, the block study's reading, Figs. 1-2; the runner
   never imports it
-- :mod:`~ftd_lib.repro.experiment` an experiment file (``experiments/*.toml``) read;
+- :mod:`~ftd_lib.repro.experiment` an experiment file (``experiments/*.toml``) read (its
+  curves and their parameter sweeps: :mod:`~ftd_lib.repro.curves`);
   :mod:`~ftd_lib.repro.launch` runs one (``python -m ftd_lib run FILE``);
   :mod:`~ftd_lib.repro.sections` one report section for any experiment
 - :mod:`~ftd_lib.repro.cli`      ``python -m ftd_lib reproduce | run | plan | report | bench``
+  (its options: :mod:`~ftd_lib.repro.options`)
 
 van Seijen (2016), Sec. 6. Each figure is a list of *cells* -- one setting of (method,
 :math:`\alpha`, :math:`\lambda`, :math:`\gamma`, :math:`\eta`, :math:`K_{max}`) -- each run

@@ -225,13 +225,28 @@ def _without_code(ident: dict) -> str:
     return canonical_json({k: v for k, v in ident.items() if k != "code"})
 
 
-def stored_by_code(cstore, idents) -> dict:
-    """The stored chunks that are one of ``idents`` but for their code: ``{identity without
-    code: (stored code or None, stored code_files or None)}``."""
+#: the identity's fields that say how a figure's cells were cut into chunks (a batch re-cuts
+#: them by cost, so chunks of older code may hold the same cells under another cut)
+_CUT = ("code", "run_ids", "settings")
+
+
+def _uncut(ident: dict) -> str:
+    from .store import canonical_json
+
+    return canonical_json({k: v for k, v in ident.items() if k not in _CUT})
+
+
+def stored_by_code(cstore, idents) -> tuple[dict, dict]:
+    """The stored chunks of other code than ``idents``: ``(same, alike)``, ``same`` keyed by
+    an identity without its code (the same chunk), ``alike`` by one without its code and its
+    cut (the same method, task and figure in chunks cut otherwise); each value the newest
+    such chunk's ``(code, code_files)`` (by its ``finished`` time)."""
     want = {_without_code(i) for i in idents}
-    out: dict = {}
+    want_uncut = {_uncut(i) for i in idents}
+    codes = {i.get("code") for i in idents}
+    found: tuple[dict, dict] = ({}, {})
     if not want:
-        return out
+        return found
     for key in cstore.keys():
         try:
             with np.load(cstore.path(key)) as z:
@@ -239,20 +254,25 @@ def stored_by_code(cstore, idents) -> dict:
                 meta = json.loads(str(z["__meta__"])) if "__meta__" in z.files else {}
         except Exception:  # unreadable: no record
             continue
-        k = _without_code(ident)
-        if k in want and ident.get("code") not in {i.get("code") for i in idents}:
-            out[k] = (ident.get("code"), meta.get("code_files"))
-    return out
+        if ident.get("code") in codes:
+            continue
+        rec = (ident.get("code"), meta.get("code_files"), float(meta.get("finished") or 0.0))
+        for table, k, keys in ((found[0], _without_code(ident), want),
+                               (found[1], _uncut(ident), want_uncut)):
+            if k in keys and (k not in table or rec[2] >= table[k][2]):
+                table[k] = rec
+    return tuple({k: v[:2] for k, v in t.items()} for t in found)
 
 
 def why_recomputed(cstore, tasks, idents, missing) -> list[str]:
-    """One line per method whose chunks ``missing`` (indices) are recomputed because their
-    code changed: how many chunks and cells, and which files changed since they were stored
-    (or that they were stored without a code digest)."""
-    found = stored_by_code(cstore, [idents[i] for i in missing])
+    """One line per method whose chunks ``missing`` (indices) are recomputed while chunks of
+    its older code are stored (the same chunks, or its cells cut otherwise): how many chunks
+    and cells, and which files changed since the newest of them was stored (or that it was
+    stored without a code digest)."""
+    same, alike = stored_by_code(cstore, [idents[i] for i in missing])
     per: dict = {}
     for i in missing:
-        old = found.get(_without_code(idents[i]))
+        old = same.get(_without_code(idents[i])) or alike.get(_uncut(idents[i]))
         if old is None:
             continue
         t = tasks[i]

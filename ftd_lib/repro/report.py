@@ -50,13 +50,15 @@ def _provenance(res) -> list[str]:
     own = not m.get("definition", {}).get("paper_counts", True)  # a file beyond the paper
     word = "file" if own and m.get("scale") == "paper" else m.get("scale")
     session = (f"last session: {_duration(m.get('elapsed_s'))} wall, {ch.get('computed', '?')} "
-               f"chunks computed, {ch.get('loaded', '?')} loaded" if not m.get("assembled_by")
+               f"pieces computed (the rows not stored, cut by cost), {ch.get('loaded', '?')} "
+               "chunks loaded" if not m.get("assembled_by")
                else f"made in {_duration(m.get('elapsed_s'))} wall; last assembled from "
                     f"{ch.get('loaded', '?')} stored chunks")
     lines = [
         f"- scale: **{word}** — {m.get('runs')} runs × {m.get('episodes')} episodes "
         f"{paper}; seed {m.get('seed')}",
-        f"- compute time {_duration(m.get('compute_s'))} over {ch.get('total', '?')} chunks "
+        f"- compute time {_duration(m.get('compute_s'))} over the definition's "
+        f"{ch.get('total', '?')} chunks "
         f"({session}); finished {m.get('finished', '?')}",
         f"- machine: {mach.get('cpu', '?')}, {mach.get('cpu_count', '?')} CPUs, "
         f"{mach.get('platform', '?')}; torch {mach.get('torch', '?')} on "

@@ -234,7 +234,9 @@ def compare_with(res, ref: str) -> list[str]:
     n = metric.shape[1]
     return ([f"Every curve at its own best α against {label(ref)} at its best; difference = "
              f"curve − {label(ref)}, paired over the {n} runs (common random numbers), ± one "
-             "standard error; *better*/*worse*: beyond two standard errors:", ""]
+             "standard error; *better*/*worse*: beyond two standard errors (each best α "
+             "was picked on these same runs, none held out: a best α's lucky runs favour its "
+             "curve):", ""]
             + table(["curve", "best α", "at best α (± SE)", "difference (± SE)", "verdict"],
                     rows) + [""])
 
@@ -287,7 +289,8 @@ def compare_pair(res, a: str, b: str) -> list[str]:
     if not rows:
         return []
     out += [f"{label(a)} minus {label(b)}, each at its best α, run by run (the same run ids: "
-            "the same initial weights and start states) ± its standard error:", ""]
+            "the same initial weights and start states) ± its standard error (each best α was "
+            "picked on these same runs, none held out):", ""]
     out += table(header + ["λ", f"{label(a)} − {label(b)}", "over the λ where they differ"],
                  rows) + [""]
     if header:  # several set-ups: which verdict under which

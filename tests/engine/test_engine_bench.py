@@ -1,8 +1,11 @@
 """Smoke test of the engine's benchmark (the numbers themselves are checked by hand)."""
 
+import pytest
+
 from ftd_lib.engine.bench import autograd_forward_td, run_bench
 
 
+@pytest.mark.slow  # (minutes on a cold numba cache: it compiles both kernels' prediction loops)
 def test_run_bench_quick_returns_one_line_per_measurement():
     # (the kernel: lines compile every pair the kernel runs: tests/engine/test_kernel_extend.py)
     lines = run_bench(quick=True, kernel=False)

@@ -60,12 +60,12 @@ def test_an_unknown_method_raises_everywhere():
 def test_auto_takes_the_kernel_where_it_can_and_the_batch_elsewhere(monkeypatch):
     assert choose_engine("sarsa_lambda", "cartpole", "auto", torch.float64, "cpu") == "kernel"
     assert choose_engine("sarsa_lambda", "cartpole", "auto", torch.float32, "cpu") == "batch"
-    # a task whose registry entry does not flag the kernel: "auto" takes the batch, and
-    # engine="kernel" says why it cannot
-    no_kernel = dataclasses.replace(tasks.TASKS["cartpole"], kernel=False)
+    # a task whose registry entry neither flags the kernel nor names compiled dynamics:
+    # "auto" takes the batch, and engine="kernel" says why it cannot
+    no_kernel = dataclasses.replace(tasks.TASKS["cartpole"], kernel=False, compiled=None)
     monkeypatch.setitem(tasks.TASKS, "cartpole", no_kernel)
     assert choose_engine("sarsa_lambda", "cartpole", "auto", torch.float64, "cpu") == "batch"
-    with pytest.raises(ValueError, match="not a task the kernel runs"):
+    with pytest.raises(ValueError, match="has no compiled dynamics"):
         run_control("sarsa_lambda", S, 1, [0], 1, env="cartpole", engine="kernel")
     res = run_control("sarsa_lambda", S, 1, [0], 2, env="cartpole", max_steps=5)
     assert res.engine == "batch" and res.returns.shape == (1, 2)
@@ -99,7 +99,7 @@ def test_a_new_task_is_one_registry_entry(monkeypatch):
             super().__init__(seed, run_ids, max_steps)
 
     new = dataclasses.replace(tasks.TASKS["cartpole"], name="short_cartpole", max_steps=20,
-                              batch_cls=ShortCartPole, kernel=False)
+                              batch_cls=ShortCartPole, kernel=False, compiled=None)
     monkeypatch.setitem(tasks.TASKS, "short_cartpole", new)
     s = Settings.make(alpha=[0.05, 0.02], lam=[0.9, 0.3], gamma=0.99)
     a = run_control("forward_sarsa_lambda", s, 2, [0, 1], 8, env="short_cartpole")
@@ -108,6 +108,6 @@ def test_a_new_task_is_one_registry_entry(monkeypatch):
     assert a.engine == "batch" and b.engine == "reference" and a.lengths.max() <= 20
     np.testing.assert_array_equal(a.returns, b.returns)
     np.testing.assert_allclose(a.final_weights, b.final_weights, rtol=0, atol=1e-10)
-    with pytest.raises(ValueError, match="not a task the kernel runs"):
+    with pytest.raises(ValueError, match="has no compiled dynamics"):
         run_control("forward_sarsa_lambda", s, 2, [0, 1], 1, env="short_cartpole",
                     engine="kernel")

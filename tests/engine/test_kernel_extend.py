@@ -19,8 +19,10 @@ from ftd_lib.repro import code
 
 
 def test_check_method_holds_the_compiled_n_step_sarsa_to_its_reference():
-    lines = mc.check_method("n_step_sarsa")
-    assert lines[1] == "engines: kernel agree with the reference"
+    # (cart-pole here; every task: tests/engine/test_method_check_mutants.py, slow tier)
+    assert mc.check_engines("n_step_sarsa", env="cartpole") == (
+        "engines: kernel agree with the reference on cartpole at 2 parameter points (2 "
+        "comparisons of 3 runs)")
 
 
 def test_a_mutant_piece_fails_check_method(monkeypatch):
@@ -35,8 +37,10 @@ def test_a_mutant_piece_fails_check_method(monkeypatch):
         return alpha, n, powers
 
     monkeypatch.setattr(ns_kernel, "kernel_params", no_bootstrap)
-    with pytest.raises(mc.MethodCheckError, match="engine 'kernel' disagrees"):
-        mc.check_engines("n_step_sarsa")
+    with pytest.raises(mc.MethodCheckError, match="engine 'kernel' disagrees with the "
+                       "reference on cartpole at parameter point 1 .*: (diverged_at|returns|"
+                       "lengths|final_weights), first at run"):
+        mc.check_engines("n_step_sarsa", env="cartpole")
 
 
 def test_compiled_n_step_sarsa_on_a_stochastic_task_is_its_reference():
@@ -85,7 +89,7 @@ def test_check_task_finds_compiled_dynamics_that_differ_from_the_batch():
     for pieces in ((lambda: params(0.011), reset, step),
                    (params, reset, _swapped_noise(step))):
         with pytest.raises(tc.TaskCheckError, match="check_task.'puddle_world'.: compiled = "
-                           "batch: run 3, step 0: the compiled step"):
+                           "batch: at the defaults, run 3, step 0: the compiled step"):
             tc.check_compiled(TASKS["puddle_world"], pieces=pieces)
 
 
@@ -126,27 +130,58 @@ def test_the_kernel_refuses_a_pair_without_pieces():
     s = Settings.make(alpha=0.01, lam=0.0, gamma=1.0)
     with pytest.raises(ValueError, match="no kernel implementation"):
         run_control("watkins_q_lambda", s, 0, [0], 1, env="acrobot", engine="kernel")
-    with pytest.raises(ValueError, match="not a task the kernel runs 'sarsa_lambda' on"):
-        run_control("sarsa_lambda", s, 0, [0], 1, env="acrobot", engine="kernel")
+    with pytest.raises(ValueError, match="not a task the kernel runs"):
+        run_control("sarsa_lambda", s, 0, [0], 1, engine="kernel",
+                    env=lambda seed, ids: TASKS["acrobot"].batch_cls(seed, ids))
     assert extend.pair_runs("n_step_sarsa", "acrobot")
-    assert not extend.pair_runs("sarsa_lambda", "acrobot")
+    assert extend.pair_runs("sarsa_lambda", "acrobot")
+    assert not extend.pair_runs("watkins_q_lambda", "acrobot")
 
 
-def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs():
-    """``python -m ftd_lib bench``'s kernel: lines (cart-pole's pairs here: the kernel's own
-    runs, cached, and n-step Sarsa, compiled above); the numbers are checked by hand."""
-    from ftd_lib.engine.bench import kernel_lines, kernel_pairs
+def test_bench_prints_a_kernel_line_for_every_pair_the_kernel_runs(monkeypatch):
+    """``python -m ftd_lib bench --kernel``: a line per pair of kernel_pairs (whatever methods
+    the table has), each at its method's example parameters, between the machine's two
+    lines; a pair that fails is one line saying why while the others go on (a stand-in for
+    the timed run: nothing is compiled here; the numbers are checked by hand)."""
+    from ftd_lib.engine import bench
+    from ftd_lib.methods import METHODS, example_params
 
-    pairs = kernel_pairs()
-    assert ("puddle_world", "n_step_sarsa", None) in pairs
-    assert ("acrobot", "sarsa_lambda", "engine.compiled.sarsa_lambda") in pairs
+    pairs = bench.kernel_pairs()
+    compiled = [m for m in METHODS.values() if m.compiled is not None]
+    assert {(t, m.id) for t in ("acrobot", "puddle_world") for m in compiled} <= {
+        p[:2] for p in pairs}
     assert ("cartpole", "forward_sarsa_lambda", None) in pairs
-    lines = kernel_lines(quick=True, repeats=1, tasks=("cartpole",))
-    assert [ln.split(":")[1].strip() for ln in lines[:-1]] == [
-        "Sarsa(lambda), cartpole", "forward Sarsa(lambda), cartpole", "n-step Sarsa, cartpole"]
-    assert lines[-1].startswith("kernel: load average ")
-    assert "x Sarsa(lambda)'s kernel" in lines[2] and "reference" in lines[2]
+    assert len(pairs) == len(set(pairs))
+    seen = []
+
+    def fake(task, method, pieces, engine, n_runs, n_ep, cap):
+        from ftd_lib.methods import check_params
+
+        check_params(method, example_params(method))  # (a required parameter: given)
+        seen.append((task, method, engine))
+        if (task, method) == ("acrobot", "n_step_sarsa") and engine == "kernel":
+            raise ValueError("params.n: a stand-in failure\nwith a second line")
+        return (2.0 if engine == "kernel" else 300.0), 0.1, 40 * n_runs
+
+    monkeypatch.setattr(bench, "_kernel_run", fake)
+    lines = bench.kernel_lines(quick=True, repeats=2)
+    assert lines[0].startswith("kernel: machine ") and "load average" in lines[0]
+    assert lines[-1].startswith("kernel: at the end, machine ")
+    body = lines[1:-1]
+    assert len(body) == len(pairs)
+    for (task, method, _), line in zip(pairs, body, strict=True):
+        assert line.startswith(f"kernel: {bench._ascii_label(method)}, {task}: "), line
+        if (task, method) == ("acrobot", "n_step_sarsa"):
+            assert line.endswith("failed: ValueError: params.n: a stand-in failure")
+        else:
+            assert "2.00 CPU us per run-step" in line and "reference 300 us" in line
+            assert "= 150x" in line
+    assert any("x Sarsa(lambda)'s kernel" in ln for ln in body)
     assert all("nan" not in ln for ln in lines)
+    # the reference is timed on at least REFERENCE_STEPS run-steps
+    refs = [s for s in seen if s[2] == "reference"]
+    per_pair = -(-bench.REFERENCE_STEPS["quick"] // 40)  # (40 run-steps a stand-in call)
+    assert len(refs) == (len(pairs) - 1) * per_pair
 
 
 PIECE = """

@@ -26,7 +26,7 @@ def test_the_template_has_a_greedy_and_an_exploratory_second_action():
     assert all(not np.allclose(a, b) for i, a in enumerate(w) for b in w[i + 1:])
 
 
-@pytest.mark.parametrize("method, cases", [("sarsa_lambda", 6), ("forward_sarsa_lambda", 10),
+@pytest.mark.parametrize("method, cases", [("sarsa_lambda", 6), ("forward_sarsa_lambda", 16),
                                            ("watkins_q_lambda", 6), ("n_step_sarsa", 10)])
 def test_each_reference_matches_its_hand_worked_episode(method, cases):
     """Each method's hand-worked episode is found beside its reference (HAND_WORKED of the
@@ -71,7 +71,9 @@ def _no_cut(env, w0, **kw):
 def test_check_method_covers_the_engines_a_method_claims():
     lines = mc.check_method("watkins_q_lambda")
     assert lines[1] == "engines: none but the reference (nothing to compare)"
-    assert mc.check_engines("sarsa_lambda") == "engines: batch, kernel agree with the reference"
+    assert mc.check_engines("sarsa_lambda", env="cartpole") == (
+        "engines: batch, kernel agree with the reference on cartpole at 2 parameter points "
+        "(4 comparisons of 3 runs)")
     with pytest.raises(mc.MethodCheckError, match="control"):
         mc.check_method("td_lambda")
 
@@ -85,3 +87,24 @@ def test_watkins_with_no_exploration_is_sarsa_lambda_bit_for_bit():
         a = run_control("watkins_q_lambda", s, 3, [0, 1], 8, epsilon=eps, **kw)
         b = run_control("sarsa_lambda", s, 3, [0, 1], 8, epsilon=eps, **kw)
         assert np.array_equal(a.final_weights, b.final_weights) == same
+
+
+def test_forward_sarsa_s_lambda_mixing_is_checked_by_hand_between_0_and_1():
+    """The cases at 0 < λ < 1 (K = 6: all at the end; K_max 2 and 3: during the episode)
+    differ from λ = 0 and 1, and a hand that mixes the λ-return otherwise (the bootstrap
+    weighted λ instead of 1 - λ) is refused by the reference."""
+    from ftd_lib.references.template import HandWorked
+
+    w0 = mc.W0["greedy"]
+    mid = hand_forward_sarsa(w0, 0.5)
+    assert not np.allclose(mid, hand_forward_sarsa(w0, 0.0))
+    assert not np.allclose(mid, hand_forward_sarsa(w0, 1.0))
+    assert not np.allclose(hand_forward_sarsa(w0, 0.8, 2), hand_forward_sarsa(w0, 0.8))
+
+    def swapped(w, lam, k_max=None):
+        return hand_forward_sarsa(w, 1.0 - lam, k_max) if 0 < lam < 1 else (
+            hand_forward_sarsa(w, lam, k_max))
+
+    cases = ({"lam": 0.3, "k_max": 3},)
+    with pytest.raises(mc.MethodCheckError, match="λ = 0.3, k_max = 3"):
+        mc.check_hand_worked("forward_sarsa_lambda", HandWorked(swapped, cases))

@@ -78,9 +78,10 @@ def test_a_mutant_without_the_bootstrap_fails_check_method(monkeypatch):
 
 
 def test_check_method_takes_the_method_s_parameters():
-    lines = mc.check_method("n_step_sarsa", params={"n": 2})
+    lines = mc.check_method("n_step_sarsa", params={"n": 2}, env="cartpole")
     assert lines == ["hand-worked 4-step episode: the reference agrees in 10 cases",
-                     "engines: kernel agree with the reference"]
+                     "engines: kernel agree with the reference on cartpole at 2 parameter "
+                     "points (2 comparisons of 3 runs)"]
     with pytest.raises(ValueError, match="params.n of n_step_sarsa: n must be an integer"):
         mc.check_method("n_step_sarsa", params={"n": 0})
 

@@ -33,10 +33,11 @@ def test_every_engine_runs_the_network_it_is_given(method, activation, init, uni
 
 
 def test_a_task_without_the_kernel_takes_the_network_too():
-    """Acrobot (no kernel): the batch and the reference agree on a sigmoid network of 10."""
+    """Acrobot (the batch, beside the kernel's pieces): the batch and the reference agree on
+    a sigmoid network of 10."""
     kw = dict(env="acrobot", max_steps=40, activation="sigmoid", init="small", n_hidden=10)
     ref = run_control("sarsa_lambda", S, 3, [0, 1, 2], 2, engine="reference", **kw)
-    got = run_control("sarsa_lambda", S, 3, [0, 1, 2], 2, **kw)
+    got = run_control("sarsa_lambda", S, 3, [0, 1, 2], 2, engine="batch", **kw)
     assert got.engine == "batch"
     np.testing.assert_array_equal(got.returns, ref.returns)
     # the reference's sigmoid is ftd_lib.portable's (the same bits on every CPU), the batch's
@@ -80,7 +81,7 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
     assert new["engine"] == "kernel"
     np.testing.assert_array_equal(new["values"], old.curves)
     acro = engine_runner(_task("acrobot", v))
-    assert acro["engine"] == "batch" and acro["values"].shape == (2, 3)
+    assert acro["engine"] == "kernel" and acro["values"].shape == (2, 3)  # (its pieces)
     # inputs or starts of mountain car stay with the kernel's runner
     called = []
     monkeypatch.setattr("ftd_lib.repro.setups.run_variant",
@@ -90,8 +91,8 @@ def test_a_network_set_up_runs_in_every_engine_with_the_kernel_s_numbers(monkeyp
 
 
 def test_a_file_s_network_keys_run_on_a_task_without_the_kernel():
-    """``[network]`` on acrobot (no kernel) with Watkins's Q(λ) (a reference only) loads
-    and every chunk runs, in the engines that have the method."""
+    """``[network]`` on acrobot (Sarsa(λ) as the kernel's pieces) with Watkins's Q(λ) (a
+    reference only) loads and every chunk runs, in the engines that have the method."""
     from ftd_lib.repro.experiment import experiment_path, load_experiment
 
     fig, _ = load_experiment(experiment_path("acrobot-watkins"), "quick",
@@ -99,6 +100,6 @@ def test_a_file_s_network_keys_run_on_a_task_without_the_kernel():
                               "runs=1", "episodes=1", "task.cap=20", "grid.alphas=[0.01]",
                               "grid.lams=[0.5]"])
     done = {t.method: engine_runner(t) for t in chunks.cut_chunks(fig)}
-    assert {m: r["engine"] for m, r in done.items()} == {"sarsa_lambda": "batch",
+    assert {m: r["engine"] for m, r in done.items()} == {"sarsa_lambda": "kernel",
                                                          "watkins_q_lambda": "reference"}
     assert all(np.isfinite(r["values"]).all() for r in done.values())

@@ -102,11 +102,12 @@ def test_the_engines_run_a_stochastic_task_a_run_the_same_alone_or_in_a_batch():
     s = Settings.make(alpha=[0.01, 0.03, 0.003, 0.01], lam=0.9, gamma=1.0)
     kw = dict(env="puddle_world", max_steps=60)
     ref = run_control("forward_sarsa_lambda", s, 5, [0, 1, 2, 3], 3, engine="reference", **kw)
-    got = run_control("forward_sarsa_lambda", s, 5, [0, 1, 2, 3], 3, width=2, **kw)
+    got = run_control("forward_sarsa_lambda", s, 5, [0, 1, 2, 3], 3, width=2, engine="batch",
+                      **kw)
     assert got.engine == "batch"
     np.testing.assert_array_equal(got.returns, ref.returns)
     np.testing.assert_allclose(got.final_weights, ref.final_weights, rtol=0, atol=1e-10)
-    alone = run_control("forward_sarsa_lambda", s.select([2]), 5, [2], 3, **kw)
+    alone = run_control("forward_sarsa_lambda", s.select([2]), 5, [2], 3, engine="batch", **kw)
     np.testing.assert_array_equal(alone.returns[0], got.returns[2])
     np.testing.assert_array_equal(alone.final_weights[0], got.final_weights[2])
     assert (got.returns < -got.lengths).any()  # a puddle was met: the reward varies

@@ -125,3 +125,29 @@ def test_the_uncommitted_changes_are_kept_as_a_patch(tmp_path):
     git("apply", "change.diff", cwd=clone)
     assert (clone / "m.py").read_text() == "x = 2\n" and (clone / "new.py").read_text() == \
         "y = 3\n"
+
+
+def test_why_recomputed_names_the_newest_older_code_even_under_another_cut(tmp_path,
+                                                                          monkeypatch):
+    """Chunks of older code stored under another cut (a batch re-cuts by cost) still give the
+    method its "why" line, and the files named are those changed since the newest of them
+    (not whichever the store lists last)."""
+    from types import SimpleNamespace
+
+    cstore = store.ChunkStore(tmp_path)
+    base = {"method": "m", "env": "e", "figure": "f", "runner": "engine-m-v1", "episodes": 2}
+    now_files = {"a.py": "A2", "b.py": "B1", "c.py": "C1"}
+    for code_, files, finished, runs in (("old1", {"a.py": "A1", "b.py": "B0", "c.py": "C1"},
+                                          1.0, [0, 1]),
+                                         ("old2", {"a.py": "A1", "b.py": "B1", "c.py": "C1"},
+                                          2.0, [0, 1, 2, 3])):
+        cstore.save({**base, "code": code_, "run_ids": runs, "settings": [[0.1]] * len(runs)},
+                    {"x": np.zeros(1)}, {"code_files": files, "finished": finished})
+    monkeypatch.setattr(code, "task_code", lambda t: ("new", now_files))
+    ident = {**base, "code": "new", "run_ids": [0, 1, 2], "settings": [[0.1]] * 3}
+    task = SimpleNamespace(method="m", cell_index=np.zeros(3, int))
+    lines = code.why_recomputed(cstore, [task], [ident], [0])
+    assert lines == ["recomputing 1 chunk(s), 1 cell(s) of m: its code changed since they "
+                     "were stored (a.py)"]
+    other = {**ident, "method": "n", "runner": "engine-n-v1"}
+    assert code.why_recomputed(cstore, [task], [other], [0]) == []

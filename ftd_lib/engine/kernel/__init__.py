@@ -20,7 +20,6 @@ when any source the kernel compiles has changed.
 from __future__ import annotations
 
 import hashlib
-import time
 from pathlib import Path
 
 import numpy as np
@@ -61,9 +60,15 @@ from .runs import RunParams, forward_sarsa_run, sarsa_run  # noqa: E402
 #: the kernel's implementation of each control method (a lookup: an unknown method raises)
 RUNS = {"sarsa_lambda": sarsa_run, "forward_sarsa_lambda": forward_sarsa_run}
 
+
+def own_run(method: str, env) -> bool:
+    """``method`` on ``env`` goes through the kernel's own run (:data:`RUNS` on the tasks of
+    :data:`.env.ENVS`), not through pieces of its extension point."""
+    return method in RUNS and isinstance(env, str) and env in ENVS
+
 __all__ = ["ENVS", "HIDDEN", "INPUTS", "RUNS", "STARTS", "RunParams", "choose", "env_obs",
-           "env_reset", "env_step", "fma", "forward_sarsa_run", "run_tasks", "sarsa_run",
-           "sigmoid", "sleef_exp", "tanh", "update", "value", "warm"]
+           "env_reset", "env_step", "fma", "forward_sarsa_run", "own_run", "run_tasks",
+           "sarsa_run", "sigmoid", "sleef_exp", "tanh", "update", "value", "warm"]
 
 
 def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon=0.05,
@@ -94,10 +99,10 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ...rng import AGENT_STREAM, run_generator
     from .._net import BatchedMLP
     from ..control import RESCALE
-    from ..results import per_run_result
+    from ..results import run_each
     from ..schedule import algorithm1_constants
 
-    run = RUNS.get(method)
+    run = RUNS[method] if own_run(method, env) else None
     if run is None and extend.pair_runs(method, env):
         if (flush_pops, inputs, start) != (4, "symmetric", "bottom"):
             raise ValueError("flush_pops, inputs and start are set-up variants of the kernel's "
@@ -122,10 +127,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     n_in, A = task.n_in, task.n_actions
     cap = task.max_steps if max_steps is None else int(max_steps)
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
-    N, n_ep = len(run_ids), int(n_episodes)
     perm = BatchedMLP(n_in, n_hidden).perm
-    inv_perm = np.argsort(perm)
-    P = len(perm)
     K, c_final, gl_div, ring = algorithm1_constants(settings, cap, np.float64)
     gam, lam = settings.gamma, settings.lam
     alpha = settings.alpha.astype(np.float64)
@@ -133,45 +135,20 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     g1l = (gam * (1 - lam)).astype(np.float64)
     gamma = gam.astype(np.float64)
     bootstrap = truncation == "bootstrap"
+    n_ep = int(n_episodes)
 
-    returns = np.full((N, n_ep), np.nan)
-    lengths = np.full((N, n_ep), -1, dtype=np.int64)
-    diverged_at = np.full(N, -1, dtype=np.int64)
-    final_w = np.zeros((N, A, P))
-    n_steps = np.zeros(N, dtype=np.int64)
-    pbar = None
-    if progress:
-        from tqdm.auto import tqdm
+    def one(i, th, returns, lengths):
+        if n_ep == 0:
+            return -1, 0
+        rid = int(run_ids[i])
+        p = RunParams(env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i], gl[i],
+                      g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
+                      float(div_bound), int(flush_pops), RESCALE[np.float64], *var)
+        return run(th, p, run_generator(seed, rid, START_STREAM),
+                   run_generator(seed, rid, AGENT_STREAM), returns, lengths)
 
-        pbar = tqdm(total=N * n_ep, desc=method, unit="ep")
-    t0 = time.perf_counter()
-    block = 256
-    try:
-        for lo in range(0, N, block):
-            tasks = np.arange(lo, min(lo + block, N))
-            w0 = np.asarray(init(tasks), dtype=np.float64).reshape(len(tasks), A, P)
-            for b, i in enumerate(tasks):
-                th = np.ascontiguousarray(w0[b][:, perm])
-                rid = int(run_ids[i])
-                sgen = run_generator(seed, rid, START_STREAM)
-                agen = run_generator(seed, rid, AGENT_STREAM)
-                if n_ep == 0:
-                    dv, st = -1, 0
-                else:
-                    p = RunParams(
-                        env_id, n_ep, cap, bootstrap, float(epsilon), alpha[i], gamma[i], gl[i],
-                        g1l[i], int(K[i] - 1), c_final[i], gl_div[i], int(ring[i]),
-                        float(div_bound), int(flush_pops), RESCALE[np.float64], *var)
-                    dv, st = run(th, p, sgen, agen, returns[i], lengths[i])
-                diverged_at[i], n_steps[i] = dv, st
-                final_w[i] = th[:, inv_perm]
-                if pbar is not None:
-                    pbar.update(n_ep)
-    finally:
-        if pbar is not None:
-            pbar.close()
-    return per_run_result(method, settings, truncation, "kernel", returns, lengths,
-                          diverged_at, final_w, n_steps, time.perf_counter() - t0)
+    return run_each(method, settings, truncation, "kernel", run_ids, n_ep, shape=(A, len(perm)),
+                    perm=perm, init=init, run=one, progress=progress)
 
 
 def warm() -> None:
@@ -195,7 +172,8 @@ def warm() -> None:
             run_tasks(method, s, 0, np.zeros(1, dtype=np.int64), 1, env=env, init=init,
                       max_steps=1)
     for m in (m for m in METHODS.values() if m.compiled is not None):
-        for env, task in ((e, t) for e, t in TASKS.items() if t.compiled is not None):
+        for env, task in ((e, t) for e, t in TASKS.items()
+                          if t.compiled is not None and not own_run(m.id, e)):
             def init(tasks, task=task):
                 return np.zeros((len(tasks), task.n_actions, 50 * (task.n_in + 2) + 1))
 

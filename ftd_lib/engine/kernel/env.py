@@ -80,6 +80,7 @@ def env_step(env, state, action, x, inputs=0):
 
 # the paper's tasks as pieces of the extension point (:mod:`.extend`; their rows' ``compiled``
 # is "engine.kernel.env:cartpole" / "engine.kernel.env:mountain_car"): the same functions
+# (written out per task, not made by a factory: numba caches module-level functions only)
 
 
 def cartpole_params():

@@ -23,7 +23,9 @@ module of its own (the worked example: :mod:`ftd_lib.engine.compiled.n_step_sars
     ``t`` counts the episode's steps from 0 (a method resets its per-episode memory at
     ``t == 0``). It updates the weights ``th`` ``(A, P)`` in place through :func:`value` and
     :func:`update` and returns whether every value it read is within the divergence bound
-    (:func:`within`).
+    (:func:`within`). A target that averages over the policy reads :math:`\pi(\cdot|S')`
+    from :func:`epsilon_greedy_probs` (``Q``, ``eps`` from ``mp``, an ``out`` array), the
+    probabilities of the kernel's own choice, tie rule included (:func:`greedy`).
 ``kernel_end(th, mem, net, mp, T) -> ok``
     the episode's end after ``T`` steps (a method that updates late flushes here).
 
@@ -73,7 +75,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .numerics import _ok, choose, q_all
+from .numerics import _ok, choose, epsilon_greedy_probs, greedy, q_all  # noqa: F401  (for pieces: pi, argmax)
 from .numerics import update as _update
 from .numerics import value as _value
 from .runs import _freeze  # (the kernel's own runs freeze a diverged run alike)
@@ -195,9 +197,23 @@ def _source_files(pieces) -> list[Path]:
     return sorted(files)
 
 
+_DIGESTS: dict = {}
+
+
 def sources_digest(pieces) -> str:
-    """sha256 of the source files :func:`_source_files` finds for ``pieces``."""
-    return hashlib.sha256(b"".join(p.read_bytes() for p in _source_files(pieces))).hexdigest()
+    """sha256 of the source files :func:`_source_files` finds for ``pieces``, kept for the
+    process by the files' modification times and sizes (a file changed in the last two
+    seconds, which a coarse clock could stamp alike twice, is read again)."""
+    files = _source_files(pieces)
+    stats = [p.stat() for p in files]
+    stamp = tuple((str(p), st.st_mtime_ns, st.st_size) for p, st in zip(files, stats,
+                                                                           strict=True))
+    settled = all(time.time_ns() - st.st_mtime_ns > 2_000_000_000 for st in stats)
+    if settled and stamp in _DIGESTS:
+        return _DIGESTS[stamp]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+    _DIGESTS[stamp] = digest
+    return digest
 
 
 def compiled_run(m_init, m_step, m_end, t_reset, t_step):
@@ -303,7 +319,7 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     from ...envs.tasks import TASKS
     from ...rng import AGENT_STREAM, run_generator
     from .._net import BatchedMLP
-    from ..results import per_run_result
+    from ..results import run_each
     from .numerics import HIDDEN
 
     m_params, m_init, m_step, m_end = (method_pieces(method) if pieces is None
@@ -314,41 +330,17 @@ def run_tasks(method, settings, seed, run_ids, n_episodes, *, env, init, epsilon
     cap = task.max_steps if max_steps is None else int(max_steps)
     tp = t_params(**(task_params or {}))
     run_ids = np.asarray(run_ids, dtype=np.int64).reshape(-1)
-    N, n_ep = len(run_ids), int(n_episodes)
     perm = BatchedMLP(n_in, n_hidden).perm
-    inv_perm = np.argsort(perm)
-    P = len(perm)
-    returns = np.full((N, n_ep), np.nan)
-    lengths = np.full((N, n_ep), -1, dtype=np.int64)
-    diverged_at = np.full(N, -1, dtype=np.int64)
-    final_w = np.zeros((N, A, P))
-    n_steps = np.zeros(N, dtype=np.int64)
-    pbar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        pbar = tqdm(total=N * n_ep, desc=method, unit="ep")
-    t0 = time.perf_counter()
     run = compiled_run(m_init, m_step, m_end, t_reset, t_step)
-    try:
-        w0 = np.asarray(init(np.arange(N)), dtype=np.float64).reshape(N, A, P)
-        for i in range(N):
-            th = np.ascontiguousarray(w0[i][:, perm])
-            rid = int(run_ids[i])
-            row = dict(settings.row(i), epsilon=float(epsilon), cap=cap)
-            mp = m_params(row, **(params or {}))
-            dv, st = run(
-                th, mp, tp, n_in,
-                task.batch_cls.state_dim, task.noise, n_ep, cap, truncation == "bootstrap",
-                float(epsilon), float(div_bound), HIDDEN[hidden],
-                run_generator(seed, rid, START_STREAM), run_generator(seed, rid, AGENT_STREAM),
-                run_generator(seed, rid, NOISE_STREAM), returns[i], lengths[i])
-            diverged_at[i], n_steps[i] = dv, st
-            final_w[i] = th[:, inv_perm]
-            if pbar is not None:
-                pbar.update(n_ep)
-    finally:
-        if pbar is not None:
-            pbar.close()
-    return per_run_result(method, settings, truncation, "kernel", returns, lengths,
-                          diverged_at, final_w, n_steps, time.perf_counter() - t0)
+
+    def one(i, th, returns, lengths):
+        rid = int(run_ids[i])
+        row = dict(settings.row(i), epsilon=float(epsilon), cap=cap)
+        return run(th, m_params(row, **(params or {})), tp, n_in, task.batch_cls.state_dim,
+                   task.noise, int(n_episodes), cap, truncation == "bootstrap", float(epsilon),
+                   float(div_bound), HIDDEN[hidden], run_generator(seed, rid, START_STREAM),
+                   run_generator(seed, rid, AGENT_STREAM), run_generator(seed, rid, NOISE_STREAM),
+                   returns, lengths)
+
+    return run_each(method, settings, truncation, "kernel", run_ids, n_episodes,
+                    shape=(A, len(perm)), perm=perm, init=init, run=one, progress=progress)

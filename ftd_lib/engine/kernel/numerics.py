@@ -197,8 +197,28 @@ def choose(Q, eps, agen):
     A = Q.shape[0]
     if u1 < eps:
         return min(int(u2 * A), A - 1)
+    return greedy(Q)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def greedy(Q):
+    """The first maximal action of ``Q`` (the first ``nan``, if any): :func:`choose`'s greedy
+    action, and ``np.argmax``'s."""
     best = 0
-    for b in range(1, A):
+    for b in range(1, Q.shape[0]):
         if Q[b] > Q[best] or (math.isnan(Q[b]) and not math.isnan(Q[best])):
             best = b
     return best
+
+
+@njit(cache=True, error_model="numpy")
+def epsilon_greedy_probs(Q, eps, out):
+    r"""The probabilities :math:`\pi(a|s)` with which :func:`choose` picks each action from
+    ``Q``, into ``out``: :math:`\epsilon/|A|` each, plus :math:`1 - \epsilon` on the greedy
+    action (:func:`greedy`), rounded as
+    :func:`ftd_lib.references.common.epsilon_greedy_probs` rounds them."""
+    A = Q.shape[0]
+    g = greedy(Q)
+    share = eps / A
+    for b in range(A):
+        out[b] = share + (1.0 - eps) if b == g else share

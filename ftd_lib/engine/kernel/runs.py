@@ -29,10 +29,13 @@ RunParams = namedtuple("RunParams", [
 
 
 @njit(cache=True, error_model="numpy")
-def _freeze(th, returns, ep):
-    """A diverged run: weights zeroed, returns from episode ``ep`` on ``nan``."""
+def _freeze(th, returns, ep, lengths=None):
+    """A diverged run: weights zeroed, returns from episode ``ep`` on ``nan`` (and
+    ``lengths`` -1: an episode whose final flush diverged was recorded already)."""
     th[:] = 0.0
     returns[ep:] = np.nan
+    if lengths is not None:
+        lengths[ep:] = -1
     return ep
 
 
@@ -136,7 +139,11 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
             if end:
                 U = algorithm1.episode_end(U, U_sync, ready)
                 # the batch pops up to flush_pops - 1 more in this iteration, before it
-                # checks Q(S') and records the episode
+                # checks Q(S') and records the episode: its schedule, not Algorithm 1's; no
+                # number depends on it (a divergence here or in the check freezes the run in
+                # this episode alike), and the pieces' forward Sarsa(lambda), which pops the
+                # whole flush at the episode's end, gives this run's numbers bit for bit
+                # (tests/engine/test_compiled_paper_methods.py)
                 for _ in range(flush_pops - 1):
                     if p == q:
                         break
@@ -158,7 +165,7 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
                          bound, hid)
             q += 1
             if not ok:
-                return _freeze(th, returns, ep), steps
+                return _freeze(th, returns, ep, lengths), steps
         ep += 1
         if ep >= n_ep:
             return -1, steps

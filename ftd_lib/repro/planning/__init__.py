@@ -1,7 +1,9 @@
 """Planning, in one home: what a run will cost before it runs.
 
+- :mod:`~ftd_lib.repro.planning.rates`     this machine's seconds (rates per prediction
+  method and per (engine, method, task)): kept per code digest, reused, or the defaults
 - :mod:`~ftd_lib.repro.planning.cost`      run-steps (stored chunks, stored returns, or said to
-  be a guess) and seconds per chunk, rates per (engine, method, task)
+  be a guess) and seconds per chunk at those rates
 - :mod:`~ftd_lib.repro.planning.calibrate` those rates measured on this machine, on the engine
   that will run, with the command's start-up and the slowdown of N workers at once
 - :mod:`~ftd_lib.repro.planning.cut`       the rows not stored, cut by cost for N workers

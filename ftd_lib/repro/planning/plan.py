@@ -276,15 +276,31 @@ def stored_device(name: str, scale: str, out=DEFAULT_RESULTS, *, seed: int = DEF
 
 
 def chunk_lines(stage: StagePlan) -> list[str]:
-    """One line per chunk of a stage: method, cells, runs, run-steps, seconds."""
-    lines = [f"    {'#':>4}  {'method':<22} {'cells':>5} {'rows':>6} {'run-steps':>10} "
-             f"{'est. s':>9}"]
+    """One line per chunk of a stage: method, the engine that computes it (control: the
+    kernel's own run, the kernel's pieces, the batch or the reference), cells, runs,
+    run-steps, seconds."""
+    lines = [f"    {'#':>4}  {'method':<22} {'engine':<15} {'cells':>5} {'rows':>6} "
+             f"{'run-steps':>10} {'est. s':>9}"]
     for k, (t, st, sec) in enumerate(zip(stage.chunks, stage.steps, stage.seconds,
                                          strict=True)):
         cells = len(np.unique(t.cell_index))
-        lines.append(f"    {k + 1:>4}  {t.method:<22} {cells:>5} {t.rows:>6} {st:>10.3g} "
-                     f"{sec:>9.1f}")
+        lines.append(f"    {k + 1:>4}  {t.method:<22} {chunk_engine_name(t):<15} {cells:>5} "
+                     f"{t.rows:>6} {st:>10.3g} {sec:>9.1f}")
     return lines
+
+
+def chunk_engine_name(t) -> str:
+    """The engine of a chunk for people: ``kernel`` (its own run), ``kernel pieces`` (its
+    extension point), ``batch``, ``reference``; ``batch`` for a prediction chunk."""
+    if t.task != "control":
+        return "batch"
+    from ...engine.kernel import own_run
+    from ..cells import network_only
+    from .cost import chunk_engine
+
+    e = chunk_engine(t)
+    pieces = not own_run(t.method, t.env) and (t.variant is None or network_only(t.variant))
+    return "kernel pieces" if e == "kernel" and pieces else e
 
 
 def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
@@ -355,7 +371,7 @@ def methods_to_calibrate(figs) -> tuple[list, list, list]:
     kernel runs, and the ``(engine, method, task, params)`` of every other control chunk
     (:func:`ftd_lib.repro.planning.cost.chunk_engine`; ``params``: the method's own, as
     sorted items)."""
-    from ...methods import method as method_record
+    from ...engine.kernel import own_run
     from .cost import chunk_engine
 
     pred, ctrl, engines = [], [], []
@@ -367,7 +383,7 @@ def methods_to_calibrate(figs) -> tuple[list, list, list]:
         for t in cut_chunks(f):
             # (the kernel's own runs: then replaced by the stored chunks'; a method written as
             # pieces of its extension point is measured with its params, as the others)
-            if (e := chunk_engine(t)) == "kernel" and method_record(t.method).compiled is None:
+            if (e := chunk_engine(t)) == "kernel" and own_run(t.method, t.env):
                 ctrl.append((t.method, t.env))
             else:
                 engines.append((e, t.method, t.env, tuple(sorted((t.params or {}).items()))))
