@@ -143,6 +143,31 @@ def _rounding_of(a: np.ndarray, e: np.ndarray):
     return None
 
 
+def is_right(answer, expected, *, rtol: float = 1e-6, atol: float = 1e-9,
+             decimals: int | None = None) -> bool:
+    """Would :func:`check_close` with these tolerances accept ``answer``? Silent. A check asks
+    it *before* looking for the usual slips: where a student's draw makes a slip's value equal
+    the right answer (a value of 0, a power below the tolerance), the right answer wins."""
+    import numbers
+
+    try:
+        a = np.asarray(answer)
+        if a.dtype.kind == "O" and all(isinstance(x, numbers.Real) and not isinstance(x, bool)
+                                       for x in a.ravel()):
+            a = a.astype(float)
+        if a.dtype.kind not in "iuf":
+            return False
+        a, e = a.astype(float), np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if a.shape != e.shape:
+        return False
+    if np.allclose(a, e, rtol=rtol, atol=atol):
+        return True
+    return decimals is not None and bool(np.all(np.abs(a - e) <= 0.5 * 10.0 ** -decimals
+                                                + 1e-12))
+
+
 def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
                 atol: float = 1e-9, hint: str = "", decimals: int | None = None) -> bool:
     """Is ``answer`` numerically equal to ``expected`` (same shape, within tolerance)? With
@@ -181,13 +206,39 @@ def not_written(fn, name: str = "your function") -> bool:
     return False
 
 
+#: the answer cells' source while the grader runs a check in its own process
+#: (:func:`graded_cells`); empty otherwise
+_GRADED_CELLS: list[str] = []
+
+
+def graded_cells(source: str):
+    """While this context is open, :func:`answer_cell_source` is ``source``: the cells of a
+    submission that hold an exercise's answer, as the grader (:mod:`ftd_lib.grader`) read
+    them from the file, not from any running code."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope():
+        _GRADED_CELLS.append(source)
+        try:
+            yield
+        finally:
+            _GRADED_CELLS.pop()
+
+    return scope()
+
+
 def answer_cell_source() -> str:
     """The source of the notebook cell that called the check: the first frame outside this
     package and the recorder around the checks (:mod:`ftd_lib.course.grading`), when it is a
     cell's (module-level) code, read through :mod:`linecache` (IPython keeps every cell there).
-    Empty when the check is called from inside a function, or where there is nothing to read."""
+    Empty when the check is called from inside a function, or where there is nothing to read.
+    While the grader grades (:func:`graded_cells`), the answer cells it read from the file."""
     import inspect
     import linecache
+
+    if _GRADED_CELLS:
+        return _GRADED_CELLS[-1]
 
     # the checks' own frames, and the recorder that wraps every check (ftd_lib.course.grading)
     machinery = (__name__, __name__.rsplit(".", 1)[0] + ".grading")
@@ -313,6 +364,8 @@ def run_student(fn, *args, refuse=(), **kwargs):
     for f in refuse:
         if copies(fn, f):
             return None, COPIED.format(name=f.__name__)
+    if getattr(fn, "__ftd_remote__", False):  # the grader's: run in a child process
+        return _run_remote(fn, args, kwargs, refuse)
     codes = {f.__code__: f.__name__ for f in refuse}
     hit: list[str] = []
 
@@ -337,6 +390,19 @@ def run_student(fn, *args, refuse=(), **kwargs):
     if hit:
         return None, BORROWED.format(what="Your function", name=hit[0])
     return result, None
+
+
+def _run_remote(fn, args, kwargs, refuse):
+    """:func:`run_student` for a function the grader runs in a child process
+    (:class:`ftd_lib.grader.child.Remote`): the child refuses ``refuse`` itself."""
+    try:
+        return fn.call(args, kwargs, refuse=refuse), None
+    except Borrowed as e:
+        return None, BORROWED.format(what="Your function", name=str(e))
+    except NotImplementedError:
+        return None, MISSING
+    except Exception as e:  # noqa: BLE001 -- the student's exception, raised again
+        return None, f"Your function raised {type(e).__name__}: {e}"
 
 
 def student_number(fn, *args, refuse=(), returns: str, symbol: str, name: str | None = None):

@@ -198,14 +198,18 @@ def check_next_target(answer) -> bool:
 #: Exercise 4 without a student id (K = 4)
 FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
 
+#: exercise 4's λ with a student id (0.30 .. 0.85 but no id's 0.5): 165 (λ, γ, η) in all
+FIRST_UPDATE_LAMS = tuple(k / 100 for k in range(30, 90, 5) if k != 50)
+
 
 def given_first_update() -> dict:
     """Exercise 4's ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
     rng = student_rng("nb04.first_update")
     if rng is None:
         return dict(FIRST_UPDATE)
-    return dict(lam=float(rng.choice([0.3, 0.6, 0.7, 0.8])), gamma=float(rng.choice([1.0, 0.9])),
-                eta=float(rng.choice([0.01, 0.05, 0.2])))
+    return dict(lam=float(rng.choice(FIRST_UPDATE_LAMS)),
+                gamma=float(rng.choice([1.0, 0.95, 0.9])),
+                eta=float(rng.choice([0.01, 0.02, 0.05, 0.1, 0.2])))
 
 
 def check_first_update(answer, theta_index=None) -> bool:
