@@ -10,6 +10,8 @@ import sys
 COURSE = {
     "check": ("ftd_lib.course.grading", "grade the saved notebooks by the exercises' checks "
               "(n of m pass per notebook)"),
+    "grade": ("ftd_lib.grader.cli", "grade handed-in notebooks outside the students' code (the "
+              "TA's report; --nbgrader writes nbgrader's gradebook)"),
     "release": ("ftd_lib.publish.release", "write the students' or the instructors' copy of the "
                 "course"),
     "slides": ("ftd_lib.publish.deck", "write the lecture decks"),

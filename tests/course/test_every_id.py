@@ -64,7 +64,7 @@ def _numbers(check, sid):
                  for g in sorted(T._uses(module, getattr(module, check[1])))])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _solution(nb, check):
     code, call = T._solution_code(nb, check)
     return (compile(code, f"<nb{nb} solution>", "exec"),
