@@ -236,6 +236,24 @@ def _first_cross(cell) -> str:
     return ""
 
 
+def kernel_client(nb, folder: Path, timeout: int):
+    """An ``nbclient`` client for ``nb`` run from ``folder`` (errors allowed, a cell past
+    ``timeout`` seconds interrupted), whose kernel talks over local sockets (IPC) in a folder
+    of its own, not TCP: no "Kernel is running over TCP without encryption" warning in the
+    output, and no port another user could reach."""
+    import tempfile
+
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
+                            kernel_name="python3", resources={"metadata": {"path": str(folder)}})
+    client.km = client.create_kernel_manager()
+    client._ftd_sockets = tempfile.TemporaryDirectory(prefix="ftd-kernel-")
+    client.km.transport = "ipc"
+    client.km.ip = str(Path(client._ftd_sockets.name) / "kernel")
+    return client
+
+
 def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> Report:
     """Grade the saved notebook ``path``: run it in a fresh kernel from its folder (errors
     allowed, a cell past ``timeout`` seconds interrupted; the ``self-check`` cell and every
@@ -246,7 +264,6 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
     import json
 
     import nbformat
-    from nbclient import NotebookClient
 
     from . import roles
     from .exercises.student import GRADED_ENV
@@ -261,9 +278,7 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
     os.environ[ENV] = "1"  # the kernel inherits it
     if student is not None:
         os.environ[GRADED_ENV] = student
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
-                            kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = kernel_client(nb, path.parent, timeout)
     marker = "FTD-CHECK-RESULTS "
     probe = nbformat.v4.new_code_cell(
         "import json as _j\nfrom ftd_lib.course import grading as _g\n"

@@ -69,8 +69,13 @@ def write_gradebook(root: Path, assignment: str, graded: dict[str, list[Graded]]
                             f"fail: {r.why}" if r else "no answer found in any notebook"))
                     if flags:
                         text += "\nFLAGGED: " + "; ".join(flags)
-                    comment = gb.find_comment(grade_id, src.stem, assignment, student)
-                    comment.manual_comment = text
+                    # nbgrader keeps comments on answer cells: the exercise's solution cell's
+                    try:
+                        comment = gb.find_comment(grade_id.replace("-test", "-solution"),
+                                                  src.stem, assignment, student)
+                        comment.manual_comment = text
+                    except MissingEntry:
+                        pass
                 gb.db.commit()
     return problems
 

@@ -128,21 +128,16 @@ def _labels(sub: S.Submission):
 def run_kernel(sub: S.Submission, student: str, timeout: int = 600) -> tuple[dict, str]:
     """Run the submission in a fresh kernel as ``student``; the values read at the end of
     each exercise's block (``{label: [encoded value]}``) and, if the run stopped, why."""
-    from nbclient import NotebookClient
-
-    from ..course.grading import ENV
+    from ..course.grading import ENV, kernel_client
 
     nb = nbformat.from_dict(sub.nb)
-    nb.cells = [c for c in nb.cells]
     labels = _labels(sub)
     last = max(labels) if labels else -1
     saved = {k: os.environ.get(k) for k in (ENV, _student.GRADED_ENV, _student.CLASS_ENV)}
     os.environ[ENV] = "1"
     os.environ[_student.GRADED_ENV] = student
     os.environ.pop(_student.CLASS_ENV, None)
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
-                            kernel_name="python3",
-                            resources={"metadata": {"path": str(sub.path.parent)}})
+    client = kernel_client(nb, sub.path.parent, timeout)
     got, stopped = {}, ""
     try:
         with client.setup_kernel():
@@ -165,8 +160,6 @@ def run_kernel(sub: S.Submission, student: str, timeout: int = 600) -> tuple[dic
                     for line in text.splitlines():
                         if line.startswith(MARK + label + " "):
                             got[label] = json.loads(line[len(MARK + label) + 1:])
-            if stopped:
-                pass
     finally:
         for k, v in saved.items():
             if v is None:

@@ -23,7 +23,8 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   cell says on Colab that the copy names no repository. No worked solution exists in it:
   every solution cell is dropped with its outputs; the library holds only checks and hints;
   no compiled file, no MyST source (``notebooks/src`` holds the solutions), none of the
-  course's own tests. ``--no-hints``
+  course's own tests, no instructors' tooling (:data:`INSTRUCTORS_LIBRARY`: the publishing
+  code with INSTRUCTORS.md's answer table, the grader). ``--no-hints``
   drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
   (nbgrader), plus
@@ -59,6 +60,11 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+
+#: the library's instructors' tooling, left out of the students' copy: publishing (the answer
+#: table of INSTRUCTORS.md, :mod:`ftd_lib.publish.exercise_rows`, is there) and grading; the
+#: copy keeps what its notebooks and ``python -m ftd_lib check`` use
+INSTRUCTORS_LIBRARY = ("ftd_lib/publish", "ftd_lib/grader")
 
 #: the copy's README template, start script and tests (in the repository, not in a release)
 README_TEMPLATE = Path("release") / "README.students.md"
@@ -105,7 +111,7 @@ c = get_config()  # noqa: F821
 c.CourseDirectory.root = "."
 # keep the student version runnable top to bottom: the exercise cell above each solution
 # already holds `answer = None`, and its check then prints "No answer yet"
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE (or in the exercise cell above)"}
+c.ClearSolutions.code_stub = {"python": "# (more of your code for the exercise above, if any)"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
 # control kernel on its first run)
@@ -147,24 +153,37 @@ def student_notebook(nb, *, hints: bool = True):
     return nb
 
 
+#: the body of an autograder-test cell: the exercise's check run again, its verdict not printed
+#: a second time (the exercise cell above printed it)
+TEST_BODY = ("import contextlib as _ftd_c, io as _ftd_io\n"
+             "with _ftd_c.redirect_stdout(_ftd_io.StringIO()):  # its verdict is shown above\n"
+             "    _ftd_ok = {check}\n"
+             "assert _ftd_ok is True")
+
+
 def with_autograder_tests(nb):
     """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
-    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point),
-    between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students'
-    version holds only the comment above them and still runs top to bottom with its exercises
-    unanswered (autograde puts the assert back). The checks return True/False, so nbgrader's
-    autograde scores them."""
+    each worked-solution code cell: the exercise's check run again, silently
+    (:data:`TEST_BODY`), and ``assert`` it returned True (locked, 1 point), between nbgrader's
+    ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students' version holds only
+    the comment above them and still runs top to bottom with its exercises unanswered
+    (autograde puts the assert back). The solution cell's own check call goes (the test cell
+    makes it), so the students' version prints each verdict once: in the exercise cell. The
+    checks return True/False, so nbgrader's autograde scores them; ``python -m ftd_lib grade
+    --nbgrader`` then replaces those scores by its own (:mod:`ftd_lib.grader`)."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
         cells.append(cell)
         if cell.cell_type != "code" or not is_solution(cell) or END not in cell.source:
             continue
-        check = cell.source.split(END, 1)[1].strip().rstrip(";")
+        head, tail = cell.source.split(END, 1)
+        check = tail.strip().rstrip(";")
+        cell.source = head + END
         grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
         test = nbformat.v4.new_code_cell(
             "# graded: the exercise's check, run again by nbgrader's autograde (1 point)\n"
-            f"{HIDDEN[0]}\nassert {check}\n{HIDDEN[1]}")
+            f"{HIDDEN[0]}\n{TEST_BODY.format(check=check)}\n{HIDDEN[1]}")
         test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
                                          schema_version=3, solution=False, task=False)
         cells.append(test)
@@ -263,6 +282,10 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
            repo: str | None = None, ref: str = colab.REF) -> None:
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
+    if audience == "students":
+        for name in INSTRUCTORS_LIBRARY:
+            shutil.rmtree(tmp / name)
+    os.chmod(tmp, 0o755)  # readable by a TA's account or a web server, as a copied folder is
     (tmp / "README.md").write_text(readme(root, audience, hints))
     (tmp / "requirements.txt").write_text(requirements(audience, root))
     shutil.copy2(root / "requirements" / "lock.txt", tmp / "constraints.txt")

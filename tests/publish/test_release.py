@@ -123,6 +123,7 @@ def test_nbgrader_tests_and_metadata(tmp_path):
     with pytest.raises(ValueError, match="instructors"):
         release("students", tmp_path / "s", nbgrader_tests=True)
     inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
+    NOTEBOOKS_CELLS = {p.name: nbformat.read(p, as_version=4).cells for p in NOTEBOOKS}
     for path in NOTEBOOKS:
         cells = nbformat.read(inst / "notebooks" / path.name, as_version=4).cells
         ids = []
@@ -141,8 +142,11 @@ def test_nbgrader_tests_and_metadata(tmp_path):
                 lines = test.source.splitlines()
                 assert lines[0].startswith("# graded:") and (lines[1], lines[-1]) == rel.HIDDEN
                 body = "\n".join(lines[2:-1])
-                assert body.startswith("assert nb") and ".check_" in body
-                assert body[len("assert "):] in c.source  # the solution's own check
+                call = re.search(r"_ftd_ok = (nb\d\d\.check_\w+\(.*\))", body).group(1)
+                assert body == rel.TEST_BODY.format(check=call)  # silent, then asserted
+                ours = next(o for o in NOTEBOOKS_CELLS[path.name] if o.cell_type == "code"
+                            and o.source.startswith(c.source))
+                assert call in ours.source and call not in c.source  # its own check, moved
                 assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
         assert len(ids) == len(set(ids)), path.name
 

@@ -180,30 +180,3 @@ def check_td0_update(answer) -> bool:
                            "V(S) only a step α toward it.")
     return check_close(answer, expected, name=f"the new V({ex['s']})", rtol=1e-6,
                        atol=1e-9, hint="V(S) + alpha * (R + gamma V(S') - V(S)).")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb01.discounted_return": (
-        "a discounted return",
-        "$G_0$ of the student's episode (4–7 rewards from −1 to 3, γ ∈ {0.8 … 0.95}; "
-        "without an id five rewards 1, γ = 0.9), to 1e-4; one message per usual slip; "
-        "`discounted_return(...)` in the answer cell refused",
-        "γ·G₀: the first reward discounted too; the undiscounted sum; the powers "
-        "backwards; the last reward's weight alone; a term too few; with equal rewards "
-        "the infinite series R/(1−γ) or a term too many; a list `[G₀]` (told: one number)"),
-    "nb01.bellman_row": (
-        "one row of the Bellman equation",
-        "v(1) of the student's walk (left with probability `p_left`, its v(2) given): "
-        r"$v(1) = 1 + (1-p)\,v(2)$; without an id p = 0.6",
-        "`v_true[0]` / `rw.true_values()[0]` (the paper's walk, named; `v_true`, "
-        "`true_values`, `solve` in the cell refused); (1−p)·v(2) alone: the reward "
-        "forgotten; 1 + p·v(2): the probabilities swapped"),
-    "nb01.td0_update": (
-        "one TD(0) update by hand",
-        r"one TD(0) update with the student's V(s), V(s′), α, γ: target $R + \gamma "
-        "V(S')$, step α times the error",
-        "the target itself (told); the sign of the error flipped"),
-}

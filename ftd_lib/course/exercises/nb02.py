@@ -211,34 +211,3 @@ def check_td_lambda(fn, fig1_point) -> bool:
                        f"{p['alpha']:g}) at the end of episode {p['episode']}", rtol=1e-6,
                        hint="normalised_rms(W) of your weights with w0 = 0 prepended as row 0, "
                        f"at the row after the last step of episode {p['episode']}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb02.n_step_return": (
-        "an n-step return",
-        "$G_0^{(2)}$ of the student's three-step episode: two discounted rewards, then "
-        r"$\gamma^2$ times the value of $S_2$",
-        "the value of S₂ discounted once (told); the one-step return; the rewards alone; "
-        "`n_step_return(...)` and the other return helpers in the cell refused"),
-    "nb02.interim_lambda_return": (
-        "an interim λ-return",
-        r"$G_0^{\lambda\|3}$ by eq. (2) with the student's λ, the remaining weight "
-        r"$\lambda^{h-t-1}$ on the longest return",
-        "weight (1−λ)λ² on G^(3) (told); equal weights; the return helpers refused"),
-    "nb02.build_td_lambda": (
-        "**build**: TD(λ) with traces, and a point of Figure 1",
-        "after section 4 (traces); the student's `my_td_lambda` against "
-        "`algorithms.td_lambda` after every step, in three settings (Fig. 1's λ = γ = 1; "
-        "λ = 0.5, γ = 0.9; λ = 0), 3 episodes each, to 1e-10; then the normalised RMS "
-        "error of *their* TD(λ) on Figure 1's episodes with *their* α at the end of "
-        "*their* episode (without an id: α = 0.2, episode 1, Figure 1's own point); "
-        "`td_lambda` run inside, or pasted in, is refused",
-        'rows that are one array (`w += …; out.append(w)`: told "all your rows are the '
-        'same array: append a copy"); trace not decayed: fails λ = 0.5 and λ = 0; trace '
-        "not reset per episode: fails from episode 2 (named); the paper's Figure 1 digits"
-        " with an id (named); `figure1_episode_ends(...)` in the cell refused; "
-        "`fig1_point` without θ₀ prepended"),
-}

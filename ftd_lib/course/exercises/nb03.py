@@ -214,35 +214,3 @@ def check_max_alpha_lambda(answer) -> bool:
     return check_close(a, expected, name="the largest stable α", rtol=1e-6,
                        hint=f"Solve β(α) = 2 with your closed form of exercise 1, at λ = {lam:g}, "
                        f"T = {T}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb03.beta_td_lambda": (
-        "**derive**: β of TD(λ) for λ < 1",
-        "the student's closed form `my_beta(alpha, lam, T)` at six (α, λ, T) against runs"
-        " of `algorithms.td_lambda` (to 1e-9); the usual wrong forms get their own "
-        "message; a function that runs TD(λ) to measure β (any name), or a copy of "
-        "`beta_run`, is refused",
-        "αT (λ = 1's β); α/(1−λ) (the infinite sum); α(1−λ^(T±1))/(1−λ) (a term too many "
-        "or too few); 1−(1−α)^T (the λ-return algorithm's β)"),
-    "nb03.divergence_edge": (
-        "the edge of divergence for λ < 1",
-        "α with β = 2 at the student's λ and T, measured from a run: 2(1−λ)/(1−λ^T) "
-        "(0.2155 at the paper's λ = 0.9, T = 25); rounded answers are told not to round",
-        "2/T: λ = 1's edge; 2(1−λ): the T → ∞ limit"),
-    "nb03.beta_two": (
-        "V₀ = 1 and β = 2",
-        "(a) V₀ = 1 is a fixed point (error 0); (b) at β = αT = 2 (the student's α, T, V₀"
-        " and number of episodes) the error flips sign: $V_n = 1 - (-1)^n(1 - V_0)$",
-        "(a) 'α too small to move'; (b) values that grow (β > 2); "
-        "`values_per_episode(...)` in the cell refused"),
-    "nb03.replacing_traces": (
-        "β with replacing traces",
-        "β = α for TD(1) with replacing traces at the student's α and T, checked against "
-        "a run of replacing traces (no longer named beside the exercise)",
-        "αT: the accumulating trace (told); 1 − (1−α)^T: the λ-return algorithm's β; "
-        "`td_lambda_replacing(...)` in the cell refused"),
-}

@@ -442,10 +442,10 @@ def check_rho(fn) -> bool:
     usual = (
         (lambda R, V, g, lm: R + g * V, "that is the TD target R + γV: the weight (1 − λ) "
          "of the one-step return is missing"),
-        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: the one-step return's weight in "
-         "G_t^{λ|h} is (1 − λ), so ρ has γ(1 − λ)V̂"),
+        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: ρ's bootstrap term is the one-step "
+         "return's; which weight does eq. (2) give the one-step return G^(1)?"),
         (lambda R, V, g, lm: R, "the reward alone: the one-step return's bootstrap term "
-         "(1 − λ)γV̂(S_{t+1}) is part of ρ"),
+         "is part of ρ too (with the one-step return's weight in eq. (2))"),
     )
     def value(R, V, g, lm):
         got = run_student(fn, R, V, g, lm)[0]
@@ -461,56 +461,3 @@ def check_rho(fn) -> bool:
     return verdict(False, "", f"Not yet: at γ = {gamma}, λ = {lam}, t = {t}, h = {h} the "
                    f"identity misses by {worst:.3g}. Write G_t^{{λ|h}} with eq. (2) and split off "
                    "the terms that do not belong to G_{t+1}^{λ|h}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb04.rho_recursion": (
-        "**derive**: the ρ-recursion of App. B",
-        "asked at the end of §2, before §3's listing shows line 13: the student's "
-        r"`my_rho(reward, v_next, gamma, lam)` through the identity $G_{t+1}^{\lambda\|h} "
-        r"= (G_t^{\lambda\|h} - \rho_t)/\gamma\lambda$, against eq. (2) at every $t < h-1$"
-        " of an episode for three (γ, λ)",
-        "R + γV̂ (the TD target: the (1 − λ) forgotten); R + γλV̂; R alone"),
-    "nb04.build_algorithm1": (
-        "**build**: Algorithm 1",
-        "the student's `my_forward_td_lambda` (a skeleton with the queue, U, U_sync, c, "
-        "δ′ is given) against Sec. 5's definition after every step (to 1e-10) in five "
-        "cases: K = 4; γ < 1 (K = 15); K = 44 with most episodes shorter than K; K = 1 (λ"
-        " = η); γλ = 1 with `k_max = 5`. A failing case names the step where the weights "
-        "part and where that step is in Algorithm 1; the library's Algorithm 1 run inside"
-        " (any name) or pasted in is refused",
-        'rows that are one array (`w += …`: told "all your rows are the same array", not '
-        "blamed on the queue); weights that never move (a skeleton half filled: told); "
-        'the skeleton\'s `out[-1] = w` deleted (told: "only the last row of an episode '
-        'differs … out[-1] = w", not blamed on the flush); `U ← U_sync` missing when the '
-        "queue never filled; c_final = (γλ)^K; a ρ-step at K = 1; δ′ from a fresh "
-        "V̂(S_t); γ forgotten in ρ or δ′"),
-    "nb04.next_bounded_return": (
-        "the next K-bounded return",
-        r"$(U-\rho)/\gamma\lambda + (\gamma\lambda)^{K-1}\delta'$ with the student's U, ρ,"
-        " δ′, γ, λ, K, in Algorithm 1's order; one message per usual slip",
-        "the horizon step forgotten; weight (γλ)^(K−2); the horizon step without the "
-        "ρ-step; the ρ-step multiplied by γλ (each told)"),
-    "nb04.first_update": (
-        "the first update",
-        "for the student's λ, γ, η: the loop pass t = K − 1 makes the first update, which"
-        " produces θ_K (the stepper shows the paper's λ = 0.5, η = 0.1; an id's numbers "
-        "differ)",
-        "t = K (told: t counts from 0); θ_{K−1}: the pass index taken for the weights"),
-    "nb04.horizon_extension": (
-        "the horizon-extension identity (derive)",
-        r"on the student's episode: $G_0^{\lambda\|h}$ by eq. (2), $\delta'_h$, and "
-        r"$G_0^{\lambda\|h+1}$ by the identity, compared with eq. (2)",
-        r"δ′ with V(S_h\|θ_h) (the TD error); weight λ^(h−t) without γ^(h−t)"),
-    "nb04.k1_is_td0": (
-        "K = 1 is TD(0) (derive)",
-        "(a) the largest λ with K = 1 for the student's η and γ: η/γ; (b) the target of "
-        r"the first update from the given R₁ and V̂(S₁\|θ₀), as Algorithm 1 computes it: "
-        r"$R_1 + \gamma\hat V(S_1)$, TD(0)'s; with both right the check runs "
-        "`forward_td_lambda` at that λ and `td0` itself and shows them equal step for "
-        "step (no histories are handed in any more)",
-        "λ = η with γ < 1 (told); ρ₀ for the target (told: ρ is only part of it); R alone"),
-}

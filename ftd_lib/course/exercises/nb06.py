@@ -270,37 +270,3 @@ def check_discounted_return(answer) -> bool:
         return verdict(False, "", "Not yet: " + others)
     return check_close(answer, expected, name="the discounted return", rtol=1e-12, atol=0,
                        decimals=3, hint=f"A geometric series: 1 + γ + ... + γ^{n - 1}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb06.simulate_policy": (
-        "**build**: simulate a policy",
-        "the student's `my_steps(x0, v0)` (push with the velocity, right at rest) against"
-        " `heuristic_steps` at four starts, exactly; `heuristic_steps` and "
-        "`mc.velocity_policy` run inside (any name) are refused; no message prints the "
-        "solution's loop",
-        'pushing left at rest (told: "At rest (v = 0) your car pushes left"); the goal '
-        "step not counted (told: one step off)"),
-    "nb06.forward_sarsa_delay": (
-        "**build**: forward Sarsa(λ)'s delay",
-        "the student's `my_k(gamma, lam, eta)` against `returns.k_bound` (refused inside,"
-        " or pasted) at seven points",
-        "rounded down (told); γ forgotten; `log(0)` raised at λ = 0 (told: K = 1)"),
-    "nb06.epsilon_greedy": (
-        "**predict, then measure**: how greedy is ε-greedy?",
-        r"(predict) 1 − ε + ε/\|A\| for 3 and 2 actions at the student's ε (0.05 without "
-        "an id; one of 0.050, 0.051, …, 0.400), exactly (a formula in ε): graded on that "
-        "reasoning; (measure) the check then draws 50,000 actions itself with the engine's "
-        "`epsilon_greedy` per task and prints the measured share beside the prediction; a "
-        "prediction equal to a measured share is refused (a measurement is not a prediction)",
-        "1 − ε (told: the random draw can pick the greedy action too); another id's ε "
-        "(named); the printed measured share (refused)"),
-    "nb06.cartpole_target": (
-        "what the learner aims at on cart-pole",
-        "the discounted return at γ = 0.99 of the student's N rewards of 1 (1000 without "
-        "an id: 99.9957), to three decimals or more",
-        "100 = 1/(1−γ), the infinite sum; N: undiscounted; N ± 1 terms (told)"),
-}
