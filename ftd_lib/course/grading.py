@@ -23,6 +23,7 @@ the run.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -236,6 +237,26 @@ def _first_cross(cell) -> str:
     return ""
 
 
+@contextlib.contextmanager
+def environ(values: dict):
+    """Set the environment variables ``values`` (``None``: unset) while the block runs, then
+    put back what was there (the kernels started inside inherit them)."""
+    saved = {k: os.environ.get(k) for k in values}
+    try:
+        for k, v in values.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def kernel_client(nb, folder: Path, timeout: int):
     """An ``nbclient`` client for ``nb`` run from ``folder`` (errors allowed, a cell past
     ``timeout`` seconds interrupted), whose kernel talks over local sockets (IPC) in a folder
@@ -274,10 +295,7 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
         return Report(path.name, [], {}, {})
     last = max(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                and CHECK_CALL.search(c.source) and not roles.has(c, roles.SELF_CHECK))
-    saved = {k: os.environ.get(k) for k in (ENV, GRADED_ENV)}
-    os.environ[ENV] = "1"  # the kernel inherits it
-    if student is not None:
-        os.environ[GRADED_ENV] = student
+    graded = {ENV: "1"} | ({GRADED_ENV: student} if student is not None else {})
     client = kernel_client(nb, path.parent, timeout)
     marker = "FTD-CHECK-RESULTS "
     probe = nbformat.v4.new_code_cell(
@@ -285,26 +303,19 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
         "from ftd_lib.course.exercises import student as _s\n"
         f"print({marker!r} + _j.dumps(dict(results=_g.RESULTS, whose=_s.whose())))")
     stopped = ""
-    try:
-        with client.setup_kernel():
-            for i, cell in enumerate(nb.cells[:last + 1]):
-                if cell.cell_type == "code" and not roles.has(cell, roles.SELF_CHECK):
-                    try:
-                        client.execute_cell(cell, i)
-                    except Exception as e:  # noqa: BLE001 -- a cell past --timeout, a dead kernel
-                        stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
-                        break
-            nb.cells.append(probe)
-            try:
-                client.execute_cell(probe, len(nb.cells) - 1)
-            except Exception:  # noqa: BLE001 -- the kernel died: no result is read
-                pass
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with environ(graded), client.setup_kernel():  # the kernel inherits them
+        for i, cell in enumerate(nb.cells[:last + 1]):
+            if cell.cell_type == "code" and not roles.has(cell, roles.SELF_CHECK):
+                try:
+                    client.execute_cell(cell, i)
+                except Exception as e:  # noqa: BLE001 -- a cell past --timeout, a dead kernel
+                    stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
+                    break
+        nb.cells.append(probe)
+        try:
+            client.execute_cell(probe, len(nb.cells) - 1)
+        except Exception:  # noqa: BLE001 -- the kernel died: no result is read
+            pass
     text = "".join(o.get("text", "") for o in probe.outputs)
     got = json.loads(text.split(marker, 1)[1]) if marker in text else {}
     why = {e.index: _first_cross(nb.cells[e.index]) or stopped for e in exs}

@@ -25,7 +25,6 @@ import contextlib
 import importlib
 import io
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,44 +127,34 @@ def _labels(sub: S.Submission):
 def run_kernel(sub: S.Submission, student: str, timeout: int = 600) -> tuple[dict, str]:
     """Run the submission in a fresh kernel as ``student``; the values read at the end of
     each exercise's block (``{label: [encoded value]}``) and, if the run stopped, why."""
-    from ..course.grading import ENV, kernel_client
+    from ..course.grading import ENV, environ, kernel_client
 
     nb = nbformat.from_dict(sub.nb)
     labels = _labels(sub)
     last = max(labels) if labels else -1
-    saved = {k: os.environ.get(k) for k in (ENV, _student.GRADED_ENV, _student.CLASS_ENV)}
-    os.environ[ENV] = "1"
-    os.environ[_student.GRADED_ENV] = student
-    os.environ.pop(_student.CLASS_ENV, None)
     client = kernel_client(nb, sub.path.parent, timeout)
     got, stopped = {}, ""
-    try:
-        with client.setup_kernel():
-            for i, cell in enumerate(list(nb.cells[:last + 1])):
-                if cell.cell_type == "code":
-                    try:
-                        client.execute_cell(cell, i)
-                    except Exception as e:  # noqa: BLE001 -- past --timeout, a dead kernel
-                        stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
-                        break
-                for label, exprs in labels.get(i, ()):
-                    probe = nbformat.v4.new_code_cell(CAPTURE.format(
-                        mark=MARK, label=label, exprs=list(exprs)))
-                    try:
-                        client.execute_cell(probe, i)
-                    except Exception:  # noqa: BLE001 -- the kernel died: nothing read
-                        continue
-                    text = "".join(o.get("text", "") for o in probe.outputs
-                                   if o.get("output_type") == "stream")
-                    for line in text.splitlines():
-                        if line.startswith(MARK + label + " "):
-                            got[label] = json.loads(line[len(MARK + label) + 1:])
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    as_student = {ENV: "1", _student.GRADED_ENV: student, _student.CLASS_ENV: None}
+    with environ(as_student), client.setup_kernel():  # the kernel inherits them
+        for i, cell in enumerate(list(nb.cells[:last + 1])):
+            if cell.cell_type == "code":
+                try:
+                    client.execute_cell(cell, i)
+                except Exception as e:  # noqa: BLE001 -- past --timeout, a dead kernel
+                    stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
+                    break
+            for label, exprs in labels.get(i, ()):
+                probe = nbformat.v4.new_code_cell(CAPTURE.format(
+                    mark=MARK, label=label, exprs=list(exprs)))
+                try:
+                    client.execute_cell(probe, i)
+                except Exception:  # noqa: BLE001 -- the kernel died: nothing read
+                    continue
+                text = "".join(o.get("text", "") for o in probe.outputs
+                               if o.get("output_type") == "stream")
+                for line in text.splitlines():
+                    if line.startswith(MARK + label + " "):
+                        got[label] = json.loads(line[len(MARK + label) + 1:])
     return got, stopped
 
 
@@ -185,6 +174,7 @@ def check_in_grader(sub: S.Submission, ex: S.Exercise, values, records, student:
     """Run ``ex``'s check in this process on the values read from the run, as ``student``,
     the record calls ``records`` (``(module.function, values)``) first."""
     from ..course import exercises
+    from ..course.grading import environ
 
     module_name, fn_name = ex.check.split(".")
     module = importlib.import_module(f"ftd_lib.course.exercises.{module_name}")
@@ -194,8 +184,6 @@ def check_in_grader(sub: S.Submission, ex: S.Exercise, values, records, student:
     for store in ("_RECORDED", "_SHOWN"):  # a record of another submission's is not this one's
         getattr(module, store, {}).clear() if hasattr(module, store) else None
     out = io.StringIO()
-    saved = os.environ.get(_student.CLASS_ENV)
-    os.environ[_student.CLASS_ENV] = ",".join(classmates)
     remotes = [v for v in values if isinstance(v, Remote)]
 
     def run():
@@ -207,7 +195,8 @@ def check_in_grader(sub: S.Submission, ex: S.Exercise, values, records, student:
                                                             strict=False)))
 
     try:
-        with contextlib.redirect_stdout(out):
+        with environ({_student.CLASS_ENV: ",".join(classmates)}), \
+                contextlib.redirect_stdout(out):
             ok = exercises.numbers_of(student, run)
     except Exception as e:  # noqa: BLE001 -- an answer the check could not take
         print(f"❌ the check raised {type(e).__name__}: {e}", file=out)
@@ -215,10 +204,6 @@ def check_in_grader(sub: S.Submission, ex: S.Exercise, values, records, student:
     finally:
         for r in remotes:
             r.close()
-        if saved is None:
-            os.environ.pop(_student.CLASS_ENV, None)
-        else:
-            os.environ[_student.CLASS_ENV] = saved
     lines = [line for line in out.getvalue().splitlines() if line.strip()]
     return Result(ex.check, ok is True, lines)
 

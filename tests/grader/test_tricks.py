@@ -45,17 +45,17 @@ W = np.vstack([np.zeros(10), W])
 end = sum(len(r) for _, r in episodes[:mine["episode"]])
 fig1_point = float(normalised_rms(W)[end])
 nb02.check_td_lambda(my_td_lambda, fig1_point);'''
-OWN_TD = '''    w, out = np.array(w0, dtype=float), []
+OWN_TD = '''    w = np.array(w0, dtype=float)
+    rows = []
     for x, r in episodes:
-        e = np.zeros_like(w)
-        T = len(r)
-        for t in range(T):
-            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])
-            delta = r[t] + gamma * v_next - approx.value(w, x[t])
-            e = gamma * lam * e + approx.grad(w, x[t])
-            w = w + alpha * delta * e
-            out.append(w)
-    return np.array(out)'''
+        trace = np.zeros(len(w))
+        for t, reward in enumerate(r):
+            last = t == len(r) - 1
+            target = reward + (0.0 if last else gamma * approx.value(w, x[t + 1]))
+            trace = trace * (gamma * lam) + approx.grad(w, x[t])
+            w = w + alpha * (target - approx.value(w, x[t])) * trace
+            rows.append(w)
+    return np.array(rows)'''
 LIBRARY = "approx=approx, alpha=alpha, lam=lam, gamma=gamma"
 
 

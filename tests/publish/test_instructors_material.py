@@ -10,8 +10,8 @@ of 25 characters or more; a piece that a students' notebook or hint states too (
 own wording) is no leak of the table and is left out.
 """
 
-import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,29 +20,8 @@ from ftd_lib.publish.exercise_rows import ROWS
 from ftd_lib.publish.release import INSTRUCTORS_LIBRARY, release
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _strings(obj):
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _strings(v)
-
-
-def text_of(root: Path) -> str:
-    out = []
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and p.suffix not in (".npz", ".png", ".pdf", ".zip"):
-            raw = p.read_bytes().decode("utf-8", errors="replace")
-            out.append(raw)
-            if p.suffix == ".ipynb":
-                out.append("\n".join(_strings(json.loads(raw))))
-    return "\n".join(out)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_release import files_text as text_of  # noqa: E402  (every file, notebooks decoded)
 
 
 def model_answer_lines() -> list[str]:
