@@ -255,6 +255,37 @@ def readme(root: Path, audience: str, hints: bool) -> str:
     return text + (INSTRUCTORS_README if audience == "instructors" else "")
 
 
+#: what the students' copy says in place of an instructors' commit id or folder
+NOT_HERE = "(the instructors' repository)"
+
+
+def scrub_results(folder: Path) -> None:
+    """The stored results' metadata without the instructors' identifiers (the students' copy):
+    in every ``*.json`` under ``folder`` each ``git`` record becomes ``{"commit": NOT_HERE}``
+    and an absolute ``--out`` folder in a command ``--out DIR``; every ``*.md`` report
+    likewise. The arrays and their checksum are untouched: the copy reads the same results."""
+    import json
+    import re
+
+    def text(t: str) -> str:
+        t = re.sub(r"--out\s+/\S+", "--out DIR", t)
+        return re.sub(r"commit [0-9a-f]{7,40}( \(uncommitted changes\))?", f"commit {NOT_HERE}",
+                      t)
+
+    def walk(v):
+        if isinstance(v, dict):
+            return {k: ({"commit": NOT_HERE} if k == "git" and isinstance(x, dict) else walk(x))
+                    for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return text(v) if isinstance(v, str) else v
+
+    for path in sorted(folder.rglob("*.json")):
+        path.write_text(json.dumps(walk(json.loads(path.read_text())), indent=1) + "\n")
+    for path in sorted(folder.rglob("*.md")):
+        path.write_text(text(path.read_text()))
+
+
 def check_out(out: Path, force: bool) -> Path:
     """``out`` resolved, where a release (or the site built from one) may be written: not the
     course's own folder or one above it, a folder, empty unless ``force``; else a
@@ -285,6 +316,7 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
     if audience == "students":
         for name in INSTRUCTORS_LIBRARY:
             shutil.rmtree(tmp / name)
+        scrub_results(tmp / "results")
     os.chmod(tmp, 0o755)  # readable by a TA's account or a web server, as a copied folder is
     (tmp / "README.md").write_text(readme(root, audience, hints))
     (tmp / "requirements.txt").write_text(requirements(audience, root))

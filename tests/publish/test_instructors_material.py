@@ -73,7 +73,23 @@ def test_the_students_copy_has_no_instructors_tooling_and_is_readable(copies):
     assert oct(students.stat().st_mode & 0o777) == "0o755"
 
 
+def test_the_students_results_name_no_instructors_commit_or_folder(copies):
+    """The stored results keep their numbers but not the instructors' commit ids and machine
+    folders (the instructors' copy keeps them: the search finds what it looks for)."""
+    students, instructors = copies
+    commits = set(re.findall(r'"commit": "([0-9a-f]{40})"', text_of(instructors / "results")))
+    assert len(commits) >= 3
+    stud = text_of(students / "results")
+    assert not [c for c in commits if c[:12] in stud]
+    assert "--out /" in text_of(instructors / "results") and "--out /" not in stud
+    from ftd_lib.course.live import stored
+
+    for name in ("fig3-right", "fig4-left"):  # read as before: the same numbers
+        mine, theirs = stored(name, students / "results"), stored(name, instructors / "results")
+        assert mine is not None and repr(mine.summary()) == repr(theirs.summary())
+
+
 def test_the_site_zips_the_students_copy():
-    """The site's zip is a students' release (so the scan above covers it)."""
+    """The site's zip is a students' release (so the scans above cover it)."""
     src = (REPO / "ftd_lib" / "publish" / "site.py").read_text()
     assert re.search(r"release\(\s*\"students\"", src), "site.py no longer packs a students' copy"
