@@ -169,3 +169,27 @@ def test_at_most_one_student_in_fifty_shares_an_exercises_numbers(module, name):
     counts = collections.Counter(repr(exercises.numbers_of(s, fn)) for s in ids)
     share = sum((c / len(ids)) ** 2 for c in counts.values())
     assert share <= 1 / 50, (name, len(counts), 1 / share)
+
+
+@pytest.mark.parametrize("nb,check", T.SEEDED, ids=[f"{n}-{c}" for n, c in T.SEEDED])
+def test_a_classmates_answer_is_named_for_every_exercise(nb, check, monkeypatch, capsys):
+    """Graded with the class's ids known (the grader's ``--nbgrader`` step knows them), the
+    worked answers of one student handed in by another (whose numbers differ, and whose answer
+    has the same shape: a list of another length is refused as such) fail, and the verdict
+    says whose numbers they are, for every exercise with numbers of its own."""
+    import numpy as np
+
+    ids = class_ids(40)
+    mine = ids[0]
+    theirs = T._answers(nb, check, mine, capsys)
+    shapes = [np.shape(a) for a in theirs if not callable(a)]
+    other = next(s for s in ids[1:] if _numbers((nb, check), s) != _numbers((nb, check), mine)
+                 and [np.shape(a) for a in T._answers(nb, check, s, capsys)
+                      if not callable(a)] == shapes)
+    monkeypatch.setenv(exercises.student.CLASS_ENV, f"{mine},{other}")
+    capsys.readouterr()
+    ok = exercises.numbers_of(other, lambda: getattr(T.MODULES[f"nb{nb}"], check)(*theirs))
+    out = capsys.readouterr().out
+    named = (f"the numbers of student id {mine!r}, not for yours" in out
+             or "the paper's numbers), not for yours" in out)  # theirs equals the paper's too
+    assert ok is False and named, out

@@ -139,6 +139,9 @@ def check_value_state1(answer) -> bool:
             return verdict(False, "", f"Not yet: that is v(1) of the paper's walk (left with "
                            f"probability {P_LEFT}); your walk moves left with probability "
                            f"{p:g}: use its v(2) = {ex['v2']:.6g}.")
+        if others := others_answer(a, expected, lambda: float(true_values(
+                p_left=given_bellman()["p_left"])[0])):
+            return verdict(False, "", "Not yet: " + others)
         if abs(a - (1 + p * ex["v2"])) < 1e-6 and abs(p - 0.5) > 1e-9:
             return verdict(False, "", "Not yet: the probabilities are swapped: from state 1 a "
                            f"step left (probability {p:g}) ends the episode (value 0), a step "

@@ -207,6 +207,11 @@ def check_td_lambda(fn, fig1_point) -> bool:
                            f"{FIGURE1_POINT['alpha']}), not of your run: run your TD(λ) with α = "
                            f"{p['alpha']:g} on Figure 1's episodes and read the error at the end "
                            f"of episode {p['episode']}.")
+    if a.shape == () and (others := others_answer(
+            float(a), expected, lambda: _figure1_point(**given_figure1_point()))):
+        return verdict(False, "", "Not yet: " + others.replace(
+            "compute it from the numbers printed in the exercise cell",
+            "run your TD(λ) with your α and read your episode's end"))
     return check_close(fig1_point, expected, name=f"the error of your TD(λ) (α = "
                        f"{p['alpha']:g}) at the end of episode {p['episode']}", rtol=1e-6,
                        hint="normalised_rms(W) of your weights with w0 = 0 prepended as row 0, "

@@ -212,6 +212,22 @@ def given_first_update() -> dict:
                 eta=float(rng.choice([0.01, 0.02, 0.05, 0.1, 0.2])))
 
 
+def _first_update(e) -> tuple:
+    """K for ``e``'s λ, γ, η and the time step t of the pass that makes the first update, read
+    from a run of Algorithm 1 (its trace) on an episode longer than K."""
+    lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
+    K = k_bound(gamma, lam, eta)
+    if math.isinf(K):
+        raise ValueError("choose gamma * lam < 1 for this exercise")
+    T = int(K) + 5
+    x = np.ones((T + 1, 1))
+    x[-1] = 0.0
+    trace = []
+    forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
+                      gamma=gamma, eta=eta, trace=trace)
+    return K, next(s["t"] for s in trace if s["updated"] is not None)
+
+
 def check_first_update(answer, theta_index=None) -> bool:
     r"""Exercise 4: in which pass of Algorithm 1's loop (the pass at time step t observes
     :math:`R_{t+1}` and :math:`S_{t+1}`; t counts from 0) is the first update made, for
@@ -223,23 +239,15 @@ def check_first_update(answer, theta_index=None) -> bool:
     if refuse_library_answer(("forward_td_lambda(", "stepper_frames(", "algorithm1_stepper(",
                                 "stepper_table(")):
         return False
-    e = given_first_update()
-    lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
-    K = k_bound(gamma, lam, eta)
-    if math.isinf(K):
-        raise ValueError("choose gamma * lam < 1 for this exercise")
-    T = int(K) + 5
-    x = np.ones((T + 1, 1))
-    x[-1] = 0.0
-    trace = []
-    forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
-                      gamma=gamma, eta=eta, trace=trace)
-    first = next(s["t"] for s in trace if s["updated"] is not None)
+    K, first = _first_update(given_first_update())
     a = one_number(answer, "first_update_answer (a time step)", "first_update_answer must be "
                    "one time step (a whole number).")
     if a is None:
         return False
-    if a != first and a == K:
+    others = others_answer(a, first, lambda: _first_update(given_first_update())[1])
+    if others:
+        ok = verdict(False, "", f"Not yet: {others}")
+    elif a != first and a == K:
         ok = verdict(False, "", f"Not yet: K = {K} is right, but the answer is a time step: "
                      "which t has the pass that observes S_K? (t counts from 0; the pass at t "
                      "observes S_{t+1}.)")

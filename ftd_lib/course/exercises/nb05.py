@@ -205,6 +205,9 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
     elif a == [float(k) for k in floor]:
         ok_k = verdict(False, "", "Not yet: (a) rounded down; K is the smallest whole number "
                        "with (γλ)^K ≤ η, so round up.")
+    elif others := others_answer(a, Ks, lambda: [
+            k_bound(1.0, given_experiment()["lam"], eta) for eta in ETAS]):
+        ok_k = verdict(False, "", f"Not yet: (a) {others}")
     else:
         ok_k = verdict(False, "", f"Not yet: (a) K_etas are off: K is the smallest whole number "
                        f"with (γλ)^K ≤ η, at your λ = {lam:g} and γ = 1.")
@@ -224,9 +227,13 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
                        "the measurement (its why is graded by your instructor).", "")
     measured = _fig3_right_at(lam)
     _SHOWN.add(key)
-    ok_e = check_close(errors, measured, name=f"(c) the errors at λ = {lam:g}", rtol=1e-6,
-                       hint=f"Read res.summary()[label]['y'] where ['x'] is {lam:g}, for the "
-                       "labels 'η = 0.01', 'η = 0.1', 'η = 0.3'.")
+    theirs = others_answer(errors, measured, lambda: _fig3_right_at(given_experiment()["lam"]))
+    if theirs:
+        ok_e = verdict(False, "", f"Not yet: (c) {theirs}")
+    else:
+        ok_e = check_close(errors, measured, name=f"(c) the errors at λ = {lam:g}", rtol=1e-6,
+                           hint=f"Read res.summary()[label]['y'] where ['x'] is {lam:g}, for "
+                           "the labels 'η = 0.01', 'η = 0.1', 'η = 0.3'.")
     if ok_e and ok_p:
         trend = ("rises" if measured[-1] > measured[0] * 1.05 else
                  "falls" if measured[-1] < measured[0] / 1.05 else "stays")
