@@ -241,20 +241,19 @@ def _first_cross(cell) -> str:
 def environ(values: dict):
     """Set the environment variables ``values`` (``None``: unset) while the block runs, then
     put back what was there (the kernels started inside inherit them)."""
+    def put(pairs):
+        for k, v in pairs.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
     saved = {k: os.environ.get(k) for k in values}
     try:
-        for k, v in values.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        put(values)
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        put(saved)
 
 
 def kernel_client(nb, folder: Path, timeout: int):

@@ -109,9 +109,10 @@ NBGRADER_CONFIG = '''\
 # nbgrader configuration for this course (see INSTRUCTORS.md, "Grading with nbgrader").
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = "."
-# keep the student version runnable top to bottom: the exercise cell above each solution
-# already holds `answer = None`, and its check then prints "No answer yet"
-c.ClearSolutions.code_stub = {"python": "# (more of your code for the exercise above, if any)"}
+# keep the student version runnable top to bottom and as the students' copy has it: the
+# exercise cell already holds `answer = None` (or a skeleton), and its check then prints
+# "No answer yet"; the solution between the markers leaves nothing behind
+c.ClearSolutions.code_stub = {"python": ""}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
 # control kernel on its first run)
@@ -162,24 +163,38 @@ TEST_BODY = ("import contextlib as _ftd_c, io as _ftd_io\n"
 
 
 def with_autograder_tests(nb):
-    """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
-    each worked-solution code cell: the exercise's check run again, silently
-    (:data:`TEST_BODY`), and ``assert`` it returned True (locked, 1 point), between nbgrader's
-    ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students' version holds only
-    the comment above them and still runs top to bottom with its exercises unanswered
-    (autograde puts the assert back). The solution cell's own check call goes (the test cell
-    makes it), so the students' version prints each verdict once: in the exercise cell. The
-    checks return True/False, so nbgrader's autograde scores them; ``python -m ftd_lib grade
-    --nbgrader`` then replaces those scores by its own (:mod:`ftd_lib.grader`)."""
+    """A copy of the instructors' notebook ``nb`` as nbgrader's source: each worked solution's
+    code moved into its exercise cell, between ``### BEGIN SOLUTION`` / ``### END SOLUTION``
+    before the check's line (the cell becomes nbgrader's autograded answer), and, where the
+    solution cell was, a locked autograder-test cell: the exercise's check run again, silently
+    (:data:`TEST_BODY`), and ``assert`` it returned True (1 point), between nbgrader's
+    ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``. The worked explanations and model
+    answers (Markdown solutions worth 0 points) are left out: nbgrader would leave an empty
+    "YOUR ANSWER HERE" box for each (the instructors' release without ``--nbgrader-tests`` has
+    them). So the students' version nbgrader writes is the students' copy's notebook, each
+    exercise cell as they know it, then a locked cell that shows only its comment: no empty
+    box, each verdict printed once (in the exercise cell), and it runs top to bottom with its
+    exercises unanswered (autograde puts the assert back). The written answers' boxes stay.
+    ``python -m ftd_lib grade --nbgrader`` then replaces the tests' scores by its own
+    (:mod:`ftd_lib.grader`)."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
-        cells.append(cell)
+        if (cell.cell_type == "markdown" and is_solution(cell)
+                and not cell.metadata.get("nbgrader", {}).get("points")):
+            continue  # a worked explanation or a model answer (0 points)
         if cell.cell_type != "code" or not is_solution(cell) or END not in cell.source:
+            cells.append(cell)
             continue
         head, tail = cell.source.split(END, 1)
         check = tail.strip().rstrip(";")
-        cell.source = head + END
+        code = head.split("### BEGIN SOLUTION", 1)[1].strip("\n")
+        exercise = next(c for c in reversed(cells) if c.cell_type == "code"
+                        and roles.has(c, roles.EXERCISE) and check in c.source)
+        before, call = exercise.source.rsplit(check, 1)
+        exercise.source = (f"{before.rstrip()}\n### BEGIN SOLUTION\n{code}\n{END}\n"
+                           f"{check}{call}")
+        exercise.metadata["nbgrader"] = dict(cell.metadata["nbgrader"])
         grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
         test = nbformat.v4.new_code_cell(
             "# graded: the exercise's check, run again by nbgrader's autograde (1 point)\n"

@@ -38,6 +38,7 @@ def library(episodes, w0, alpha, lam, gamma):
             out.append(list(w))
     return out
 
+# the library's source pasted in with other names: the same shape as `library` on purpose
 def pasted(eps, theta, a, l, g):
     w, rows = list(theta), []
     for feats, rew in eps:

@@ -112,13 +112,13 @@ def course(tmp_path_factory):
     tricked_notebook(root / "release" / "course" / NB,
                      root / "submitted" / "tricked" / "course" / NB)
     env["PYTHONPATH"] = str(root)
-    bash([lines[cut]], root, "nbgrader autograde")
+    autograde = bash([lines[cut]], root, "nbgrader autograde")
     before = scores(root)
     out = bash([lines[grade]], root, "python -m ftd_lib grade --nbgrader")
     bash(lines[grade + 1:], root, "generate_feedback + export")
     print("\nclass of three, seconds per step:", times, "\nnbgrader's scores:", before,
           "\nafter the grader:", scores(root), "\n" + out)
-    return root, before, out
+    return root, before, out, autograde
 
 
 def scores(root) -> dict:
@@ -129,13 +129,13 @@ def scores(root) -> dict:
 
 
 def test_nbgrader_alone_was_fooled_and_unfair(course):
-    root, before, _ = course
+    root, before, _, _ = course
     assert sum(before["honest"].values()) == 0  # the students' copy: no graded cells matched
     assert sum(before["tricked"].values()) == 3  # the patched checks
 
 
 def test_the_graders_scores_are_in_the_gradebook(course):
-    root, _, out = course
+    root, _, out, _ = course
     after = scores(root)
     tests = {k: v for k, v in after["honest"].items() if k.endswith("-test")}
     assert len(tests) == 3 and all(v == 1.0 for v in tests.values()), after
@@ -148,9 +148,24 @@ def test_the_graders_scores_are_in_the_gradebook(course):
 
 
 def test_the_feedback_shows_the_graders_score_and_the_flags(course):
-    root, _, _ = course
+    root, _, _, _ = course
     page = (root / "feedback" / "tricked" / "course" / f"{NB[:-6]}.html").read_text()
     assert re.search(r"\(Score: 0\.0 / \d", page)
     assert "ftd_lib grade" in page and "FLAGGED" in page
     csv = (root / "grades.csv").read_text().splitlines()
     assert len(csv) == 4
+
+
+def test_the_students_version_is_the_students_copys_notebook(course):
+    """nbgrader's student version: no empty answer box, no stub cell, every exercise cell as
+    the students' copy has it; each verdict printed once in the feedback; autograde warns of a
+    changed checksum only for the submission whose cells changed (the tricked one)."""
+    root, _, _, autograde = course
+    released = nbformat.read(root / "release" / "course" / NB, as_version=4)
+    text = "\n".join(c.source for c in released.cells)
+    assert "YOUR ANSWER HERE" not in text and "YOUR CODE HERE" not in text
+    assert "Worked solution" not in text
+    page = (root / "feedback" / "honest" / "course" / f"{NB[:-6]}.html").read_text()
+    assert page.count("G_0^(2) is right") == 1, page.count("G_0^(2) is right")
+    warned = set(re.findall(r"\[(\w+)\]?[^\n]*checksum[^\n]*", autograde))
+    print("autograde's checksum warnings:", len(re.findall("checksum", autograde)), warned)
