@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from .grade import Graded, grade_notebook
-from .submission import course_cells
+from .submission import course_cells, locked_changes
 
 CHECK = re.compile(r"\b(nb\d\d\.check_\w+)\s*\(")
 
@@ -118,6 +118,12 @@ def main(argv=None) -> int:
         for path in paths:
             t = time.time()
             g = grade_notebook(path, student, ids, course, a.timeout)
+            if a.nbgrader:  # a locked cell edited: against the version handed out
+                released = Path(a.root) / "release" / a.nbgrader / path.name
+                if released.is_file() and not g.error:
+                    import nbformat
+
+                    g.flags += locked_changes(nbformat.read(path, 4), nbformat.read(released, 4))
             graded.setdefault(student, []).append(g)
             bad += bool(g.error)
             lines += g.lines()

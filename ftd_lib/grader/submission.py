@@ -206,3 +206,23 @@ def function_source(sub: Submission, end: int) -> str:
                     "    " + line for line in ast.unparse(node).splitlines())
                              + "\nexcept Exception:\n    pass")
     return "\n".join(parts) + "\n"
+
+
+def locked_changes(nb, released) -> list[Flag]:
+    """The locked cells (nbgrader's ``locked``) of submission ``nb`` whose source differs from
+    the same cell (by ``grade_id``) of the version handed out, ``released``: an edit nbgrader
+    undoes when it grades, shown to the TA here, where it is not one of the warnings nbgrader
+    logs for every submission."""
+    def locked(n):
+        return {c.metadata["nbgrader"].get("grade_id"): c for c in n.cells
+                if c.metadata.get("nbgrader", {}).get("locked")}
+
+    theirs = locked(released)
+    out = []
+    for i, c in enumerate(nb.cells):
+        meta = c.metadata.get("nbgrader", {})
+        ref = theirs.get(meta.get("grade_id")) if meta.get("locked") else None
+        if ref is not None and c.source.strip() != ref.source.strip():
+            out.append(Flag(i + 1, 1, c.source.splitlines()[0] if c.source else "",
+                            f"edits the locked cell {meta['grade_id']} (nbgrader restores it)"))
+    return out

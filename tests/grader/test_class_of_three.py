@@ -71,6 +71,9 @@ def tricked_notebook(release: Path, out: Path) -> None:
         'import os\nos.environ["FTD_STUDENT_ID"] = "honest"\n'
         'for _n in ("check_n_step_return", "check_interim_lambda_return", "check_td_lambda"):\n'
         "    setattr(nb02, _n, lambda *a, **k: True)"))
+    test = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("locked")
+                and "-test" in c.metadata["nbgrader"]["grade_id"])
+    test.source = "assert True  # graded"  # T7: the locked test cell edited
     nbformat.write(nb, out)
 
 
@@ -144,6 +147,7 @@ def test_the_graders_scores_are_in_the_gradebook(course):
     assert all(v == 0.0 for k, v in after["tricked"].items() if k.endswith("-test")), after
     assert "numbers of student id 'honest'" in out
     assert "FLAGGED" in out and "os.environ" in out and "setattr(nb02" in out
+    assert out.count("edits the locked cell") == 1  # the tricked one's, no other
     assert (root / "ftd-grades-course.txt").read_text().count("NOT GRADED") == 0
 
 

@@ -133,3 +133,16 @@ def test_function_source_keeps_definitions_not_calls(tmp_path):
     assert "import numpy" in src and "K = 3" in src and "lambda x" in src and "def g" in src
     assert "inv(" not in src and "print(" not in src
     assert Remote("g", src)(2) == 7
+
+
+def test_an_edited_locked_cell_is_flagged_and_an_untouched_one_is_not():
+    released = nbformat.v4.new_notebook()
+    released.cells = [nbformat.v4.new_code_cell("answer = None\nnb02.check_n_step_return(answer)"),
+                      nbformat.v4.new_code_cell("# graded: the exercise's check (1 point)")]
+    released.cells[1].metadata["nbgrader"] = dict(grade_id="nb02-n_step_return-test",
+                                                  locked=True, grade=True, points=1)
+    mine = nbformat.from_dict(released)
+    assert S.locked_changes(mine, released) == []
+    mine.cells[1].source = "assert True"
+    (flag,) = S.locked_changes(mine, released)
+    assert flag.cell == 2 and "nb02-n_step_return-test" in flag.why
