@@ -3,8 +3,8 @@ usual wrong answers and what they reveal), Markdown. ``python -m ftd_lib.publish
 --write`` writes them into the page (:mod:`.exercise_table`).
 
 The rows state most answers and every slip a check looks for, so they live here, with the
-instructors' tooling, not beside the checks: the students' copy of the course leaves
-``ftd_lib/publish/`` out (:mod:`.release`).
+instructors' tooling, not beside the checks: the students' copy of the course leaves this
+module out (:data:`.release.INSTRUCTORS_LIBRARY`).
 """
 
 ROWS = {

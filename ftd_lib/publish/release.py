@@ -23,8 +23,8 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   cell says on Colab that the copy names no repository. No worked solution exists in it:
   every solution cell is dropped with its outputs; the library holds only checks and hints;
   no compiled file, no MyST source (``notebooks/src`` holds the solutions), none of the
-  course's own tests, no instructors' tooling (:data:`INSTRUCTORS_LIBRARY`: the publishing
-  code with INSTRUCTORS.md's answer table, the grader). ``--no-hints``
+  course's own tests, no instructors' material in the library (:data:`INSTRUCTORS_LIBRARY`:
+  INSTRUCTORS.md's answer table, the grader). ``--no-hints``
   drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
   (nbgrader), plus
@@ -61,10 +61,10 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
 
-#: the library's instructors' tooling, left out of the students' copy: publishing (the answer
-#: table of INSTRUCTORS.md, :mod:`ftd_lib.publish.exercise_rows`, is there) and grading; the
-#: copy keeps what its notebooks and ``python -m ftd_lib check`` use
-INSTRUCTORS_LIBRARY = ("ftd_lib/publish", "ftd_lib/grader")
+#: the library's instructors' material, left out of the students' copy: INSTRUCTORS.md's
+#: answer table (:mod:`ftd_lib.publish.exercise_rows`) and the grader. (The rest of
+#: ``ftd_lib/publish`` stays: the site's Sphinx build imports its extension from the copy.)
+INSTRUCTORS_LIBRARY = ("ftd_lib/publish/exercise_rows.py", "ftd_lib/grader")
 
 #: the copy's README template, start script and tests (in the repository, not in a release)
 README_TEMPLATE = Path("release") / "README.students.md"
@@ -330,7 +330,10 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
         _copy(root / name, tmp / name)
     if audience == "students":
         for name in INSTRUCTORS_LIBRARY:
-            shutil.rmtree(tmp / name)
+            if (tmp / name).is_dir():
+                shutil.rmtree(tmp / name)
+            else:
+                (tmp / name).unlink()
         scrub_results(tmp / "results")
     os.chmod(tmp, 0o755)  # readable by a TA's account or a web server, as a copied folder is
     (tmp / "README.md").write_text(readme(root, audience, hints))

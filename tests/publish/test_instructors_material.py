@@ -1,7 +1,7 @@
 """Instructors' material stays with instructors: the students' copy (what the site's zip packs,
 :func:`ftd_lib.publish.site`'s ``release("students", ...)``) holds no line of INSTRUCTORS.md's
 model answers and no value of its exercise table (:data:`ftd_lib.publish.exercise_rows.ROWS`:
-answers and the slips each check looks for), and none of the instructors' tooling; the
+answers and the slips each check looks for), nor the grader; the
 instructors' copy holds all of them (so the search finds what it looks for).
 
 The scan reads every file of a copy, and a notebook also as its decoded strings (sources,
@@ -65,10 +65,10 @@ def test_the_students_copy_holds_no_model_answer_and_no_table_value(copies):
           f"students' copy: 0 found; instructors' copy: all found")
 
 
-def test_the_students_copy_has_no_instructors_tooling_and_is_readable(copies):
+def test_the_students_copy_has_no_answer_table_nor_grader_and_is_readable(copies):
     students, instructors = copies
     for name in INSTRUCTORS_LIBRARY:
-        assert not (students / name).exists() and (instructors / name).is_dir(), name
+        assert not (students / name).exists() and (instructors / name).exists(), name
     assert "FOR_INSTRUCTORS" not in text_of(students / "ftd_lib")
     assert oct(students.stat().st_mode & 0o777) == "0o755"
 
