@@ -107,7 +107,7 @@ def normal(source: str) -> str:
             line else line.rstrip()
         if not s.strip() or re.match(r"\s*(assert\s+)?nb\d\d\.\w+\(.*\)\s*;?\s*$", s):
             continue
-        out.append(s)
+        out.append(re.sub(r'^(\s*COPY = )".*"$', r'\1"..."', s))  # the Colab cell's address
     return "\n".join(out)
 
 
@@ -121,6 +121,9 @@ def course_cells(folder: Path | None = None) -> set[str]:
         for c in nbformat.read(path, as_version=4).cells:
             if c.cell_type == "code" and "### BEGIN SOLUTION" not in c.source:
                 out.add(normal(c.source))
+    from ..course import colab
+
+    out.add(normal(colab.UNSTAMPED))  # a copy that names no repository has this Colab cell
     out.discard("")
     return out
 

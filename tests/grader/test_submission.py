@@ -146,3 +146,29 @@ def test_an_edited_locked_cell_is_flagged_and_an_untouched_one_is_not():
     mine.cells[1].source = "assert True"
     (flag,) = S.locked_changes(mine, released)
     assert flag.cell == 2 and "nb02-n_step_return-test" in flag.why
+
+
+def _write(nb, name):
+    import tempfile
+
+    path = S.Path(tempfile.mkdtemp()) / name
+    nbformat.write(nb, path)
+    return path
+
+
+def test_honest_notebooks_raise_no_flag():
+    """The course's notebooks with every worked solution (what an honest student may write)
+    and the students' copy's untouched ones (its Colab cell names no repository) are read
+    without a flag; every exercise is found."""
+    from ftd_lib.course import colab
+    from ftd_lib.publish.release import student_notebook
+
+    course = S.course_cells()
+    for path in sorted((S.Path(S.__file__).resolve().parents[2] / "notebooks").glob("0*.ipynb")):
+        solved = S.read(path, course)
+        assert solved.exercises and not solved.flags, (path.name, solved.flags)
+        nb = student_notebook(nbformat.read(path, as_version=4))
+        colab.unstamp(nb)
+        untouched = S.read(_write(nb, path.name), course)
+        assert untouched.students == set() and not untouched.flags, path.name
+        assert [e.check for e in untouched.exercises] == [e.check for e in solved.exercises]
