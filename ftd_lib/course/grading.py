@@ -23,6 +23,7 @@ the run.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -236,6 +237,43 @@ def _first_cross(cell) -> str:
     return ""
 
 
+@contextlib.contextmanager
+def environ(values: dict):
+    """Set the environment variables ``values`` (``None``: unset) while the block runs, then
+    put back what was there (the kernels started inside inherit them)."""
+    def put(pairs):
+        for k, v in pairs.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    saved = {k: os.environ.get(k) for k in values}
+    try:
+        put(values)
+        yield
+    finally:
+        put(saved)
+
+
+def kernel_client(nb, folder: Path, timeout: int):
+    """An ``nbclient`` client for ``nb`` run from ``folder`` (errors allowed, a cell past
+    ``timeout`` seconds interrupted), whose kernel talks over local sockets (IPC) in a folder
+    of its own, not TCP: no "Kernel is running over TCP without encryption" warning in the
+    output, and no port another user could reach."""
+    import tempfile
+
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
+                            kernel_name="python3", resources={"metadata": {"path": str(folder)}})
+    client.km = client.create_kernel_manager()
+    client._ftd_sockets = tempfile.TemporaryDirectory(prefix="ftd-kernel-")
+    client.km.transport = "ipc"
+    client.km.ip = str(Path(client._ftd_sockets.name) / "kernel")
+    return client
+
+
 def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> Report:
     """Grade the saved notebook ``path``: run it in a fresh kernel from its folder (errors
     allowed, a cell past ``timeout`` seconds interrupted; the ``self-check`` cell and every
@@ -246,7 +284,6 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
     import json
 
     import nbformat
-    from nbclient import NotebookClient
 
     from . import roles
     from .exercises.student import GRADED_ENV
@@ -257,39 +294,27 @@ def run_notebook(path: Path, timeout: int = 600, student: str | None = None) -> 
         return Report(path.name, [], {}, {})
     last = max(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                and CHECK_CALL.search(c.source) and not roles.has(c, roles.SELF_CHECK))
-    saved = {k: os.environ.get(k) for k in (ENV, GRADED_ENV)}
-    os.environ[ENV] = "1"  # the kernel inherits it
-    if student is not None:
-        os.environ[GRADED_ENV] = student
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
-                            kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    graded = {ENV: "1"} | ({GRADED_ENV: student} if student is not None else {})
+    client = kernel_client(nb, path.parent, timeout)
     marker = "FTD-CHECK-RESULTS "
     probe = nbformat.v4.new_code_cell(
         "import json as _j\nfrom ftd_lib.course import grading as _g\n"
         "from ftd_lib.course.exercises import student as _s\n"
         f"print({marker!r} + _j.dumps(dict(results=_g.RESULTS, whose=_s.whose())))")
     stopped = ""
-    try:
-        with client.setup_kernel():
-            for i, cell in enumerate(nb.cells[:last + 1]):
-                if cell.cell_type == "code" and not roles.has(cell, roles.SELF_CHECK):
-                    try:
-                        client.execute_cell(cell, i)
-                    except Exception as e:  # noqa: BLE001 -- a cell past --timeout, a dead kernel
-                        stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
-                        break
-            nb.cells.append(probe)
-            try:
-                client.execute_cell(probe, len(nb.cells) - 1)
-            except Exception:  # noqa: BLE001 -- the kernel died: no result is read
-                pass
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with environ(graded), client.setup_kernel():  # the kernel inherits them
+        for i, cell in enumerate(nb.cells[:last + 1]):
+            if cell.cell_type == "code" and not roles.has(cell, roles.SELF_CHECK):
+                try:
+                    client.execute_cell(cell, i)
+                except Exception as e:  # noqa: BLE001 -- a cell past --timeout, a dead kernel
+                    stopped = f"the run stopped at cell {i + 1}: {type(e).__name__}"
+                    break
+        nb.cells.append(probe)
+        try:
+            client.execute_cell(probe, len(nb.cells) - 1)
+        except Exception:  # noqa: BLE001 -- the kernel died: no result is read
+            pass
     text = "".join(o.get("text", "") for o in probe.outputs)
     got = json.loads(text.split(marker, 1)[1]) if marker in text else {}
     why = {e.index: _first_cross(nb.cells[e.index]) or stopped for e in exs}

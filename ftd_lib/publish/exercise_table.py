@@ -6,8 +6,8 @@ when optional, :mod:`ftd_lib.course.roles`), the ``### Exercise n — title (req
 heading above it, and the hint cell after it, whose ``hint("nbNN.name")`` gives its key. Its
 label (``02.3``) is its place among its notebook's exercises
 (:func:`ftd_lib.publish.lectures.exercise_label`). Its row in INSTRUCTORS.md (what it asks,
-what its check tests, the usual wrong answers) is written beside its check, in
-``FOR_INSTRUCTORS`` of ``ftd_lib/course/exercises/nbNN.py``.
+what its check tests, the usual wrong answers) is in :data:`.exercise_rows.ROWS`, with the
+instructors' tooling (it states answers: the students' copy leaves it out).
 
 ``python -m ftd_lib.publish.lecture_plan --write`` writes the part of INSTRUCTORS.md between
 :data:`BEGIN` and :data:`END` (the counts per notebook and the table) together with the lecture
@@ -16,7 +16,6 @@ plan; ``--check`` says whether it is up to date.
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 
@@ -87,10 +86,16 @@ def counts_sentence(exs=None) -> str:
             + f" — {req} required, {len(exs) - req} optional.")
 
 
+#: where the rows are written (named in the messages that ask for one)
+ROWS_FILE = "ftd_lib/publish/exercise_rows.py"
+
+
 def rows_of(module_name: str) -> dict:
-    """``FOR_INSTRUCTORS`` of ``ftd_lib/course/exercises/<module_name>.py``."""
-    mod = importlib.import_module(f"ftd_lib.course.exercises.{module_name}")
-    return dict(getattr(mod, "FOR_INSTRUCTORS", {}))
+    """The rows of :data:`.exercise_rows.ROWS` for the exercises of checks' module
+    ``module_name`` (``"nb02"``)."""
+    from .exercise_rows import ROWS
+
+    return {k: v for k, v in ROWS.items() if k.split(".", 1)[0] == module_name}
 
 
 def row(e: Exercise) -> str:
@@ -102,7 +107,7 @@ def row(e: Exercise) -> str:
         raise ValueError(
             f"exercise {e.label} ({e.key or 'no hint key'}, notebooks/{e.notebook}.ipynb) has no "
             f"row for INSTRUCTORS.md: add {e.key!r}: (what it asks, what its check tests, the "
-            f"usual wrong answers) to FOR_INSTRUCTORS in ftd_lib/course/exercises/{module}.py, "
+            f"usual wrong answers) to ROWS in {ROWS_FILE}, "
             "then run python -m ftd_lib.publish.lecture_plan --write")
     what, tests, slips = rows[e.key]
     return f"| `{e.key}` {'(optional) ' if e.optional else ''}{what} | {tests} | {slips} |"
@@ -110,13 +115,13 @@ def row(e: Exercise) -> str:
 
 def table_markdown(exs=None) -> str:
     """The generated part of INSTRUCTORS.md: the counts sentence and the table; ValueError when a
-    module's ``FOR_INSTRUCTORS`` has a row for no exercise of its notebook."""
+    row of :data:`.exercise_rows.ROWS` is for no exercise of the notebooks."""
     exs = exercises() if exs is None else exs
     known = {e.key for e in exs}
     for module in sorted({f"nb{e.notebook[:2]}" for e in exs}):
         extra = sorted(set(rows_of(module)) - known)
         if extra:
-            raise ValueError(f"FOR_INSTRUCTORS in ftd_lib/course/exercises/{module}.py has rows "
+            raise ValueError(f"ROWS in {ROWS_FILE} has {module} rows "
                              f"for {extra}, which no exercise of the notebooks has as its key "
                              "(its hint cell's hint(...)): rename or remove them")
     return "\n".join([BEGIN, "", counts_sentence(exs), "", TABLE_HEAD]

@@ -23,7 +23,8 @@ Markdown (it folds in every renderer, GitHub and nbconvert included).
   cell says on Colab that the copy names no repository. No worked solution exists in it:
   every solution cell is dropped with its outputs; the library holds only checks and hints;
   no compiled file, no MyST source (``notebooks/src`` holds the solutions), none of the
-  course's own tests. ``--no-hints``
+  course's own tests, no instructors' material in the library (:data:`INSTRUCTORS_LIBRARY`:
+  INSTRUCTORS.md's answer table, the grader). ``--no-hints``
   drops the hint cells too and writes the hint table empty.
 - ``--for instructors`` writes the same with the solutions and the ``grading`` role's pins
   (nbgrader), plus
@@ -59,6 +60,11 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
 
 #: only in the instructors' release
 INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+
+#: the library's instructors' material, left out of the students' copy: INSTRUCTORS.md's
+#: answer table (:mod:`ftd_lib.publish.exercise_rows`) and the grader. (The rest of
+#: ``ftd_lib/publish`` stays: the site's Sphinx build imports its extension from the copy.)
+INSTRUCTORS_LIBRARY = ("ftd_lib/publish/exercise_rows.py", "ftd_lib/grader")
 
 #: the copy's README template, start script and tests (in the repository, not in a release)
 README_TEMPLATE = Path("release") / "README.students.md"
@@ -103,9 +109,10 @@ NBGRADER_CONFIG = '''\
 # nbgrader configuration for this course (see INSTRUCTORS.md, "Grading with nbgrader").
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = "."
-# keep the student version runnable top to bottom: the exercise cell above each solution
-# already holds `answer = None`, and its check then prints "No answer yet"
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE (or in the exercise cell above)"}
+# keep the student version runnable top to bottom and as the students' copy has it: the
+# exercise cell already holds `answer = None` (or a skeleton), and its check then prints
+# "No answer yet"; the solution between the markers leaves nothing behind
+c.ClearSolutions.code_stub = {"python": ""}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # a notebook cell may run for longer than nbgrader's default 30 s (notebook 06 compiles the
 # control kernel on its first run)
@@ -147,24 +154,51 @@ def student_notebook(nb, *, hints: bool = True):
     return nb
 
 
+#: the body of an autograder-test cell: the exercise's check run again, its verdict not printed
+#: a second time (the exercise cell above printed it)
+TEST_BODY = ("import contextlib as _ftd_c, io as _ftd_io\n"
+             "with _ftd_c.redirect_stdout(_ftd_io.StringIO()):  # its verdict is shown above\n"
+             "    _ftd_ok = {check}\n"
+             "assert _ftd_ok is True")
+
+
 def with_autograder_tests(nb):
-    """A copy of the instructors' notebook ``nb`` with an nbgrader autograder-test cell after
-    each worked-solution code cell: ``assert <the exercise's check call>`` (locked, 1 point),
-    between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``, so the students'
-    version holds only the comment above them and still runs top to bottom with its exercises
-    unanswered (autograde puts the assert back). The checks return True/False, so nbgrader's
-    autograde scores them."""
+    """A copy of the instructors' notebook ``nb`` as nbgrader's source: each worked solution's
+    code moved into its exercise cell, between ``### BEGIN SOLUTION`` / ``### END SOLUTION``
+    before the check's line (the cell becomes nbgrader's autograded answer), and, where the
+    solution cell was, a locked autograder-test cell: the exercise's check run again, silently
+    (:data:`TEST_BODY`), and ``assert`` it returned True (1 point), between nbgrader's
+    ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``. The worked explanations and model
+    answers (Markdown solutions worth 0 points) are left out: nbgrader would leave an empty
+    "YOUR ANSWER HERE" box for each (the instructors' release without ``--nbgrader-tests`` has
+    them). So the students' version nbgrader writes is the students' copy's notebook, each
+    exercise cell as they know it, then a locked cell that shows only its comment: no empty
+    box, each verdict printed once (in the exercise cell), and it runs top to bottom with its
+    exercises unanswered (autograde puts the assert back). The written answers' boxes stay.
+    ``python -m ftd_lib grade --nbgrader`` then replaces the tests' scores by its own
+    (:mod:`ftd_lib.grader`)."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
-        cells.append(cell)
+        if (cell.cell_type == "markdown" and is_solution(cell)
+                and not cell.metadata.get("nbgrader", {}).get("points")):
+            continue  # a worked explanation or a model answer (0 points)
         if cell.cell_type != "code" or not is_solution(cell) or END not in cell.source:
+            cells.append(cell)
             continue
-        check = cell.source.split(END, 1)[1].strip().rstrip(";")
+        head, tail = cell.source.split(END, 1)
+        check = tail.strip().rstrip(";")
+        code = head.split("### BEGIN SOLUTION", 1)[1].strip("\n")
+        exercise = next(c for c in reversed(cells) if c.cell_type == "code"
+                        and roles.has(c, roles.EXERCISE) and check in c.source)
+        before, call = exercise.source.rsplit(check, 1)
+        exercise.source = (f"{before.rstrip()}\n### BEGIN SOLUTION\n{code}\n{END}\n"
+                           f"{check}{call}")
+        exercise.metadata["nbgrader"] = dict(cell.metadata["nbgrader"])
         grade_id = cell.metadata["nbgrader"]["grade_id"].replace("-solution", "-test")
         test = nbformat.v4.new_code_cell(
             "# graded: the exercise's check, run again by nbgrader's autograde (1 point)\n"
-            f"{HIDDEN[0]}\nassert {check}\n{HIDDEN[1]}")
+            f"{HIDDEN[0]}\n{TEST_BODY.format(check=check)}\n{HIDDEN[1]}")
         test.metadata["nbgrader"] = dict(grade=True, grade_id=grade_id, locked=True, points=1,
                                          schema_version=3, solution=False, task=False)
         cells.append(test)
@@ -236,6 +270,37 @@ def readme(root: Path, audience: str, hints: bool) -> str:
     return text + (INSTRUCTORS_README if audience == "instructors" else "")
 
 
+#: what the students' copy says in place of an instructors' commit id or folder
+NOT_HERE = "(the instructors' repository)"
+
+
+def scrub_results(folder: Path) -> None:
+    """The stored results' metadata without the instructors' identifiers (the students' copy):
+    in every ``*.json`` under ``folder`` each ``git`` record becomes ``{"commit": NOT_HERE}``
+    and an absolute ``--out`` folder in a command ``--out DIR``; every ``*.md`` report
+    likewise. The arrays and their checksum are untouched: the copy reads the same results."""
+    import json
+    import re
+
+    def text(t: str) -> str:
+        t = re.sub(r"--out\s+/\S+", "--out DIR", t)
+        return re.sub(r"commit [0-9a-f]{7,40}( \(uncommitted changes\))?", f"commit {NOT_HERE}",
+                      t)
+
+    def walk(v):
+        if isinstance(v, dict):
+            return {k: ({"commit": NOT_HERE} if k == "git" and isinstance(x, dict) else walk(x))
+                    for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return text(v) if isinstance(v, str) else v
+
+    for path in sorted(folder.rglob("*.json")):
+        path.write_text(json.dumps(walk(json.loads(path.read_text())), indent=1) + "\n")
+    for path in sorted(folder.rglob("*.md")):
+        path.write_text(text(path.read_text()))
+
+
 def check_out(out: Path, force: bool) -> Path:
     """``out`` resolved, where a release (or the site built from one) may be written: not the
     course's own folder or one above it, a folder, empty unless ``force``; else a
@@ -263,6 +328,14 @@ def _write(tmp: Path, audience: str, hints: bool, root: Path, tests: bool = Fals
            repo: str | None = None, ref: str = colab.REF) -> None:
     for name in COMMON + (INSTRUCTORS_ONLY if audience == "instructors" else ()):
         _copy(root / name, tmp / name)
+    if audience == "students":
+        for name in INSTRUCTORS_LIBRARY:
+            if (tmp / name).is_dir():
+                shutil.rmtree(tmp / name)
+            else:
+                (tmp / name).unlink()
+        scrub_results(tmp / "results")
+    os.chmod(tmp, 0o755)  # readable by a TA's account or a web server, as a copied folder is
     (tmp / "README.md").write_text(readme(root, audience, hints))
     (tmp / "requirements.txt").write_text(requirements(audience, root))
     shutil.copy2(root / "requirements" / "lock.txt", tmp / "constraints.txt")

@@ -27,6 +27,7 @@ FLOORS = (
     ("repro", "figures"),
     ("course",),
     ("publish",),
+    ("grader",),
     ("__main__",),
 )
 #: the package's ``__init__`` (only a docstring and the version) sits on the ground floor

@@ -22,7 +22,6 @@ from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_nn_control
 from ftd_lib.course.exercises import (
     COPY_MIN,
-    _fingerprint,
     nb01,
     nb02,
     nb03,
@@ -31,6 +30,7 @@ from ftd_lib.course.exercises import (
     nb06,
     nb07,
 )
+from ftd_lib.course.exercises.own_work import _fingerprint
 from ftd_lib.course.nb02_lambda_return import figure1_data
 from ftd_lib.course.roles import is_solution
 from ftd_lib.envs import mountain_car as mc

@@ -35,8 +35,8 @@ def test_instructors_page():
         assert f"`{nb.stem}`" in text, f"INSTRUCTORS.md has no row for {nb.stem}"
     for key in HINTS:
         assert f"`{key}`" in text, (
-            f"INSTRUCTORS.md does not describe exercise {key}: its row is FOR_INSTRUCTORS in "
-            f"ftd_lib/course/exercises/{key.split('.')[0]}.py; then python -m "
+            f"INSTRUCTORS.md does not describe exercise {key}: its row is in ROWS of "
+            "ftd_lib/publish/exercise_rows.py; then python -m "
             "ftd_lib.publish.lecture_plan --write")
     for topic in ("three-lecture plan", "two-lecture variant", "Replacing traces", "DQN",
                   "forward Sarsa(1)", "η result", "Binder", "Offline",

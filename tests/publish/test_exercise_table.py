@@ -40,7 +40,7 @@ def test_exercises_counts_and_sentence_by_hand():
 
 def test_a_missing_row_names_the_file_and_the_command():
     exs = E.notebook_exercises("02_lambda_return", _nb())
-    with pytest.raises(ValueError, match=r"FOR_INSTRUCTORS in ftd_lib/course/exercises/nb02\.py"
+    with pytest.raises(ValueError, match=r"ROWS in ftd_lib/publish/exercise_rows\.py"
                        r".*lecture_plan --write"):
         E.row(exs[1])
 

@@ -117,16 +117,20 @@ def test_the_instructors_release(releases):
 
 
 def test_nbgrader_tests_and_metadata(tmp_path):
-    """With --nbgrader-tests every worked solution is followed by a locked autograder-test cell
-    that asserts its check between nbgrader's hidden-test markers (the students' version keeps
-    only its comment); every nbgrader cell follows nbgrader's schema-3 rules."""
+    """With --nbgrader-tests each worked solution's code sits in its exercise cell between the
+    solution markers, before the check's line, and a locked autograder-test cell runs that
+    check again silently and asserts it, between nbgrader's hidden-test markers (the students'
+    version keeps only its comment); no Markdown solution worth 0 points is left (nbgrader
+    would leave an empty box for it), the written answers stay; every nbgrader cell follows
+    nbgrader's schema-3 rules."""
     with pytest.raises(ValueError, match="instructors"):
         release("students", tmp_path / "s", nbgrader_tests=True)
     inst = release("instructors", tmp_path / "i", nbgrader_tests=True)
     for path in NOTEBOOKS:
+        ours = nbformat.read(path, as_version=4).cells
         cells = nbformat.read(inst / "notebooks" / path.name, as_version=4).cells
-        ids = []
-        for i, c in enumerate(cells):
+        ids, tests = [], 0
+        for c in cells:
             meta = c.metadata.get("nbgrader")
             if meta is None:
                 continue
@@ -135,15 +139,19 @@ def test_nbgrader_tests_and_metadata(tmp_path):
             if meta["grade"]:
                 assert "points" in meta
             if c.cell_type == "markdown":  # nbgrader: a Markdown answer is solution and grade
-                assert meta["grade"] and meta["solution"]
+                assert meta["grade"] and meta["solution"] and meta["points"] > 0
+                assert roles.has(c, roles.WRITTEN_ANSWER)
             if c.cell_type == "code" and meta["solution"]:
-                test = cells[i + 1]
+                assert roles.has(c, roles.EXERCISE) and BEGIN in c.source and END in c.source
+                call = c.source.split(END)[1].strip().rstrip(";")
+                test = next(t for t in cells if t.metadata.get("nbgrader", {}).get(
+                    "grade_id") == meta["grade_id"].replace("-solution", "-test"))
                 lines = test.source.splitlines()
                 assert lines[0].startswith("# graded:") and (lines[1], lines[-1]) == rel.HIDDEN
-                body = "\n".join(lines[2:-1])
-                assert body.startswith("assert nb") and ".check_" in body
-                assert body[len("assert "):] in c.source  # the solution's own check
+                assert "\n".join(lines[2:-1]) == rel.TEST_BODY.format(check=call)
                 assert test.metadata["nbgrader"]["locked"] and test.metadata["nbgrader"]["grade"]
+                tests += 1
+        assert tests == sum(1 for c in ours if c.cell_type == "code" and is_solution(c)), path
         assert len(ids) == len(set(ids)), path.name
 
 

@@ -282,6 +282,7 @@ def test_pages_workflow_builds_and_uploads_the_site():
     on = wf.get("on", wf.get(True))
     assert on["workflow_run"] == {"workflows": ["tests"], "types": ["completed"],
                                   "branches": ["main"]} and "push" not in on
+    assert "workflow_dispatch" not in on  # a run by hand is the tests workflow's, then this
     assert "conclusion == 'success'" in build["if"]
     checkout = next(s for s in build["steps"] if "checkout" in s.get("uses", ""))
     assert checkout["with"]["ref"] == "${{ github.event.workflow_run.head_sha || github.sha }}"

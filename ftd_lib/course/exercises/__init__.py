@@ -31,6 +31,18 @@ import textwrap
 
 import numpy as np
 
+from .own_work import BORROWED as BORROWED
+from .own_work import COPIED as COPIED
+from .own_work import COPY_MIN as COPY_MIN
+from .own_work import LIBRARY_ANSWER as LIBRARY_ANSWER
+from .own_work import Borrowed as Borrowed
+from .own_work import answer_cell_source as answer_cell_source
+from .own_work import borrows as borrows
+from .own_work import copies as copies
+from .own_work import graded_cells as graded_cells
+from .own_work import library_in_answer_cell as library_in_answer_cell
+from .own_work import refuse_library_answer as refuse_library_answer
+from .own_work import run_student as run_student
 from .student import OTHERS_ANSWER as OTHERS_ANSWER
 from .student import default_numbers as default_numbers
 from .student import graded_id as graded_id
@@ -41,20 +53,10 @@ from .student import student_id as student_id
 from .student import student_rng as student_rng
 from .student import use_student as use_student
 from .student import whose as whose
-
-#: the words a verdict line may start with after its symbol (anything else gets the first)
-GOOD_WORDS = ("Correct",)
-BAD_WORDS = ("Not yet", "No answer yet", "Close, but", "Off by one")
-
-
-def verdict(ok: bool, good: str, bad: str) -> bool:
-    """Print one line, "✅ Correct: good" or "❌ Not yet: bad" (a message that already starts
-    with one of :data:`GOOD_WORDS` / :data:`BAD_WORDS` keeps its own), and return ``ok``."""
-    text, words = (good, GOOD_WORDS) if ok else (bad, BAD_WORDS)
-    if not text.startswith(words):
-        text = f"{words[0]}: {text}"
-    print(("✅ " if ok else "❌ ") + text)
-    return bool(ok)
+from .verdicts import BAD_WORDS as BAD_WORDS
+from .verdicts import GOOD_WORDS as GOOD_WORDS
+from .verdicts import MISSING as MISSING
+from .verdicts import verdict as verdict
 
 
 def all_parts(oks, names) -> bool:
@@ -69,11 +71,6 @@ def all_parts(oks, names) -> bool:
             f"to do: {', '.join(wrong)}.")
     return False
 
-
-
-#: what a check says while the answer is still the placeholder ``None``
-MISSING = ("No answer yet: put your answer in place of None (or fill in the skeleton) and run "
-           "the cell again.")
 
 
 def missing(answer, name: str = "") -> bool:
@@ -143,6 +140,31 @@ def _rounding_of(a: np.ndarray, e: np.ndarray):
     return None
 
 
+def is_right(answer, expected, *, rtol: float = 1e-6, atol: float = 1e-9,
+             decimals: int | None = None) -> bool:
+    """Would :func:`check_close` with these tolerances accept ``answer``? Silent. A check asks
+    it *before* looking for the usual slips: where a student's draw makes a slip's value equal
+    the right answer (a value of 0, a power below the tolerance), the right answer wins."""
+    import numbers
+
+    try:
+        a = np.asarray(answer)
+        if a.dtype.kind == "O" and all(isinstance(x, numbers.Real) and not isinstance(x, bool)
+                                       for x in a.ravel()):
+            a = a.astype(float)
+        if a.dtype.kind not in "iuf":
+            return False
+        a, e = a.astype(float), np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if a.shape != e.shape:
+        return False
+    if np.allclose(a, e, rtol=rtol, atol=atol):
+        return True
+    return decimals is not None and bool(np.all(np.abs(a - e) <= 0.5 * 10.0 ** -decimals
+                                                + 1e-12))
+
+
 def check_close(answer, expected, *, name: str = "answer", rtol: float = 1e-6,
                 atol: float = 1e-9, hint: str = "", decimals: int | None = None) -> bool:
     """Is ``answer`` numerically equal to ``expected`` (same shape, within tolerance)? With
@@ -179,164 +201,6 @@ def not_written(fn, name: str = "your function") -> bool:
         return not verdict(False, "", f"Hand the check {name} itself (its name, no brackets), "
                            f"not {type(fn).__name__} {fn!r:.40}.")
     return False
-
-
-def answer_cell_source() -> str:
-    """The source of the notebook cell that called the check: the first frame outside this
-    package and the recorder around the checks (:mod:`ftd_lib.course.grading`), when it is a
-    cell's (module-level) code, read through :mod:`linecache` (IPython keeps every cell there).
-    Empty when the check is called from inside a function, or where there is nothing to read."""
-    import inspect
-    import linecache
-
-    # the checks' own frames, and the recorder that wraps every check (ftd_lib.course.grading)
-    machinery = (__name__, __name__.rsplit(".", 1)[0] + ".grading")
-    f = inspect.currentframe()
-    while f is not None and (f.f_globals.get("__name__", "") or "").startswith(machinery):
-        f = f.f_back
-    if f is None:
-        return ""
-    if f.f_code.co_name != "<module>":  # called from a function (a test, a script): no cell
-        return ""
-    return "".join(linecache.getlines(f.f_code.co_filename))
-
-
-def library_in_answer_cell(names) -> str | None:
-    """The first of ``names`` (library functions or variables that compute an exercise's
-    answer) that the calling cell uses outside a comment, or ``None``. A function counts where
-    it is called (``name(``), a variable (``v_true``) wherever it appears."""
-    import re
-
-    code = "\n".join(line.split("#", 1)[0] for line in answer_cell_source().splitlines())
-    for name in names:
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b" if not name.endswith("(") else
-                     rf"(?<!\w){re.escape(name[:-1])}\s*\(", code):
-            return name.rstrip("(")
-    return None
-
-
-#: what a check says when the answer cell uses the library's own answer
-LIBRARY_ANSWER = ("Not yet: your answer cell uses {name}, which computes this exercise's answer "
-                  "for you: a graded answer is your own computation from your numbers (reading "
-                  "the library is fine; calling or pasting the function that answers is not).")
-
-
-def refuse_library_answer(names) -> bool:
-    """Say :data:`LIBRARY_ANSWER` (and return ``True``) when the calling cell uses one of
-    ``names`` (:func:`library_in_answer_cell`)."""
-    name = library_in_answer_cell(names)
-    if name is None:
-        return False
-    verdict(False, "", LIBRARY_ANSWER.format(name=name))
-    return True
-
-
-#: the message when a student's function runs the library's own answer
-BORROWED = ("{what} runs the library's own {name} (called directly, under another name or inside "
-            "a wrapper): write it yourself. The check compares yours with the library's, so "
-            "handing it the library's proves nothing.")
-
-#: the message when a student's function is the library's source pasted in (renamed or not)
-COPIED = ("Your function is a copy of the library's own {name} (its source pasted in, perhaps "
-          "with other names): a graded answer is your own code. Reading the library is fine; "
-          "write the function yourself from the equations.")
-
-
-def _fingerprint(code) -> tuple:
-    """``code``'s instructions with what renaming cannot change: the operations, the globals,
-    attributes and constants they use (strings such as a docstring left out), nested functions
-    by their own fingerprint; local variables by the order they first appear, jumps without
-    their targets (the offsets shift with the interpreter's inline caches)."""
-    import dis
-
-    out, local = [], {}
-    for ins in dis.get_instructions(code):
-        op = ins.opname.replace("LOAD_METHOD", "LOAD_ATTR")
-        if op in ("CACHE", "NOP", "RESUME", "PRECALL", "EXTENDED_ARG", "KW_NAMES"):
-            continue
-        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
-            out.append((op,))
-        elif ins.opcode in dis.haslocal or ins.opcode in dis.hasfree:
-            out.append((op, local.setdefault(ins.argval, len(local))))
-        elif hasattr(ins.argval, "co_code"):
-            out.append((op, _fingerprint(ins.argval)))
-        elif isinstance(ins.argval, str) and op == "LOAD_CONST":
-            out.append((op, "<str>"))
-        else:
-            out.append((op, repr(ins.argval)))
-    return tuple(out)
-
-
-#: a library function shorter than this (in instructions) is a formula, not an algorithm: the
-#: student's own one line is the library's one line, so a "copy" of it proves nothing
-COPY_MIN = 40
-
-
-def copies(fn, library_fn) -> bool:
-    """Is ``fn`` (not ``library_fn`` itself) a pasted copy of ``library_fn``'s source, its
-    variables renamed or not? (The same instructions on the same globals and constants:
-    renaming does not change them, any real rewrite does.) Only for library functions of at
-    least :data:`COPY_MIN` instructions."""
-    mine, theirs = getattr(fn, "__code__", None), getattr(library_fn, "__code__", None)
-    if mine is None or theirs is None or mine is theirs:
-        return False
-    if len(_fingerprint(theirs)) < COPY_MIN:
-        return False
-    if (mine.co_argcount, mine.co_kwonlyargcount) != (theirs.co_argcount,
-                                                      theirs.co_kwonlyargcount):
-        return False
-    return _fingerprint(mine) == _fingerprint(theirs)
-
-
-def borrows(fn, library_fn) -> bool:
-    """Is the student's ``fn`` the library's ``library_fn`` itself (or a bound alias of it)?
-    (:func:`run_student` with ``refuse`` also catches a wrapper or an alias called inside.)"""
-    return fn is library_fn or getattr(fn, "__code__", None) is getattr(library_fn, "__code__",
-                                                                        0)
-
-
-class Borrowed(Exception):
-    """A student's function ran a library function it was asked to write itself."""
-
-
-def run_student(fn, *args, refuse=(), **kwargs):
-    """Call a student's function; return ``(result, None)``, or ``(None, message)`` when it
-    raises (``NotImplementedError`` means the skeleton is not filled in yet: :data:`MISSING`).
-
-    ``refuse``: library functions the student was asked to write. While ``fn`` runs, a profile
-    hook watches every Python call; if the code of one of them runs (``fn`` is it, an alias of
-    it, a wrapper or ``functools.partial`` around it, or calls it deep down), the result is
-    thrown away and the message is :data:`BORROWED`. What it cannot see: a copy of the
-    library's source pasted in as the student's own."""
-    import sys
-
-    for f in refuse:
-        if copies(fn, f):
-            return None, COPIED.format(name=f.__name__)
-    codes = {f.__code__: f.__name__ for f in refuse}
-    hit: list[str] = []
-
-    def watch(frame, event, arg):
-        if event == "call" and frame.f_code in codes and not hit:
-            hit.append(codes[frame.f_code])
-
-    old = sys.getprofile()
-    if codes:
-        sys.setprofile(watch)
-    try:
-        result = fn(*args, **kwargs)
-    except NotImplementedError:
-        return None, MISSING
-    except Exception as e:  # noqa: BLE001 -- a student's code may raise anything
-        result, err = None, f"Your function raised {type(e).__name__}: {e}"
-        if not hit:
-            return result, err
-    finally:
-        if codes:
-            sys.setprofile(old)
-    if hit:
-        return None, BORROWED.format(what="Your function", name=hit[0])
-    return result, None
 
 
 def student_number(fn, *args, refuse=(), returns: str, symbol: str, name: str | None = None):

@@ -124,7 +124,7 @@ HINTS = {
         r"""
         Draw your sample with `mc.evaluation_states(**nb05.given_sample())`. The constant $c$
         that minimises $\sum_s (c - v(s))^2$ is the mean of the true values; its RMS error is
-        their standard deviation.
+        a statistic of the true values you know by another name.
         """),
     'nb05.predict_then_measure': (
         'Exercise 3, an experiment',
@@ -166,8 +166,9 @@ HINTS = {
     'nb07.gae_recursion': (
         'Exercise 1, GAE from the recursion',
         r"""
-        Loop $t = T-1, \dots, 0$ with a running $A$ (0 before the loop). With $m = 1 -
-        d_t$: $\delta_t = R_{t+1} + \gamma m \hat V(S_{t+1}) - \hat V(S_t)$ and $A
-        \leftarrow \delta_t + \gamma\lambda m A$.
+        Loop backwards, $t = T-1, \dots, 0$, with a running advantage $A$ (0 before the loop):
+        each step's $\delta_t$, then $A$ from $\delta_t$ and the $A$ of step $t+1$, as the
+        section's recursion writes them. Where $d_t = 1$ the episode ended: nothing after it
+        may carry over, neither $\hat V(S_{t+1})$ nor the later $A$ (multiply by $1 - d_t$).
         """),
 }

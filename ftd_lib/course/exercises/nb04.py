@@ -198,14 +198,34 @@ def check_next_target(answer) -> bool:
 #: Exercise ``first_update`` without a student id (K = 4)
 FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
 
+#: exercise 4's λ with a student id (0.30 .. 0.85 but no id's 0.5): 165 (λ, γ, η) in all
+FIRST_UPDATE_LAMS = tuple(k / 100 for k in range(30, 90, 5) if k != 50)
+
 
 def given_first_update() -> dict:
     """The ``lam``, ``gamma`` and ``eta`` for the current student (γλ < 1)."""
     rng = student_rng("nb04.first_update")
     if rng is None:
         return dict(FIRST_UPDATE)
-    return dict(lam=float(rng.choice([0.3, 0.6, 0.7, 0.8])), gamma=float(rng.choice([1.0, 0.9])),
-                eta=float(rng.choice([0.01, 0.05, 0.2])))
+    return dict(lam=float(rng.choice(FIRST_UPDATE_LAMS)),
+                gamma=float(rng.choice([1.0, 0.95, 0.9])),
+                eta=float(rng.choice([0.01, 0.02, 0.05, 0.1, 0.2])))
+
+
+def _first_update(e) -> tuple:
+    """K for ``e``'s λ, γ, η and the time step t of the pass that makes the first update, read
+    from a run of Algorithm 1 (its trace) on an episode longer than K."""
+    lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
+    K = k_bound(gamma, lam, eta)
+    if math.isinf(K):
+        raise ValueError("choose gamma * lam < 1 for this exercise")
+    T = int(K) + 5
+    x = np.ones((T + 1, 1))
+    x[-1] = 0.0
+    trace = []
+    forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
+                      gamma=gamma, eta=eta, trace=trace)
+    return K, next(s["t"] for s in trace if s["updated"] is not None)
 
 
 def check_first_update(answer, theta_index=None) -> bool:
@@ -219,23 +239,15 @@ def check_first_update(answer, theta_index=None) -> bool:
     if refuse_library_answer(("forward_td_lambda(", "stepper_frames(", "algorithm1_stepper(",
                                 "stepper_table(")):
         return False
-    e = given_first_update()
-    lam, gamma, eta = e["lam"], e["gamma"], e["eta"]
-    K = k_bound(gamma, lam, eta)
-    if math.isinf(K):
-        raise ValueError("choose gamma * lam < 1 for this exercise")
-    T = int(K) + 5
-    x = np.ones((T + 1, 1))
-    x[-1] = 0.0
-    trace = []
-    forward_td_lambda([(x, np.ones(T))], np.zeros(1), approx=Linear(1), alpha=0.1, lam=lam,
-                      gamma=gamma, eta=eta, trace=trace)
-    first = next(s["t"] for s in trace if s["updated"] is not None)
+    K, first = _first_update(given_first_update())
     a = one_number(answer, "first_update_answer (a time step)", "first_update_answer must be "
                    "one time step (a whole number).")
     if a is None:
         return False
-    if a != first and a == K:
+    others = others_answer(a, first, lambda: _first_update(given_first_update())[1])
+    if others:
+        ok = verdict(False, "", f"Not yet: {others}")
+    elif a != first and a == K:
         ok = verdict(False, "", f"Not yet: K = {K} is right, but the answer is a time step: "
                      "which t has the pass that observes S_K? (t counts from 0; the pass at t "
                      "observes S_{t+1}.)")
@@ -438,10 +450,10 @@ def check_rho(fn) -> bool:
     usual = (
         (lambda R, V, g, lm: R + g * V, "that is the TD target R + γV: the weight (1 − λ) "
          "of the one-step return is missing"),
-        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: the one-step return's weight in "
-         "G_t^{λ|h} is (1 − λ), so ρ has γ(1 − λ)V̂"),
+        (lambda R, V, g, lm: R + g * lm * V, "γλ on V̂: ρ's bootstrap term is the one-step "
+         "return's; which weight does eq. (2) give the one-step return G^(1)?"),
         (lambda R, V, g, lm: R, "the reward alone: the one-step return's bootstrap term "
-         "(1 − λ)γV̂(S_{t+1}) is part of ρ"),
+         "is part of ρ too (with the one-step return's weight in eq. (2))"),
     )
     def value(R, V, g, lm):
         got = run_student(fn, R, V, g, lm)[0]
@@ -457,56 +469,3 @@ def check_rho(fn) -> bool:
     return verdict(False, "", f"Not yet: at γ = {gamma}, λ = {lam}, t = {t}, h = {h} the "
                    f"identity misses by {worst:.3g}. Write G_t^{{λ|h}} with eq. (2) and split off "
                    "the terms that do not belong to G_{t+1}^{λ|h}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb04.rho_recursion": (
-        "**derive**: the ρ-recursion of App. B",
-        "asked at the end of §2, before §3's listing shows line 13: the student's "
-        r"`my_rho(reward, v_next, gamma, lam)` through the identity $G_{t+1}^{\lambda\|h} "
-        r"= (G_t^{\lambda\|h} - \rho_t)/\gamma\lambda$, against eq. (2) at every $t < h-1$"
-        " of an episode for three (γ, λ)",
-        "R + γV̂ (the TD target: the (1 − λ) forgotten); R + γλV̂; R alone"),
-    "nb04.build_algorithm1": (
-        "**build**: Algorithm 1",
-        "the student's `my_forward_td_lambda` (a skeleton with the queue, U, U_sync, c, "
-        "δ′ is given) against Sec. 5's definition after every step (to 1e-10) in five "
-        "cases: K = 4; γ < 1 (K = 15); K = 44 with most episodes shorter than K; K = 1 (λ"
-        " = η); γλ = 1 with `k_max = 5`. A failing case names the step where the weights "
-        "part and where that step is in Algorithm 1; the library's Algorithm 1 run inside"
-        " (any name) or pasted in is refused",
-        'rows that are one array (`w += …`: told "all your rows are the same array", not '
-        "blamed on the queue); weights that never move (a skeleton half filled: told); "
-        'the skeleton\'s `out[-1] = w` deleted (told: "only the last row of an episode '
-        'differs … out[-1] = w", not blamed on the flush); `U ← U_sync` missing when the '
-        "queue never filled; c_final = (γλ)^K; a ρ-step at K = 1; δ′ from a fresh "
-        "V̂(S_t); γ forgotten in ρ or δ′"),
-    "nb04.next_bounded_return": (
-        "the next K-bounded return",
-        r"$(U-\rho)/\gamma\lambda + (\gamma\lambda)^{K-1}\delta'$ with the student's U, ρ,"
-        " δ′, γ, λ, K, in Algorithm 1's order; one message per usual slip",
-        "the horizon step forgotten; weight (γλ)^(K−2); the horizon step without the "
-        "ρ-step; the ρ-step multiplied by γλ (each told)"),
-    "nb04.first_update": (
-        "the first update",
-        "for the student's λ, γ, η: the loop pass t = K − 1 makes the first update, which"
-        " produces θ_K (the stepper shows the paper's λ = 0.5, η = 0.1; an id's numbers "
-        "differ)",
-        "t = K (told: t counts from 0); θ_{K−1}: the pass index taken for the weights"),
-    "nb04.horizon_extension": (
-        "the horizon-extension identity (derive)",
-        r"on the student's episode: $G_0^{\lambda\|h}$ by eq. (2), $\delta'_h$, and "
-        r"$G_0^{\lambda\|h+1}$ by the identity, compared with eq. (2)",
-        r"δ′ with V(S_h\|θ_h) (the TD error); weight λ^(h−t) without γ^(h−t)"),
-    "nb04.k1_is_td0": (
-        "K = 1 is TD(0) (derive)",
-        "(a) the largest λ with K = 1 for the student's η and γ: η/γ; (b) the target of "
-        r"the first update from the given R₁ and V̂(S₁\|θ₀), as Algorithm 1 computes it: "
-        r"$R_1 + \gamma\hat V(S_1)$, TD(0)'s; with both right the check runs "
-        "`forward_td_lambda` at that λ and `td0` itself and shows them equal step for "
-        "step (no histories are handed in any more)",
-        "λ = η with γ < 1 (told); ρ₀ for the target (told: ρ is only part of it); R alone"),
-}

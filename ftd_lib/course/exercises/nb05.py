@@ -119,8 +119,8 @@ def check_constant_baseline(answer) -> bool:
         return verdict(False, "", "Not yet: " + others)
     return check_close(answer, b["ratio"], name="the normalised error of the best constant",
                        rtol=1e-6, atol=0,
-                       hint="The best constant is the mean of the true values; its RMS error "
-                            "is their standard deviation.")
+                       hint="The best constant is the mean of the true values: predict it "
+                            "everywhere, take the RMS error, divide.")
 
 
 #: The step-size parameter eta of Figure 3 right (gamma = 1), and lambda without a
@@ -205,6 +205,9 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
     elif a == [float(k) for k in floor]:
         ok_k = verdict(False, "", "Not yet: (a) rounded down; K is the smallest whole number "
                        "with (γλ)^K ≤ η, so round up.")
+    elif others := others_answer(a, Ks, lambda: [
+            k_bound(1.0, given_experiment()["lam"], eta) for eta in ETAS]):
+        ok_k = verdict(False, "", f"Not yet: (a) {others}")
     else:
         ok_k = verdict(False, "", f"Not yet: (a) K_etas are off: K is the smallest whole number "
                        f"with (γλ)^K ≤ η, at your λ = {lam:g} and γ = 1.")
@@ -224,9 +227,13 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
                        "the measurement (its why is graded by your instructor).", "")
     measured = _fig3_right_at(lam)
     _SHOWN.add(key)
-    ok_e = check_close(errors, measured, name=f"(c) the errors at λ = {lam:g}", rtol=1e-6,
-                       hint=f"Read res.summary()[label]['y'] where ['x'] is {lam:g}, for the "
-                       "labels 'η = 0.01', 'η = 0.1', 'η = 0.3'.")
+    theirs = others_answer(errors, measured, lambda: _fig3_right_at(given_experiment()["lam"]))
+    if theirs:
+        ok_e = verdict(False, "", f"Not yet: (c) {theirs}")
+    else:
+        ok_e = check_close(errors, measured, name=f"(c) the errors at λ = {lam:g}", rtol=1e-6,
+                           hint=f"Read res.summary()[label]['y'] where ['x'] is {lam:g}, for "
+                           "the labels 'η = 0.01', 'η = 0.1', 'η = 0.3'.")
     if ok_e and ok_p:
         trend = ("rises" if measured[-1] > measured[0] * 1.05 else
                  "falls" if measured[-1] < measured[0] / 1.05 else "stays")
@@ -235,33 +242,3 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
                   "they agree." if trend == prediction else
                   "they disagree; say in your answer below what you missed."))
     return all_parts((ok_k, ok_p, ok_e), ("(a) K_etas", "(b) prediction", "(c) errors"))
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb05.true_value": (
-        "**build**: a true value by simulation",
-        "the student's `my_value(x, v)` against `mc.true_value` (refused inside, or "
-        "pasted) at four states, exactly",
-        "+steps: the sign; steps ± 1 (told); right at one state only"),
-    "nb05.yardstick": (
-        "a yardstick for the metric",
-        "the normalised error of the best constant over the student's evaluation sample "
-        "(`mc.evaluation_states(**nb05.given_sample())`; without an id the notebook's 500"
-        " states, seed 0), σ / RMS of the true values, to 1e-6",
-        "the median's error (told); the best constant itself (told); rounded answers"),
-    "nb05.predict_then_measure": (
-        "**experiment**: predict, then measure, η at the student's λ",
-        "(a) K for η = 0.01, 0.1, 0.3 at the student's λ (0.9 without an id: 44, 22, 12; λ "
-        "one of the stored grid's 0.8, 0.85, 0.9, 0.925, 0.95); (b) the prediction (rises / "
-        "falls / stays) and a sentence why, recorded with `nb05.record_prediction` before the "
-        "check shows the measurement: it passes as recorded, whether or not the data agree, "
-        "and a different one after the measurement was shown is refused (in the record and in "
-        "the check); the reasoning is graded by hand in the written-answer box under the check "
-        "(an nbgrader manually graded answer, 1 point); (c) the three errors at the student's "
-        "λ, compared with the check's own reading of the stored Figure 3 right data (the check "
-        "takes no data object: a made-up one has nowhere to go)",
-        "K rounded down; rounded errors; no record before the check (told: record first)"),
-}

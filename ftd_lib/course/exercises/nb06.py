@@ -23,6 +23,7 @@ from . import (
     all_parts,
     as_numbers,
     check_close,
+    is_right,
     missing,
     not_written,
     others_answer,
@@ -194,27 +195,31 @@ def check_greedy_probability(mountain_car, cart_pole) -> bool:
         share = measure_greedy_share(q, eps, seed=seed)
         a = as_numbers(answer, name)
         mine = float(a) if a is not None and a.shape == () else None
+        right = mine is not None and is_right(mine, expected, rtol=0, atol=1e-9)
         print(f"   measured by the check: {N_DRAWS} calls of epsilon_greedy(q, {eps:g}, rng) on "
               f"{A} actions took the greedy one {share:.4f} of the time"
               + (f" (your prediction {mine:.4f})" if mine is not None else ""))
-        if mine is not None and abs(mine - share) < 5e-5 and abs(share - expected) > 1e-9:
+        if (not right and mine is not None and abs(mine - share) < 5e-5
+                and abs(share - expected) > 1e-9):
             oks.append(verdict(False, "", f"Not yet: {name}: that is a measured share (a "
                                "count of random draws), not the probability: predict it from ε "
                                "and the number of actions, exactly."))
             continue
-        if mine is not None and (others := others_answer(
+        if not right and mine is not None and (others := others_answer(
                 mine, expected, lambda A=A: nb06.greedy_probability(
                     given_epsilon()["epsilon"], A))):
             oks.append(verdict(False, "", f"Not yet: {name}: {others}"))
             continue
-        if mine is not None and abs(mine - (1 - eps)) < 1e-9:
+        if not right and mine is not None and abs(mine - (1 - eps)) < 1e-9:
             oks.append(verdict(False, "", f"Not yet: {name}: 1 − ε forgets that the random "
                                "draw (probability ε) can pick the greedy action too."))
             continue
         ok = check_close(answer, expected, name=name, rtol=0, atol=1e-9, hint=hint)
         se = np.sqrt(expected * (1 - expected) / N_DRAWS)
-        if ok and abs(share - expected) > 4.5 * se:  # the engine would contradict the formula
-            ok = verdict(False, "", f"{name}: the measurement disagrees with the prediction.")
+        if ok and abs(share - expected) > 4.5 * se:  # the engine contradicts the formula: a
+            # library matter for the instructor, not the student's (a right answer stays right)
+            print(f"   note: the measurement is more than 4.5 standard errors from {name}: "
+                  "tell your instructor (the engine's ε-greedy may differ from its formula).")
         oks.append(ok)
     return all_parts(oks, ("p_mountain_car", "p_cart_pole"))
 
@@ -247,6 +252,8 @@ def check_discounted_return(answer) -> bool:
     n, g = e["n_rewards"], e["gamma"]
     expected = nb06.discounted_return(n, g)
     a = float(arr) if arr.shape == () else None
+    if a is not None and is_right(a, expected, rtol=1e-12, atol=0, decimals=3):
+        a = None  # the right answer first: no slip is looked for
     if a is not None and abs(a - 1 / (1 - g)) < 1e-9:
         return verdict(False, "", f"Not yet: 1/(1−γ) = {1 / (1 - g):g} is the infinite sum; "
                        f"this episode has {n} rewards: the sum stops at γ^{n - 1}.")
@@ -264,37 +271,3 @@ def check_discounted_return(answer) -> bool:
         return verdict(False, "", "Not yet: " + others)
     return check_close(answer, expected, name="the discounted return", rtol=1e-12, atol=0,
                        decimals=3, hint=f"A geometric series: 1 + γ + ... + γ^{n - 1}.")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb06.simulate_policy": (
-        "**build**: simulate a policy",
-        "the student's `my_steps(x0, v0)` (push with the velocity, right at rest) against"
-        " `heuristic_steps` at four starts, exactly; `heuristic_steps` and "
-        "`mc.velocity_policy` run inside (any name) are refused; no message prints the "
-        "solution's loop",
-        'pushing left at rest (told: "At rest (v = 0) your car pushes left"); the goal '
-        "step not counted (told: one step off)"),
-    "nb06.forward_sarsa_delay": (
-        "**build**: forward Sarsa(λ)'s delay",
-        "the student's `my_k(gamma, lam, eta)` against `returns.k_bound` (refused inside,"
-        " or pasted) at seven points",
-        "rounded down (told); γ forgotten; `log(0)` raised at λ = 0 (told: K = 1)"),
-    "nb06.epsilon_greedy": (
-        "**predict, then measure**: how greedy is ε-greedy?",
-        r"(predict) 1 − ε + ε/\|A\| for 3 and 2 actions at the student's ε (0.05 without "
-        "an id; one of 0.050, 0.051, …, 0.400), exactly (a formula in ε): graded on that "
-        "reasoning; (measure) the check then draws 50,000 actions itself with the engine's "
-        "`epsilon_greedy` per task and prints the measured share beside the prediction; a "
-        "prediction equal to a measured share is refused (a measurement is not a prediction)",
-        "1 − ε (told: the random draw can pick the greedy action too); another id's ε "
-        "(named); the printed measured share (refused)"),
-    "nb06.cartpole_target": (
-        "what the learner aims at on cart-pole",
-        "the discounted return at γ = 0.99 of the student's N rewards of 1 (1000 without "
-        "an id: 99.9957), to three decimals or more",
-        "100 = 1/(1−γ), the infinite sum; N: undiscounted; N ± 1 terms (told)"),
-}

@@ -91,18 +91,3 @@ def check_gae(my_gae) -> bool:
                            f"{_why(got, r, v, gamma, lam, d, want)}")
     return verdict(True, "Correct: your GAE equals the library's on all three rollouts, so "
                    "A_t + V(S_t) is the interim λ-return G_t^{λ|h}.", "")
-
-
-#: INSTRUCTORS.md's row of each exercise of this notebook, by its key: (what it asks, what
-#: its check tests, the usual wrong answers and what they reveal), Markdown; written into
-#: the page by ``python -m ftd_lib.publish.lecture_plan --write``
-FOR_INSTRUCTORS = {
-    "nb07.gae_recursion": (
-        "GAE from the recursion",
-        "the student's `my_gae` equals `returns.gae` on three rollouts with and without "
-        "episode ends (to 1e-9); `returns.gae` run inside (any name) or pasted in is "
-        "refused",
-        "the terminals ignored; the value at an episode's end not masked (told: mask "
-        "V(S_{t+1}) too); the advantage not masked; a forward loop; λ = 0: the TD errors "
-        "alone"),
-}
