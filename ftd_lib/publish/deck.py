@@ -49,6 +49,7 @@ from pathlib import Path
 import nbformat
 
 from . import lectures as L
+from . import plan as P
 from .slides import RISE_CSS
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -391,7 +392,7 @@ def _reason(nb_cell, moved_reason):
     return "optional" if L.is_optional(nb_cell) else None
 
 
-def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
+def lecture_notebook(lecture: P.Lecture, *, core: bool = False):
     """One notebook of the slides lecture ``lecture`` projects, as the deck shows them
     (:func:`ftd_lib.publish.present.present`, ``"deck"``): a title slide (the plan, and the
     timetable in its speaker notes), each segment's slides in order, every slide with its
@@ -404,7 +405,7 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
     from .lecture_plan import lecture_table
     from .present import present
 
-    parts = [label_cells(L.read(seg.notebook), seg.notebook) for seg in lecture.segments]
+    parts = [label_cells(P.read(seg.notebook), seg.notebook) for seg in lecture.segments]
     segs = "\n".join(
         f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
         + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
@@ -418,7 +419,7 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
                            "at the end.\n\n" + lecture_table(lecture)[0])]
     frames = None
     for seg, nb in zip(lecture.segments, parts, strict=True):
-        idx = L.segment_cells(nb, seg)
+        idx = P.segment_cells(nb, seg)
         moved = L.segment_moved(seg, nb)
         sub = [copy.deepcopy(nb.cells[i]) for i in idx]
         sub[0].metadata.setdefault("slideshow", {})["slide_type"] = "slide"
@@ -486,7 +487,7 @@ def exporter():
 def render(nb, ex=None) -> str:
     """The deck's HTML for ``nb`` (slide types as set in its cells)."""
     ex = ex or exporter()
-    resources = {"ftd_css": (L.NOTEBOOKS / RISE_CSS).read_text() + DECK_CSS}
+    resources = {"ftd_css": (P.NOTEBOOKS / RISE_CSS).read_text() + DECK_CSS}
     html, _ = ex.from_notebook_node(nb, resources=resources)
     return html
 
@@ -510,7 +511,7 @@ def write_decks(out, *, notebooks=None, force: bool = False, core: bool = False)
             nbformat.read(p, as_version=4), Path(p).stem), "deck"))) for p in notebooks]
     else:
         jobs = [(f"lecture{lec.number}", lecture_notebook(lec, core=core))
-                for lec in L.LECTURES]
+                for lec in P.LECTURES]
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     ex, written = exporter(), []

@@ -13,7 +13,9 @@ from conftest import built_decks
 
 from ftd_lib.course import roles
 from ftd_lib.publish import deck, present
+from ftd_lib.publish import exercise_places as X
 from ftd_lib.publish import lectures as L
+from ftd_lib.publish import plan as P
 from ftd_lib.publish import slide_words as sw
 
 pytestmark = pytest.mark.slow  # every lecture's deck notebooks and the decks
@@ -30,7 +32,7 @@ def decks():
 
 def test_one_deck_per_lecture_loading_only_local_files(decks):
     out, paths = decks
-    assert [p.name for p in paths] == [f"lecture{lec.number}.html" for lec in L.LECTURES]
+    assert [p.name for p in paths] == [f"lecture{lec.number}.html" for lec in P.LECTURES]
     for path in paths:
         html = path.read_text()
         # what the page loads: scripts, images, style sheets (not the links a reader may follow)
@@ -59,7 +61,7 @@ def test_one_deck_per_lecture_loading_only_local_files(decks):
 def lecture_views():
     """Each lecture's deck notebook, in full and core (the cells the deck renders)."""
     return {(lec.number, core): deck.lecture_notebook(lec, core=core)
-            for lec in L.LECTURES for core in (False, True)}
+            for lec in P.LECTURES for core in (False, True)}
 
 
 def _slides(nb):
@@ -75,7 +77,7 @@ def test_lecture_takes_the_planned_cells(lecture_views):
     assert "| min |" in nb.cells[1].source
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in L.LECTURES])
+@pytest.mark.parametrize("number", [lec.number for lec in P.LECTURES])
 def test_a_slide_shows_what_the_room_needs(lecture_views, number):
     """No scaffold, hint, solution or test marker on a slide; code only where tagged
     show-code, on at most one slide in eight; every slide opens with its speaker cue; the
@@ -98,14 +100,14 @@ def test_a_slide_shows_what_the_room_needs(lecture_views, number):
         assert (" min, core)" in notes[0]) == ('class="ftd-mark"' not in s[0].source
                                                 and 'class="ftd-mark"' not in
                                                 (s[1].source if len(s) > 1 else "")), notes[0]
-    lec = L.LECTURES[number - 1]
+    lec = P.LECTURES[number - 1]
     assert slides[-len(lec.questions) - 1][0].source.startswith(f"## Homework after lecture "
                                                                 f"{number}")
     assert slides[-1][0].source.startswith("## Discussion")
 
 
 def test_the_core_deck_leaves_out_what_the_plan_does_not_time(lecture_views):
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         full, core = lecture_views[(lec.number, False)], lecture_views[(lec.number, True)]
         marked = sum('class="ftd-mark"' in c.source for c in full.cells)
         assert marked > 0 and not any('class="ftd-mark"' in c.source for c in core.cells)
@@ -122,14 +124,14 @@ def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_clas
     """Review 2026-11-28-lecturer-4, M3 and M4: the core deck shows the Summary of every
     notebook the lecture takes to its end; an exercise put to the room shows on its slide the
     numbers to work from (drawn without a student id) and its cue gives the answer."""
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         core = lecture_views[(lec.number, True)]
         text = [c.source for c in core.cells]
         titles = [c.source for c in core.cells if c.source.startswith("# ")]
         ends = [s for s in lec.segments if s.last is None]
         assert sum(t.startswith("## Summary") for t in text) == len(ends), lec.number
         assert len(titles) >= 1
-        for key, _, where in L.exercise_places(lec):
+        for key, _, where in X.exercise_places(lec):
             if where != "class":
                 continue
             k = next(i for i, t in enumerate(text) if t.startswith("### Exercise")
@@ -153,7 +155,7 @@ def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_clas
 def closing_title(key):
     from ftd_lib.publish import closing
 
-    nb = L.read(next(p.stem for p in (REPO / "notebooks").glob(f"{key[2:4]}_*.ipynb")))
+    nb = P.read(next(p.stem for p in (REPO / "notebooks").glob(f"{key[2:4]}_*.ipynb")))
     i = next(i for i, k in L.exercise_keys(nb).items() if k == key)
     return closing.exercise_title(nb, i).split(" (")[0]
 
@@ -183,7 +185,7 @@ def test_widget_shows_its_picture_drawn_for_the_slide():
 
     from ftd_lib.style import WIDGET_DPI
 
-    nb = L.read("03_one_state_divergence")
+    nb = P.read("03_one_state_divergence")
     k = next(i for i, c in enumerate(nb.cells)
              for o in c.get("outputs", []) if WIDGET in o.get("data", {}))
     saved = next(o["data"]["image/png"] for o in nb.cells[k].outputs

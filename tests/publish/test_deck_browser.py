@@ -181,7 +181,7 @@ def _record_size(number: int, slides: int, widest: float, tallest: float) -> Non
                         "tallest_px": round(tallest)})
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in deck.P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_offline(browser, lecture_decks, number):
     path = next(p for p in lecture_decks if p.stem == f"lecture{number}")
@@ -227,7 +227,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
-        lecture = next(lec for lec in deck.L.LECTURES if lec.number == number)
+        lecture = next(lec for lec in deck.P.LECTURES if lec.number == number)
         want = sum(c.metadata.get("slideshow", {}).get("slide_type") == "notes"
                    and c.source.strip() != "" for c in deck.lecture_notebook(lecture).cells)
         assert len(notes) == want, f"{len(notes)} speaker notes in the deck, {want} notes cells"
@@ -333,7 +333,7 @@ ALL_SLIDES = """() => {
     return document.querySelectorAll('.reveal .slides section').length; }"""
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in deck.P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
     """axe-core over every slide of a lecture deck (all slides shown at once), on the

@@ -28,7 +28,7 @@ from test_deck_browser import SHOW, SLIDES, _open, _settle
 
 from ftd_lib import figure_text
 from ftd_lib.publish import deck
-from ftd_lib.publish import lectures as L
+from ftd_lib.publish import plan as P
 from ftd_lib.style import MIN_PROJECTED_PX
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,7 +55,7 @@ PICTURES = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
 def _execute(stem: str, folder: Path) -> None:
     from nbclient import NotebookClient
 
-    src = L.NOTEBOOKS / f"{stem}.ipynb"
+    src = P.NOTEBOOKS / f"{stem}.ipynb"
     nb = nbformat.read(src, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         "from ftd_lib.figure_text import install\ninstall()"))
@@ -77,7 +77,7 @@ def measured_decks():
 def _measured_decks(root: Path) -> None:
     folder = root / "executed"
     folder.mkdir()
-    stems = sorted({seg.notebook for lec in L.LECTURES for seg in lec.segments})
+    stems = sorted({seg.notebook for lec in P.LECTURES for seg in lec.segments})
     env = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + env if env else "")
     try:
@@ -88,10 +88,10 @@ def _measured_decks(root: Path) -> None:
             os.environ.pop("PYTHONPATH")
         else:
             os.environ["PYTHONPATH"] = env
-    for css in L.NOTEBOOKS.glob("*.css"):
+    for css in P.NOTEBOOKS.glob("*.css"):
         shutil.copyfile(css, folder / css.name)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(L, "NOTEBOOKS", folder)
+        mp.setattr(P, "NOTEBOOKS", folder)
         names = [p.name for p in deck.write_decks(root / "decks", force=True)]
     (root / "decks.json").write_text(json.dumps(names))
 
@@ -136,7 +136,7 @@ def test_deck_draws_widget_pictures_to_fill_the_slide():
     assert deck.widget_picture("print(1)") is None
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_every_picture_projects_its_text_at_16px(browser, measured_decks, number):
     path = next(p for p in measured_decks if p.stem == f"lecture{number}")
