@@ -76,6 +76,12 @@ DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
             ".reveal section:has(.ftd-mark) .celltag_lecture-optional::before"
             " { content: none; }\n")
 
+#: the timetable in the title slide's notes fits the speaker view's notes pane (about 440 px
+#: wide): smaller type, fixed columns that wrap their words (the style travels with the notes)
+TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.6em; width: 100%; "
+                 "border-collapse: collapse; } .speaker-controls-notes th "
+                 "{ overflow-wrap: anywhere; }</style>\n\n")
+
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
 {% block jupyter_widgets %}{% endblock jupyter_widgets %}
@@ -109,6 +115,26 @@ Reveal.initialize({
   controls: false, progress: true, hash: true, transition: "none", slideNumber: "c/t",
   width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, margin: 0,
   center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
+});
+// the speaker view (key S) is a pop-up that gets each slide's notes as HTML: MathJax's
+// HTML-CSS output there has neither its stylesheet nor its fonts and shows as blanks, so each
+// formula of the notes is turned into MathML, which the browser typesets itself (once MathJax's
+// first pass is over: that pass would take the MathML for input and typeset it again)
+if (window.MathJax && MathJax.Hub) MathJax.Hub.Register.StartupHook("End", function () {
+  MathJax.Hub.Queue(["Require", MathJax.Ajax, "[MathJax]/extensions/toMathML.js"], function () {
+    document.querySelectorAll('aside.notes script[type^="math/tex"]').forEach(function (s) {
+      var jax = MathJax.Hub.getJaxFor(s);
+      if (!jax) return;
+      var span = document.createElement("span");
+      span.className = "ftd-notes-math";
+      span.innerHTML = jax.root.toMathML("");
+      jax.Remove();
+      var prev = s.previousSibling;
+      if (prev && prev.className === "MathJax_Preview") prev.remove();
+      if (s.parentNode) s.parentNode.replaceChild(span, s);
+    });
+    document.documentElement.dataset.ftdNotesMath = "mathml";
+  });
 });
 Reveal.on("slidechanged", function (event) {
   // queued behind the first typesetting: a jump right after loading rendered a slide that
@@ -416,7 +442,7 @@ def lecture_notebook(lecture: P.Lecture, *, core: bool = False):
     minutes = closing.lecture_minutes(lecture)
     cells = [title, _notes(f"**Cue** (1 min, core): today's plan, {minutes['core']} min of "
                            f"slides by the rule and {minutes['discussion']} min of discussion "
-                           "at the end.\n\n" + lecture_table(lecture)[0])]
+                           "at the end.\n\n" + TIMETABLE_CSS + lecture_table(lecture)[0])]
     frames = None
     for seg, nb in zip(lecture.segments, parts, strict=True):
         idx = P.segment_cells(nb, seg)

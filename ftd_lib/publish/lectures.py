@@ -307,7 +307,12 @@ def segment_timing(seg: Segment) -> Timing:
 
 def _heading(nb, i) -> str:
     src = slide_words._src(nb["cells"][i]).strip().splitlines()[0]
-    return re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip()).replace("|", "\\|")
+    text = re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip())
+    # a table cell: "|" escaped in the words, written \vert inside math (where an escaped
+    # "\|" would typeset as a double bar: G^{λ‖h})
+    parts = text.split("$")
+    return "$".join(p.replace("|", r"\vert ") if k % 2 else p.replace("|", "\\|")
+                    for k, p in enumerate(parts))
 
 
 def section_rows(seg: Segment) -> list:
