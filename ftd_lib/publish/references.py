@@ -21,15 +21,23 @@ from __future__ import annotations
 
 import re
 
+from ..course.roles import on_slide
 from . import plan as P
 from . import slide_words
 from .lectures import section_numbers, slide_groups
 
 NEXT = re.compile(r"\bnext slide", re.IGNORECASE)
-ABOVE = re.compile(r"\babove\b", re.IGNORECASE)
-BELOW = re.compile(r"\bbelow\b", re.IGNORECASE)
-SECTION = re.compile(r"(?<!notebook \d\d's )(?<!notebook \d\d’s )\b[Ss]ection (\d+)\b")
-SLIDERS = re.compile(r"\bmove (?:the |its )?sliders?\b", re.IGNORECASE)
+#: "above" / "below" pointing at something: at a clause's end ("printed above)", "… below.")
+#: or after what it points at ("the figures above"); not "traces above 1", "above the chart"
+_WHAT = r"(?:figures?|numbers?|table|plots?|curves?|printout|listing|stepper|trajectory|note)"
+ABOVE = re.compile(rf"\babove(?=\s*[),.;:—]|\s*$)|\b{_WHAT} above\b", re.IGNORECASE)
+BELOW = re.compile(rf"\bbelow(?=\s*[),.;:—]|\s*$)|\b{_WHAT} below\b", re.IGNORECASE)
+#: a section of the same notebook, not "notebook 05's section 6" nor "section 2 of the notebook"
+SECTION = re.compile(r"(?<!notebook \d\d's )(?<!notebook \d\d’s )\b[Ss]ection (\d+)\b"
+                     r"(?! of the notebook| in the notebook)")
+#: what only a live notebook can do
+SLIDERS = re.compile(r"\bmove (?:the |its )?sliders?\b|^\W*things to try\b",
+                     re.IGNORECASE | re.MULTILINE)
 _HEADING = re.compile(r"^(?:<p class=\"ftd-mark\">[^<]*</p>\s*)?##\s+(\d+)\.", re.MULTILINE)
 
 
@@ -60,9 +68,11 @@ def unresolved(nb) -> list[str]:
                 and c.get("cell_type") == "markdown"
                 for m in _HEADING.finditer(slide_words._src(c))}
     out = []
-    for group in slide_groups(nb):
+    deck = slide_groups(nb)
+    origins = [next((o for i in g if (o := _origin(nb["cells"][i]))), None) for g in deck]
+    for d, group in enumerate(deck):
         cells = [nb["cells"][i] for i in group]
-        origin = next((o for c in cells if (o := _origin(c))), None)
+        origin = origins[d]
         if origin is None:
             continue
         nb_id, index = origin
@@ -71,14 +81,33 @@ def unresolved(nb) -> list[str]:
         present = [_present(shown, nb_id, src, g) for g in src_groups]
         text = " ".join(slide_words._src(c) for c in cells if c.get("cell_type") == "markdown")
         where = f"{nb_id} c{index}"
-        if NEXT.search(text) and at + 1 < len(src_groups) and not present[at + 1]:
+        # the deck's next slide may continue the same notebook slide (the stepper's frames)
+        after = origins[d + 1] if d + 1 < len(deck) else None
+        goes_on = after is not None and after[0] == nb_id and after[1] in src_groups[at]
+        if (NEXT.search(text) and at + 1 < len(src_groups) and not present[at + 1]
+                and not goes_on):
             out.append(f"{where}: 'the next slide' — {nb_id} c{src_groups[at + 1][0]} is not "
                        "on the deck")
+        # "above" / "below" point at the same slide where it shows something before / after
+        # the sentence's cell, else at the slides of its section before / after it
         same = [k for k in range(len(src_groups)) if sec[src_groups[k][0]] == sec[index]]
-        if ABOVE.search(text) and not all(present[k] for k in same if k < at):
-            out.append(f"{where}: 'above' — a slide of its section before it is not on the deck")
-        if BELOW.search(text) and not all(present[k] for k in same if k > at):
-            out.append(f"{where}: 'below' — a slide of its section after it is not on the deck")
+        before = all(present[k] for k in same if k < at)
+        after = all(present[k] for k in same if k > at)
+        projected = [j for j, c in enumerate(cells)
+                     if slide_words.slide_type(c) not in ("skip", "notes")]
+        for j, c in enumerate(cells):
+            if c.get("cell_type") != "markdown":
+                continue
+            t = slide_words._src(c)
+            notes = slide_words.slide_type(c) == "notes"  # a cue speaks of the slides around
+            first = notes or (bool(projected) and j <= projected[0])
+            last = notes or (bool(projected) and j >= projected[-1])
+            if ABOVE.search(t) and first and not before:
+                out.append(f"{where}: 'above' — a slide of its section before it is not on "
+                           "the deck")
+            if BELOW.search(t) and last and not after:
+                out.append(f"{where}: 'below' — a slide of its section after it is not on "
+                           "the deck")
         for m in SECTION.finditer(text):
             if (nb_id, int(m.group(1))) not in headings:
                 out.append(f"{where}: '{m.group(0)}' — the deck does not show that section")
@@ -88,6 +117,8 @@ def unresolved(nb) -> list[str]:
 
 
 def _present(shown: set, nb_id: str, src, group) -> bool:
-    """Whether every projected cell of the source slide ``group`` is on the deck."""
-    return all((nb_id, i) in shown for i in group
-               if slide_words.slide_type(src["cells"][i]) not in ("skip", "notes"))
+    """Whether the source slide ``group`` is on the deck: its opening cell (the first it
+    projects) is. A slide with nothing to project counts as there."""
+    opener = next((i for i in group if slide_words.slide_type(src["cells"][i]) not in
+                   ("skip", "notes") and on_slide(src["cells"][i])), None)
+    return opener is None or (nb_id, opener) in shown

@@ -2,6 +2,7 @@
 is local, a widget shows its saved picture, notes go to the speaker view, and the CLI refuses
 bad input in one line. (tests/publish/test_deck_browser.py opens the decks in Chromium.)"""
 
+import copy
 import re
 import subprocess
 import sys
@@ -223,3 +224,25 @@ def test_deck_notebook_leaves_the_original_alone():
     assert out.cells[0].outputs[0]["data"] == {"image/png": "iVBO"}
     assert "widgets" not in out.metadata
     assert WIDGET in nb.cells[0].outputs[0]["data"] and "widgets" in nb.metadata
+
+
+def test_references_point_at_what_each_deck_shows(lecture_views):
+    """Every "the next slide", "above", "below", "section N" and "move the slider" of a slide or
+    its cue points at something the deck shows (core and full): the core deck drops and moves
+    slides, and a deck shows a widget's picture, not its sliders. The check is proven on
+    sentences that point at a dropped slide, a moved section and a widget."""
+    from ftd_lib.publish import references
+
+    for (number, core), nb in lecture_views.items():
+        assert references.unresolved(nb) == [], (number, core)
+    core, full = copy.deepcopy(lecture_views[(2, True)]), lecture_views[(2, False)]
+    k = next(i for i, c in enumerate(core.cells) if c.cell_type == "markdown"
+             and "the error averaged over 50 episodes" in c.source)
+    core.cells[k].source += "\n\nThe next slide, a live run. The η study is in section 5."
+    found = references.unresolved(core)
+    assert any("'the next slide'" in f for f in found), found  # the live run is dropped
+    assert any("'section 5'" in f for f in found), found  # 05 §5 is self-study
+    assert not any("'the next slide'" in f or "section 5" in f
+                   for f in references.unresolved(full))
+    core.cells[k].source += "\n\nMove the slider to α = 0.002."
+    assert any("slider" in f for f in references.unresolved(core))
