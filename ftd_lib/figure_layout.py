@@ -21,7 +21,7 @@ PNG of a figure carry the list in its output's metadata (``{"image/png": {"ftd_l
 [...]}}``, empty when the figure is fine), so ``tests/publish/test_figure_layout.py`` can hold
 every picture the stored notebooks show (and with them the decks, the site and the handouts,
 which show those outputs) to an empty list without drawing anything again; the deck's own
-pictures (:func:`ftd_lib.publish.deck.deck_png`) are checked as they are drawn.
+pictures (:func:`ftd_lib.publish.slide_pictures.deck_png`) are checked as they are drawn.
 """
 
 from __future__ import annotations
@@ -147,7 +147,8 @@ def problems(fig, tight: bool = True) -> list:
     sentence each; ``[]`` when nothing is. The figure is laid out (drawn without rendering)
     first. ``tight``: the picture is saved with ``bbox_inches="tight"`` (a notebook's inline
     picture), so it is the box of everything drawn and no text is cut; without it (a slide's
-    picture of fixed size, :func:`ftd_lib.publish.deck.deck_png`) it is the figure's box."""
+    picture of fixed size, :func:`ftd_lib.publish.slide_pictures.deck_png`) it is the
+    figure's box."""
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
     fbox = (fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans) if tight

@@ -5,7 +5,7 @@ A trajectory is a dict with ``states`` ``(T + 1, d)`` raw states (the start stat
 ``actions`` ``(T,)`` and ``end`` (``"terminal"``, ``"truncated"`` or ``None``): the format of
 :class:`ftd_lib.envs.recording.RecordingEnv`'s episodes, of
 :func:`ftd_lib.course.nb06_nn_control.last_episode` and of
-:func:`ftd_lib.course.nb06_nn_control.rollout_trajectory`. Action names come from the task
+:func:`ftd_lib.course.nb06_greedy.rollout_trajectory`. Action names come from the task
 registry (:mod:`ftd_lib.envs.tasks`); colours from the Okabe-Ito palette of
 :mod:`ftd_lib.methods` (pushing left vermillion, right blue, not pushing grey).
 """

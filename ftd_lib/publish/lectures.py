@@ -118,7 +118,7 @@ def _stepper_frames(source: str) -> int:
 def stepper_frames(cell) -> int:
     """How many recorded frames the deck shows for the stepper the code cell makes
     (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments, as
-    :func:`ftd_lib.publish.deck.stepper_frames_html` draws them); 0 for any other cell."""
+    :func:`ftd_lib.publish.slide_pictures.stepper_frames_html` draws them); 0 for any other cell."""
     from .static_explorers import find_call
 
     if cell.get("cell_type") != "code":

@@ -219,7 +219,8 @@ def test_readings_of_section_5_carry_the_numbers():
 
 def test_time_limit_study_against_the_loop_it_replaces():
     """The helper against the notebook's former cell, written out (small sizes)."""
-    from ftd_lib.course.nb06_nn_control import greedy_rollouts, start_states, start_value
+    from ftd_lib.course.nb06_greedy import greedy_rollouts, start_value
+    from ftd_lib.course.nb06_nn_control import start_states
 
     cap = dict(alpha=0.03, lam=0.6, runs=2, episodes=6, max_steps=12)
     study = time_limits.time_limit_study("cartpole", "forward_sarsa_lambda", n_starts=3,

@@ -13,7 +13,7 @@ import pytest
 from conftest import built_decks
 
 from ftd_lib.course import roles
-from ftd_lib.publish import deck, present
+from ftd_lib.publish import deck, present, slide_pictures
 from ftd_lib.publish import exercise_places as X
 from ftd_lib.publish import lectures as L
 from ftd_lib.publish import plan as P
@@ -191,7 +191,7 @@ def test_widget_shows_its_picture_drawn_for_the_slide():
              for o in c.get("outputs", []) if WIDGET in o.get("data", {}))
     saved = next(o["data"]["image/png"] for o in nb.cells[k].outputs
                  if WIDGET in o.get("data", {}))
-    out = deck.deck_notebook(nb)
+    out = slide_pictures.deck_notebook(nb)
     pics = [o for o in out.cells[k].outputs if "image/png" in o.get("data", {})]
     assert len(pics) == 1 and all(WIDGET not in o["data"] for o in out.cells[k].outputs)
     md = pics[0]["metadata"]["image/png"]
@@ -220,7 +220,7 @@ def test_deck_notebook_leaves_the_original_alone():
         nbformat.v4.new_output("display_data", data={WIDGET: {"model_id": "m"},
                                                       "image/png": "iVBO", "text/plain": "W"})])])
     nb.metadata["widgets"] = {"state": {}}
-    out = deck.deck_notebook(nb)
+    out = slide_pictures.deck_notebook(nb)
     assert out.cells[0].outputs[0]["data"] == {"image/png": "iVBO"}
     assert "widgets" not in out.metadata
     assert WIDGET in nb.cells[0].outputs[0]["data"] and "widgets" in nb.metadata

@@ -27,7 +27,7 @@ from conftest import built_once, needs_chromium, record_measurement
 from test_deck_browser import SHOW, SLIDES, _open, _settle
 
 from ftd_lib import figure_text
-from ftd_lib.publish import deck
+from ftd_lib.publish import deck, slide_pictures
 from ftd_lib.publish import plan as P
 from ftd_lib.style import MIN_PROJECTED_PX
 
@@ -127,13 +127,14 @@ def test_deck_draws_widget_pictures_to_fill_the_slide():
 
     from matplotlib.image import imread
 
-    png, md, _ = deck.widget_picture("one_state_explorer(alpha=0.15, T=10, v0=0.0)")
+    png, md, _ = slide_pictures.widget_picture("one_state_explorer(alpha=0.15, T=10, v0=0.0)")
     h, w = imread(io.BytesIO(png)).shape[:2]
-    assert w <= deck.PICTURE_BOX[0] and h <= deck.PICTURE_BOX[1]
-    assert max(w / deck.PICTURE_BOX[0], h / deck.PICTURE_BOX[1]) == pytest.approx(1, abs=0.01)
+    box = slide_pictures.PICTURE_BOX
+    assert w <= box[0] and h <= box[1]
+    assert max(w / box[0], h / box[1]) == pytest.approx(1, abs=0.01)
     assert md["ftd_text_pt"] == 13 and md["ftd_dpi"] == pytest.approx(h / 4.3, rel=0.01)
     assert md["ftd_text_pt"] * md["ftd_dpi"] / 72 > 18
-    assert deck.widget_picture("print(1)") is None
+    assert slide_pictures.widget_picture("print(1)") is None
 
 
 @pytest.mark.parametrize("number", [lec.number for lec in P.LECTURES],

@@ -119,7 +119,8 @@ def _pictures(path):
 def test_every_stored_picture_passed_the_layout_check(path):
     """Every figure a stored notebook shows was checked when it was drawn (the notebooks call
     ftd_lib.style.use_style, which installs the check) and nothing was wrong with it. A widget's
-    picture is drawn anew for a slide and checked there (ftd_lib.publish.deck.deck_png)."""
+    picture is drawn anew for a slide and checked there
+    (ftd_lib.publish.slide_pictures.deck_png)."""
     seen = list(_pictures(path))
     unchecked = [i for i, md in seen if FL.KEY not in md]
     assert unchecked == [], (f"{path.name}: cells {unchecked} carry no layout verdict: "
@@ -131,14 +132,14 @@ def test_every_stored_picture_passed_the_layout_check(path):
 def test_the_decks_own_pictures_pass_the_layout_check():
     """The widget pictures and the stepper's frames the deck draws for a slide (fixed size, not
     tight: nothing may be cut either)."""
-    from ftd_lib.publish import deck
+    from ftd_lib.publish import slide_pictures
 
     for source in ("one_state_explorer(alpha=0.15, T=10, v0=0.0)",
                    "k_explorer(eta=0.01, gl=0.9)"):
-        _, md, _ = deck.widget_picture(source)
+        _, md, _ = slide_pictures.widget_picture(source)
         assert md[FL.KEY] == [], (source, md[FL.KEY])
-    _, md, ex = deck.widget_picture("algorithm1_stepper()", deck.FRAME_BOX)
+    _, md, ex = slide_pictures.widget_picture("algorithm1_stepper()", slide_pictures.FRAME_BOX)
     for k in (0, 3, len(ex.frames) - 1):
         ex.controls["frame"].value = k
         _, fig = ex.render(ex)
-        assert deck.deck_png(fig, deck.FRAME_BOX)[1][FL.KEY] == [], k
+        assert slide_pictures.deck_png(fig, slide_pictures.FRAME_BOX)[1][FL.KEY] == [], k

@@ -738,14 +738,14 @@ FOCUS_PAGE = """<!doctype html><html data-theme="{theme}"><head><style>{css}</st
 def test_focus_is_seen_on_figures_and_header_buttons_and_wide_printouts_say_so(browser):
     """With the themes' stylesheets and the site's, keyboard focus changes the pixels of a
     notebook figure (its enlarge link's ring is drawn on the picture, which the output box no
-    longer clips) and of the theme's header button, at a laptop's and a phone's width; a printed output wider than its column is a named tab stop
-    with a shaded right edge, light in dark mode and dark in light mode."""
+    longer clips) and of the theme's header button, at a laptop's and a phone's width; a
+    printed output wider than its column is a named tab stop with a shaded right edge, light in
+    dark mode and dark in light mode."""
     import base64
-
-    from PIL import Image
 
     import pydata_sphinx_theme
     import sphinx_book_theme
+    from PIL import Image
 
     static = REPO / "ftd_lib" / "publish" / "site_static"
     themes = [Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
