@@ -134,8 +134,8 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
     the panel's data nor a title or label (:func:`ftd_lib.figure_layout.legend_faults`):
     matplotlib's ``loc="best"`` (the place with the least data under it) in one, two or three
     columns where that covers nothing, else under the panel, below its lowest label, in as few
-    rows as the figure's width allows (centred on the figure; the panel's width where another
-    panel's legend is already under the panels). The figure grows only by what such a legend
+    rows as the figure's width allows (centred on the figure; the panel's own width where
+    another panel stands beside it). The figure grows only by what such a legend
     hangs below its bottom edge (a second call for a panel beside the first reuses the room the
     first made), and the panels keep their size in inches, so a picture scaled to a slide keeps
     its text size as far as the slide's height allows (no change of layout engine: a figure
@@ -144,7 +144,7 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
     from matplotlib.transforms import blended_transform_factory
 
-    from .figure_layout import legend_faults
+    from .figure_layout import _panels, legend_faults
 
     axes = list(fig.axes if axes is None else axes)
     crowded = []
@@ -177,11 +177,12 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
             t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
         lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
         y = ax.transAxes.inverted().transform((0.0, lowest))[1]
-        # the figure's whole width when no other panel's legend hangs below the panels (the
-        # legend centred on the figure), else the panel's own
-        below = [o for o in fig.axes if o is not ax and o.get_legend() is not None
-                 and o.get_legend().get_window_extent(renderer).y1 < o.bbox.y0]
-        room, frame = ((1.15 * ax.bbox.width, ax.transAxes) if below
+        # the figure's whole width when the panel is alone in its row (the legend centred on
+        # the figure), else the panel's own: a legend centred on the figure under one of two
+        # panels side by side ran into the other's
+        beside = [o for o in _panels(fig) if o is not ax
+                  and min(o.bbox.y1, ax.bbox.y1) - max(o.bbox.y0, ax.bbox.y0) > 0]
+        room, frame = ((1.15 * ax.bbox.width, ax.transAxes) if beside
                        else (fig.bbox.width, fig.transFigure))
         where = blended_transform_factory(frame, ax.transAxes)
         n = len(lg.get_texts())
