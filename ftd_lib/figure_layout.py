@@ -97,16 +97,23 @@ def _text_artists(fig) -> list:
     return out
 
 
+def _box(t, renderer):
+    """The box of a text's words (an annotation's own box takes in its arrow too)."""
+    from matplotlib.text import Text
+
+    return Text.get_window_extent(t, renderer)
+
+
 def _texts(fig, renderer) -> list:
     """``(name, box)`` of every visible, non-empty text (:func:`_text_artists`)."""
-    return [(name, t.get_window_extent(renderer)) for name, t, _ in _text_artists(fig)]
+    return [(name, _box(t, renderer)) for name, t, _ in _text_artists(fig)]
 
 
 def text_faults(fig, renderer=None) -> list:
     """Texts of ``fig`` over one another (tick labels only against the other texts) and texts
     inside a panel over its data (module docstring); the figure laid out already."""
     renderer = renderer or fig._get_renderer()
-    items = [(name, t, ax, t.get_window_extent(renderer)) for name, t, ax in _text_artists(fig)]
+    items = [(name, t, ax, _box(t, renderer)) for name, t, ax in _text_artists(fig)]
     out = []
     for i, (n1, _, _, b1) in enumerate(items):
         for n2, _, _, b2 in items[i + 1:]:
@@ -138,13 +145,17 @@ def _data_points(ax):
                 and line.get_transform() != ax.transData:
             continue  # axhline/axvline: a reference line, not data
         xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if not len(xy):
+            continue
+        xy = line.get_transform().transform(xy)  # in pixels: a log axis draws straight there
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
         if len(xy) > 1:  # the segments between points, not only the points
             fine = [xy[:1]]
             for a, b in zip(xy[:-1], xy[1:], strict=True):
                 fine.append(a + (b - a) * np.linspace(0, 1, 9)[1:, None])
             xy = np.vstack(fine)
         if len(xy):
-            pts.append(line.get_transform().transform(xy))
+            pts.append(xy)
     for coll in ax.collections:
         offsets = coll.get_offsets()
         if coll.get_visible() and len(offsets) and type(coll).__name__ == "PathCollection":

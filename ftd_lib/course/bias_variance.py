@@ -154,11 +154,10 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         ax.plot(x, r["variance"], color=OKABE_ITO["blue"], label="variance")
         ax.plot(x, r["mse"], "k--", label="bias² + variance")
         best = int(np.argmin(r["mse"]))
-        ax.plot(x[best], r["mse"][best], "ko", ms=8)
         what = f"n = {r['n'][best]}" if key == "n" else f"λ = {r['lam'][best]:g}"
-        ax.annotate(f"smallest at {what}", (x[best], r["mse"][best]),
-                    textcoords="offset points", xytext=(0, 26), ha="center", fontsize=13,
-                    bbox=dict(fc="white", ec="none", alpha=0.85))
+        # named in the legend, which is placed off the data (written beside the point, the
+        # words sat on the curves)
+        ax.plot(x[best], r["mse"][best], "ko", ms=8, ls="none", label=f"smallest at {what}")
         ax.set_xscale("log")
         ax.xaxis.set_minor_locator(NullLocator())
     axes[0].xaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20, 50, 100]))

@@ -246,3 +246,28 @@ def test_references_point_at_what_each_deck_shows(lecture_views):
                    for f in references.unresolved(full))
     core.cells[k].source += "\n\nMove the slider to α = 0.002."
     assert any("slider" in f for f in references.unresolved(core))
+
+
+def test_every_cue_says_something(lecture_views):
+    """A cue that only repeats the slide's title ("the slide's point: Summary."), a bare lead-in
+    ("Reading.", "Learning goals.") or a stray list bullet ("* ...") gives the lecturer nothing:
+    none is left on the core decks, and the fallback says the slide's own first sentence."""
+    from ftd_lib.publish import cues
+
+    for (number, core), nb in lecture_views.items():
+        if not core:
+            continue
+        for slide in _slides(nb):
+            cue = next((c.source for c in slide if c.source.startswith("**Cue**")), None)
+            if cue is None:
+                continue
+            said = cue.split("): ", 1)[1]
+            head = next((c.source.lstrip("#").split("\n")[0].strip() for c in slide
+                         if c.cell_type == "markdown" and c.source.lstrip().startswith("#")), "")
+            assert "*" not in said.replace("**", ""), (number, said)
+            assert not said.startswith("the slide's point"), (number, said)
+            assert len(said.rstrip(".").split()) > 3, (number, said)
+            assert said.rstrip(".").strip() != head, (number, said)
+    md = nbformat.v4.new_markdown_cell("## Summary\n\n* Forward TD(λ) costs what TD(0) costs.")
+    md.metadata["slideshow"] = {"slide_type": "slide"}
+    assert cues.say([md], False, False) == "the point: Forward TD(λ) costs what TD(0) costs."
