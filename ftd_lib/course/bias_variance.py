@@ -169,9 +169,14 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
     axes[1].set_xlabel("λ (at its horizon 1/(1 − λ), log scale)")
     if np.any(lams >= 1.0):
         mc = lambda_return_bias_variance(values, [1.0], state)["mse"][0]
-        line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
+        # drawn across the panel as data (an axhline counts as a reference line), so that its
+        # own legend is placed off it, not on it
+        lo, hi = axes[1].get_xlim()
+        (line,) = axes[1].plot([lo, hi], [mc, mc], color="0.4", ls=":", lw=1.5,
                                label="λ = 1 (Monte Carlo):\nbias² + variance")
-        axes[1].legend(handles=[line], loc="upper right", fontsize=13)
+        axes[1].set_xlim(lo, hi)
+        best = [ln for ln in axes[1].lines if ln.get_label().startswith("smallest")]
+        axes[1].legend(handles=best + [line], loc="upper right", fontsize=13)
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")

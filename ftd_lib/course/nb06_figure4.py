@@ -228,7 +228,8 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
     """The stored Figure 4, both panels, with the level at the smallest α of the left one
     (:func:`no_learning_level`) as a dashed line (``figsize`` in inches, when ``axes`` is
     None). Returns the axes."""
-    if axes is None:
+    made = axes is None
+    if made:
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(1, 2, figsize=figsize)
@@ -236,11 +237,20 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
 
     plot_results(left, ax=axes[0])
     nl = no_learning_level(left)
-    axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
-    axes[0].annotate(f"level at the smallest α ({nl['level']:.0f})", (0.02, nl["level"]),
-                     xycoords=("axes fraction", "data"), xytext=(0, 6),
-                     textcoords="offset points", color="0.25", fontsize=13)
+    # named in the legend: written on the line, the words ran across the curves that hug it
+    level = axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1,
+                            label=f"level at the smallest α ({nl['level']:.0f})")
+    old = axes[0].get_legend()
+    handles = [*(old.legend_handles if old is not None else []), level]
+    axes[0].legend(handles=handles, labels=[*(t.get_text() for t in old.get_texts()),
+                                             level.get_label()] if old is not None else None,
+                   loc="best")
     plot_results(right, ax=axes[1])
+    if made:  # a figure of its own: laid out here, its legends off the data
+        from ..style import legend_off_data
+
+        axes[0].figure.tight_layout()
+        legend_off_data(axes[0].figure, list(axes))
     return axes
 
 
