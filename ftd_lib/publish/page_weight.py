@@ -34,7 +34,7 @@ def preload_links(prefix: str) -> str:
 def lighten_page(text: str, prefix: str) -> str:
     """A page's HTML without the icon script and with the MathJax fonts preloaded (once)."""
     text = ICON_SCRIPT.sub("", text)
-    if "_static/mathjax3/" in text and 'rel="preload"' not in text and "</head>" in text:
+    if "_static/mathjax3/" in text and MATHJAX_FONTS[0] not in text and "</head>" in text:
         text = text.replace("</head>", preload_links(prefix) + "</head>", 1)
     return text
 

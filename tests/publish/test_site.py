@@ -431,7 +431,8 @@ def test_pages_drop_the_icon_script_and_preload_mathjax_fonts(tmp_path):
     are preloaded, with the right path from a page one folder down; the decks are left alone."""
     from ftd_lib.publish import page_weight
 
-    head = ('<html><head><script defer src="{p}_static/scripts/fontawesome.js?digest=9"></script>'
+    head = ('<html><head><link rel="preload" as="script" href="{p}_static/scripts/theme.js" />'
+            '<script defer src="{p}_static/scripts/fontawesome.js?digest=9"></script>'
             '<script src="{p}_static/mathjax3/tex-chtml.js"></script></head><body>x</body></html>')
     (tmp_path / "_static" / "scripts").mkdir(parents=True)
     (tmp_path / "_static" / "scripts" / "fontawesome.js").write_text("x" * 1000)
