@@ -355,6 +355,9 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     c.axis("off")
     assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
                                   "RMS error against episode")
+    # a colour bar is no panel: its label is not read as one
+    fig.colorbar(a.imshow([[0, 1]]), ax=a, label="trace")
+    assert "trace" not in FA.figure_alt(fig)
     plt.close(fig)
     # review 2026-11-28-site-3 X13: a panel with one label is that label, no dangling
     # "against"; a title that says "Figure 1" gets no "Figure:" before it
