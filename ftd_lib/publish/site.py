@@ -186,12 +186,20 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
     return nb, manifests
 
 
-def deck_links_to_pages(html_text: str) -> str:
+def deck_links_to_pages(html_text: str, repo: str | None = None, ref: str = colab.REF) -> str:
     """A deck's links to a notebook of the course (``href="A1_x.ipynb"``) as links to that
     notebook's page on the site (the decks sit one folder down, in ``slides/``): the site has
-    no ``.ipynb`` files (review 2026-11-28-site-3, X15)."""
-    return re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
-                  lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
+    no ``.ipynb`` files; a link out of the notebooks' folder (``href="../results/REPORT.md#x"``,
+    which the site does not hold either) goes to the file on GitHub at ``ref`` of ``repo``
+    (without one, to nowhere: its words stay, unlinked)."""
+    html_text = re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
+                       lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
+    if repo is None:
+        return re.sub(r'<a [^>]*href="\.\./(?!(?:0\d|A\d)_)[^"]*"[^>]*>(.*?)</a>', r"\1",
+                      html_text)
+    return re.sub(r'href="\.\./(?!(?:0\d|A\d)_)([^"]+)"',
+                  lambda m: f'href="https://github.com/{repo}/blob/{ref}/{m.group(1)}"',
+                  html_text)
 
 
 #: the opening of a notes cell that lists a notebook's learning goals a second time (the title
@@ -323,7 +331,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             _say("lecture decks")
             deck_paths = write_decks(src / "_extra" / landing.DECKS)
             for path in deck_paths:  # a notebook a slide links is its page here (X15)
-                path.write_text(deck_links_to_pages(path.read_text()))
+                path.write_text(deck_links_to_pages(path.read_text(), repo, ref))
             deck_names = [p.stem for p in deck_paths]
             times["decks_s"] = time.perf_counter() - t
         else:

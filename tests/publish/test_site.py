@@ -424,6 +424,13 @@ def test_a_deck_links_a_notebook_as_its_page():
     assert 'href="../A1_reproduction_engineering.html"' in out
     assert 'href="../05_nn_prediction.html#claim-4"' in out
     assert 'href="https://github.com/x/y/blob/main/a.ipynb"' in out
+    # a link out of the notebooks' folder (the site has no results/): to GitHub at the ref,
+    # or, without a repository, its words unlinked (it was a dead link on lecture 3's deck)
+    report = '<a href="../results/REPORT.md#claim-5">the report</a>'
+    assert site.deck_links_to_pages(report, "me/course", "v1") == (
+        '<a href="https://github.com/me/course/blob/v1/results/REPORT.md#claim-5">the report</a>')
+    assert site.deck_links_to_pages(report) == "the report"
+    assert 'href="../A1_reproduction_engineering.html"' in site.deck_links_to_pages(html, "me/c")
     # the slide number's colours: 7:1, not reveal.js's 2.84:1
     assert ".slide-number { background-color: #595959; color: #fff; }" in deck.DECK_CSS
 
