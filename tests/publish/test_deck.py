@@ -268,6 +268,8 @@ def test_every_cue_says_something(lecture_views):
             assert not said.startswith("the slide's point"), (number, said)
             assert len(said.rstrip(".").split()) > 3, (number, said)
             assert said.rstrip(".").strip() != head, (number, said)
-    md = nbformat.v4.new_markdown_cell("## Summary\n\n* Forward TD(λ) costs what TD(0) costs.")
+    md = nbformat.v4.new_markdown_cell("## Summary\n\n* Forward TD(λ) costs what TD(0) costs, "
+                                       "and its targets are the λ-return's.")
     md.metadata["slideshow"] = {"slide_type": "slide"}
-    assert cues.say([md], False, False) == "the point: Forward TD(λ) costs what TD(0) costs."
+    assert cues.say([md], False, False) == ("the point: Forward TD(λ) costs what TD(0) costs, "
+                                            "and its targets are the λ-return's.")
