@@ -156,7 +156,11 @@ def discussion_cells(lecture: P.Lecture, minutes: int | None = None) -> list:
     if missing:
         raise ValueError(f"lecture {lecture.number}: no discussion question {missing} in "
                          "INSTRUCTORS.md")
-    share = None if minutes is None else max(1, minutes // max(1, len(lecture.questions)))
+    n = max(1, len(lecture.questions))
+    # the discussion's minutes shared out in whole minutes that add up to it (13 min over two
+    # questions: 7 and 6, not 6 and 6)
+    shares = ([None] * n if minutes is None else
+              [max(1, minutes // n + (1 if k < minutes % n else 0)) for k in range(n)])
     cells = []
     for k, q in enumerate(lecture.questions):
         head = "## Discussion" + (f" ({k + 1} of {len(lecture.questions)})"
@@ -164,7 +168,7 @@ def discussion_cells(lecture: P.Lecture, minutes: int | None = None) -> list:
         text = re.sub(r"^\(Optional\)\s*", "", qs[q])
         cells.append(_md(f"{head}\n\n**Question {q}.** {text}", "slide" if k == 0 else
                          "subslide"))
-        when = f"{share} min" if share else "the rest of the lecture"
+        when = f"{shares[k]} min" if shares[k] else "the rest of the lecture"
         cells.append(_md(f"**Cue** ({when}, core): pairs for 2 min, then take three answers; "
                          "the model answer is in INSTRUCTORS.md (instructors' release).",
                          "notes"))

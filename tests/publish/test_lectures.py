@@ -365,3 +365,14 @@ def test_every_required_exercise_has_a_place_pre_reading_included(monkeypatch):
         closing.homework_markdown(P.LECTURES[1])
     monkeypatch.setattr(X, "PRE_READING", tuple(s for s in P.PRE_READING if s is not six))
     assert ("06_nn_control", X.pre_reading_places(six)[0][0]) in X.unplaced()
+
+
+def test_the_discussion_cues_share_out_all_its_minutes():
+    """The discussion slides' cues give whole minutes that add up to the discussion the plan
+    leaves (lecture 3's 13 minutes over two questions were 6 + 6)."""
+    for lec in P.LECTURES:
+        minutes = closing.lecture_minutes(lec)["discussion"]
+        cues = [c.source for c in closing.discussion_cells(lec, minutes)
+                if c.source.startswith("**Cue**")]
+        given = [int(re.search(r"\((\d+) min", c).group(1)) for c in cues]
+        assert sum(given) == minutes and len(given) == len(lec.questions), (lec.number, given)
