@@ -10,6 +10,12 @@ found on a slide or a page of this course:
   :data:`TOUCH` pixels);
 - **a legend over the data**: a legend inside a panel that covers a drawn point of a line or a
   marker of that panel (:data:`DATA_MARGIN` pixels around the legend's box);
+- **text over text**: any two texts of the figure whose boxes overlap (the suptitle, a
+  figure text, a panel's title, an annotation or other text inside a panel, an axis label; tick
+  labels only against the others, not against each other): the suptitle struck through by a
+  panel's y-label, two annotations on one another;
+- **text over the data**: an annotation or other text inside a panel that covers a drawn
+  point of a line or a marker of that panel ("β = 2: diverges above" printed across a line);
 - **a squashed panel**: a panel narrower than :data:`MIN_AXES_SHARE` of its share of the
   figure's width (the figure's width over the panels side by side in its row), or lower than
   that share of its share of the height: the plotting area a legend or a label ate;
@@ -21,7 +27,7 @@ PNG of a figure carry the list in its output's metadata (``{"image/png": {"ftd_l
 [...]}}``, empty when the figure is fine), so ``tests/publish/test_figure_layout.py`` can hold
 every picture the stored notebooks show (and with them the decks, the site and the handouts,
 which show those outputs) to an empty list without drawing anything again; the deck's own
-pictures (:func:`ftd_lib.publish.deck.deck_png`) are checked as they are drawn.
+pictures (:func:`ftd_lib.publish.slide_pictures.deck_png`) are checked as they are drawn.
 """
 
 from __future__ import annotations
@@ -63,28 +69,65 @@ def _tick_labels(axis) -> list:
     return drawn
 
 
-def _texts(fig, renderer) -> list:
-    """``(name, box)`` of every visible, non-empty title, label and tick label."""
+def _shown(t) -> bool:
+    return t.get_visible() and bool(str(t.get_text()).strip())
+
+
+def _text_artists(fig) -> list:
+    """``(name, artist, panel)`` of every visible, non-empty text of ``fig``: the suptitle and
+    the figure's texts (panel None), each panel's titles, its texts and annotations, its axis
+    labels and drawn tick labels."""
     out = []
-    if fig._suptitle is not None and fig._suptitle.get_text().strip():
-        out.append(("the suptitle", fig._suptitle.get_window_extent(renderer)))
+    if fig._suptitle is not None and _shown(fig._suptitle):
+        out.append(("the suptitle", fig._suptitle, None))
+    out += [("a figure text", t, None) for t in fig.texts
+            if _shown(t) and t is not fig._suptitle]
     for ax in fig.axes:
         if not ax.get_visible():
             continue
-        for t in (ax.title, ax._left_title, ax._right_title):
-            if t.get_visible() and t.get_text().strip():
-                out.append(("a title", t.get_window_extent(renderer)))
-        for t in ax.texts:
-            if t.get_visible() and str(t.get_text()).strip():
-                out.append(("an annotation", t.get_window_extent(renderer)))
+        out += [("a title", t, ax) for t in (ax.title, ax._left_title, ax._right_title)
+                if _shown(t)]
+        out += [("an annotation", t, ax) for t in ax.texts if _shown(t)]
         if not ax.axison:
             continue
         for axis in (ax.xaxis, ax.yaxis):
-            lab = axis.label
-            if lab.get_visible() and lab.get_text().strip():
-                out.append(("an axis label", lab.get_window_extent(renderer)))
-            for t in _tick_labels(axis):
-                out.append(("a tick label", t.get_window_extent(renderer)))
+            if _shown(axis.label):
+                out.append(("an axis label", axis.label, ax))
+            out += [("a tick label", t, ax) for t in _tick_labels(axis)]
+    return out
+
+
+def _box(t, renderer):
+    """The box of a text's words (an annotation's own box takes in its arrow too)."""
+    from matplotlib.text import Text
+
+    return Text.get_window_extent(t, renderer)
+
+
+def _texts(fig, renderer) -> list:
+    """``(name, box)`` of every visible, non-empty text (:func:`_text_artists`)."""
+    return [(name, _box(t, renderer)) for name, t, _ in _text_artists(fig)]
+
+
+def text_faults(fig, renderer=None) -> list:
+    """Texts of ``fig`` over one another (tick labels only against the other texts) and texts
+    inside a panel over its data (module docstring); the figure laid out already."""
+    renderer = renderer or fig._get_renderer()
+    items = [(name, t, ax, _box(t, renderer)) for name, t, ax in _text_artists(fig)]
+    out = []
+    for i, (n1, _, _, b1) in enumerate(items):
+        for n2, _, _, b2 in items[i + 1:]:
+            if n1 == n2 == "a tick label" or not _overlap(b1, b2):
+                continue
+            out.append(f"{n1} over {n2}")
+    for name, t, ax, box in items:
+        if name != "an annotation" or ax is None or not ax.axison:
+            continue
+        p = _data_points(ax)
+        inside = ((p[:, 0] > box.x0) & (p[:, 0] < box.x1) & (p[:, 1] > box.y0)
+                  & (p[:, 1] < box.y1))
+        if inside.any():
+            out.append(f"an annotation over the data ({str(t.get_text())[:40]!r})")
     return out
 
 
@@ -102,13 +145,17 @@ def _data_points(ax):
                 and line.get_transform() != ax.transData:
             continue  # axhline/axvline: a reference line, not data
         xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if not len(xy):
+            continue
+        xy = line.get_transform().transform(xy)  # in pixels: a log axis draws straight there
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
         if len(xy) > 1:  # the segments between points, not only the points
             fine = [xy[:1]]
             for a, b in zip(xy[:-1], xy[1:], strict=True):
                 fine.append(a + (b - a) * np.linspace(0, 1, 9)[1:, None])
             xy = np.vstack(fine)
         if len(xy):
-            pts.append(line.get_transform().transform(xy))
+            pts.append(xy)
     for coll in ax.collections:
         offsets = coll.get_offsets()
         if coll.get_visible() and len(offsets) and type(coll).__name__ == "PathCollection":
@@ -147,17 +194,25 @@ def problems(fig, tight: bool = True) -> list:
     sentence each; ``[]`` when nothing is. The figure is laid out (drawn without rendering)
     first. ``tight``: the picture is saved with ``bbox_inches="tight"`` (a notebook's inline
     picture), so it is the box of everything drawn and no text is cut; without it (a slide's
-    picture of fixed size, :func:`ftd_lib.publish.deck.deck_png`) it is the figure's box."""
+    picture of fixed size, :func:`ftd_lib.publish.slide_pictures.deck_png`) it is the
+    figure's box."""
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
     fbox = (fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans) if tight
             else fig.bbox)
     out = []
-    legends = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+    from matplotlib.legend import Legend
+
+    extra = [a for ax in fig.axes for a in ax.artists if isinstance(a, Legend)]  # add_artist
+    legends = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes] + extra
                if lg is not None and lg.get_visible()]
     texts = _texts(fig, renderer)
     for lg in legends:
         out += legend_faults(fig, lg, renderer, texts)
+    boxes = [lg.get_window_extent(renderer) for lg in legends]
+    if any(_overlap(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1:]):
+        out.append("a legend over a legend")
+    out += text_faults(fig, renderer)
     panels = _panels(fig)
     for ax in panels:
         b = ax.get_window_extent(renderer)

@@ -129,22 +129,52 @@ def _legend_again(ax, lg, **where):
                      frameon=lg.get_frame_on(), **where)
 
 
+def _hangs_below(ax, renderer) -> bool:
+    lg = ax.get_legend()
+    return lg is not None and lg.get_window_extent(renderer).y1 < ax.bbox.y0
+
+
+def _place_below(fig, ax, ncol, own_panel: bool) -> float:
+    """Put ``ax``'s legend under the panel, below its lowest label, centred on the figure or
+    (``own_panel``) on the panel, in the fewest rows that fit; the pixels it hangs below the
+    figure's bottom edge."""
+    from matplotlib.transforms import blended_transform_factory
+
+    renderer = fig._get_renderer()
+    lg = ax.get_legend()
+    fig.draw_without_rendering()
+    boxes = [ax.xaxis.label.get_window_extent(renderer)] + [
+        t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
+    y = ax.transAxes.inverted().transform((0.0, lowest))[1]
+    room, frame = ((1.15 * ax.bbox.width, ax.transAxes) if own_panel
+                   else (fig.bbox.width, fig.transFigure))
+    where = blended_transform_factory(frame, ax.transAxes)
+    n = len(lg.get_texts())
+    for cols in ([ncol] if ncol else range(n, 0, -1)):  # fewest rows that fit the room
+        lg = _legend_again(ax, lg, ncols=cols, loc="upper center",
+                           bbox_to_anchor=(0.5, y - 0.02), bbox_transform=where)
+        fig.draw_without_rendering()
+        if lg.get_window_extent(renderer).width <= 0.98 * room:
+            break
+    return fig.bbox.y0 + 0.05 * fig.dpi - lg.get_window_extent(renderer).y0
+
+
 def legend_off_data(fig, axes=None, ncol: int | None = None):
     """Put each legend of ``axes`` (default: all of ``fig``'s panels) where it covers neither
     the panel's data nor a title or label (:func:`ftd_lib.figure_layout.legend_faults`):
     matplotlib's ``loc="best"`` (the place with the least data under it) in one, two or three
     columns where that covers nothing, else under the panel, below its lowest label, in as few
-    rows as the figure's width allows (centred on the figure; the panel's width where another
-    panel's legend is already under the panels). The figure grows only by what such a legend
+    rows as the figure's width allows (centred on the figure; each under its own panel where a
+    panel beside it has a legend under it too). The figure grows only by what such a legend
     hangs below its bottom edge (a second call for a panel beside the first reuses the room the
     first made), and the panels keep their size in inches, so a picture scaled to a slide keeps
     its text size as far as the slide's height allows (no change of layout engine: a figure
     with a colour bar keeps its own). Call it once the figure is drawn and laid out in full
     (after ``tight_layout``). Returns the figure."""
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
-    from matplotlib.transforms import blended_transform_factory
 
-    from .figure_layout import legend_faults
+    from .figure_layout import _panels, legend_faults
 
     axes = list(fig.axes if axes is None else axes)
     crowded = []
@@ -171,27 +201,14 @@ def legend_off_data(fig, axes=None, ncol: int | None = None):
     renderer = fig._get_renderer()
     hang = 0.0  # pixels the lowest legend reaches below the figure's bottom edge
     for ax in crowded:  # under the panel, below its lowest label
-        lg = ax.get_legend()
-        fig.draw_without_rendering()
-        boxes = [ax.xaxis.label.get_window_extent(renderer)] + [
-            t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
-        lowest = min([b.y0 for b in boxes if b.height] + [ax.bbox.y0])
-        y = ax.transAxes.inverted().transform((0.0, lowest))[1]
-        # the figure's whole width when no other panel's legend hangs below the panels (the
-        # legend centred on the figure), else the panel's own
-        below = [o for o in fig.axes if o is not ax and o.get_legend() is not None
-                 and o.get_legend().get_window_extent(renderer).y1 < o.bbox.y0]
-        room, frame = ((1.15 * ax.bbox.width, ax.transAxes) if below
-                       else (fig.bbox.width, fig.transFigure))
-        where = blended_transform_factory(frame, ax.transAxes)
-        n = len(lg.get_texts())
-        for cols in ([ncol] if ncol else range(n, 0, -1)):  # fewest rows that fit the room
-            lg = _legend_again(ax, lg, ncols=cols, loc="upper center",
-                               bbox_to_anchor=(0.5, y - 0.02), bbox_transform=where)
-            fig.draw_without_rendering()
-            if lg.get_window_extent(renderer).width <= 0.98 * room:
-                break
-        hang = max(hang, fig.bbox.y0 + 0.05 * fig.dpi - lg.get_window_extent(renderer).y0)
+        # the figure's whole width (the legend centred on the figure) unless a panel beside
+        # this one has a legend under it already: then each under its own panel (centred on
+        # the figure, the first ran into the second)
+        beside = [o for o in _panels(fig) if o is not ax and _hangs_below(o, renderer)
+                  and min(o.bbox.y1, ax.bbox.y1) - max(o.bbox.y0, ax.bbox.y0) > 0]
+        for o in beside:
+            hang = max(hang, _place_below(fig, o, ncol, own_panel=True))
+        hang = max(hang, _place_below(fig, ax, ncol, own_panel=bool(beside)))
     if hang <= 0:
         return fig
     extra = hang / fig.dpi

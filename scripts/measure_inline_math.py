@@ -5,7 +5,7 @@ course website, with the site's former MathJax (2.7, HTML-CSS output, STIX web f
     python scripts/measure_inline_math.py
 
 Builds a one-page site twice with the website's Sphinx configuration
-(:data:`ftd_lib.publish.site.CONF`, its CSS and theme), the second time with MathJax 2.7 in
+(:data:`ftd_lib.publish.site_conf.CONF`, its CSS and theme), the second time with MathJax 2.7 in
 MathJax 3's place, opens each in the system Chromium (1300 px wide, 2 device pixels per CSS
 pixel, offline) and measures with the browser test's probe
 (``tests/publish/test_site_browser.py``, :func:`inline_math_offsets`): the ink of x, V, n and
@@ -40,14 +40,14 @@ mathjax2_config = {"HTML-CSS": {"availableFonts": [], "preferredFont": None,
 
 def build(folder: Path, mathjax: int) -> Path:
     """A one-page site in ``folder`` with the website's configuration and MathJax ``mathjax``."""
-    from ftd_lib.publish import site
+    from ftd_lib.publish import site, site_conf
 
     src = folder / "src"
     (src / "_static").mkdir(parents=True)
     (src / "_extra").mkdir()
     for f in site.STATIC.iterdir():
         (shutil.copytree if f.is_dir() else shutil.copy2)(f, src / "_static" / f.name)
-    conf = site.CONF.format(theme=site.theme_options(None, "x", ""), year="2026")
+    conf = site_conf.CONF.format(theme=site_conf.theme_options(None, "x", ""), year="2026")
     if mathjax == 2:
         import jupyter_server_mathjax
 

@@ -4,7 +4,8 @@ further" cell). Run from the repository root: ``python scripts/time_nb06_helpers
 import time
 
 from ftd_lib.course import live as figures
-from ftd_lib.course.nb06_nn_control import fresh_greedy_report, train
+from ftd_lib.course.nb06_greedy import fresh_greedy_report
+from ftd_lib.course.nb06_nn_control import train
 
 
 def timed(what, f, *args, **kwargs):

@@ -154,11 +154,10 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
         ax.plot(x, r["variance"], color=OKABE_ITO["blue"], label="variance")
         ax.plot(x, r["mse"], "k--", label="bias² + variance")
         best = int(np.argmin(r["mse"]))
-        ax.plot(x[best], r["mse"][best], "ko", ms=8)
         what = f"n = {r['n'][best]}" if key == "n" else f"λ = {r['lam'][best]:g}"
-        ax.annotate(f"smallest at {what}", (x[best], r["mse"][best]),
-                    textcoords="offset points", xytext=(0, 26), ha="center", fontsize=13,
-                    bbox=dict(fc="white", ec="none", alpha=0.85))
+        # named in the legend, which is placed off the data (written beside the point, the
+        # words sat on the curves)
+        ax.plot(x[best], r["mse"][best], "ko", ms=8, ls="none", label=f"smallest at {what}")
         ax.set_xscale("log")
         ax.xaxis.set_minor_locator(NullLocator())
     axes[0].xaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20, 50, 100]))
@@ -170,9 +169,14 @@ def plot_bias_variance(values, ns, lams, state: int = START, label: str = "", fi
     axes[1].set_xlabel("λ (at its horizon 1/(1 − λ), log scale)")
     if np.any(lams >= 1.0):
         mc = lambda_return_bias_variance(values, [1.0], state)["mse"][0]
-        line = axes[1].axhline(mc, color="0.4", ls=":", lw=1.5,
+        # drawn across the panel as data (an axhline counts as a reference line), so that its
+        # own legend is placed off it, not on it
+        lo, hi = axes[1].get_xlim()
+        (line,) = axes[1].plot([lo, hi], [mc, mc], color="0.4", ls=":", lw=1.5,
                                label="λ = 1 (Monte Carlo):\nbias² + variance")
-        axes[1].legend(handles=[line], loc="upper right", fontsize=13)
+        axes[1].set_xlim(lo, hi)
+        best = [ln for ln in axes[1].lines if ln.get_label().startswith("smallest")]
+        axes[1].legend(handles=best + [line], loc="upper right", fontsize=13)
     axes[0].set_ylabel(f"squared error of the target for v({state})")
     axes[0].set_title(r"n-step return $G^{(n)}$", loc="left")
     axes[1].set_title(r"λ-return $G^\lambda$", loc="left")

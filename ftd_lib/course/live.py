@@ -214,6 +214,8 @@ class Comparison:
             for ax in fig.axes:
                 ax.title.set_fontsize("medium")
             fig._suptitle.set_fontsize("large")
+            _fold_long_ylabels(fig)
+            fig.tight_layout()  # again, for the sizes set here
             legend_outside(fig, where="bottom")
             return fig
         import matplotlib.pyplot as plt
@@ -226,6 +228,22 @@ class Comparison:
                      fontsize="medium")
         legend_outside(fig, where="right")
         return fig
+
+
+def _fold_long_ylabels(fig) -> None:
+    """A y-label longer than its panel is high is folded onto two lines (at its comma, else
+    near its middle): at full length it reached past the panel into the suptitle's line."""
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    for ax in fig.axes:
+        label = ax.yaxis.label
+        text = label.get_text()
+        if "\n" in text or not text or (label.get_window_extent(renderer).height
+                                         <= 0.95 * ax.bbox.height):
+            continue
+        cut = text.find(", ") + 1 if ", " in text else text.rfind(" ", 0, len(text) // 2 + 1)
+        if cut > 0:
+            label.set_text(text[:cut].rstrip() + "\n" + text[cut:].lstrip())
 
 
 def compare(name: str, *, results=None, seed: int = SEED, plot: bool = True,

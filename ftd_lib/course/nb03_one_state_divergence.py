@@ -79,7 +79,9 @@ def plot_beta_curves(T, ax=None, alpha=None, alphas=None, beta_max: float = 4.0,
     alphas = np.linspace(0.0, 1.0, 201) if alphas is None else np.asarray(alphas, dtype=float)
     ax.axhspan(2.0, beta_max * 1.08, color=OKABE_ITO["vermillion"], alpha=0.08, lw=0)
     ax.axhline(2.0, color="k", ls="--", lw=1.2)
-    ax.text(0.02, 2.05, "β = 2: diverges above", fontsize=13, va="bottom")
+    # at the right, where β = αT has long left the chart and 1 − (1−α)^T stays under 1: written
+    # at the left it ran across the TD(λ) line
+    ax.text(0.98, 2.05, "β = 2: diverges above", fontsize=13, va="bottom", ha="right")
     ax.axhline(1.0, color="k", ls=":", lw=1.0)
     for method, label in (("td_lambda", "β = αT (TD(λ=1))"),
                           ("online_lambda_return", "β = 1 − (1−α)$^T$ (λ-return)")):

@@ -99,9 +99,10 @@ def rounding_errors(T: int = 2000, gamma: float = 1.0, lam: float = 0.5, eta: fl
 
 
 def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = None,
-                  title: str | None = None):
+                  title: str | None = None, legend: bool = True):
     """Error of the K-bounded return vs t (up to ``t_max``), log scale; overflowed values drawn
-    off the chart. ``title``: the panel's title (default: γλ and K)."""
+    off the chart. ``title``: the panel's title (default: γλ and K); ``legend=False``: none
+    (a second panel beside one that has it)."""
     if ax is None:
         use_style()
         ax = Figure(figsize=(7.0, 4.2)).subplots()
@@ -118,9 +119,13 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
         note = f"off the chart from t = {t_rho[k]}"
         if inf_at.size:
             note += f"\n(overflows to ∞ at t = {data['t'][inf_at[0]]})"
-        x_text = t_rho[k] + 0.04 * n if t_rho[k] < 0.5 * n else 0.03 * n
-        ax.annotate(note, xy=(t_rho[k], ymax * 1.04), xytext=(x_text, ymax * 1e-3),
-                    color=OKABE_ITO["vermillion"], fontsize=13, va="top",
+        # right of where the curve leaves the chart, or, where that is too near the right
+        # edge, in the top left corner, which the curve reaches only late (written at the
+        # left at mid height, the words sat on the rising curve)
+        where = (dict(xytext=(t_rho[k] + 0.04 * n, ymax * 1e-3)) if t_rho[k] < 0.5 * n
+                 else dict(xytext=(0.03, 0.97), textcoords="axes fraction"))
+        ax.annotate(note, xy=(t_rho[k], ymax * 1.04), color=OKABE_ITO["vermillion"],
+                    fontsize=13, va="top", **where,
                     arrowprops=dict(arrowstyle="->", color=OKABE_ITO["vermillion"]))
     ax.plot(data["t"][:n], np.maximum(data["err_algorithm1"][:n], tiny),
             **style("forward_td_lambda"), lw=1.0)
@@ -130,8 +135,9 @@ def plot_rounding(data: dict, ax=None, ymax: float = 1e10, t_max: int | None = N
     ax.set(xlabel="time step t", ylabel="|G − G by definition (eq. 2)|",
            title=title if title is not None
            else f"Rounding errors, γλ = {data['gamma'] * data['lam']:g}, K = {data['K']}")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=13)
-    legend_off_data(ax.figure, [ax])
+    if legend:
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), fontsize=13)
+        legend_off_data(ax.figure, [ax])
     return ax
 
 

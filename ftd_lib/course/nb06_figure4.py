@@ -228,7 +228,8 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
     """The stored Figure 4, both panels, with the level at the smallest α of the left one
     (:func:`no_learning_level`) as a dashed line (``figsize`` in inches, when ``axes`` is
     None). Returns the axes."""
-    if axes is None:
+    made = axes is None
+    if made:
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(1, 2, figsize=figsize)
@@ -236,11 +237,20 @@ def plot_figure4(left, right, axes=None, figsize=(14.0, 4.9)):
 
     plot_results(left, ax=axes[0])
     nl = no_learning_level(left)
-    axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1)
-    axes[0].annotate(f"level at the smallest α ({nl['level']:.0f})", (0.02, nl["level"]),
-                     xycoords=("axes fraction", "data"), xytext=(0, 6),
-                     textcoords="offset points", color="0.25", fontsize=13)
+    # named in the legend: written on the line, the words ran across the curves that hug it
+    level = axes[0].axhline(nl["level"], color="0.3", ls="--", lw=1.5, zorder=1,
+                            label=f"level at the smallest α ({nl['level']:.0f})")
+    old = axes[0].get_legend()
+    handles = [*(old.legend_handles if old is not None else []), level]
+    axes[0].legend(handles=handles, labels=[*(t.get_text() for t in old.get_texts()),
+                                             level.get_label()] if old is not None else None,
+                   loc="best")
     plot_results(right, ax=axes[1])
+    if made:  # a figure of its own: laid out here, its legends off the data
+        from ..style import legend_off_data
+
+        axes[0].figure.tight_layout()
+        legend_off_data(axes[0].figure, list(axes))
     return axes
 
 
@@ -383,11 +393,30 @@ def format_forward_minus_sarsa(res, digits: int = 1) -> str:
 OUR_THRESHOLDS = (4, 6, 7, 8)
 
 
-def claims_compact(rows) -> str:
+def peak_borderline(res) -> bool:
+    """Whether claim 7's verdict is a tie at the edge of :data:`PEAK_RANGE`: forward
+    Sarsa(λ)'s best λ is one of the window's two ends and the λ just outside that end is within
+    two standard errors of it (the two points cannot be told apart, so a verdict of "agrees"
+    rests on which side of the edge noise put the peak)."""
+    f = _curve(res, "forward_sarsa_lambda")
+    i = int(np.nanargmax(f["y"]))
+    lo, hi = PEAK_RANGE
+    x = f["x"]
+    if not (np.isclose(x[i], lo) or np.isclose(x[i], hi)):
+        return False
+    j = i - 1 if np.isclose(x[i], lo) else i + 1
+    if not 0 <= j < len(x) or not np.isfinite(f["y"][j]):
+        return False
+    return bool(f["y"][i] - f["y"][j] <= 2 * math.hypot(f["se"][i], f["se"][j]))
+
+
+def claims_compact(rows, borderline=()) -> str:
     """The claims table (:func:`ftd_lib.course.live.claims_side_by_side` rows) for a slide: the
     paper's words, the verdict and the rule of the verdict, where it has one, marked *(ours)*
     where its threshold is the course's (:data:`OUR_THRESHOLDS`; the evidence is in
-    :func:`ftd_lib.course.live.claims_markdown`)."""
+    :func:`ftd_lib.course.live.claims_markdown`). A claim numbered in ``borderline`` (claim 7
+    where :func:`peak_borderline`) has its verdict said as *borderline*: it rests on a tie at
+    the edge of our threshold."""
     import re
 
     out = ["| # | the paper says | verdict | rule |", "|---|---|---|---|"]
@@ -401,7 +430,10 @@ def claims_compact(rows) -> str:
                     + " " + text
         if rule and int(r["number"]) in OUR_THRESHOLDS:
             text += " *(ours)*"
-        out.append(f"| {r['number']} | {r['paper']} | **{r['verdict']}** | "
+        verdict = f"**{r['verdict']}**"
+        if int(r["number"]) in borderline:
+            verdict += ", borderline *(ours)*"
+        out.append(f"| {r['number']} | {r['paper']} | {verdict} | "
                    + text.replace("|", "\\|") + " |")
     return "\n".join(out)
 
@@ -433,7 +465,10 @@ def peak_note(res) -> str:
     return (f"Forward Sarsa(λ) peaks at λ = {f['x'][i]:g} ({f['y'][i]:.0f}; {near}). The "
             f"paper says \"around λ = 0.6\" without a range; the rule accepts a best λ anywhere "
             f"in [{lo:g}, {hi:g}]. That window is **our threshold**, like claim 4's 10 %: a "
-            "narrower one could flip the verdict. Read the numbers and decide.")
+            "narrower one could flip the verdict."
+            + (" Here the peak sits on the window's edge, within two standard errors of the λ "
+               "just outside it: a tie, so the table calls the verdict **borderline**."
+               if peak_borderline(res) else "") + " Read the numbers and decide.")
 
 
 def scratch_reading(scratch: dict, block: int, fresh_steps: float, random_steps: float,

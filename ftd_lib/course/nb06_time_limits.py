@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.tasks import TASKS
-from .nb06_nn_control import greedy_rollouts, start_states, start_value, train
+from .nb06_greedy import greedy_rollouts, start_value
+from .nb06_nn_control import start_states, train
 
 
 def time_limit_study(task: str = "cartpole", method: str = "forward_sarsa_lambda", *,

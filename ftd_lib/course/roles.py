@@ -32,6 +32,9 @@ tag                   meaning
                       (:mod:`ftd_lib.course.colab`); no static way out shows it
 ``written-answer``    a box (Markdown) for a written answer, graded by hand (nbgrader's
                       manually graded answer): in every copy, empty in the source
+``cell-<name>``       not a role but the cell's name, unique in its notebook: what the lecture
+                      plan (:mod:`ftd_lib.publish.plan`) calls a section's heading or a slide
+                      by, so that a retitle or a renumbering changes no lecture
 ===================== ==========================================================================
 
 nbval reads ``nbval-check-output`` as it reads a ``# NBVAL_CHECK_OUTPUT`` first line, so no
@@ -56,6 +59,20 @@ COLAB = "colab-install"
 
 ROLES = (SHOW_CODE, EXERCISE, HINT, SOLUTION, CHECK_OUTPUT, OPTIONAL, OPTIONAL_EXERCISE,
          STUDENT_ID, SELF_CHECK, COLAB, WRITTEN_ANSWER)
+
+
+#: the prefix of a cell's name (a tag ``cell-<name>``; :func:`cell_name`)
+NAME_PREFIX = "cell-"
+
+
+def is_name(tag: str) -> bool:
+    """True when ``tag`` is a cell's name (``cell-<name>``), not a role."""
+    return tag.startswith(NAME_PREFIX) and len(tag) > len(NAME_PREFIX)
+
+
+def cell_names(cell) -> list[str]:
+    """The names the cell carries (its tags ``cell-<name>``)."""
+    return [t for t in tags(cell) if is_name(t)]
 
 
 def tags(cell) -> list[str]:

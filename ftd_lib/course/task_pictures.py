@@ -5,7 +5,7 @@ A trajectory is a dict with ``states`` ``(T + 1, d)`` raw states (the start stat
 ``actions`` ``(T,)`` and ``end`` (``"terminal"``, ``"truncated"`` or ``None``): the format of
 :class:`ftd_lib.envs.recording.RecordingEnv`'s episodes, of
 :func:`ftd_lib.course.nb06_nn_control.last_episode` and of
-:func:`ftd_lib.course.nb06_nn_control.rollout_trajectory`. Action names come from the task
+:func:`ftd_lib.course.nb06_greedy.rollout_trajectory`. Action names come from the task
 registry (:mod:`ftd_lib.envs.tasks`); colours from the Okabe-Ito palette of
 :mod:`ftd_lib.methods` (pushing left vermillion, right blue, not pushing grey).
 """
@@ -91,12 +91,10 @@ def plot_mountain_car_trajectory(traj: dict, title: str = "", n_snapshots: int =
         car.set_transform(Affine2D().rotate_deg(ang).translate(x, hill_height(x) + 0.01)
                           + a1.transData)
         a1.add_patch(car)
-        if k in (0, T):
-            ha = "center" if k == 0 else ("right" if x > 0 else "left")
-            a1.annotate("start" if k == 0 else f"t = {T}", (x, hill_height(x) + 0.13),
-                        ha=ha, fontsize=13, color="k")
+    # the cars' colours say the time (the colour bar): words beside the first and the last car
+    # sat on the trajectory's dots and on the flag
     sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, T))
-    fig.colorbar(sm, ax=a1, label="time step", fraction=0.05, pad=0.02)
+    fig.colorbar(sm, ax=a1, label=f"time step (0: start, {T}: end)", fraction=0.05, pad=0.02)
     a1.set(xlim=(mc.X_MIN - 0.03, mc.X_MAX + 0.05), ylim=(-1.25, 1.45), xlabel="position x",
            ylabel="height sin(3x)", title="the car on its hill")
     a1.grid(False)

@@ -17,9 +17,11 @@ import re
 
 import nbformat
 
+from . import exercise_places as X
 from . import lectures as L
+from . import plan as P
 
-INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
+INSTRUCTORS = P.REPO / "INSTRUCTORS.md"
 QUESTIONS_HEADING = "## Questions for discussion"
 _ITEM = re.compile(r"^(\d+)\.\s+(.*)$")
 _EXERCISE = re.compile(r"^\s*(?:#+\s*)?\**\s*Exercise\s+(\d+)\s*\**\s*(.*)$")
@@ -73,12 +75,12 @@ def exercise_title(nb, answer_cell: int, limit: int = 60) -> str:
     return ""
 
 
-def lecture_exercises(lecture: L.Lecture) -> list:
+def lecture_exercises(lecture: P.Lecture) -> list:
     """``[(key, title, at home)]`` for every exercise in the cells the lecture takes, in order."""
     out = []
     for seg in lecture.segments:
-        nb = L.read(seg.notebook)
-        cells = set(L.segment_cells(nb, seg))
+        nb = P.read(seg.notebook)
+        cells = set(P.segment_cells(nb, seg))
         for i, key in L.exercise_keys(nb).items():
             if i in cells:
                 out.append((key, exercise_title(nb, i), key in lecture.homework))
@@ -91,7 +93,7 @@ _MARK = re.compile(r"\s*\((?:required|optional)\)", re.IGNORECASE)
 def _titled(key: str, title: str, required: bool) -> str:
     """``**04.5** the horizon-extension identity (optional)``: the label, the title without
     its own mark, and the mark the cell's tags give (:mod:`ftd_lib.course.roles`)."""
-    return (f"**{L.exercise_label(key)}** {_MARK.sub('', title).strip()} "
+    return (f"**{X.exercise_label(key)}** {_MARK.sub('', title).strip()} "
             f"({'required' if required else 'optional'})")
 
 
@@ -101,7 +103,7 @@ def _md(text: str, slide_type: str):
     return cell
 
 
-def homework_markdown(lecture: L.Lecture) -> str:
+def homework_markdown(lecture: P.Lecture) -> str:
     """The homework slide: the exercises sent home with their titles (required or optional, by
     the cells' tags), then those put to the room on a core slide (to finish at home), then what
     the plan asks in writing. "Done in class" names only exercises the core deck shows
@@ -109,16 +111,18 @@ def homework_markdown(lecture: L.Lecture) -> str:
     shows nor assigns is named as left to the reader; a required one raises (the plan must
     place it)."""
     titles = dict((k, t) for k, t, _ in lecture_exercises(lecture))
-    places = L.exercise_places(lecture)
+    places = X.exercise_places(lecture)
     lost = [k for k, req, where in places if req and where is None]
     if lost:
         raise ValueError(f"lecture {lecture.number}: required exercises {lost} are neither on "
                          "a core slide nor on the homework list: add their keys to "
                          f"Lecture({lecture.number}, ...)'s homework tuple in "
-                         "ftd_lib/publish/lectures.py")
+                         "ftd_lib/publish/plan.py")
+    before = [X.pre_reading_text(s, brief=True) for s in P.PRE_READING
+              if X.pre_reading_before(s) == lecture.number + 1]
     home = [f"- {_titled(k, titles[k], req)}" for k, req, where in places if where == "homework"]
-    here = [L.exercise_label(k) for k, _, where in places if where == "class"]
-    left = [L.exercise_label(k) for k, _, where in places if where is None]
+    here = [X.exercise_label(k) for k, _, where in places if where == "class"]
+    left = [X.exercise_label(k) for k, _, where in places if where is None]
     lines = [f"## Homework after lecture {lecture.number}", ""]
     lines += home or ["- none"]
     if here:
@@ -127,14 +131,16 @@ def homework_markdown(lecture: L.Lecture) -> str:
         lines += ["", f"Optional, in the notebooks: {', '.join(left)}."]
     if lecture.written:
         lines += ["", f"In writing: {lecture.written}."]
+    if before:
+        lines += ["", f"Before lecture {lecture.number + 1}, read: {'; '.join(before)}."]
     lines += ["", "*Each exercise checks itself in its notebook (Binder, Colab or "
               "`./start.sh`).*"]
     return "\n".join(lines)
 
 
-def homework_cells(lecture: L.Lecture) -> list:
+def homework_cells(lecture: P.Lecture) -> list:
     """The homework slide as cells: the slide and its speaker cue."""
-    places = L.exercise_places(lecture)
+    places = X.exercise_places(lecture)
     n = sum(where == "homework" for _, _, where in places)
     here = sum(where == "class" for _, _, where in places)
     done = f" and to the {here} done in class" if here else ""
@@ -143,7 +149,7 @@ def homework_cells(lecture: L.Lecture) -> list:
                 "notebook's check says Correct or Not yet.", "notes")]
 
 
-def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:
+def discussion_cells(lecture: P.Lecture, minutes: int | None = None) -> list:
     """The discussion: one slide per question the lecture discusses, the question in full
     (INSTRUCTORS.md), numbered as there ("Discussion question 3"), with its speaker cue."""
     qs = questions()
@@ -151,7 +157,11 @@ def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:
     if missing:
         raise ValueError(f"lecture {lecture.number}: no discussion question {missing} in "
                          "INSTRUCTORS.md")
-    share = None if minutes is None else max(1, minutes // max(1, len(lecture.questions)))
+    n = max(1, len(lecture.questions))
+    # the discussion's minutes shared out in whole minutes that add up to it (13 min over two
+    # questions: 7 and 6, not 6 and 6)
+    shares = ([None] * n if minutes is None else
+              [max(1, minutes // n + (1 if k < minutes % n else 0)) for k in range(n)])
     cells = []
     for k, q in enumerate(lecture.questions):
         head = "## Discussion" + (f" ({k + 1} of {len(lecture.questions)})"
@@ -159,19 +169,19 @@ def discussion_cells(lecture: L.Lecture, minutes: int | None = None) -> list:
         text = re.sub(r"^\(Optional\)\s*", "", qs[q])
         cells.append(_md(f"{head}\n\n**Question {q}.** {text}", "slide" if k == 0 else
                          "subslide"))
-        when = f"{share} min" if share else "the rest of the lecture"
+        when = f"{shares[k]} min" if shares[k] else "the rest of the lecture"
         cells.append(_md(f"**Cue** ({when}, core): pairs for 2 min, then take three answers; "
                          "the model answer is in INSTRUCTORS.md (instructors' release).",
                          "notes"))
     return cells
 
 
-def closing_minutes(lecture: L.Lecture) -> int:
+def closing_minutes(lecture: P.Lecture) -> int:
     """Minutes of the lecture's homework slide by the rule, rounded up."""
     return math.ceil(L.slide_minutes(homework_cells(lecture)[:1])[0])
 
 
-def lecture_minutes(lecture: L.Lecture) -> dict:
+def lecture_minutes(lecture: P.Lecture) -> dict:
     """The lecture's minutes as its timetable gives them: each section's minutes rounded up,
     summed with the homework slide's (``core``: without the optional and moved cells;
     ``optional``: those), per segment (``rows``: ``[(segment, core minutes, Timing of the

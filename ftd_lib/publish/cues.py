@@ -70,13 +70,32 @@ def _first_line(cell) -> str:
     return src.splitlines()[0].lstrip("#").strip() if src else ""
 
 
-def _first_sentence(text: str, words: int = 24) -> str:
-    text = re.sub(r"<[^>]+>|\*\*|`", "", text)
+def _sentences(text: str) -> list:
+    """The sentences of a markdown text, without tags, emphasis, code marks and list bullets."""
+    text = re.sub(r"<[^>]+>|`", "", text)
+    text = re.sub(r"(?m)^\s*(?:[*+-]|\d+\.)\s+", "", text).replace("*", "")
     text = " ".join(text.split())
-    end = next((e.start() + 1 for e in re.finditer(r"[.?!]\s", text)
-                if not re.search(r"\b(?:Sec|App|Fig|eq|e\.g|i\.e|cf|vs)$", text[:e.start()])),
-               None)
-    text = text[:end] if end else text
+    ends = [e.start() + 1 for e in re.finditer(r"[.?!](?=\s|$)", text)
+            if not re.search(r"\b(?:Sec|App|Fig|eq|e\.g|i\.e|cf|vs)$", text[:e.start()])]
+    out, start = [], 0
+    for end in ends + [len(text)]:
+        if text[start:end].strip():
+            out.append(text[start:end].strip())
+        start = end
+    return out
+
+
+def _first_sentence(text: str, words: int = 24) -> str:
+    """The first sentence of ``text`` that says something: a bold lead-in ("**Reading Figure
+    1.**") or a sentence of at most three words ("Learning goals:") is joined to the sentence
+    after it."""
+    lead_in = re.match(r"\s*(?:[*+-]\s+)?\*\*[^*]{1,60}[.:]\*\*", text) is not None
+    parts = _sentences(text)
+    if not parts:
+        return ""
+    text = parts[0]
+    if (lead_in or len(text.split()) <= 3) and len(parts) > 1:
+        text = f"{text} {parts[1]}"
     toks = text.split()
     return " ".join(toks[:words]) + (" …" if len(toks) > words else "")
 
@@ -102,7 +121,11 @@ def say(cells, exercise: bool, homework: bool) -> str:
         return _first_sentence(slide_words._src(notes[0]))
     if len(shown) == 1 and slide_words.cell_words(shown[0]) <= 8:
         return f"announce the section: {head}."
-    return f"the slide's point: {head}." if head else "the slide's point."
+    # the slide's own first sentence after its heading, not the heading again
+    body = "\n".join(slide_words._src(c) for c in shown if c.get("cell_type") == "markdown")
+    body = "\n".join(ln for ln in body.splitlines() if not ln.lstrip().startswith("#"))
+    said = _first_sentence(body, 20)
+    return f"the point: {said}" if said else f"announce the section: {head}."
 
 
 def cue(cells, minutes: float, reason: str | None, exercise: bool = False) -> str:

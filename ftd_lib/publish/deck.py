@@ -5,13 +5,10 @@ slideshow (RISE, with a kernel) cannot run.
 Each deck ``DIR/lecture<N>.html`` is the notebooks' cells the lecture takes, cut into slides by
 their slide types, through nbconvert's slides exporter with a template of our own
 (:data:`TEMPLATE`): the stored outputs and figures (embedded in the HTML as ``data:`` images);
-a widget shows its picture alone (the view needs a kernel): :func:`deck_notebook` draws it anew
-with the widget's own callback at the values the cell made it with, at the dpi that fills the
-slide's picture box (:func:`widget_picture`; the notebook keeps its 90-dpi picture, sized for a
-page, which a slide showed at 15–16 px), and every picture carries its smallest text size and
-dpi (``data-ftd-text-pt``, ``data-ftd-dpi``; :mod:`ftd_lib.figure_text`), so that
-``tests/publish/test_deck_figures.py`` can hold its projected text to 16 px; math typeset by
-MathJax; ``notes`` cells as
+a widget shows its picture alone (the view needs a kernel), drawn anew for the slide
+(:mod:`ftd_lib.publish.slide_pictures`), every picture with its smallest text size and dpi
+(``data-ftd-text-pt``, ``data-ftd-dpi``), so that ``tests/publish/test_deck_figures.py`` can
+hold its projected text to 16 px; math typeset by MathJax; ``notes`` cells as
 ``<aside class="notes">``, which reveal.js's notes plugin shows in its speaker view (press
 ``S``). It opens from disk (``file://``) with no server, no kernel and no network: reveal.js
 5.2.0 and MathJax 2.7 are copied from installed, pinned packages into ``DIR/_deck/``
@@ -41,7 +38,6 @@ leaves the slides out that are not core.
 from __future__ import annotations
 
 import copy
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -49,18 +45,14 @@ from pathlib import Path
 import nbformat
 
 from . import lectures as L
+from . import plan as P
+from .in_class import in_class_cells
+from .slide_pictures import FRAME_BOX, deck_notebook, stepper_frames_html
 from .slides import RISE_CSS
 
-WIDGET = "application/vnd.jupyter.widget-view+json"
 ASSETS = "_deck"
 WIDTH, HEIGHT = 1280, 720
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
-#: the most a picture the deck draws takes on a slide, in slide pixels: the slide's width less
-#: the section's padding, and 10 px under the 440 px ``notebooks/rise.css`` allows a figure
-#: (at 440 the widget slides of 04 §1 and 05 §4 ran 2-3 px past 720); a stepper frame shares
-#: its slide with the frame's readout (:data:`FRAME_BOX`, :data:`DECK_CSS`)
-PICTURE_BOX = (1270, 430)
-FRAME_BOX = (1270, 340)
 #: the deck's own additions to ``notebooks/rise.css`` (the live slideshow does not show the
 #: stepper's frames stacked): a frame's picture as high as :data:`FRAME_BOX` allows
 DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
@@ -74,6 +66,12 @@ DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
             " padding-left: 0; }\n"
             ".reveal section:has(.ftd-mark) .celltag_lecture-optional::before"
             " { content: none; }\n")
+
+#: the timetable in the title slide's notes fits the speaker view's notes pane (about 440 px
+#: wide): smaller type, fixed columns that wrap their words (the style travels with the notes)
+TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.6em; width: 100%; "
+                 "border-collapse: collapse; } .speaker-controls-notes th "
+                 "{ overflow-wrap: anywhere; }</style>\n\n")
 
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -108,6 +106,26 @@ Reveal.initialize({
   controls: false, progress: true, hash: true, transition: "none", slideNumber: "c/t",
   width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, margin: 0,
   center: false, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]
+});
+// the speaker view (key S) is a pop-up that gets each slide's notes as HTML: MathJax's
+// HTML-CSS output there has neither its stylesheet nor its fonts and shows as blanks, so each
+// formula of the notes is turned into MathML, which the browser typesets itself (once MathJax's
+// first pass is over: that pass would take the MathML for input and typeset it again)
+if (window.MathJax && MathJax.Hub) MathJax.Hub.Register.StartupHook("End", function () {
+  MathJax.Hub.Queue(["Require", MathJax.Ajax, "[MathJax]/extensions/toMathML.js"], function () {
+    document.querySelectorAll('aside.notes script[type^="math/tex"]').forEach(function (s) {
+      var jax = MathJax.Hub.getJaxFor(s);
+      if (!jax) return;
+      var span = document.createElement("span");
+      span.className = "ftd-notes-math";
+      span.innerHTML = jax.root.toMathML("");
+      jax.Remove();
+      var prev = s.previousSibling;
+      if (prev && prev.className === "MathJax_Preview") prev.remove();
+      if (s.parentNode) s.parentNode.replaceChild(span, s);
+    });
+    document.documentElement.dataset.ftdNotesMath = "mathml";
+  });
 });
 Reveal.on("slidechanged", function (event) {
   // queued behind the first typesetting: a jump right after loading rendered a slide that
@@ -162,76 +180,6 @@ def copy_assets(out: Path) -> Path:
     return dest
 
 
-def fit_dpi(fig, box=PICTURE_BOX) -> float:
-    """The dots per inch at which matplotlib figure ``fig`` fills ``box`` (width, height in
-    slide pixels) without the browser scaling it: the widest a picture is drawn on a slide."""
-    w, h = fig.get_size_inches()
-    return min(box[0] / w, box[1] / h)
-
-
-def deck_png(fig, box=PICTURE_BOX) -> tuple:
-    """``(PNG bytes, metadata)`` of a figure the deck draws itself (a widget's picture, a
-    stepper frame): at :func:`fit_dpi` for ``box``, so that its text projects as large as the
-    slide allows, with its smallest text size and dpi
-    (:func:`ftd_lib.figure_text.metadata`) and its layout's problems
-    (:func:`ftd_lib.figure_layout.metadata`)."""
-    import io
-
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from .. import figure_layout
-    from ..figure_text import metadata
-
-    dpi = fit_dpi(fig, box)
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue(), {**metadata(fig, dpi), **figure_layout.metadata(fig, dpi, tight=False)}
-
-
-def widget_picture(source: str, box=PICTURE_BOX, values=None):
-    """The picture of the widget a code cell's ``source`` makes (one of
-    :data:`ftd_lib.publish.static_explorers.SPECS`, called with the cell's literal keyword
-    arguments; ``values``: its control sliders' values, e.g. the stepper's ``frame``), drawn
-    for a slide (:func:`deck_png`): ``(PNG bytes, metadata, explorer)``, or None when the cell
-    makes none. The notebook's saved picture is drawn at the widgets' 90 dpi for a notebook
-    page (:data:`ftd_lib.style.WIDGET_DPI`), which a slide shows at 15 px; the live widget
-    stays as it is."""
-    from .static_explorers import _explorer, find_call
-
-    call = find_call(source)
-    if call is None:
-        return None
-    factory, kwargs = call
-    ex = _explorer(factory, values or {}, kwargs)
-    _, fig = ex.render(ex)
-    png, md = deck_png(fig, box)
-    return png, md, ex
-
-
-def deck_notebook(nb):
-    """A copy of ``nb`` for a static deck: a widget output keeps only its picture (the view
-    needs a kernel), drawn anew for the slide by :func:`widget_picture` (the saved PNG where
-    the cell's widget cannot be rebuilt), and the notebook's widget state is dropped (nothing
-    loads a widget manager)."""
-    import base64
-
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            if WIDGET in data:
-                del data[WIDGET]
-                if "image/png" in data:
-                    data.pop("text/plain", None)
-                    drawn = widget_picture(cell.get("source", ""))
-                    if drawn is not None:
-                        data["image/png"] = base64.b64encode(drawn[0]).decode("ascii")
-                        out.setdefault("metadata", {})["image/png"] = drawn[1]
-    nb.metadata.pop("widgets", None)
-    return nb
-
-
 def label_cells(nb, stem: str):
     """Mark every cell of ``nb`` with where it comes from (``data-ftd-cell="03 c12"`` on the
     slide it opens), so a test can name the cells of a slide that does not fit."""
@@ -269,34 +217,6 @@ def _mark(cell, reason: str):
     return [mark, cell]
 
 
-def stepper_frames_html(source: str = "algorithm1_stepper()") -> str:
-    """The stepper's recorded frames (t = 0, 1, …, and the episode's end) drawn by the live
-    stepper that the code ``source`` makes (:func:`ftd_lib.course.stepper.algorithm1_stepper`
-    with the cell's arguments, its frame slider set to each frame in turn, each picture drawn
-    for the slide by :func:`deck_png` in :data:`FRAME_BOX`), stacked as reveal.js fragments:
-    the slide opens on t = 0 and each key press shows the next frame, its readout above its
-    picture."""
-    import base64
-
-    from ..figure_text import KEY_DPI, KEY_PT
-
-    _, _, ex = widget_picture(source, FRAME_BOX)
-    parts = []
-    for k in range(len(ex.frames)):
-        ex.controls["frame"].value = k
-        _, fig = ex.render(ex)
-        png, md = deck_png(fig, FRAME_BOX)
-        png = base64.b64encode(png).decode("ascii")
-        cls = "" if k == 0 else (" fragment fade-in-then-out" if k < len(ex.frames) - 1
-                                 else " fragment")
-        parts.append(f'<div class="ftd-frame{cls}" data-frame="{k}">'
-                     f'<div class="ftd-step-readout">{ex.readout.value}</div>'
-                     f'<img src="data:image/png;base64,{png}" alt="Algorithm 1, frame {k}" '
-                     f'data-ftd-text-pt="{md[KEY_PT]}" data-ftd-dpi="{md[KEY_DPI]}">'
-                     "</div>")
-    return '<div class="r-stack ftd-frames">' + "".join(parts) + "</div>"
-
-
 def _stepper_cell(cell, frames: str):
     """The stepper's cell with its saved picture replaced by every recorded frame."""
     cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": frames})]
@@ -315,83 +235,13 @@ def _stepper_slide(cell, reason, minutes: float) -> list:
     return [head, _notes(cue([head, cell], minutes, reason)), cell]
 
 
-_GIVEN = re.compile(r"^\s*print\((nb\d\d)\.(given_\w+)\(\)\)\s*$", re.MULTILINE)
-
-
-def _number_text(v) -> str:
-    if isinstance(v, dict):
-        return ", ".join(f"{k} = {_number_text(x)}" for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_number_text(x) for x in v) + "]"
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
-
-
-def given_numbers(answer_source: str) -> list:
-    """The numbers the exercise's answer cell prints for the student (its
-    ``print(nbNN.given_x())`` lines), drawn without a student id
-    (:func:`ftd_lib.course.exercises.student.default_numbers`): what a room works from."""
-    from importlib import import_module
-
-    from ..course.exercises.student import default_numbers
-
-    return [default_numbers(getattr(import_module(f"ftd_lib.course.exercises.{mod}"), fn))
-            for mod, fn in _GIVEN.findall(answer_source)]
-
-
-def default_answer(solution_source: str):
-    """The worked solution's ``answer`` for the numbers without a student id (the solution
-    cell run with the exercises' modules, its check's verdict swallowed); ``None`` where it
-    sets no number."""
-    import contextlib
-    import io
-    from importlib import import_module
-
-    from ..course.exercises import student
-
-    env = {m: import_module(f"ftd_lib.course.exercises.{m}")
-           for m in set(re.findall(r"\b(nb\d\d)\.", solution_source))}
-    saved = student._STUDENT["id"]
-    student._STUDENT["id"] = None
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(solution_source, "<solution>", "exec"), env)  # noqa: S102
-    finally:
-        student._STUDENT["id"] = saved
-    a = env.get("answer")
-    return a if isinstance(a, (int, float)) and not isinstance(a, bool) else None
-
-
-def in_class_cells(nb_cells, group) -> tuple:
-    """For a slide (``group``: indices into ``nb_cells``) whose exercise is put to the room:
-    ``(markdown cell with the numbers to work from, the answer for the cue)``; ``(None, None)``
-    where the slide has no exercise that prints numbers."""
-    from ..course import roles
-
-    answer_cell = next((i for i in group if roles.has(nb_cells[i], roles.EXERCISE)), None)
-    if answer_cell is None:
-        return None, None
-    given = given_numbers(L.slide_words._src(nb_cells[answer_cell]))
-    if not given:
-        return None, None
-    sol = next((c for c in nb_cells[answer_cell + 1:]
-                if c.cell_type == "code" and roles.is_solution(c)), None)
-    answer = default_answer(L.slide_words._src(sol)) if sol is not None else None
-    text = "**The numbers** (without a student id): " + "; ".join(
-        f"`{_number_text(g)}`" for g in given)
-    cell = nbformat.v4.new_markdown_cell(text)
-    cell.metadata["slideshow"] = {"slide_type": "-"}
-    return cell, (None if answer is None else f"{answer:.4g}")
-
-
 def _reason(nb_cell, moved_reason):
     if moved_reason:
         return moved_reason
     return "optional" if L.is_optional(nb_cell) else None
 
 
-def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
+def lecture_notebook(lecture: P.Lecture, *, core: bool = False):
     """One notebook of the slides lecture ``lecture`` projects, as the deck shows them
     (:func:`ftd_lib.publish.present.present`, ``"deck"``): a title slide (the plan, and the
     timetable in its speaker notes), each segment's slides in order, every slide with its
@@ -404,7 +254,7 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
     from .lecture_plan import lecture_table
     from .present import present
 
-    parts = [label_cells(L.read(seg.notebook), seg.notebook) for seg in lecture.segments]
+    parts = [label_cells(P.read(seg.notebook), seg.notebook) for seg in lecture.segments]
     segs = "\n".join(
         f"- {nb.cells[0].source.strip().splitlines()[0].lstrip('# ')}"
         + ("" if s.label() == s.notebook[:2] else f" ({s.label()[3:]})")
@@ -415,10 +265,10 @@ def lecture_notebook(lecture: L.Lecture, *, core: bool = False):
     minutes = closing.lecture_minutes(lecture)
     cells = [title, _notes(f"**Cue** (1 min, core): today's plan, {minutes['core']} min of "
                            f"slides by the rule and {minutes['discussion']} min of discussion "
-                           "at the end.\n\n" + lecture_table(lecture)[0])]
+                           "at the end.\n\n" + TIMETABLE_CSS + lecture_table(lecture)[0])]
     frames = None
     for seg, nb in zip(lecture.segments, parts, strict=True):
-        idx = L.segment_cells(nb, seg)
+        idx = P.segment_cells(nb, seg)
         moved = L.segment_moved(seg, nb)
         sub = [copy.deepcopy(nb.cells[i]) for i in idx]
         sub[0].metadata.setdefault("slideshow", {})["slide_type"] = "slide"
@@ -486,7 +336,7 @@ def exporter():
 def render(nb, ex=None) -> str:
     """The deck's HTML for ``nb`` (slide types as set in its cells)."""
     ex = ex or exporter()
-    resources = {"ftd_css": (L.NOTEBOOKS / RISE_CSS).read_text() + DECK_CSS}
+    resources = {"ftd_css": (P.NOTEBOOKS / RISE_CSS).read_text() + DECK_CSS}
     html, _ = ex.from_notebook_node(nb, resources=resources)
     return html
 
@@ -510,7 +360,7 @@ def write_decks(out, *, notebooks=None, force: bool = False, core: bool = False)
             nbformat.read(p, as_version=4), Path(p).stem), "deck"))) for p in notebooks]
     else:
         jobs = [(f"lecture{lec.number}", lecture_notebook(lec, core=core))
-                for lec in L.LECTURES]
+                for lec in P.LECTURES]
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     ex, written = exporter(), []

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..course.roles import EXERCISE, OPTIONAL_EXERCISE, has, is_solution
 from . import lectures as L
+from . import plan as P
 
 BEGIN = "<!-- exercises: begin (python -m ftd_lib.publish.lecture_plan --write) -->"
 END = "<!-- exercises: end -->"
@@ -42,7 +43,7 @@ class Exercise:
 
 def notebook_exercises(stem: str, nb=None) -> list[Exercise]:
     """The exercises of notebook ``stem``, in order (answer cells, solutions left out)."""
-    nb = L.read(stem) if nb is None else nb
+    nb = P.read(stem) if nb is None else nb
     keys = L.exercise_keys(nb)
     out, title = [], ""
     for i, cell in enumerate(nb["cells"]):
@@ -60,14 +61,14 @@ def notebook_exercises(stem: str, nb=None) -> list[Exercise]:
 
 def exercises() -> list[Exercise]:
     """Every exercise of every notebook, notebook by notebook."""
-    return [e for p in sorted(L.NOTEBOOKS.glob("0*.ipynb")) for e in notebook_exercises(p.stem)]
+    return [e for p in sorted(P.NOTEBOOKS.glob("0*.ipynb")) for e in notebook_exercises(p.stem)]
 
 
 def counts(exs=None) -> dict:
     """``{"02": (required, optional)}`` per notebook (what the students' README's table gives,
     :func:`ftd_lib.course.roles.exercise_counts`)."""
     exs = exercises() if exs is None else exs
-    out = {p.stem[:2]: (0, 0) for p in sorted(L.NOTEBOOKS.glob("0*.ipynb"))}
+    out = {p.stem[:2]: (0, 0) for p in sorted(P.NOTEBOOKS.glob("0*.ipynb"))}
     for e in exs:
         req, opt = out[e.notebook[:2]]
         out[e.notebook[:2]] = (req, opt + 1) if e.optional else (req + 1, opt)

@@ -45,6 +45,8 @@ def figure_alt(fig) -> str:
     for ax in fig.axes:
         if not ax.get_visible() or not ax.axison and not ax.get_title():
             continue
+        if getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>":
+            continue  # a colour bar is no panel: its label read as one ("…; trace")
         title = " ".join(t for t in (ax.get_title("left"), ax.get_title(),
                                      ax.get_title("right")) if t.strip())
         if title.strip():

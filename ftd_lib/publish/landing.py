@@ -196,9 +196,13 @@ build time); everything else that is interactive runs in Jupyter.
 
 ## The notebooks
 
+```{{table}}
+:class: ftd-cards
+
 | notebook | what it teaches | take it along · run it |
 | --- | --- | --- |
 {rows}
+```
 
 Handouts: <a class="ftd-handout" href="{HANDOUTS}/00_notation.pdf">the notation sheet</a>
 (the paper ↔ Sutton & Barto ↔ the code's names) and one PDF per notebook (the links above).

@@ -17,15 +17,17 @@ import sys
 from pathlib import Path
 
 from . import closing, exercise_table
+from . import exercise_places as X
 from . import lectures as L
+from . import plan as P
 
-INSTRUCTORS = L.REPO / "INSTRUCTORS.md"
+INSTRUCTORS = P.REPO / "INSTRUCTORS.md"
 BEGIN = "<!-- lecture plan: begin (python -m ftd_lib.publish.lecture_plan --write) -->"
 END = "<!-- lecture plan: end -->"
 
 
 
-def lecture_table(lec: L.Lecture) -> tuple:
+def lecture_table(lec: P.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
     lines = ["| min | what | slides | words | formulas | figures | exercises | walk-through "
              "| run | optional |",
@@ -58,7 +60,7 @@ def lecture_table(lec: L.Lecture) -> tuple:
 
 def _optional_list() -> str:
     out = []
-    for stem in sorted({s.notebook for lec in L.LECTURES for s in lec.segments}):
+    for stem in sorted({s.notebook for lec in P.LECTURES for s in lec.segments}):
         cells = L.optional_cells(stem)
         if cells:
             out.append(f"- `{stem}`: " + "; ".join(f"c{i} ({head!r})" for i, head in cells))
@@ -67,7 +69,7 @@ def _optional_list() -> str:
 
 def plan_markdown() -> str:
     """The generated part of INSTRUCTORS.md, from :data:`BEGIN` to :data:`END`."""
-    pre = "; ".join(f"**{s.label()}** ({s.what})" for s in L.PRE_READING)
+    pre = "; ".join(X.pre_reading_text(s) for s in P.PRE_READING)
     parts = [BEGIN, "",
              f"Lectures of {L.LENGTH} minutes. The minutes come from the slides themselves, "
              "by one rule (`ftd_lib/publish/lectures.py`), per slide as the deck projects it "
@@ -92,7 +94,7 @@ def plan_markdown() -> str:
              "minutes; `tests/publish/test_lectures.py` checks that it is at least what the "
              "lecture promises.", "",
              f"**Before lecture 1 and lecture 3 (pre-reading, not lectured):** {pre}.", ""]
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         table, core, rest = lecture_table(lec)
         segs = " + ".join(s.label() for s in lec.segments)
         parts += [f"**Lecture {lec.number} ({L.LENGTH} min): {lec.title}.**", "", table, "",
@@ -109,17 +111,17 @@ def plan_markdown() -> str:
 def _in_notebook_order(keys) -> list:
     """The labels of exercises ``keys`` (``03.2``) in the notebooks' order, whatever the order of
     the tuple that lists them."""
-    labels = [L.exercise_label(k) for k in keys]
+    labels = [X.exercise_label(k) for k in keys]
     return sorted(labels, key=lambda lab: (lab.split(".")[0], int(lab.split(".")[1])))
 
 
 def notebook_column(stem: str) -> str:
     """The "lecture" cell of a notebook's row: where the plan puts it, with its minutes."""
     out = []
-    for s in L.PRE_READING:
+    for s in P.PRE_READING:
         if s.notebook == stem:
             out.append("pre-reading" + ("" if s.label() == stem[:2] else f" {s.label()[3:]}"))
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         for s in lec.segments:
             if s.notebook == stem:
                 m = sum(math.ceil(t.core) for _, _, t in L.section_rows(s))
@@ -136,7 +138,7 @@ def render(text: str) -> str:
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     text = head + plan_markdown() + tail
-    for nb in sorted(L.NOTEBOOKS.glob("*.ipynb")):
+    for nb in sorted(P.NOTEBOOKS.glob("*.ipynb")):
         text = re.sub(rf"^(\| `{re.escape(nb.stem)}` \|(?:[^|\n]*\|){{2}} )[^|\n]*( \|)$",
                       lambda m, s=nb.stem: m.group(1) + notebook_column(s) + m.group(2),
                       text, flags=re.M)

@@ -60,13 +60,19 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import run_times, slide_words
+from .plan import (
+    LECTURES,
+    Segment,
+    in_summary,
+    named_cell,
+    read,
+    section_numbers,
+    section_of,
+    segment_cells,
+)
 from .slides import is_widget_cell
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
 
 LENGTH = 90  #: minutes of a lecture
 SLIDE_MIN = 0.5
@@ -81,144 +87,6 @@ OPTIONAL = "lecture-optional"  #: the cell tag of cells a lecturer may skip live
 #: a lecture whose slides leave more than this many minutes beyond the promised discussion
 #: is under-planned (the plan should give it more to show)
 MAX_SPARE = 20
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Sections ``first``..``last`` (``## N.`` numbers; ``None``: from the start / to the end)
-    of one notebook. An unnumbered section (``## Summary``) belongs to the numbered one before
-    it; the title cell and what stands before the first section come with every segment."""
-
-    notebook: str
-    first: int | None = None
-    last: int | None = None
-    what: str = ""
-    #: sections (``## N.`` numbers) the lecture does not project, with where they go
-    #: (``{N: "homework"}`` or ``"self-study"``); the deck keeps them, marked, outside ``--core``
-    moved: tuple = ()
-    #: slides the lecture drops (the first line of the slide's opening cell, without ``#``s)
-    dropped: tuple = ()
-
-    def label(self) -> str:
-        nb = self.notebook[:2]
-        if self.first is None and self.last is None:
-            return nb
-        a = "" if self.first is None else str(self.first)
-        b = "end" if self.last is None else str(self.last)
-        return f"{nb} §{a}–{b}" if a != b else f"{nb} §{a}"
-
-
-@dataclass(frozen=True)
-class Lecture:
-    number: int
-    title: str
-    segments: tuple
-    discussion_min: int  #: the discussion it promises, at least
-    discussion: str
-    homework: tuple  #: exercise keys (``nbNN.name``, the hint's key) sent home, not done in class
-    questions: tuple = ()  #: INSTRUCTORS.md's discussion questions it discusses (numbers)
-    written: str = ""  #: what the plan asks in writing (on the homework slide)
-
-
-PRE_READING = (
-    Segment("01_td_basics", what="returns, values, the TD(0) update, the RMS error, step sizes; "
-            "its three exercises check themselves"),
-    Segment("06_nn_control", 1, 2, what="from TD(λ) to Sarsa(λ): one network per action; the "
-            "mountain-car control task"),
-)
-
-LECTURES = (
-    Lecture(1, "notebooks 02 and 03 — why TD(λ) breaks",
-            (Segment("01_td_basics", 4, 4, what="recap of the pre-reading: the general TD "
-                     "update (eq. 1), the thread of the course"),
-             Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
-                     "interim λ-returns (exercise ``nb02.n_step_return`` in pairs, its "
-                     "λ-weighted twin at home); the online/offline λ-return algorithms; TD(λ) "
-                     "and traces; Figure 1; Theorem 1"),
-             Segment("03_one_state_divergence", what="the one-state example: β = αT against "
-                     "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2; §6's "
-                     "exercises go home", moved=((6, "homework"),))),
-            10, "discussion question 1 (replacing traces)",
-            ("nb01.td0_update", "nb02.interim_lambda_return", "nb02.build_td_lambda",
-             "nb03.beta_td_lambda", "nb03.divergence_edge", "nb03.beta_two",
-             "nb03.replacing_traces"),
-            questions=(1,)),
-    Lecture(2, "notebooks 04 and 05 — forward TD(λ), and prediction with a network",
-            (Segment("04_forward_td_lambda", what="the K-bounded λ-return, the δ′-sum, "
-                     "Algorithm 1 whole with the stepper's frames, rounding, cost and memory; "
-                     "§8's exercises on the homework slide", moved=((8, "homework"),),
-                     dropped=("The K-bounded returns, two ways",
-                              "They agree — but the tiny differences grow")),
-             Segment("05_nn_prediction", what="mountain car; Figure 3 left (stored): TD(λ) "
-                     "diverges, forward TD(λ) wins; §5–6 (Figure 3 right, the claims) are "
-                     "guided self-study, claim 4 (the η question) written homework",
-                     moved=((5, "self-study"), (6, "self-study")),
-                     dropped=("Figure 3 left, live: 3 runs × 5 episodes",))),
-            10, "discussion question 2 (the DQN analogy)",
-            ("nb04.rho_recursion", "nb04.build_algorithm1", "nb04.next_bounded_return",
-             "nb04.first_update", "nb04.horizon_extension", "nb04.k1_is_td0",
-             "nb05.true_value", "nb05.yardstick", "nb05.predict_then_measure"), questions=(2,),
-            written="discussion question 4 (the η result, claim 4), after 05 §5–6"),
-    Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
-            (Segment("06_nn_control", 3, None, what="mountain car live; cart-pole (the live "
-                     "run dropped), the collapse and learning from scratch; time limits; "
-                     "Figure 4 and the claims; all exercises but ``nb06.simulate_policy`` go "
-                     "home",
-                     dropped=("Both methods on cart-pole, live", "Cart-pole: the returns",
-                              "What the cart-pole agent does", "Greedy and frozen")),
-             Segment("07_modern_lambda_returns", what="GAE as the truncated λ-return over a "
-                     "rollout; sliding window against block; the block λ-return experiment; "
-                     "target networks")),
-            10, "discussion questions 3 (forward Sarsa(1)) and 5 (time limits)",
-            ("nb06.forward_sarsa_delay", "nb06.epsilon_greedy", "nb06.cartpole_target",
-             "nb07.gae_recursion"), questions=(3, 5)),
-)
-
-_SECTION = re.compile(r"##\s+(\d+)\.")
-
-
-def read(stem: str):
-    import nbformat
-
-    return nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
-
-
-def section_numbers(nb) -> list:
-    """For each cell, the number of the ``## N.`` section it sits in (``None`` before the
-    first section; an unnumbered ``##`` section keeps the number of the one before)."""
-    out, current, started = [], None, False
-    for cell in nb["cells"]:
-        src = slide_words._src(cell).lstrip()
-        if cell["cell_type"] == "markdown" and src.startswith("## "):
-            m = _SECTION.match(src)
-            if m:
-                current = int(m.group(1))
-            started = True
-        out.append(current if started else None)
-    return out
-
-
-def in_summary(nb) -> list:
-    """For each cell, whether it stands in an unnumbered ``##`` section (``## Summary``): a
-    wrap-up of the whole notebook, which the lecture keeps even where it moves the numbered
-    section before it (:func:`moved_cells`)."""
-    out, inside = [], False
-    for cell in nb["cells"]:
-        src = slide_words._src(cell).lstrip()
-        if cell["cell_type"] == "markdown" and src.startswith("## "):
-            inside = not _SECTION.match(src)
-        out.append(inside)
-    return out
-
-
-def segment_cells(nb, seg: Segment) -> list[int]:
-    """The indices of the cells of ``nb`` that segment ``seg`` takes (the intro always)."""
-    out = []
-    for i, n in enumerate(section_numbers(nb)):
-        if n is None or ((seg.first is None or n >= seg.first)
-                         and (seg.last is None or n <= seg.last)):
-            out.append(i)
-    return out
 
 
 def run_seconds(cell) -> float:
@@ -250,7 +118,7 @@ def _stepper_frames(source: str) -> int:
 def stepper_frames(cell) -> int:
     """How many recorded frames the deck shows for the stepper the code cell makes
     (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments, as
-    :func:`ftd_lib.publish.deck.stepper_frames_html` draws them); 0 for any other cell."""
+    :func:`ftd_lib.publish.slide_pictures.stepper_frames_html` draws them); 0 for any other cell."""
     from .static_explorers import find_call
 
     if cell.get("cell_type") != "code":
@@ -331,50 +199,32 @@ def exercise_keys(nb) -> dict:
     return out
 
 
-def exercise_label(key: str) -> str:
-    """The human label of exercise ``key`` (``"nb02.n_step_return"`` -> ``"02.1"``): the
-    notebook's number and the exercise's place among its exercises. The key is the exercise's
-    name (hint, per-student numbers, nbgrader ids, homework lists), fixed when it is written; the
-    label follows its position, so inserting an exercise renames none of the others."""
-    nb_id = key.split(".", 1)[0]
-    stems = sorted(p.stem for p in NOTEBOOKS.glob(f"{nb_id[2:]}_*.ipynb"))
-    if not stems:
-        raise ValueError(f"key {key!r}: no notebook notebooks/{nb_id[2:]}_*.ipynb")
-    keys = list(_exercise_keys_of(stems[0]))
-    if key not in keys:
-        raise ValueError(f"key {key!r}: no exercise of notebooks/{stems[0]}.ipynb has it "
-                         f"(its hint cell calls hint({key!r}); known: {', '.join(keys)})")
-    return f"{nb_id[2:]}.{keys.index(key) + 1}"
-
-
-@functools.lru_cache(maxsize=16)
-def _exercise_keys_of(stem: str) -> tuple:
-    return tuple(exercise_keys(read(stem)).values())
-
-
-def _opening_line(cell) -> str:
-    src = slide_words._src(cell).strip()
-    return src.splitlines()[0].lstrip("#").strip() if src else ""
-
-
 def moved_cells(nb, seg: Segment, homework=()) -> dict:
     """``{cell index: where}`` of the cells of ``nb`` the lecture does not project: the slides of
     the exercises given as ``homework`` (``"homework"``), the sections ``seg.moved`` sends away
-    (their ``where``; an unnumbered section after one, the notebook's ``## Summary``, stays:
-    :func:`in_summary`) and the slides ``seg.dropped`` names (``"dropped"``)."""
+    (by their heading cells' names, with their ``where``; an unnumbered section after one, the
+    notebook's ``## Summary``, stays: :func:`in_summary`) and the slides ``seg.dropped`` names
+    (by their opening cells' names: ``"dropped"``). A name no cell carries raises
+    (:func:`ftd_lib.publish.plan.named_cell`: the plan's file and line)."""
     out = {}
     sections = section_numbers(nb)
     summary = in_summary(nb)
-    moved = dict(seg.moved)
+    moved = {section_of(nb, name, seg.notebook): where for name, where in seg.moved}
     for i, n in enumerate(sections):
         if n in moved and not summary[i]:
             out[i] = moved[n]
     keys = exercise_keys(nb)
-    for group in slide_groups(nb):
+    dropped = {named_cell(nb, name, seg.notebook) for name in seg.dropped}
+    groups = slide_groups(nb)
+    strays = sorted(dropped - {g[0] for g in groups})
+    if strays:
+        raise ValueError(f"{seg.notebook}: the plan drops cells {strays}, which open no slide "
+                         "(name a slide's opening cell; ftd_lib/publish/plan.py)")
+    for group in groups:
         if any(keys.get(i) in homework for i in group):
             for i in group:
                 out.setdefault(i, "homework")
-        if _opening_line(nb["cells"][group[0]]) in seg.dropped:
+        if group[0] in dropped:
             for i in group:
                 out.setdefault(i, "dropped")
     return out
@@ -450,30 +300,6 @@ def segment_moved(seg: Segment, nb=None) -> dict:
     return moved_cells(nb, seg, lec.homework if lec else ())
 
 
-def in_class_exercises(lec: Lecture) -> list:
-    """The keys of the exercises lecture ``lec`` puts to the room (each costs ``EXERCISE_MIN``):
-    those on its core slides, not in its homework tuple nor in a section it moves out."""
-    out = []
-    for seg in lec.segments:
-        nb = read(seg.notebook)
-        cells, moved = set(segment_cells(nb, seg)), segment_moved(seg, nb)
-        out += [k for i, k in exercise_keys(nb).items() if i in cells and i not in moved]
-    return out
-
-
-def overrun_message(lec: Lecture, core: float, discussion: float) -> str:
-    """What a lecture that leaves too little discussion says, with the fix: the file to edit
-    and the exercises it puts to the room."""
-    keys = in_class_exercises(lec)
-    return (f"lecture {lec.number}: slides take {core} min, leaving {discussion} for a "
-            f"discussion promised {lec.discussion_min}. Fix it in ftd_lib/publish/lectures.py: "
-            f"add an exercise key to Lecture({lec.number}, ...)'s homework tuple (each exercise "
-            f"put to the room costs {EXERCISE_MIN:g} min; in class now: "
-            f"{', '.join(keys) or 'none'}), or move a section out (Segment.moved) or drop a "
-            "slide (Segment.dropped); cells tagged lecture-optional do not count. Then python -m "
-            "ftd_lib.publish.lecture_plan --write.")
-
-
 def segment_timing(seg: Segment) -> Timing:
     nb = read(seg.notebook)
     return timing(nb, segment_cells(nb, seg), segment_moved(seg, nb))
@@ -481,7 +307,12 @@ def segment_timing(seg: Segment) -> Timing:
 
 def _heading(nb, i) -> str:
     src = slide_words._src(nb["cells"][i]).strip().splitlines()[0]
-    return re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip()).replace("|", "\\|")
+    text = re.sub(r"^\d+\.\s*", "", src.lstrip("#").strip())
+    # a table cell: "|" escaped in the words, written \vert inside math (where an escaped
+    # "\|" would typeset as a double bar: G^{λ‖h})
+    parts = text.split("$")
+    return "$".join(p.replace("|", r"\vert ") if k % 2 else p.replace("|", "\\|")
+                    for k, p in enumerate(parts))
 
 
 def section_rows(seg: Segment) -> list:
@@ -523,31 +354,3 @@ def optional_cells(stem: str) -> list:
     nb = read(stem)
     return [(i, slide_words._src(c).strip().splitlines()[0][:70] if slide_words._src(c).strip()
              else "") for i, c in enumerate(nb["cells"]) if is_optional(c)]
-
-
-
-def exercise_places(lecture: Lecture) -> list:
-    """``[(key, required, place)]`` for every exercise in the cells lecture ``lecture`` takes,
-    in order: ``place`` is ``"homework"`` (on the lecture's homework list), ``"class"`` (its
-    slide is on the core deck: neither moved nor optional, so it is put to the room) or ``None``
-    (neither: the exercise falls through)."""
-    from ..course.roles import is_required_exercise
-
-    out = []
-    for seg in lecture.segments:
-        nb = read(seg.notebook)
-        cells = set(segment_cells(nb, seg))
-        moved = segment_moved(seg, nb)
-        keys = exercise_keys(nb)
-        for group in slide_groups(nb):
-            shown = [i for i in group if slide_words.slide_type(nb["cells"][i], first=(i == 0))
-                     not in ("skip", "notes")]
-            opener = shown[0] if shown else group[0]
-            core = opener not in moved and not is_optional(nb["cells"][opener])
-            for i in group:
-                if i in keys and i in cells:
-                    key = keys[i]
-                    place = ("homework" if key in lecture.homework
-                             else "class" if core else None)
-                    out.append((key, is_required_exercise(nb["cells"][i]), place))
-    return out

@@ -38,8 +38,6 @@ complete; an existing non-empty ``--out`` is refused unless ``force``.
 
 from __future__ import annotations
 
-import datetime
-import html
 import json
 import os
 import re
@@ -54,11 +52,12 @@ from pathlib import Path
 import nbformat
 
 from ..course import colab
-from . import landing, png_palette
+from . import landing, page_weight, png_palette
 from . import static_explorers as SE
 from .landing import HANDOUTS, ZIP
 from .present import present
 from .release import REPO, check_out, release
+from .site_conf import build_info, conf_py, footer_html, theme_options
 
 STATIC = Path(__file__).with_name("site_static")
 #: the students' public repository the run buttons launch (``--repo``; none: no buttons); never
@@ -69,147 +68,6 @@ DEFAULT_REF = os.environ.get("FTD_STUDENTS_REF") or colab.REF
 
 #: the hidden first cell of every page: its figures get alt text (ftd_lib.publish.figure_alt)
 ALT_CELL = "from ftd_lib.publish.figure_alt import install\ninstall()"
-
-CONF = """\
-# Sphinx configuration of the course website, written by ftd_lib/publish/site.py.
-project = "Forward TD(λ): a course"
-# the authors as CITATION.cff names them (one place); the footer says it once, in the
-# copyright line (no second "By ..." line: footer_content_items)
-author = {author!r}
-copyright = "{year}, " + author
-# figure_alt: a figure's <img alt> is its titles (MyST-NB takes the alt its kernel sends)
-extensions = ["myst_nb", "ftd_lib.publish.figure_alt"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-html_theme = "sphinx_book_theme"
-html_title = "Forward TD(λ): a course"
-html_static_path = ["_static"]
-html_extra_path = ["_extra"]
-html_css_files = ["ftd-site.css"]
-html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
-html_favicon = "_static/favicon.svg"
-html_last_updated_fmt = None
-html_copy_source = False
-html_show_sourcelink = False
-html_theme_options = {theme!r}
-# one search box (the header's button, on every width), not a second one in the sidebar
-html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
-# MathJax 3 (CHTML, its TeX fonts) from the site itself (site_static/mathjax3, vendored from npm
-# mathjax@3): inline math sits on the text's baseline (MathJax 2.7's HTML-CSS output with the
-# STIX web fonts set it 3.5 px above). No contextual menu: it would lazy-load accessibility
-# modules the site does not ship, and it made every formula a tab stop; screen readers get
-# the hidden MathML copy (assistive MathML) all the same
-mathjax_path = "mathjax3/tex-chtml.js"
-# $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
-mathjax3_config = {{"tex": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
-                            "processEscapes": True}},
-                    "options": {{"enableMenu": False}}}}
-myst_update_mathjax = False
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
-suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
-# execute every notebook at build time; a raising cell fails the build
-nb_execution_mode = "force"
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
-nb_execution_timeout = 1800
-nb_merge_streams = True
-# Markdown outputs (the glossary table) as MyST: tables and $...$ math, as Jupyter shows them
-nb_render_markdown_format = "myst"
-# no widget manager (it comes from a CDN and cannot redraw without a kernel): widget outputs
-# show the picture saved with them
-nb_ipywidgets_js = {{}}
-nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None),
-                              ("html", "application/vnd.jupyter.widget-state+json", None)]
-"""
-
-
-#: what a link preview (Moodle, Canvas, Slack: ``<meta name="description">`` and Open Graph)
-#: says of every page
-DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyter notebooks from "
-               "TD(0) to multi-step TD learning with neural networks, with exercises that check "
-               "themselves, lecture decks and handouts.")
-
-META = f"""
-# link previews: a description and Open Graph data on every page
-DESCRIPTION = {DESCRIPTION!r}
-
-
-def _link_preview(app, pagename, templatename, context, doctree):
-    import html as _html
-
-    title = _html.escape(context.get("title") or html_title, quote=True)
-    desc = _html.escape(DESCRIPTION, quote=True)
-    context["metatags"] = context.get("metatags", "") + (
-        f'\\n<meta name="description" content="{{desc}}">'
-        f'\\n<meta property="og:type" content="website">'
-        f'\\n<meta property="og:site_name" content="{{_html.escape(html_title, quote=True)}}">'
-        f'\\n<meta property="og:title" content="{{title}}">'
-        f'\\n<meta property="og:description" content="{{desc}}">')
-
-
-def setup(app):
-    app.connect("html-page-context", _link_preview)
-"""
-
-
-def conf_py(theme: dict, year: str) -> str:
-    """The site's ``conf.py``: :data:`CONF` with the theme's options, the year and the authors
-    (CITATION.cff), and the link previews (:data:`META`)."""
-    return CONF.format(theme=theme, year=year, author=" and ".join(landing.authors())) + META
-
-
-def theme_options(repo: str | None, ref: str, footer: str) -> dict:
-    """sphinx-book-theme's options: Binder and Colab launch buttons on the students' copy at
-    ``ref`` of ``repo`` (none without a repository), ``footer`` under every page."""
-    opts = {
-        # no download menu: it would offer the Sphinx source, which the site does not copy;
-        # the PDF handout is linked under each title
-        "use_download_button": False,
-        "use_repository_button": False,
-        "navigation_with_keys": False,
-        "show_toc_level": 1,
-        "extra_footer": footer,
-        "footer_content_items": ["copyright.html", "last-updated.html", "extra-footer.html"],
-    }
-    if repo:
-        opts.update({
-            "repository_url": f"https://github.com/{repo}",
-            "repository_branch": ref,
-            "path_to_docs": "notebooks",
-            "launch_buttons": {"binderhub_url": "https://mybinder.org",
-                               "colab_url": "https://colab.research.google.com",
-                               "notebook_interface": "jupyterlab"},
-        })
-    return opts
-
-
-def build_info() -> dict:
-    """The build's date (UTC) and the repository's commit (``$GITHUB_SHA``, else ``git``;
-    ``"unknown"`` outside a git checkout)."""
-    commit = os.environ.get("GITHUB_SHA", "")
-    if not commit:
-        try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                                    text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            commit = "unknown"
-    return dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-                commit=commit)
-
-
-def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
-    """The footer: the licence, how to cite, the build's date and what it was built from: with
-    ``repo`` (the students' public repository) a link to the students' copy ``ref`` there,
-    never to the instructors' commit (their repository holds the worked solutions); without
-    one (a local preview), the commit's name, unlinked."""
-    if repo:
-        built = (f'the students\' copy <a href="https://github.com/{repo}/tree/{ref}">'
-                 f'{html.escape(ref)}</a>')
-    else:
-        built = f'commit {info["commit"][:12]}'
-    return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
-            '<a href="index.html#cite-this-course">cite this course</a> · built '
-            f'{info["date"]} from {built}</p>')
-
 
 def _title(nb) -> str:
     for cell in nb.cells:
@@ -328,12 +186,20 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
     return nb, manifests
 
 
-def deck_links_to_pages(html_text: str) -> str:
+def deck_links_to_pages(html_text: str, repo: str | None = None, ref: str = colab.REF) -> str:
     """A deck's links to a notebook of the course (``href="A1_x.ipynb"``) as links to that
     notebook's page on the site (the decks sit one folder down, in ``slides/``): the site has
-    no ``.ipynb`` files, so such a link would be dead."""
-    return re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
-                  lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
+    no ``.ipynb`` files; a link out of the notebooks' folder (``href="../results/REPORT.md#x"``,
+    which the site does not hold either) goes to the file on GitHub at ``ref`` of ``repo``
+    (without one, to nowhere: its words stay, unlinked)."""
+    html_text = re.sub(r'href="(?:\./)?((?:0\d|A\d)_\w+)\.ipynb(#[^"]*)?"',
+                       lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html_text)
+    if repo is None:
+        return re.sub(r'<a [^>]*href="\.\./(?!(?:0\d|A\d)_)[^"]*"[^>]*>(.*?)</a>', r"\1",
+                      html_text)
+    return re.sub(r'href="\.\./(?!(?:0\d|A\d)_)([^"]+)"',
+                  lambda m: f'href="https://github.com/{repo}/blob/{ref}/{m.group(1)}"',
+                  html_text)
 
 
 #: the opening of a notes cell that lists a notebook's learning goals a second time (the title
@@ -464,8 +330,8 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             t = time.perf_counter()
             _say("lecture decks")
             deck_paths = write_decks(src / "_extra" / landing.DECKS)
-            for path in deck_paths:  # a notebook a slide links is its page here
-                path.write_text(deck_links_to_pages(path.read_text()))
+            for path in deck_paths:  # a notebook a slide links is its page here (X15)
+                path.write_text(deck_links_to_pages(path.read_text(), repo, ref))
             deck_names = [p.stem for p in deck_paths]
             times["decks_s"] = time.perf_counter() - t
         else:
@@ -485,12 +351,14 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         warnings = sphinx_build(src, html_dir, work / "doctrees", pythonpath=rel)
         times["sphinx_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames
+        weight = page_weight.lighten(html_dir)  # no icon script; MathJax's fonts asked first
+        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames (X7, X14)
         times["pictures_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
                        seconds=times, repo=repo, ref=ref, build=info, decks=deck_names,
-                       students_zip=dict(file=ZIP, bytes=zip_bytes), pictures=pictures)
+                       students_zip=dict(file=ZIP, bytes=zip_bytes), pictures=pictures,
+                       page_weight=weight)
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
         if out.exists():

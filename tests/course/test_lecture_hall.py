@@ -14,13 +14,8 @@ from ftd_lib.course import live as figures
 from ftd_lib.course.nb03_one_state_divergence import beta_measured, td_lambda_replacing
 from ftd_lib.course.nb04_forward_td_lambda import memory_table
 from ftd_lib.course.nb05_nn_prediction import format_profile, learning_curve_profile
-from ftd_lib.course.nb06_nn_control import (
-    block_means,
-    fresh_greedy_report,
-    random_policy_steps,
-    start_value,
-    train,
-)
+from ftd_lib.course.nb06_greedy import fresh_greedy_report, random_policy_steps, start_value
+from ftd_lib.course.nb06_nn_control import block_means, train
 from ftd_lib.course.stepper import ALGORITHM1, algorithm1_markdown
 from ftd_lib.envs import random_walk_episodes
 from ftd_lib.repro.results import scale_label

@@ -13,6 +13,7 @@ import pytest
 from ftd_lib.approx import MLP
 from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_figure4 as fig4
+from ftd_lib.course import nb06_greedy as greedy
 from ftd_lib.course import nb06_nn_control as control
 from ftd_lib.course import quick, task_pictures
 from ftd_lib.course.exercises import nb06
@@ -78,7 +79,7 @@ def _random_weights(task, seed, scale=1.0):
 def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
     w = _random_weights(task, 3, scale=3.0)
     starts = control.start_states(task, 4, seed=11)
-    ro = control.greedy_rollouts(w, task, starts, max_steps=cap)
+    ro = greedy.greedy_rollouts(w, task, starts, max_steps=cap)
     for i, s0 in enumerate(starts):
         states, actions, term = _greedy_by_hand(w, task, s0, cap)
         T = len(actions)
@@ -89,7 +90,7 @@ def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
         # a row that ended stays put and takes no more actions
         assert np.all(ro["actions"][T:, i] == -1)
         assert np.all(ro["states"][T:, i] == ro["states"][T, i])
-        tr = control.rollout_trajectory(ro, i)
+        tr = greedy.rollout_trajectory(ro, i)
         assert len(tr["states"]) == T + 1 and len(tr["actions"]) == T
     reward = -1.0 if task == "mountain_car" else 1.0
     np.testing.assert_array_equal(ro["returns"], reward * ro["steps"])
@@ -98,21 +99,21 @@ def test_greedy_rollouts_equal_scalar_env_by_hand(task, cap):
 def test_greedy_ties_go_to_the_lowest_action():
     # every network the same: all Q values tie, so the greedy action is always 0 (push left)
     w = np.tile(_random_weights("mountain_car", 0)[:1], (3, 1))
-    ro = control.greedy_rollouts(w, "mountain_car", [[-0.5, 0.0]], max_steps=50)
+    ro = greedy.greedy_rollouts(w, "mountain_car", [[-0.5, 0.0]], max_steps=50)
     assert np.all(ro["actions"][:, 0] == 0)
 
 
 def test_q_values_are_the_mlp_of_each_action():
     w = _random_weights("cartpole", 5)
     s = control.start_states("cartpole", 3)
-    q = control.q_values(w, "cartpole", s)
+    q = greedy.q_values(w, "cartpole", s)
     net = MLP(4, 50)
     for a in range(2):
         np.testing.assert_allclose(q[:, a], net.value(w[a], cp.scale_obs(s)), rtol=1e-14)
     with pytest.raises(ValueError, match="shape"):
-        control.q_values(w[:1], "cartpole", s)
+        greedy.q_values(w[:1], "cartpole", s)
     with pytest.raises(ValueError, match="task"):
-        control.q_values(w, "pendulum", s)
+        greedy.q_values(w, "pendulum", s)
 
 
 @pytest.mark.parametrize("task,cap", [("mountain_car", 150), ("cartpole", 1000)])
@@ -128,8 +129,8 @@ def test_engine_without_learning_plays_the_greedy_rollout(task, cap):
     np.testing.assert_allclose(run["final_weights"], w0, rtol=0, atol=1e-250)
     for r in range(2):
         ep = run["episodes"][r][0]
-        ro = control.greedy_rollouts(w0[r], task, ep["states"][:1], max_steps=cap)
-        tr = control.rollout_trajectory(ro, 0)
+        ro = greedy.greedy_rollouts(w0[r], task, ep["states"][:1], max_steps=cap)
+        tr = greedy.rollout_trajectory(ro, 0)
         np.testing.assert_array_equal(ep["actions"], tr["actions"])
         np.testing.assert_array_equal(ep["states"], tr["states"])
         assert run["lengths"][r, 0] == len(ep["actions"])
@@ -319,8 +320,8 @@ def test_trajectory_figures_draw_the_states():
     line = next(ln for ln in a2.get_lines() if ln.get_label() == "position x")
     np.testing.assert_array_equal(line.get_ydata(), tr["states"][:, 0])
     w = _random_weights("cartpole", 1)
-    ro = control.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
-    ctr = control.rollout_trajectory(ro, 0)
+    ro = greedy.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
+    ctr = greedy.rollout_trajectory(ro, 0)
     fig = task_pictures.plot_cartpole_trajectory(ctr, "test", n_snapshots=4)
     ks = task_pictures.snapshot_times(len(ctr["states"]) - 1, 4)
     for ax, k in zip(fig.axes[: len(ks)], ks, strict=True):
@@ -340,8 +341,8 @@ def test_trajectory_figures_project_their_text_at_16px():
     assert projected_text_px(task_pictures.plot_mountain_car_trajectory(tr, "t")) \
         >= MIN_PROJECTED_PX
     w = _random_weights("cartpole", 1)
-    ro = control.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
-    fig = task_pictures.plot_cartpole_trajectory(control.rollout_trajectory(ro, 0), "t")
+    ro = greedy.greedy_rollouts(w, "cartpole", control.start_states("cartpole", 1))
+    fig = task_pictures.plot_cartpole_trajectory(greedy.rollout_trajectory(ro, 0), "t")
     assert projected_text_px(fig) >= MIN_PROJECTED_PX
 
 # ------------------------------------------------------------------------------ Figure 4

@@ -219,7 +219,8 @@ def test_readings_of_section_5_carry_the_numbers():
 
 def test_time_limit_study_against_the_loop_it_replaces():
     """The helper against the notebook's former cell, written out (small sizes)."""
-    from ftd_lib.course.nb06_nn_control import greedy_rollouts, start_states, start_value
+    from ftd_lib.course.nb06_greedy import greedy_rollouts, start_value
+    from ftd_lib.course.nb06_nn_control import start_states
 
     cap = dict(alpha=0.03, lam=0.6, runs=2, episodes=6, max_steps=12)
     study = time_limits.time_limit_study("cartpole", "forward_sarsa_lambda", n_starts=3,
@@ -252,3 +253,46 @@ def test_live_at_best_repeats_the_stored_runs():
     # the metric of a run is its mean return over the 1000 episodes: the same runs, the same
     # numbers
     np.testing.assert_array_equal(run["returns"].mean(axis=1), right.arrays["metric"][cell, :2])
+
+
+def test_peak_borderline_sees_a_tie_on_the_window_edge_only():
+    lo, hi = PEAK_RANGE
+    below = round(lo - 0.1, 1)
+
+    def res(edge, outside, spread):
+        runs = [[edge - spread, edge + spread] * 2, [outside - spread, outside + spread] * 2]
+        cells = [(F, lo, SMALL, runs[0]), (F, below, SMALL, runs[1]), (F, 0.6, SMALL, 100),
+                 (S, 0.0, SMALL, 390)]
+        return _fake(cells, env="cartpole")
+
+    # 424 against 423 with a standard error of ~6 each: a tie, as the stored Figure 4 right
+    assert fig4.peak_borderline(res(424.0, 423.0, 12.0))
+    # the same peak far above its neighbour outside the window: a clear verdict
+    assert not fig4.peak_borderline(res(424.0, 300.0, 12.0))
+    # a peak inside the window, not on its edge: never borderline
+    inside = [(F, lo, SMALL, 300), (F, 0.6, SMALL, 424), (F, below, SMALL, 299)]
+    assert not fig4.peak_borderline(_fake(inside + [(S, 0.0, SMALL, 1)], env="cartpole"))
+    rows = [dict(number=7, paper="“around 0.6”", verdict="✔ agrees",
+                 evidence="best λ = 0.4 (rule: in [0.4, 0.8])")]
+    assert "| **✔ agrees**, borderline *(ours)* |" in fig4.claims_compact(rows, borderline=(7,))
+    assert "borderline" not in fig4.claims_compact(rows)
+
+
+def test_summary_says_where_forward_sarsa_learns_as_the_stored_figure_does():
+    """Notebook 06's Summary (a slide of lecture 3, and INSTRUCTORS.md's goals) names the λs at
+    which forward Sarsa(λ) clears the bar on mountain car; the stored Figure 4 left decides
+    them (at λ = 1 it ends below the level, so "λ ≥ 0.6" was false)."""
+    import re
+    from pathlib import Path
+
+    left = figures.stored("fig4-left")
+    got = [lam for lam, _ in fig4.learners(left, fig4.no_learning_level(left)["level"])[F]]
+    repo = Path(__file__).resolve().parents[2]
+    for path in (repo / "notebooks" / "src" / "06_nn_control.md", repo / "INSTRUCTORS.md"):
+        text = path.read_text()
+        assert "λ ≥ 0.6" not in text, path
+        spans = re.findall(r"forward Sarsa\(λ\)[^.;]*?λ = (\d\.\d)–(\d\.\d)", text)
+        assert spans, f"{path.name}: no 'forward Sarsa(λ) ... λ = a–b' sentence"
+        for a, b in spans:
+            assert got == pytest.approx(list(np.arange(float(a), float(b) + 0.05, 0.1))), \
+                (path.name, a, b, got)

@@ -50,8 +50,11 @@ def test_test_markers_are_tags_not_text(notebook):
     assert not in_text, f"{notebook.name}: cells {in_text} carry an nbval comment in their text"
     checked = [c for c in nb.cells if roles.has(c, roles.CHECK_OUTPUT)]
     assert len(checked) >= 3, f"{notebook.name}: only {len(checked)} cells tagged for nbval"
-    unknown = {t for c in nb.cells for t in roles.tags(c)} - set(roles.ROLES)
+    unknown = {t for c in nb.cells for t in roles.tags(c) if not roles.is_name(t)} \
+        - set(roles.ROLES)
     assert not unknown, f"{notebook.name}: tags {sorted(unknown)} are no role of roles.ROLES"
+    names = [n for c in nb.cells for n in roles.cell_names(c)]
+    assert len(names) == len(set(names)), f"{notebook.name}: a cell name twice: {names}"
 
 
 def test_every_code_cell_has_its_measured_run_time():

@@ -2,6 +2,7 @@
 is local, a widget shows its saved picture, notes go to the speaker view, and the CLI refuses
 bad input in one line. (tests/publish/test_deck_browser.py opens the decks in Chromium.)"""
 
+import copy
 import re
 import subprocess
 import sys
@@ -12,8 +13,10 @@ import pytest
 from conftest import built_decks
 
 from ftd_lib.course import roles
-from ftd_lib.publish import deck, present
+from ftd_lib.publish import deck, present, slide_pictures
+from ftd_lib.publish import exercise_places as X
 from ftd_lib.publish import lectures as L
+from ftd_lib.publish import plan as P
 from ftd_lib.publish import slide_words as sw
 
 pytestmark = pytest.mark.slow  # every lecture's deck notebooks and the decks
@@ -30,7 +33,7 @@ def decks():
 
 def test_one_deck_per_lecture_loading_only_local_files(decks):
     out, paths = decks
-    assert [p.name for p in paths] == [f"lecture{lec.number}.html" for lec in L.LECTURES]
+    assert [p.name for p in paths] == [f"lecture{lec.number}.html" for lec in P.LECTURES]
     for path in paths:
         html = path.read_text()
         # what the page loads: scripts, images, style sheets (not the links a reader may follow)
@@ -59,7 +62,7 @@ def test_one_deck_per_lecture_loading_only_local_files(decks):
 def lecture_views():
     """Each lecture's deck notebook, in full and core (the cells the deck renders)."""
     return {(lec.number, core): deck.lecture_notebook(lec, core=core)
-            for lec in L.LECTURES for core in (False, True)}
+            for lec in P.LECTURES for core in (False, True)}
 
 
 def _slides(nb):
@@ -75,7 +78,7 @@ def test_lecture_takes_the_planned_cells(lecture_views):
     assert "| min |" in nb.cells[1].source
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in L.LECTURES])
+@pytest.mark.parametrize("number", [lec.number for lec in P.LECTURES])
 def test_a_slide_shows_what_the_room_needs(lecture_views, number):
     """No scaffold, hint, solution or test marker on a slide; code only where tagged
     show-code, on at most one slide in eight; every slide opens with its speaker cue; the
@@ -98,14 +101,14 @@ def test_a_slide_shows_what_the_room_needs(lecture_views, number):
         assert (" min, core)" in notes[0]) == ('class="ftd-mark"' not in s[0].source
                                                 and 'class="ftd-mark"' not in
                                                 (s[1].source if len(s) > 1 else "")), notes[0]
-    lec = L.LECTURES[number - 1]
+    lec = P.LECTURES[number - 1]
     assert slides[-len(lec.questions) - 1][0].source.startswith(f"## Homework after lecture "
                                                                 f"{number}")
     assert slides[-1][0].source.startswith("## Discussion")
 
 
 def test_the_core_deck_leaves_out_what_the_plan_does_not_time(lecture_views):
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         full, core = lecture_views[(lec.number, False)], lecture_views[(lec.number, True)]
         marked = sum('class="ftd-mark"' in c.source for c in full.cells)
         assert marked > 0 and not any('class="ftd-mark"' in c.source for c in core.cells)
@@ -122,14 +125,14 @@ def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_clas
     """The core deck shows the Summary of every
     notebook the lecture takes to its end; an exercise put to the room shows on its slide the
     numbers to work from (drawn without a student id) and its cue gives the answer."""
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         core = lecture_views[(lec.number, True)]
         text = [c.source for c in core.cells]
         titles = [c.source for c in core.cells if c.source.startswith("# ")]
         ends = [s for s in lec.segments if s.last is None]
         assert sum(t.startswith("## Summary") for t in text) == len(ends), lec.number
         assert len(titles) >= 1
-        for key, _, where in L.exercise_places(lec):
+        for key, _, where in X.exercise_places(lec):
             if where != "class":
                 continue
             k = next(i for i, t in enumerate(text) if t.startswith("### Exercise")
@@ -153,7 +156,7 @@ def test_the_core_deck_keeps_each_summary_and_the_numbers_of_an_exercise_in_clas
 def closing_title(key):
     from ftd_lib.publish import closing
 
-    nb = L.read(next(p.stem for p in (REPO / "notebooks").glob(f"{key[2:4]}_*.ipynb")))
+    nb = P.read(next(p.stem for p in (REPO / "notebooks").glob(f"{key[2:4]}_*.ipynb")))
     i = next(i for i, k in L.exercise_keys(nb).items() if k == key)
     return closing.exercise_title(nb, i).split(" (")[0]
 
@@ -183,12 +186,12 @@ def test_widget_shows_its_picture_drawn_for_the_slide():
 
     from ftd_lib.style import WIDGET_DPI
 
-    nb = L.read("03_one_state_divergence")
+    nb = P.read("03_one_state_divergence")
     k = next(i for i, c in enumerate(nb.cells)
              for o in c.get("outputs", []) if WIDGET in o.get("data", {}))
     saved = next(o["data"]["image/png"] for o in nb.cells[k].outputs
                  if WIDGET in o.get("data", {}))
-    out = deck.deck_notebook(nb)
+    out = slide_pictures.deck_notebook(nb)
     pics = [o for o in out.cells[k].outputs if "image/png" in o.get("data", {})]
     assert len(pics) == 1 and all(WIDGET not in o["data"] for o in out.cells[k].outputs)
     md = pics[0]["metadata"]["image/png"]
@@ -217,7 +220,56 @@ def test_deck_notebook_leaves_the_original_alone():
         nbformat.v4.new_output("display_data", data={WIDGET: {"model_id": "m"},
                                                       "image/png": "iVBO", "text/plain": "W"})])])
     nb.metadata["widgets"] = {"state": {}}
-    out = deck.deck_notebook(nb)
+    out = slide_pictures.deck_notebook(nb)
     assert out.cells[0].outputs[0]["data"] == {"image/png": "iVBO"}
     assert "widgets" not in out.metadata
     assert WIDGET in nb.cells[0].outputs[0]["data"] and "widgets" in nb.metadata
+
+
+def test_references_point_at_what_each_deck_shows(lecture_views):
+    """Every "the next slide", "above", "below", "section N" and "move the slider" of a slide or
+    its cue points at something the deck shows (core and full): the core deck drops and moves
+    slides, and a deck shows a widget's picture, not its sliders. The check is proven on
+    sentences that point at a dropped slide, a moved section and a widget."""
+    from ftd_lib.publish import references
+
+    for (number, core), nb in lecture_views.items():
+        assert references.unresolved(nb) == [], (number, core)
+    core, full = copy.deepcopy(lecture_views[(2, True)]), lecture_views[(2, False)]
+    k = next(i for i, c in enumerate(core.cells) if c.cell_type == "markdown"
+             and "the error averaged over 50 episodes" in c.source)
+    core.cells[k].source += "\n\nThe next slide, a live run. The η study is in section 5."
+    found = references.unresolved(core)
+    assert any("'the next slide'" in f for f in found), found  # the live run is dropped
+    assert any("'section 5'" in f for f in found), found  # 05 §5 is self-study
+    assert not any("'the next slide'" in f or "section 5" in f
+                   for f in references.unresolved(full))
+    core.cells[k].source += "\n\nMove the slider to α = 0.002."
+    assert any("slider" in f for f in references.unresolved(core))
+
+
+def test_every_cue_says_something(lecture_views):
+    """A cue that only repeats the slide's title ("the slide's point: Summary."), a bare lead-in
+    ("Reading.", "Learning goals.") or a stray list bullet ("* ...") gives the lecturer nothing:
+    none is left on the core decks, and the fallback says the slide's own first sentence."""
+    from ftd_lib.publish import cues
+
+    for (number, core), nb in lecture_views.items():
+        if not core:
+            continue
+        for slide in _slides(nb):
+            cue = next((c.source for c in slide if c.source.startswith("**Cue**")), None)
+            if cue is None:
+                continue
+            said = cue.split("): ", 1)[1]
+            head = next((c.source.lstrip("#").split("\n")[0].strip() for c in slide
+                         if c.cell_type == "markdown" and c.source.lstrip().startswith("#")), "")
+            assert "*" not in said.replace("**", ""), (number, said)
+            assert not said.startswith("the slide's point"), (number, said)
+            assert len(said.rstrip(".").split()) > 3, (number, said)
+            assert said.rstrip(".").strip() != head, (number, said)
+    md = nbformat.v4.new_markdown_cell("## Summary\n\n* Forward TD(λ) costs what TD(0) costs, "
+                                       "and its targets are the λ-return's.")
+    md.metadata["slideshow"] = {"slide_type": "slide"}
+    assert cues.say([md], False, False) == ("the point: Forward TD(λ) costs what TD(0) costs, "
+                                            "and its targets are the λ-return's.")

@@ -6,7 +6,8 @@ without network, and moves through every slide (``Reveal.slide(h, v)``, every fr
   raw TeX (``$\\alpha``, ``\\frac`` …) is left in the visible text; every image (the figures,
   a widget's saved picture) has loaded (``naturalWidth > 0``); the deck has speaker notes and
   reveal.js's speaker view (key ``S``) opens and shows them; no request failed or went to the
-  network; every slide fits 1280 × 720 (the cues, corner tags, Algorithm 1, the stepper's
+  network; the speaker view typesets the notes' formulas (MathML) and its timetable fits the
+  notes pane; every slide fits 1280 × 720 (the cues, corner tags, Algorithm 1, the stepper's
   frames and the closing slides included). Screenshots: lecture 1's first figure slide
   ``test-output/deck_lecture1.png``; Algorithm 1, the stepper, Fig. 3 left and the discussion
   (``test-output/deck_*_lectureN.png``, :data:`SHOTS`).
@@ -135,6 +136,24 @@ SHOTS = {
 }
 
 
+# the first slide [h, v] whose own notes hold a formula (turned into MathML for the speaker view)
+FIRST_NOTES_MATH = """() => { for (const [h, s] of Reveal.getHorizontalSlides().entries()) {
+        const subs = [...s.querySelectorAll(':scope > section')];
+        for (const [v, x] of (subs.length ? subs : [s]).entries())
+            if (x.querySelector(':scope > aside.notes .ftd-notes-math')) return [h, v]; }
+    return null; }"""
+# the speaker view's notes: MathML formulas, those with a size, the text without them
+NOTES_MATH = """() => { const n = document.querySelector('.speaker-controls-notes .value');
+    const m = [...n.querySelectorAll('math')];
+    const c = n.cloneNode(true); c.querySelectorAll('math').forEach(e => e.remove());
+    return {math: m.length, text: c.textContent,
+            sized: m.filter(e => e.getBoundingClientRect().width > 0).length}; }"""
+# the widest table of the speaker view's notes against its notes pane (px)
+NOTES_PANE = """() => { const p = document.querySelector('#speaker-controls');
+    const t = [...p.querySelectorAll('table')].map(e => e.getBoundingClientRect().right);
+    return {pane: p.getBoundingClientRect().right, table: Math.max(0, ...t)}; }"""
+
+
 @pytest.fixture(scope="module")
 def lecture_decks():
     return built_decks()
@@ -181,7 +200,7 @@ def _record_size(number: int, slides: int, widest: float, tallest: float) -> Non
                         "tallest_px": round(tallest)})
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in deck.P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_offline(browser, lecture_decks, number):
     path = next(p for p in lecture_decks if p.stem == f"lecture{number}")
@@ -227,11 +246,13 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         notes = page.evaluate("() => [...document.querySelectorAll('aside.notes')]"
                               ".map(a => a.textContent.trim()).filter(t => t)")
         assert notes and "min" in notes[0], "the title slide's notes hold the timetable"
-        lecture = next(lec for lec in deck.L.LECTURES if lec.number == number)
+        lecture = next(lec for lec in deck.P.LECTURES if lec.number == number)
         want = sum(c.metadata.get("slideshow", {}).get("slide_type") == "notes"
                    and c.source.strip() != "" for c in deck.lecture_notebook(lecture).cells)
         assert len(notes) == want, f"{len(notes)} speaker notes in the deck, {want} notes cells"
         # the speaker view: a pop-up the notes plugin writes, showing the current slide's notes
+        page.wait_for_function("() => document.documentElement.dataset.ftdNotesMath",
+                               timeout=LOAD_S * 1000)
         page.evaluate("() => Reveal.slide(0, 0)")
         with ctx.expect_page(timeout=LOAD_S * 1000) as popup:
             page.keyboard.press("s")
@@ -243,6 +264,24 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         shown = view.evaluate("() => document.querySelector('.speaker-controls-notes .value')"
                               ".textContent")
         assert notes[0].split()[0] in shown, shown[:200]
+        # the timetable fits the notes pane (it was cut off at the right)
+        pane = view.evaluate(NOTES_PANE)
+        assert pane["table"] <= pane["pane"] + 1, f"timetable {pane} wider than the notes pane"
+        # the notes' formulas are typeset in the speaker view (they were blanks: MathJax's
+        # output without its fonts): on the first slide whose notes hold math, every formula
+        # the deck's notes hold is a MathML formula with a size in the pop-up, no raw TeX left
+        hv = page.evaluate(FIRST_NOTES_MATH)
+        assert hv is not None, "no slide's notes hold a formula"
+        page.evaluate("([h, v]) => Reveal.slide(h, v)", hv)
+        want = page.evaluate("() => Reveal.getCurrentSlide().querySelectorAll("
+                             "':scope > aside.notes .ftd-notes-math').length")
+        view.wait_for_function(f"() => document.querySelectorAll("
+                               f"'.speaker-controls-notes .value math').length >= {want}",
+                               timeout=LOAD_S * 1000)
+        got = view.evaluate(NOTES_MATH)
+        assert got["math"] == want and got["sized"] == want, (hv, want, got)
+        assert RAW_TEX.findall(got["text"]) == [], got["text"][:300]
+        view.screenshot(path=str(OUT / f"speaker_view_lecture{number}.png"))
         time.sleep(1.0)  # the speaker view's frames load the deck from disk too
         view.close()
         assert page.failures == [], "\n".join(page.failures)
@@ -333,7 +372,7 @@ ALL_SLIDES = """() => {
     return document.querySelectorAll('.reveal .slides section').length; }"""
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in deck.L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in deck.P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_lecture_deck_accessibility_axe_core(browser, lecture_decks, number):
     """axe-core over every slide of a lecture deck (all slides shown at once), on the

@@ -27,8 +27,8 @@ from conftest import built_once, needs_chromium, record_measurement
 from test_deck_browser import SHOW, SLIDES, _open, _settle
 
 from ftd_lib import figure_text
-from ftd_lib.publish import deck
-from ftd_lib.publish import lectures as L
+from ftd_lib.publish import deck, slide_pictures
+from ftd_lib.publish import plan as P
 from ftd_lib.style import MIN_PROJECTED_PX
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,7 +55,7 @@ PICTURES = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
 def _execute(stem: str, folder: Path) -> None:
     from nbclient import NotebookClient
 
-    src = L.NOTEBOOKS / f"{stem}.ipynb"
+    src = P.NOTEBOOKS / f"{stem}.ipynb"
     nb = nbformat.read(src, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         "from ftd_lib.figure_text import install\ninstall()"))
@@ -77,7 +77,7 @@ def measured_decks():
 def _measured_decks(root: Path) -> None:
     folder = root / "executed"
     folder.mkdir()
-    stems = sorted({seg.notebook for lec in L.LECTURES for seg in lec.segments})
+    stems = sorted({seg.notebook for lec in P.LECTURES for seg in lec.segments})
     env = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + env if env else "")
     try:
@@ -88,10 +88,10 @@ def _measured_decks(root: Path) -> None:
             os.environ.pop("PYTHONPATH")
         else:
             os.environ["PYTHONPATH"] = env
-    for css in L.NOTEBOOKS.glob("*.css"):
+    for css in P.NOTEBOOKS.glob("*.css"):
         shutil.copyfile(css, folder / css.name)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(L, "NOTEBOOKS", folder)
+        mp.setattr(P, "NOTEBOOKS", folder)
         names = [p.name for p in deck.write_decks(root / "decks", force=True)]
     (root / "decks.json").write_text(json.dumps(names))
 
@@ -127,16 +127,17 @@ def test_deck_draws_widget_pictures_to_fill_the_slide():
 
     from matplotlib.image import imread
 
-    png, md, _ = deck.widget_picture("one_state_explorer(alpha=0.15, T=10, v0=0.0)")
+    png, md, _ = slide_pictures.widget_picture("one_state_explorer(alpha=0.15, T=10, v0=0.0)")
     h, w = imread(io.BytesIO(png)).shape[:2]
-    assert w <= deck.PICTURE_BOX[0] and h <= deck.PICTURE_BOX[1]
-    assert max(w / deck.PICTURE_BOX[0], h / deck.PICTURE_BOX[1]) == pytest.approx(1, abs=0.01)
+    box = slide_pictures.PICTURE_BOX
+    assert w <= box[0] and h <= box[1]
+    assert max(w / box[0], h / box[1]) == pytest.approx(1, abs=0.01)
     assert md["ftd_text_pt"] == 13 and md["ftd_dpi"] == pytest.approx(h / 4.3, rel=0.01)
     assert md["ftd_text_pt"] * md["ftd_dpi"] / 72 > 18
-    assert deck.widget_picture("print(1)") is None
+    assert slide_pictures.widget_picture("print(1)") is None
 
 
-@pytest.mark.parametrize("number", [lec.number for lec in L.LECTURES],
+@pytest.mark.parametrize("number", [lec.number for lec in P.LECTURES],
                          ids=lambda n: f"lecture{n}")
 def test_every_picture_projects_its_text_at_16px(browser, measured_decks, number):
     path = next(p for p in measured_decks if p.stem == f"lecture{number}")

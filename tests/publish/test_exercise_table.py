@@ -46,6 +46,6 @@ def test_a_missing_row_names_the_file_and_the_command():
 
 
 def test_the_real_notebooks_give_the_pages_table():
-    text = (E.L.REPO / "INSTRUCTORS.md").read_text()
+    text = (E.P.REPO / "INSTRUCTORS.md").read_text()
     assert E.table_markdown() in text, (
         "INSTRUCTORS.md's exercise table is stale: python -m ftd_lib.publish.lecture_plan --write")

@@ -119,7 +119,8 @@ def _pictures(path):
 def test_every_stored_picture_passed_the_layout_check(path):
     """Every figure a stored notebook shows was checked when it was drawn (the notebooks call
     ftd_lib.style.use_style, which installs the check) and nothing was wrong with it. A widget's
-    picture is drawn anew for a slide and checked there (ftd_lib.publish.deck.deck_png)."""
+    picture is drawn anew for a slide and checked there
+    (ftd_lib.publish.slide_pictures.deck_png)."""
     seen = list(_pictures(path))
     unchecked = [i for i, md in seen if FL.KEY not in md]
     assert unchecked == [], (f"{path.name}: cells {unchecked} carry no layout verdict: "
@@ -131,14 +132,49 @@ def test_every_stored_picture_passed_the_layout_check(path):
 def test_the_decks_own_pictures_pass_the_layout_check():
     """The widget pictures and the stepper's frames the deck draws for a slide (fixed size, not
     tight: nothing may be cut either)."""
-    from ftd_lib.publish import deck
+    from ftd_lib.publish import slide_pictures
 
     for source in ("one_state_explorer(alpha=0.15, T=10, v0=0.0)",
                    "k_explorer(eta=0.01, gl=0.9)"):
-        _, md, _ = deck.widget_picture(source)
+        _, md, _ = slide_pictures.widget_picture(source)
         assert md[FL.KEY] == [], (source, md[FL.KEY])
-    _, md, ex = deck.widget_picture("algorithm1_stepper()", deck.FRAME_BOX)
+    _, md, ex = slide_pictures.widget_picture("algorithm1_stepper()", slide_pictures.FRAME_BOX)
     for k in (0, 3, len(ex.frames) - 1):
         ex.controls["frame"].value = k
         _, fig = ex.render(ex)
-        assert deck.deck_png(fig, deck.FRAME_BOX)[1][FL.KEY] == [], k
+        assert slide_pictures.deck_png(fig, slide_pictures.FRAME_BOX)[1][FL.KEY] == [], k
+
+
+def test_text_over_text_and_text_over_the_data_and_their_cures():
+    """Every text artist is checked, not only legends: a suptitle struck through by a panel's
+    y-label, an annotation printed across a line, two annotations on one another, two legends
+    on one another; each moved away, the figure passes."""
+    fig, ax = _rising()
+    ax.text(5, 5.0, "written across the lines")  # where the three lines cross
+    assert any(p.startswith("an annotation over the data") for p in FL.problems(fig))
+    ax.texts[0].set(position=(5, 8.7), ha="center")  # above the crossing: empty
+    assert FL.problems(fig) == []
+    ax.text(5, 8.8, "on the first one", ha="center")
+    assert "an annotation over an annotation" in FL.problems(fig)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+    for a in axes:
+        a.plot([0, 1], [0, 1])
+    axes[1].set_ylabel("a long y label of the right panel, rotated", rotation=0)
+    fig.suptitle("a suptitle")
+    axes[1].yaxis.set_label_coords(0.5, 1.12)  # up into the suptitle's line
+    found = FL.problems(fig)
+    assert any("the suptitle" in p and "axis label" in p for p in found), found
+    axes[1].set_ylabel("")
+    assert not any("the suptitle" in p for p in FL.problems(fig))
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.plot([0, 1], [5, 5], label="one")
+    ax.plot([0, 1], [6, 6], label="two")
+    ax.set_ylim(0, 10)
+    ax.legend(handles=ax.lines[:1], loc="lower left")
+    ax.add_artist(ax.get_legend())
+    ax.legend(handles=ax.lines[1:], loc="lower left")
+    assert "a legend over a legend" in FL.problems(fig)

@@ -11,7 +11,9 @@ import pytest
 from ftd_lib.course.exercises.hints import HINTS
 from ftd_lib.course.roles import EXERCISE, HINT, SHOW_CODE, has
 from ftd_lib.publish import closing, exercise_table, lecture_plan, run_times
+from ftd_lib.publish import exercise_places as X
 from ftd_lib.publish import lectures as L
+from ftd_lib.publish import plan as P
 
 pytestmark = pytest.mark.slow  # the lecture plan generated from every notebook
 
@@ -79,8 +81,9 @@ def test_formulas_figures_and_exercises_by_hand():
     column; what the deck does not show (a scaffold, a hint) costs nothing."""
     png = nbformat.v4.new_output("display_data", data={"image/png": "iVBO", "text/plain": "F"})
     cells = [
-        _cell("md", "# T", "slide"),                                      # 1 word
-        _cell("md", "## 1. A\n\n$$a = b$$\n\nand\n\n$$c = d$$", "slide"),  # 2 formulas: 5 words
+        _cell("md", "# T", "slide", tags=["cell-t"]),                     # 1 word
+        _cell("md", "## 1. A\n\n$$a = b$$\n\nand\n\n$$c = d$$", "slide",
+              tags=["cell-a"]),                                             # 2 formulas: 5 words
         _cell("code", "plot()", "-", run_s=0, outputs=[png]),              # a figure, no words
         _cell("md", "### Exercise 1 — x", "subslide"),                    # 3 words
         _cell("code", "answer = None\ncheck(answer)", "skip", run_s=0, tags=[EXERCISE]),
@@ -92,7 +95,7 @@ def test_formulas_figures_and_exercises_by_hand():
     nb = nbformat.v4.new_notebook(cells=cells)
     assert L.exercise_keys(nb) == {4: "nb01.discounted_return", 7: "nb01.bellman_row"}
     assert L.slide_groups(nb) == [[0], [1, 2], [3, 4, 5], [6, 7, 8]]
-    moved = L.moved_cells(nb, L.Segment("x"), homework=("nb01.bellman_row",))
+    moved = L.moved_cells(nb, P.Segment("x"), homework=("nb01.bellman_row",))
     assert moved == {6: "homework", 7: "homework", 8: "homework"}
     t = L.timing(nb, moved=moved)
     w = L.WORDS_PER_MIN
@@ -102,8 +105,19 @@ def test_formulas_figures_and_exercises_by_hand():
     assert t.optional == pytest.approx(L.SLIDE_MIN + 3 / w + L.EXERCISE_MIN)
     assert (t.formulas, t.figures, t.exercises, t.slides) == (2, 1, 1, 4)
     # a section sent away and a slide dropped
-    moved = L.moved_cells(nb, L.Segment("x", moved=((1, "self-study"),), dropped=("T",)))
+    moved = L.moved_cells(nb, P.Segment("x", moved=(("cell-a", "self-study"),),
+                                        dropped=("cell-t",)))
     assert moved[0] == "dropped" and moved[1] == moved[6] == "self-study"
+    # the plan names cells, not titles: a retitled slide and a renumbered section change
+    # nothing; a name no cell carries fails with the plan's file and line
+    nb.cells[0].source, nb.cells[1].source = "# Retitled", nb.cells[1].source.replace("1.", "4.")
+    assert L.moved_cells(nb, P.Segment("x", moved=(("cell-a", "self-study"),),
+                                       dropped=("cell-t",))) == moved
+    with pytest.raises(ValueError, match=r"ftd_lib/publish/plan.py:\d+: .*'cell-gone'"):
+        L.moved_cells(nb, P.Segment("x", dropped=("cell-gone",)))
+    nb.cells[2].metadata["tags"] = ["cell-b"]  # the figure's code cell, inside a slide
+    with pytest.raises(ValueError, match="open no slide"):
+        L.moved_cells(nb, P.Segment("x", dropped=("cell-b",)))
 
 
 def test_walk_through_by_hand():
@@ -133,7 +147,7 @@ def test_walk_through_by_hand():
     nb = nbformat.v4.new_notebook(cells=[_cell("md", "## 1. A", "slide"), listing,
                                          _cell("md", "### S", "subslide"), stepper])
     assert L.timing(nb).steps == 3 + n
-    seg = L.LECTURES[1].segments[0]
+    seg = P.LECTURES[1].segments[0]
     row = next(t for label, _, t in L.section_rows(seg) if label == "04 §3")
     assert row.steps == 5 + len(algorithm1_stepper().frames)
     assert 18 <= row.core <= 22
@@ -143,13 +157,18 @@ def test_the_cuts_that_make_the_lectures_fit_are_in_the_plan():
     """The cuts a lecturer's pacing asked for: 03 §6 to homework; 04 §8 to homework; 05 §5–6
     to guided self-study; 06 §4's live cart-pole run dropped; 06's exercises but
     ``nb06.simulate_policy`` to homework."""
-    l1, l2, l3 = L.LECTURES
-    assert dict(l1.segments[2].moved) == {6: "homework"}
-    assert dict(l2.segments[0].moved) == {8: "homework"}
-    assert dict(l2.segments[1].moved) == {5: "self-study", 6: "self-study"}
+    l1, l2, l3 = P.LECTURES
+
+    def moved(seg):
+        nb = P.read(seg.notebook)
+        return {P.section_of(nb, name, seg.notebook): w for name, w in seg.moved}
+
+    assert moved(l1.segments[2]) == {6: "homework"}
+    assert moved(l2.segments[0]) == {8: "homework"}
+    assert moved(l2.segments[1]) == {5: "self-study", 6: "self-study"}
     assert ({"nb06.forward_sarsa_delay", "nb06.epsilon_greedy", "nb06.cartpole_target"}
             <= set(l3.homework))
-    nb = L.read("06_nn_control")
+    nb = P.read("06_nn_control")
     moved = L.segment_moved(l3.segments[0], nb)
     dropped = [i for i, w in moved.items() if w == "dropped"]
     assert dropped and any("train_methods(\"cartpole\"" in nb.cells[i].source for i in dropped)
@@ -164,7 +183,7 @@ def test_the_closing_slides():
     assert set(qs) == {1, 2, 3, 4, 5}
     assert qs[1].startswith("**Replacing traces.**") and "<details>" not in qs[1]
     assert "Model answer" not in " ".join(qs.values())
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         md = closing.homework_markdown(lec)
         for key in lec.homework:  # the label by the headings' order, read apart
             label = next(e.label for e in exercise_table.exercises() if e.key == key)
@@ -174,7 +193,7 @@ def test_the_closing_slides():
         assert len(slides) == len(lec.questions)
         for q, src in zip(lec.questions, slides, strict=True):
             assert f"**Question {q}.**" in src and qs[q].split("**")[1] in src
-    nb01 = L.read("01_td_basics")
+    nb01 = P.read("01_td_basics")
     first = next(i for i, c in enumerate(nb01["cells"]) if has(c, EXERCISE))
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
 
@@ -184,27 +203,27 @@ def test_every_required_exercise_is_done_in_class_or_assigned():
     either put to the room on a core slide or on the lecture's homework list; the homework slide
     says "done in class" of exactly the exercises the core deck shows, and assigns only
     exercises of the lecture's own notebooks."""
-    for lec in L.LECTURES:
-        places = L.exercise_places(lec)
+    for lec in P.LECTURES:
+        places = X.exercise_places(lec)
         lost = [k for k, req, where in places if req and where is None]
         assert lost == [], (lec.number, lost)
         assert set(lec.homework) <= {k for k, _, _ in places}, lec.number
         md = closing.homework_markdown(lec)
-        here = [L.exercise_label(k) for k, _, where in places if where == "class"]
+        here = [X.exercise_label(k) for k, _, where in places if where == "class"]
         said = re.search(r"Done in class, finish at home: (.*)\.", md)
         assert (said.group(1).split(", ") if said else []) == here, (lec.number, md)
     # the slide of an exercise done in class is core: not moved, not optional
-    l1 = L.LECTURES[0]
-    assert [k for k, _, w in L.exercise_places(l1) if w == "class"] == ["nb02.n_step_return"]
+    l1 = P.LECTURES[0]
+    assert [k for k, _, w in X.exercise_places(l1) if w == "class"] == ["nb02.n_step_return"]
 
 
 def test_a_required_exercise_that_falls_through_is_refused():
     """An exercise on a moved slide and not on the homework list has no place; a required one
     makes the homework slide raise (the plan must place it)."""
-    l2 = L.LECTURES[1]
-    short = L.Lecture(2, l2.title, l2.segments, l2.discussion_min, l2.discussion,
+    l2 = P.LECTURES[1]
+    short = P.Lecture(2, l2.title, l2.segments, l2.discussion_min, l2.discussion,
                       tuple(k for k in l2.homework if k != "nb04.first_update"))
-    assert ("nb04.first_update", True, None) in L.exercise_places(short)
+    assert ("nb04.first_update", True, None) in X.exercise_places(short)
     with pytest.raises(ValueError, match="nb04.first_update") as raised:
         closing.homework_markdown(short)
     assert "homework tuple in ftd_lib/publish/lectures.py" in str(raised.value)  # the file to edit
@@ -223,17 +242,18 @@ def test_a_summary_stays_when_the_section_before_it_moves():
     """An unnumbered ``## Summary`` after a moved section is
     not moved with it, so every notebook a lecture takes to its end keeps its wrap-up."""
     cells = [_cell("md", "# T", "slide"), _cell("md", "## 1. A", "slide"),
-             _cell("md", "## 2. Exercises", "slide"), _cell("md", "x", "subslide"),
+             _cell("md", "## 2. Exercises", "slide", tags=["cell-ex"]),
+             _cell("md", "x", "subslide"),
              _cell("md", "## Summary", "slide"), _cell("md", "y", "subslide")]
     nb = nbformat.v4.new_notebook(cells=cells)
-    assert L.in_summary(nb) == [False, False, False, False, True, True]
-    seg = L.Segment("x", moved=((2, "homework"),))
+    assert P.in_summary(nb) == [False, False, False, False, True, True]
+    seg = P.Segment("x", moved=(("cell-ex", "homework"),))
     assert L.moved_cells(nb, seg) == {2: "homework", 3: "homework"}
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         for seg in lec.segments:
-            nb = L.read(seg.notebook)
+            nb = P.read(seg.notebook)
             moved = L.segment_moved(seg, nb)
-            summary = [i for i, x in enumerate(L.in_summary(nb)) if x]
+            summary = [i for i, x in enumerate(P.in_summary(nb)) if x]
             if seg.last is None:
                 assert summary, seg.notebook
             assert not any(i in moved for i in summary), seg.notebook
@@ -250,7 +270,7 @@ def test_run_seconds_reads_the_stored_times_not_the_cells_timestamps():
     assert L.run_seconds(_cell("md", "text")) == 0.0
     with pytest.raises(ValueError, match="scripts/refresh_notebooks.py"):
         L.run_seconds(_cell("code", "x"))
-    nb = L.read("02_lambda_return")
+    nb = P.read("02_lambda_return")
     code = next(x for x in nb.cells if x.cell_type == "code")
     stem, s = run_times.stored()[code.id]
     assert stem == "02_lambda_return" and L.run_seconds(code) == s
@@ -261,10 +281,16 @@ def test_sections_and_segments():
              _cell("md", "a"), _cell("md", "## 2. B", "slide"), _cell("md", "## 3. C", "slide"),
              _cell("md", "## Summary", "slide")]
     nb = nbformat.v4.new_notebook(cells=cells)
-    assert L.section_numbers(nb) == [None, None, 1, 1, 2, 3, 3]
-    assert L.segment_cells(nb, L.Segment("x", 2, None)) == [0, 1, 4, 5, 6]
-    assert L.segment_cells(nb, L.Segment("x", 1, 2)) == [0, 1, 2, 3, 4]
-    assert L.Segment("06_x", 1, 2).label() == "06 §1–2" and L.Segment("07_x").label() == "07"
+    assert P.section_numbers(nb) == [None, None, 1, 1, 2, 3, 3]
+    for k, name in ((2, "cell-a"), (4, "cell-b")):
+        nb.cells[k].metadata["tags"] = [name]
+    assert P.segment_cells(nb, P.Segment("x", "cell-b", None)) == [0, 1, 4, 5, 6]
+    assert P.segment_cells(nb, P.Segment("x", "cell-a", "cell-b")) == [0, 1, 2, 3, 4]
+    assert P.Segment("x", "cell-a", "cell-b").label(nb) == "x §1–2"
+    assert P.Segment("07_x").label() == "07"
+    with pytest.raises(ValueError, match="no '## N.' section heading"):
+        nb.cells[1].metadata["tags"] = ["cell-intro"]
+        P.segment_cells(nb, P.Segment("x", "cell-intro"))
 
 
 def test_the_plan():
@@ -272,33 +298,33 @@ def test_the_plan():
     the plan; the homework names exercises by their keys (names, so inserting an exercise
     changes no key here): it includes the builds nb02.build_td_lambda, nb04.rho_recursion and
     nb04.k1_is_td0, and each key is an exercise of a notebook its lecture takes."""
-    pre = {(s.notebook, s.first, s.last) for s in L.PRE_READING}
-    assert ("01_td_basics", None, None) in pre and ("06_nn_control", 1, 2) in pre
-    l3 = L.LECTURES[2]
-    assert [(s.notebook, s.first) for s in l3.segments] == [
+    pre = {(s.notebook, s.sections()) for s in P.PRE_READING}
+    assert ("01_td_basics", (None, None)) in pre and ("06_nn_control", (None, 2)) in pre
+    l3 = P.LECTURES[2]
+    assert [(s.notebook, s.sections()[0]) for s in l3.segments] == [
         ("06_nn_control", 3), ("07_modern_lambda_returns", None)]
-    planned = {s.notebook for s in L.PRE_READING} | {
-        s.notebook for lec in L.LECTURES for s in lec.segments}
+    planned = {s.notebook for s in P.PRE_READING} | {
+        s.notebook for lec in P.LECTURES for s in lec.segments}
     assert planned == {p.stem for p in (REPO / "notebooks").glob("0*.ipynb")}
-    homework = {k for lec in L.LECTURES for k in lec.homework}
+    homework = {k for lec in P.LECTURES for k in lec.homework}
     assert ({"nb02.build_td_lambda", "nb04.rho_recursion", "nb04.k1_is_td0"} <= homework
             <= set(HINTS))
     where = {e.key: e.notebook for e in exercise_table.exercises()}
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         for key in lec.homework:
             assert where.get(key) in {s.notebook for s in lec.segments}, (
                 f"lecture {lec.number}'s homework {key!r} (ftd_lib/publish/lectures.py) is no "
                 f"exercise of its notebooks (keys: {sorted(where)})")
 
 
-@pytest.mark.parametrize("lecture", L.LECTURES, ids=lambda lec: f"lecture{lec.number}")
+@pytest.mark.parametrize("lecture", P.LECTURES, ids=lambda lec: f"lecture{lec.number}")
 def test_every_lecture_fits_90_minutes_with_its_discussion(lecture):
     """The slides by the rule (optional cells left out) plus the discussion the lecture promises
     take at most 90 minutes, and leave at most MAX_SPARE more (a lecture is not half empty).
     Fails on notebooks whose slides still hold more than a lecture can show."""
     m = closing.lecture_minutes(lecture)
     assert m["core"] + m["discussion"] == L.LENGTH
-    assert m["discussion"] >= lecture.discussion_min, L.overrun_message(
+    assert m["discussion"] >= lecture.discussion_min, X.overrun_message(
         lecture, m["core"], m["discussion"])
     assert m["discussion"] <= lecture.discussion_min + L.MAX_SPARE, m["discussion"]
     if lecture.number == 3:  # 07 gets its own ~25 minutes
@@ -326,9 +352,38 @@ def test_one_time_per_notebook():
     assert "Six Jupyter notebooks" not in readme
     n = len(list((REPO / "notebooks").glob("0*.ipynb")))
     assert f"{['', '', '', '', '', '', 'Six', 'Seven', 'Eight'][n]} Jupyter notebooks" in readme
-    for lec in L.LECTURES:
+    for lec in P.LECTURES:
         for seg in lec.segments:
             row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{seg.notebook}`"))
             assert f"lecture {lec.number}" in row, row
     minutes = re.findall(r"lecture (\d)(?: §[\w–]+)?: (\d+) min", text)
-    assert len(minutes) == sum(len(lec.segments) for lec in L.LECTURES)
+    assert len(minutes) == sum(len(lec.segments) for lec in P.LECTURES)
+
+
+def test_every_required_exercise_has_a_place_pre_reading_included(monkeypatch):
+    """Every required exercise of every notebook is placed: on a core slide, on a homework list
+    or in the pre-reading, which INSTRUCTORS.md's pre-reading line and the homework slide of
+    the lecture before name by label (06.1 was assigned nowhere: the check looked at the
+    lectures only). Without the pre-reading of 06 §1–2, 06.1 falls through."""
+    assert X.unplaced() == []
+    six = next(s for s in P.PRE_READING if s.notebook == "06_nn_control")
+    assert X.pre_reading_before(six) == 3
+    labels = [X.exercise_label(k) for k, _, _ in X.pre_reading_places(six)]
+    assert "06.1" in labels
+    text = (REPO / "INSTRUCTORS.md").read_text()
+    assert "exercise 06.1" in text.split("(pre-reading, not lectured)", 1)[1].split("\n")[0]
+    assert "Before lecture 3, read: **06 §1–2** with exercise 06.1." in \
+        closing.homework_markdown(P.LECTURES[1])
+    monkeypatch.setattr(X, "PRE_READING", tuple(s for s in P.PRE_READING if s is not six))
+    assert ("06_nn_control", X.pre_reading_places(six)[0][0]) in X.unplaced()
+
+
+def test_the_discussion_cues_share_out_all_its_minutes():
+    """The discussion slides' cues give whole minutes that add up to the discussion the plan
+    leaves (lecture 3's 13 minutes over two questions were 6 + 6)."""
+    for lec in P.LECTURES:
+        minutes = closing.lecture_minutes(lec)["discussion"]
+        cues = [c.source for c in closing.discussion_cells(lec, minutes)
+                if c.source.startswith("**Cue**")]
+        given = [int(re.search(r"\((\d+) min", c).group(1)) for c in cues]
+        assert sum(given) == minutes and len(given) == len(lec.questions), (lec.number, given)

@@ -424,7 +424,7 @@ def test_what_the_workflow_publishes_holds_no_solution_and_no_instructors_link(t
     but the push): no line of a worked solution, no solution cell, no link to the instructors'
     repository or commit; the licence and citation files; start.sh committed executable; and
     the push goes to the students' repository, the site's run buttons and footer name it."""
-    from ftd_lib.publish import site
+    from ftd_lib.publish import site, site_conf
 
     build, run = _publish_step()
     # the copy goes to the students' own repository, with a deploy key, never to this one
@@ -467,7 +467,7 @@ def test_what_the_workflow_publishes_holds_no_solution_and_no_instructors_link(t
     assert f"github.com/{INSTRUCTORS_REPO}/" not in text and SHA not in text.replace(ref, "")
     assert f"https://github.com/{STUDENTS_REPO}/archive/{ref}.zip" in text  # the Colab cell
     # every page's footer: the students' tag, not the instructors' commit
-    foot = site.footer_html(STUDENTS_REPO, dict(date="2026-11-28", commit=SHA), ref)
+    foot = site_conf.footer_html(STUDENTS_REPO, dict(date="2026-11-28", commit=SHA), ref)
     assert f"github.com/{STUDENTS_REPO}/tree/{ref}" in foot
     assert "/commit/" not in foot and SHA not in foot.replace(ref, "")
 

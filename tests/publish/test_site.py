@@ -20,7 +20,7 @@ import pytest
 from ftd_lib.course import colab, roles
 from ftd_lib.course import widgets as W
 from ftd_lib.course.stepper import algorithm1_stepper
-from ftd_lib.publish import landing, present, site
+from ftd_lib.publish import landing, present, site, site_conf
 from ftd_lib.publish import static_explorers as SE
 
 pytestmark = pytest.mark.slow  # explorer pictures and a site build
@@ -215,14 +215,14 @@ def test_repository_links_are_checked_at_build_time():
 
 def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     info = dict(date="2026-11-27", commit="0123456789abcdef")
-    foot = site.footer_html("me/course", info)
+    foot = site_conf.footer_html("me/course", info)
     assert "CC BY 4.0" in foot and "MIT" in foot and "2026-11-27" in foot
     assert "github.com/me/course/tree/students" in foot and "0123456789abcdef" not in foot
-    opts = site.theme_options("me/course", "students-abc", foot)
+    opts = site_conf.theme_options("me/course", "students-abc", foot)
     assert opts["repository_branch"] == "students-abc"
     assert opts["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
-    assert "launch_buttons" not in site.theme_options(None, "x", foot)
-    conf = site.conf_py(opts, "2026")
+    assert "launch_buttons" not in site_conf.theme_options(None, "x", foot)
+    conf = site_conf.conf_py(opts, "2026")
     assert "ftd-site.js" in conf
     ns = {}
     exec(compile(conf, "conf.py", "exec"), ns)
@@ -308,8 +308,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     src = tmp_path / "src"
     (src / "_static").mkdir(parents=True)
     (src / "_extra").mkdir()
-    (src / "conf.py").write_text(site.conf_py(
-        site.theme_options("me/course", "v1", "<p>footer</p>"), "2026"))
+    (src / "conf.py").write_text(site_conf.conf_py(
+        site_conf.theme_options("me/course", "v1", "<p>footer</p>"), "2026"))
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
         nbformat.v4.new_code_cell(site.ALT_CELL, metadata={"tags": ["remove-cell"]}),
@@ -325,7 +325,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
     assert "_static/mathjax3/tex-chtml.js" in page and "cdn" not in page.lower()
     # a link preview: a description and Open Graph data; no placeholder byline
-    assert f'<meta name="description" content="{site.DESCRIPTION}"' in page.replace("&#x27;", "'")
+    desc = site_conf.DESCRIPTION
+    assert f'<meta name="description" content="{desc}"' in page.replace("&#x27;", "'")
     assert '<meta property="og:title" content="A page' in page
     assert "By the course" not in page
     mj = site.STATIC / "mathjax3"
@@ -356,6 +357,9 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     c.axis("off")
     assert FA.figure_alt(fig) == ("Figure: Step size α against V(St); TD(λ), γλ = 0.9; "
                                   "RMS error against episode")
+    # a colour bar is no panel: its label is not read as one
+    fig.colorbar(a.imshow([[0, 1]]), ax=a, label="trace")
+    assert "trace" not in FA.figure_alt(fig)
     plt.close(fig)
     # a panel with one label is that label, no dangling
     # "against"; a title that says "Figure 1" gets no "Figure:" before it
@@ -422,5 +426,44 @@ def test_a_deck_links_a_notebook_as_its_page():
     assert 'href="../A1_reproduction_engineering.html"' in out
     assert 'href="../05_nn_prediction.html#claim-4"' in out
     assert 'href="https://github.com/x/y/blob/main/a.ipynb"' in out
+    # a link out of the notebooks' folder (the site has no results/): to GitHub at the ref,
+    # or, without a repository, its words unlinked (it was a dead link on lecture 3's deck)
+    report = '<a href="../results/REPORT.md#claim-5">the report</a>'
+    assert site.deck_links_to_pages(report, "me/course", "v1") == (
+        '<a href="https://github.com/me/course/blob/v1/results/REPORT.md#claim-5">the report</a>')
+    assert site.deck_links_to_pages(report) == "the report"
+    assert 'href="../A1_reproduction_engineering.html"' in site.deck_links_to_pages(html, "me/c")
     # the slide number's colours: 7:1, not reveal.js's 2.84:1
     assert ".slide-number { background-color: #595959; color: #fff; }" in deck.DECK_CSS
+
+
+def test_pages_drop_the_icon_script_and_preload_mathjax_fonts(tmp_path):
+    """The theme's fontawesome.js (542 KB gzipped, beside the webfont its stylesheet already
+    loads) is cut from every page Sphinx wrote and from _static; MathJax's two commonest fonts
+    are preloaded, with the right path from a page one folder down; the decks are left alone."""
+    from ftd_lib.publish import page_weight
+
+    head = ('<html><head><link rel="preload" as="script" href="{p}_static/scripts/theme.js" />'
+            '<script defer src="{p}_static/scripts/fontawesome.js?digest=9"></script>'
+            '<script src="{p}_static/mathjax3/tex-chtml.js"></script></head><body>x</body></html>')
+    (tmp_path / "_static" / "scripts").mkdir(parents=True)
+    (tmp_path / "_static" / "scripts" / "fontawesome.js").write_text("x" * 1000)
+    (tmp_path / "_static" / "scripts" / "bootstrap.js").write_text("y")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "index.html").write_text(head.format(p=""))
+    (tmp_path / "sub" / "page.html").write_text(head.format(p="../"))
+    (tmp_path / "slides").mkdir()
+    deck_html = "<html><head><script src='_deck/reveal.js'></script></head></html>"
+    (tmp_path / "slides" / "lecture1.html").write_text(deck_html)
+    got = page_weight.lighten(tmp_path)
+    assert got == {"pages": 2, "bytes_saved": 1000}
+    assert not (tmp_path / "_static" / "scripts" / "fontawesome.js").exists()
+    assert (tmp_path / "_static" / "scripts" / "bootstrap.js").exists()
+    for page, prefix in (("index.html", ""), ("sub/page.html", "../")):
+        text = (tmp_path / page).read_text()
+        assert "fontawesome" not in text and "tex-chtml.js" in text
+        for font in page_weight.MATHJAX_FONTS:
+            assert f'href="{prefix}{page_weight.FONT_DIR}/{font}" as="font"' in text
+            assert (page_weight.REPO_FONTS / font).is_file()
+    assert (tmp_path / "slides" / "lecture1.html").read_text() == deck_html
+    assert page_weight.lighten(tmp_path) == {"pages": 0, "bytes_saved": 0}  # idempotent

@@ -723,3 +723,66 @@ def test_figures_have_alt_text_and_formulas_are_not_tab_stops(built, server, pag
                              "mjx-container')).every(c => c.querySelector("
                              "'mjx-assistive-mml math'))"), name
     assert page.failures == []
+
+
+#: a page with the site's own CSS and script: a figure in a notebook's output box (which
+#: scrolls), a printed output wider than its column, and the theme's header button
+FOCUS_PAGE = """<!doctype html><html data-theme="{theme}"><head><style>{css}</style></head>
+<body><article style="max-width: 100%"><div class="cell_output" style="overflow-x: auto">
+<img src="data:image/png;base64,{png}" alt="a figure" style="width: 300px"></div>
+<div class="cell_output"><pre>{line}</pre></div>
+<button class="primary-toggle btn btn-sm">menu</button></article>
+<script>{js}</script></body></html>"""
+
+
+def test_focus_is_seen_on_figures_and_header_buttons_and_wide_printouts_say_so(browser):
+    """With the themes' stylesheets and the site's, keyboard focus changes the pixels of a
+    notebook figure (its enlarge link's ring is drawn on the picture, which the output box no
+    longer clips) and of the theme's header button, at a laptop's and a phone's width; a
+    printed output wider than its column is a named tab stop with a shaded right edge, light in
+    dark mode and dark in light mode."""
+    import base64
+
+    import pydata_sphinx_theme
+    import sphinx_book_theme
+    from PIL import Image
+
+    static = REPO / "ftd_lib" / "publish" / "site_static"
+    themes = [Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+              / "static" / "styles" / "pydata-sphinx-theme.css",
+              Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme"
+              / "static" / "styles" / "sphinx-book-theme.css"]
+    css = "".join(t.read_text() for t in themes) + (static / "ftd-site.css").read_text()
+    buf = io.BytesIO()
+    Image.new("RGB", (600, 300), (255, 255, 255)).save(buf, "PNG")
+    for width in (1280, 390):
+        for theme in ("light", "dark"):
+            with _local_page(browser, viewport={"width": width, "height": 800}) as pg:
+                pg.set_content(FOCUS_PAGE.format(
+                    theme=theme, css=css,
+                    js=(static / "ftd-site.js").read_text(),
+                    png=base64.b64encode(buf.getvalue()).decode(), line="x = 1; " * 80))
+                pg.wait_for_selector("a.ftd-enlarge img")
+                for target in ("a.ftd-enlarge", "pre", "button.primary-toggle"):
+                    box = pg.locator(target).first
+                    b = box.bounding_box()  # with a margin for a ring drawn outside it
+                    clip = {"x": max(0, b["x"] - 6), "y": max(0, b["y"] - 6),
+                            "width": b["width"] + 12, "height": b["height"] + 12}
+                    before = _pixels(pg.screenshot(clip=clip))
+                    box.focus()
+                    pg.keyboard.press("Shift+Tab")
+                    pg.keyboard.press("Tab")  # focus by keyboard: :focus-visible
+                    assert pg.evaluate("() => document.activeElement.matches(':focus-visible')")
+                    after = _pixels(pg.screenshot(clip=clip))
+                    changed = (np.abs(after.astype(int) - before.astype(int)).sum(axis=2) > 60)
+                    assert before.shape == after.shape and changed.mean() > 0.03, (
+                        width, theme, target, changed.mean())
+                    pg.evaluate("() => document.activeElement.blur()")
+                pre = pg.evaluate("""() => { const p = document.querySelector('pre');
+                    return {cls: p.className, tab: p.tabIndex, role: p.getAttribute('role'),
+                            name: p.getAttribute('aria-label'),
+                            shade: getComputedStyle(p).boxShadow}; }""")
+                assert "ftd-wide" in pre["cls"] and pre["tab"] == 0 and pre["role"] == "group"
+                assert pre["name"] == "printed output 1 of 1, scrolls sideways", pre
+                light = "255, 255, 255" in pre["shade"]
+                assert light == (theme == "dark"), (theme, pre["shade"])

@@ -99,13 +99,30 @@
       }
     });
   }
-  // 5. Wide display equations: on a phone a derivation is wider
-  // than the column. Its box scrolls sideways (div.math, not the formula: no formula is a tab
-  // stop); where it overflows, the box is a named region in the tab order, so a keyboard
-  // user can scroll it with the arrow keys (axe's scrollable-region-focusable), and its right
-  // edge is shaded to say there is more. Checked again when the width changes.
-  function wideEquations() {
-    document.querySelectorAll("mjx-container[display='true']").forEach(function (c) {
+  // 5. Wide boxes: a display equation or a printed output wider than the column. The box
+  // scrolls sideways (div.math, not the formula: no formula is a tab stop); where it overflows
+  // it is a tab stop, so a keyboard user can scroll it with the arrow keys (axe's
+  // scrollable-region-focusable), named for what it is and where ("equation 2 of 5, scrolls
+  // sideways": a group, not a landmark, so the landmark list does not fill with look-alikes),
+  // and its right edge is shaded (ftd-site.css, light and dark) to say there is more: a cut
+  // line no longer reads as the end of the line. Checked again when the width changes.
+  function markWide(box, what) {
+    var wide = box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle("ftd-wide", wide);
+    if (wide) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", what + ", scrolls sideways");
+    } else if (box.classList.contains("ftd-was-wide")) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+    }
+    box.classList.toggle("ftd-was-wide", wide);
+  }
+  function wideBoxes() {
+    var eqs = document.querySelectorAll("mjx-container[display='true']");
+    Array.prototype.forEach.call(eqs, function (c, k) {
       var box = c.closest("div.math");
       if (!box) {
         box = c.parentNode.classList && c.parentNode.classList.contains("ftd-eq")
@@ -118,17 +135,13 @@
         }
       }
       box.classList.add("ftd-eq-box");
-      var wide = box.scrollWidth > box.clientWidth + 1;
-      box.classList.toggle("ftd-eq-wide", wide);
-      if (wide) {
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("role", "region");
-        box.setAttribute("aria-label", "equation, scrolls sideways");
-      } else if (box.getAttribute("role") === "region") {
-        box.removeAttribute("tabindex");
-        box.removeAttribute("role");
-        box.removeAttribute("aria-label");
-      }
+      var no = box.querySelector(".eqno");
+      markWide(box, no ? "equation " + no.textContent.trim().replace(/[#¶]/g, "")
+                       : "equation " + (k + 1) + " of " + eqs.length);
+    });
+    var outs = document.querySelectorAll(".cell_output pre, .output pre");
+    Array.prototype.forEach.call(outs, function (pre, k) {
+      markWide(pre, "printed output " + (k + 1) + " of " + outs.length);
     });
   }
   function afterMath(fn) {
@@ -145,9 +158,9 @@
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(wideEquations, 150);
+    resizeTimer = setTimeout(wideBoxes, 150);
   });
-  // 6. On a phone the page-contents drawer closes once a section is picked: the themes
+  // 6. On a phone the page-contents drawer closes once a section is picked (X9): the themes
   // leave it open over the section it scrolled to.
   function closeContentsOnPick() {
     document.addEventListener("click", function (e) {
@@ -163,7 +176,8 @@
   cleanSearchSnippets();
   function init() {
     closeContentsOnPick();
-    afterMath(wideEquations);
+    afterMath(wideBoxes);
+    wideBoxes();
     fixNames();
     forwardToggles();
     enlargeFigures();

@@ -1,0 +1,155 @@
+"""The website's Sphinx configuration (:mod:`ftd_lib.publish.site` writes it as the build's
+``conf.py``): MyST-NB executing every notebook and failing on an error, sphinx-book-theme with
+the run buttons on the students' copy and the footer, MathJax 3 from the site itself, and the
+link previews (a description and Open Graph data on every page)."""
+
+from __future__ import annotations
+
+import datetime
+import html
+import os
+import subprocess
+
+from ..course import colab
+from . import landing
+from .release import REPO
+
+CONF = """\
+# Sphinx configuration of the course website, written by ftd_lib/publish/site.py.
+project = "Forward TD(λ): a course"
+# the authors as CITATION.cff names them (one place); the footer says it once, in the
+# copyright line (no second "By ..." line: footer_content_items)
+author = {author!r}
+copyright = "{year}, " + author
+# figure_alt: a figure's <img alt> is its titles (MyST-NB takes the alt its kernel sends)
+extensions = ["myst_nb", "ftd_lib.publish.figure_alt"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+html_theme = "sphinx_book_theme"
+html_title = "Forward TD(λ): a course"
+html_static_path = ["_static"]
+html_extra_path = ["_extra"]
+html_css_files = ["ftd-site.css"]
+html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
+html_favicon = "_static/favicon.svg"
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+html_theme_options = {theme!r}
+# one search box (the header's button, on every width), not a second one in the sidebar
+html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
+# MathJax 3 (CHTML, its TeX fonts) from the site itself (site_static/mathjax3, vendored from npm
+# mathjax@3): inline math sits on the text's baseline (MathJax 2.7's HTML-CSS output with the
+# STIX web fonts set it 3.5 px above). No contextual menu: it would lazy-load accessibility
+# modules the site does not ship, and it made every formula a tab stop; screen readers get
+# the hidden MathML copy (assistive MathML) all the same
+mathjax_path = "mathjax3/tex-chtml.js"
+# $...$ too: outputs (HTML, Markdown) carry TeX as Jupyter shows it
+mathjax3_config = {{"tex": {{"inlineMath": [["$", "$"], ["\\\\(", "\\\\)"]],
+                            "processEscapes": True}},
+                    "options": {{"enableMenu": False}}}}
+myst_update_mathjax = False
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
+suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
+# execute every notebook at build time; a raising cell fails the build
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_timeout = 1800
+nb_merge_streams = True
+# Markdown outputs (the glossary table) as MyST: tables and $...$ math, as Jupyter shows them
+nb_render_markdown_format = "myst"
+# no widget manager (it comes from a CDN and cannot redraw without a kernel): widget outputs
+# show the picture saved with them
+nb_ipywidgets_js = {{}}
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None),
+                              ("html", "application/vnd.jupyter.widget-state+json", None)]
+"""
+
+
+#: what a link preview (Moodle, Canvas, Slack: ``<meta name="description">`` and Open Graph)
+#: says of every page (review 2026-11-28-site-3, X16)
+DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyter notebooks from "
+               "TD(0) to multi-step TD learning with neural networks, with exercises that check "
+               "themselves, lecture decks and handouts.")
+
+META = f"""
+# link previews (review 2026-11-28-site-3, X16): a description and Open Graph data on every page
+DESCRIPTION = {DESCRIPTION!r}
+
+
+def _link_preview(app, pagename, templatename, context, doctree):
+    import html as _html
+
+    title = _html.escape(context.get("title") or html_title, quote=True)
+    desc = _html.escape(DESCRIPTION, quote=True)
+    context["metatags"] = context.get("metatags", "") + (
+        f'\\n<meta name="description" content="{{desc}}">'
+        f'\\n<meta property="og:type" content="website">'
+        f'\\n<meta property="og:site_name" content="{{_html.escape(html_title, quote=True)}}">'
+        f'\\n<meta property="og:title" content="{{title}}">'
+        f'\\n<meta property="og:description" content="{{desc}}">')
+
+
+def setup(app):
+    app.connect("html-page-context", _link_preview)
+"""
+
+
+def conf_py(theme: dict, year: str) -> str:
+    """The site's ``conf.py``: :data:`CONF` with the theme's options, the year and the authors
+    (CITATION.cff), and the link previews (:data:`META`)."""
+    return CONF.format(theme=theme, year=year, author=" and ".join(landing.authors())) + META
+
+
+def theme_options(repo: str | None, ref: str, footer: str) -> dict:
+    """sphinx-book-theme's options: Binder and Colab launch buttons on the students' copy at
+    ``ref`` of ``repo`` (none without a repository), ``footer`` under every page."""
+    opts = {
+        # no download menu: it would offer the Sphinx source, which the site does not copy;
+        # the PDF handout is linked under each title
+        "use_download_button": False,
+        "use_repository_button": False,
+        "navigation_with_keys": False,
+        "show_toc_level": 1,
+        "extra_footer": footer,
+        "footer_content_items": ["copyright.html", "last-updated.html", "extra-footer.html"],
+    }
+    if repo:
+        opts.update({
+            "repository_url": f"https://github.com/{repo}",
+            "repository_branch": ref,
+            "path_to_docs": "notebooks",
+            "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                               "colab_url": "https://colab.research.google.com",
+                               "notebook_interface": "jupyterlab"},
+        })
+    return opts
+
+
+def build_info() -> dict:
+    """The build's date (UTC) and the repository's commit (``$GITHUB_SHA``, else ``git``;
+    ``"unknown"`` outside a git checkout)."""
+    commit = os.environ.get("GITHUB_SHA", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
+                                    text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = "unknown"
+    return dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+                commit=commit)
+
+
+def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
+    """The footer: the licence, how to cite, the build's date and what it was built from: with
+    ``repo`` (the students' public repository) a link to the students' copy ``ref`` there,
+    never to the instructors' commit (their repository holds the worked solutions); without
+    one (a local preview), the commit's name, unlinked."""
+    if repo:
+        built = (f'the students\' copy <a href="https://github.com/{repo}/tree/{ref}">'
+                 f'{html.escape(ref)}</a>')
+    else:
+        built = f'commit {info["commit"][:12]}'
+    return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
+            '<a href="index.html#cite-this-course">cite this course</a> · built '
+            f'{info["date"]} from {built}</p>')
