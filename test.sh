@@ -19,9 +19,11 @@ python -m ruff check .
 # (a cold compile is most of a fresh clone's fast tier); one folder per state of ftd_lib's
 # sources, because numba checks only the file of the function it loads, not the files of
 # the functions it calls (an edit of one of those must not load a stale kernel); older
-# states' folders are removed. NUMBA_CACHE_DIR set by the caller wins.
+# states' folders are removed (not counting the code the kernel's extension point writes into
+# __pycache__ as it runs). NUMBA_CACHE_DIR set by the caller wins.
 if [ -z "${NUMBA_CACHE_DIR:-}" ]; then
-  key=$(find ftd_lib -name '*.py' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum |
+  key=$(find ftd_lib -name '*.py' ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z |
+        xargs -0 sha256sum |
         sha256sum | cut -c1-16)
   mkdir -p .test-cache
   find .test-cache -maxdepth 1 -name 'numba-*' ! -name "numba-$key" -exec rm -rf {} +

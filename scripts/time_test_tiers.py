@@ -39,8 +39,11 @@ def run_tier(clone: Path, args: list[str]) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()
     t0 = time.perf_counter()
-    p = subprocess.run(["./test.sh", *args], cwd=clone, env=env, capture_output=True,
-                       text=True)
+    log = clone / ".." / f"test_sh{'_'.join(args) or '_full'}.log"
+    with open(log, "w") as out:  # (``tail -f`` it to follow the run)
+        p = subprocess.run(["./test.sh", *args], cwd=clone, env=env, stdout=out,
+                           stderr=subprocess.STDOUT, text=True)
+    p.stdout = log.read_text()
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -71,6 +74,7 @@ def main(argv=None) -> int:
     runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "clone"
+        print(f"clone: {clone} (each run's output: {tmp}/test_sh*.log)", flush=True)
         subprocess.run(["git", "clone", "-q", "--no-local", str(ROOT), str(clone)], check=True)
         (clone / ".venv").symlink_to(ROOT / ".venv")
         plan = [("fast_cold", ["--fast"]), ("fast_warm", ["--fast"])]
