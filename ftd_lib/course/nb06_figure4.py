@@ -464,10 +464,10 @@ def peak_note(res) -> str:
     lo, hi = PEAK_RANGE
     return (f"Forward Sarsa(λ) peaks at λ = {f['x'][i]:g} ({f['y'][i]:.0f}; {near}). The "
             f"paper says \"around λ = 0.6\" without a range; the rule accepts a best λ anywhere "
-            f"in [{lo:g}, {hi:g}]. That window is **our threshold**, like claim 4's 10 %: a "
-            "narrower one could flip the verdict."
-            + (" Here the peak sits on the window's edge, within two standard errors of the λ "
-               "just outside it: a tie, so the table calls the verdict **borderline**."
+            f"in [{lo:g}, {hi:g}], **our threshold** (like claim 4's 10 %): a narrower one "
+            "could flip the verdict."
+            + (" The peak sits on the window's edge, within two standard errors of the λ just "
+               "outside it: a tie, so the verdict is **borderline**."
                if peak_borderline(res) else "") + " Read the numbers and decide.")
 
 

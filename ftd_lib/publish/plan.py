@@ -97,9 +97,9 @@ LECTURES = (
                      what="recap of the pre-reading: the general TD update (eq. 1), the thread "
                      "of the course"),
              Segment("02_lambda_return", what="the glossary to Sutton & Barto; n-step and "
-                     "interim λ-returns (exercise 1 in pairs; 2, its λ-weighted twin, at "
-                     "home); the online/offline λ-return algorithms; TD(λ) and traces; "
-                     "Figure 1; Theorem 1"),
+                     "interim λ-returns (exercise ``nb02.n_step_return`` in pairs, its "
+                     "λ-weighted twin at home); the online/offline λ-return algorithms; "
+                     "TD(λ) and traces; Figure 1; Theorem 1"),
              Segment("03_one_state_divergence", what="the one-state example: β = αT against "
                      "1−(1−α)^T, the explorer live (push α past 2/T); Figure 2; the "
                      "exercises go home", moved=(("cell-03-exercises", "homework"),))),
@@ -128,7 +128,8 @@ LECTURES = (
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
             (Segment("06_nn_control", "cell-06-mountain-car-live", None, what="mountain car "
                      "live; cart-pole (the live run dropped), the collapse and learning from "
-                     "scratch; time limits; Figure 4 and the claims; exercises 2–4 go home",
+                     "scratch; time limits; Figure 4 and the claims; the exercises but "
+                     "``nb06.simulate_policy`` go home",
                      dropped=("cell-06-cartpole-live", "cell-06-cartpole-returns",
                               "cell-06-cartpole-agent", "cell-06-greedy-frozen")),
              Segment("07_modern_lambda_returns", what="GAE as the truncated λ-return over a "

@@ -330,7 +330,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             t = time.perf_counter()
             _say("lecture decks")
             deck_paths = write_decks(src / "_extra" / landing.DECKS)
-            for path in deck_paths:  # a notebook a slide links is its page here (X15)
+            for path in deck_paths:  # a notebook a slide links is its page here
                 path.write_text(deck_links_to_pages(path.read_text(), repo, ref))
             deck_names = [p.stem for p in deck_paths]
             times["decks_s"] = time.perf_counter() - t
@@ -352,7 +352,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         times["sphinx_s"] = time.perf_counter() - t
         t = time.perf_counter()
         weight = page_weight.lighten(html_dir)  # no icon script; MathJax's fonts asked first
-        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames (X7, X14)
+        pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames
         times["pictures_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,

@@ -67,13 +67,13 @@ nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json
 
 
 #: what a link preview (Moodle, Canvas, Slack: ``<meta name="description">`` and Open Graph)
-#: says of every page (review 2026-11-28-site-3, X16)
+#: says of every page
 DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyter notebooks from "
                "TD(0) to multi-step TD learning with neural networks, with exercises that check "
                "themselves, lecture decks and handouts.")
 
 META = f"""
-# link previews (review 2026-11-28-site-3, X16): a description and Open Graph data on every page
+# link previews: a description and Open Graph data on every page
 DESCRIPTION = {DESCRIPTION!r}
 
 

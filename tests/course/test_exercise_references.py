@@ -127,7 +127,7 @@ def _module_texts():
     for p in MODULES:
         yield str(p.relative_to(REPO)), p.read_text()
     for lec in lectures.LECTURES:
-        yield "ftd_lib/publish/lectures.py", " ".join(
+        yield "ftd_lib/publish/plan.py", " ".join(
             [lec.title, lec.written] + [s.what for s in lec.segments])
 
 

@@ -226,14 +226,14 @@ def test_a_required_exercise_that_falls_through_is_refused():
     assert ("nb04.first_update", True, None) in X.exercise_places(short)
     with pytest.raises(ValueError, match="nb04.first_update") as raised:
         closing.homework_markdown(short)
-    assert "homework tuple in ftd_lib/publish/lectures.py" in str(raised.value)  # the file to edit
+    assert "homework tuple in ftd_lib/publish/plan.py" in str(raised.value)  # the file to edit
 
 
 def test_the_homework_line_follows_the_notebooks_order():
     """INSTRUCTORS.md's "Homework:" line lists the exercises as the notebooks order them, not
     as the lecture's tuple does (a reordered exercise would read "03.3, 03.2")."""
     keys = ("nb03.beta_two", "nb03.divergence_edge", "nb01.td0_update", "nb02.build_td_lambda")
-    labels = [L.exercise_label(k) for k in keys]
+    labels = [X.exercise_label(k) for k in keys]
     assert labels == ["03.3", "03.2", "01.3", "02.3"]
     assert lecture_plan._in_notebook_order(keys) == ["01.3", "02.3", "03.2", "03.3"]
 

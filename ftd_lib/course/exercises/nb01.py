@@ -36,9 +36,9 @@ BELLMAN_EXERCISE = dict(p_left=0.6)
 TD0_EXERCISE = dict(s=4, reward=1.0, s_next=3, V_s=8.0, V_s_next=5.0, alpha=0.5, gamma=1.0)
 
 
-#: Exercise 2's probabilities of a step left with a student id: 0.52 .. 0.90 in steps of 0.005,
-#: without 0.6 (no id's) and the paper's 0.7 (its v(1) is printed in section 3): 75 walks, so at
-#: most one student in 75 shares one
+#: ``nb01.bellman_row``'s probabilities of a step left with a student id: 0.52 .. 0.90 in
+#: steps of 0.005, without 0.6 (no id's) and the paper's 0.7 (its v(1) is printed in section
+#: 3): 75 walks, so at most one student in 75 shares one
 P_LEFTS = tuple(k / 200 for k in range(104, 181) if k not in (120, 140))
 
 

@@ -47,8 +47,9 @@ RETURN_HELPERS = ("n_step_return(", "n_step_returns(", "interim_lambda_return(",
 #: The point without a student id: Figure 1's (alpha = 0.2, the end of episode 1)
 FIGURE1_POINT = dict(alpha=0.2, episode=1)
 
-#: exercise 3's step sizes with a student id: 0.05 .. 0.40 in steps of 0.01 without Figure 1's
-#: 0.2 (35 of them, 3 episodes each: at most one student in 105 shares a point)
+#: ``nb02.build_td_lambda``'s step sizes with a student id: 0.05 .. 0.40 in steps of 0.01
+#: without Figure 1's 0.2 (35 of them, 3 episodes each: at most one student in 105 shares a
+#: point)
 FIGURE1_ALPHAS = tuple(k / 100 for k in range(5, 41) if k != 20)
 
 

@@ -35,8 +35,8 @@ BETA_TWO = dict(alpha=0.2, T=10, v0=0.0, n_episodes=4)
 #: Exercise ``divergence_edge`` without a student id
 MAX_ALPHA = dict(lam=0.9, T=25)
 
-#: exercise 2's (λ, T) with a student id: λ^T ≥ 0.001, so that the answer 2(1−λ)/(1−λ^T) is
-#: told apart from the T → ∞ edge 2(1−λ) (a slip) by more than rounding; 119 pairs
+#: ``nb03.divergence_edge``'s (λ, T) with a student id: λ^T ≥ 0.001, so that the answer
+#: 2(1−λ)/(1−λ^T) is told apart from the T → ∞ edge 2(1−λ) (a slip) by more than rounding; 119 pairs
 MAX_ALPHA_DRAWS = tuple((lam, T) for lam in (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.95)
                         for T in range(10, 41) if lam ** T >= 1e-3)
 

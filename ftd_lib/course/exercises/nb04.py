@@ -198,7 +198,8 @@ def check_next_target(answer) -> bool:
 #: Exercise ``first_update`` without a student id (K = 4)
 FIRST_UPDATE = dict(lam=0.5, gamma=1.0, eta=0.1)
 
-#: exercise 4's λ with a student id (0.30 .. 0.85 but no id's 0.5): 165 (λ, γ, η) in all
+#: ``nb04.first_update``'s λ with a student id (0.30 .. 0.85 but no id's 0.5): 165 (λ, γ,
+#: η) in all
 FIRST_UPDATE_LAMS = tuple(k / 100 for k in range(30, 90, 5) if k != 50)
 
 

@@ -160,7 +160,7 @@
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(wideBoxes, 150);
   });
-  // 6. On a phone the page-contents drawer closes once a section is picked (X9): the themes
+  // 6. On a phone the page-contents drawer closes once a section is picked: the themes
   // leave it open over the section it scrolled to.
   function closeContentsOnPick() {
     document.addEventListener("click", function (e) {
