@@ -16,15 +16,17 @@ cd "$(dirname "$0")"
 FTD_ROLE=test . scripts/setup_env.sh
 python -m ruff check .
 # numba's cache of the compiled kernels, shared by the test workers and kept between runs
-# (a cold compile is most of a fresh clone's fast tier); one folder per state of ftd_lib's
-# sources, because numba checks only the file of the function it loads, not the files of
-# the functions it calls (an edit of one of those must not load a stale kernel); older
-# states' folders are removed (not counting the code the kernel's extension point writes into
-# __pycache__ as it runs). NUMBA_CACHE_DIR set by the caller wins.
+# (a cold compile is most of a fresh clone's fast tier); one folder per state of the sources
+# compiled code can come from (the engine, the environments, any module that imports numba),
+# because numba checks only the file of the function it loads, not the files of the
+# functions it calls: an edit of one of those must not load a stale kernel, and an edit of a
+# notebook's helpers need not compile anything again. Older states' folders are removed (the
+# code the kernel's extension point writes into __pycache__ as it runs does not count).
+# NUMBA_CACHE_DIR set by the caller wins.
 if [ -z "${NUMBA_CACHE_DIR:-}" ]; then
-  key=$(find ftd_lib -name '*.py' ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z |
-        xargs -0 sha256sum |
-        sha256sum | cut -c1-16)
+  key=$({ find ftd_lib/engine ftd_lib/envs -name '*.py' ! -path '*/__pycache__/*'
+          grep -rl --include='*.py' --exclude-dir=__pycache__ numba ftd_lib; } |
+        LC_ALL=C sort -u | tr '\n' '\0' | xargs -0 sha256sum | sha256sum | cut -c1-16)
   mkdir -p .test-cache
   find .test-cache -maxdepth 1 -name 'numba-*' ! -name "numba-$key" -exec rm -rf {} +
   export NUMBA_CACHE_DIR="$PWD/.test-cache/numba-$key"

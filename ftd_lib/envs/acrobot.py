@@ -97,14 +97,9 @@ class AcrobotBatch(BatchEnv):
     state_dim = 4
     start_block = 256
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
-        super().__init__(seed, run_ids, max_steps)
-
-    def obs(self) -> np.ndarray:
-        return scale_obs(self.state)
-
-    def reset(self, mask=None) -> np.ndarray:
-        return self._started_uniform(self._mask(mask, "mask"), START_HIGH)
+    default_max_steps = DEFAULT_MAX_STEPS
+    start_high = START_HIGH
+    scale = staticmethod(scale_obs)
 
     def step(self, actions, active=None):
         active = self._mask(active, "active")

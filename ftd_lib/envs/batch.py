@@ -28,8 +28,17 @@ class BatchEnv:
     state_dim: int
     start_block: int = 64
     noise_dim: int = 0  # uniform draws of the run's noise stream per step (0: deterministic)
+    #: the episode cap when the caller names none (the task module's ``DEFAULT_MAX_STEPS``)
+    default_max_steps: int | None = None
+    #: a start draws each state variable uniformly in ``[-start_high, start_high]``
+    #: (:meth:`reset`; a task with another start writes its own)
+    start_high: float = 0.0
+    #: the task module's ``scale_obs``: the network's inputs from the states (:meth:`obs`)
+    scale = None
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None):
+    def __init__(self, seed: int, run_ids, max_steps: int | None | str = "default"):
+        if isinstance(max_steps, str) and max_steps == "default":
+            max_steps = self.default_max_steps
         self.seed = int(seed)
         self.run_ids = np.atleast_1d(np.asarray(run_ids, dtype=np.int64))
         if self.run_ids.ndim != 1 or len(self.run_ids) == 0:
@@ -46,6 +55,14 @@ class BatchEnv:
         self.state = np.zeros((self.n_runs, self.state_dim))
         self.steps = np.zeros(self.n_runs, dtype=np.int64)
         self.needs_reset = np.ones(self.n_runs, dtype=bool)
+
+    def obs(self) -> np.ndarray:
+        """The scaled observations of all rows, ``(B, obs_dim)``."""
+        return type(self).scale(self.state)
+
+    def reset(self, mask=None) -> np.ndarray:
+        """Start a new episode in the rows of ``mask``; returns all observations."""
+        return self._started_uniform(self._mask(mask, "mask"), self.start_high)
 
     def _streams(self) -> list:
         """The per-run random streams of this env (subclasses with more add theirs)."""

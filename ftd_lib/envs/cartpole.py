@@ -142,16 +142,9 @@ class CartPoleBatch(BatchEnv):
     state_dim = 4
     start_block = 256
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
-        super().__init__(seed, run_ids, max_steps)
-
-    def obs(self) -> np.ndarray:
-        """The scaled observations of all rows, ``(B, 4)``."""
-        return scale_obs(self.state)
-
-    def reset(self, mask=None) -> np.ndarray:
-        """Start a new episode in the rows of ``mask``; returns all observations ``(B, 4)``."""
-        return self._started_uniform(self._mask(mask, "mask"), START_HIGH)
+    default_max_steps = DEFAULT_MAX_STEPS
+    start_high = START_HIGH
+    scale = staticmethod(scale_obs)
 
     def step(self, actions, active=None):
         """Advance the ``active`` rows by one step; returns ``(obs, reward, terminal,

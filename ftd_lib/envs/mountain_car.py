@@ -194,8 +194,7 @@ class MountainCarBatch(BatchEnv):
     state_dim = 2
     start_block = 64
 
-    def __init__(self, seed: int, run_ids, max_steps: int | None = DEFAULT_MAX_STEPS):
-        super().__init__(seed, run_ids, max_steps)
+    default_max_steps = DEFAULT_MAX_STEPS
 
     def obs(self) -> np.ndarray:
         """The scaled observations of all rows, ``(B, 2)``."""

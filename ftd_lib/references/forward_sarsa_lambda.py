@@ -3,12 +3,9 @@ reference, one run live on one environment, :math:`\epsilon`-greedy, one network
 read top to bottom beside Algorithm 1 (also as ``ftd_lib.algorithms.forward_sarsa_lambda``),
 and its hand-worked episode.
 
-Both engines (:mod:`ftd_lib.engine`: the compiled kernel and the torch batch) follow these
-semantics -- the episode cap (a time limit that bootstraps, or a terminal state), divergence
-(a value beyond ``div_bound`` or ``nan`` freezes the run: weights zeroed, returns ``nan``
-from that episode on), the run's own random streams (start states: the env's; exploration:
-``agent``, two draws a choice) -- and are tested against them; ``run_control(...,
-engine="reference")`` runs them.
+The episode cap, divergence and the run's random streams are those of
+:mod:`ftd_lib.references.sarsa_lambda`, which both engines (:mod:`ftd_lib.engine`) follow and
+are tested against; ``run_control(..., engine="reference")`` runs this one.
 """
 
 from __future__ import annotations

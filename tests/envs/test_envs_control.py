@@ -28,6 +28,34 @@ def _random_mc_states(rng, n):
     return x, v
 
 
+def _steps_equal_scalar_steps(env, rng, scalar, reward_per_step):
+    """Three rounds of random actions on random ~70 % of ``env``'s rows: each active row
+    moves as ``scalar(state_row, action) -> (state_row', terminal)`` says, with the task's
+    reward; an inactive row is not advanced and reports nothing; the observations are the
+    task's scaling of the states; rows that ended are reset between rounds. Returns how many
+    active rows were checked and whether any ended."""
+    B, n_checked, ended = env.n_runs, 0, False
+    for _ in range(3):
+        before = env.state.copy()
+        actions = rng.integers(0, env.n_actions, B)
+        active = rng.random(B) < 0.7
+        obs, reward, term, trunc = env.step(actions, active)
+        for i in range(B):
+            if active[i]:
+                s2, t2 = scalar(before[i], int(actions[i]))
+                assert np.array_equal(env.state[i], s2) and bool(term[i]) == t2
+                assert reward[i] == reward_per_step
+                n_checked += 1
+            else:  # inactive rows: not advanced, nothing reported
+                assert np.array_equal(env.state[i], before[i])
+                assert reward[i] == 0.0 and not term[i] and not trunc[i]
+        assert np.array_equal(obs, env.obs())
+        ended |= bool(term.any())
+        # rows that ended are reset before the next round (steps must not touch them)
+        env.reset(term)
+    return n_checked, ended
+
+
 def test_mountain_car_batch_step_equals_scalar_step():
     rng = np.random.default_rng(0)
     B = 400
@@ -35,26 +63,15 @@ def test_mountain_car_batch_step_equals_scalar_step():
     env.reset()
     x, v = _random_mc_states(rng, B)
     env.state[:, 0], env.state[:, 1] = x, v
-    n_checked = 0
-    for _ in range(3):
-        before = env.state.copy()
-        actions = rng.integers(0, 3, B)
-        active = rng.random(B) < 0.7
-        obs, reward, term, trunc = env.step(actions, active)
-        for i in range(B):
-            if active[i]:
-                x2, v2, t2 = mc.mountain_car_step(before[i, 0], before[i, 1], int(actions[i]))
-                assert (env.state[i, 0], env.state[i, 1], bool(term[i])) == (x2, v2, t2)
-                assert reward[i] == -1.0
-                n_checked += 1
-            else:  # inactive rows: not advanced, nothing reported
-                assert np.array_equal(env.state[i], before[i])
-                assert reward[i] == 0.0 and not term[i] and not trunc[i]
-        assert np.array_equal(obs, mc.scale_obs(env.state[:, 0], env.state[:, 1]))
-        # rows that ended are reset before the next round (steps must not touch them)
-        env.reset(term)
+    assert np.array_equal(env.obs(), mc.scale_obs(x, v))
+
+    def scalar(s, a):
+        x2, v2, t2 = mc.mountain_car_step(s[0], s[1], a)
+        return np.array([x2, v2]), t2
+
+    n_checked, ended = _steps_equal_scalar_steps(env, rng, scalar, -1.0)
     assert n_checked > 600
-    assert term.any()  # the goal rows were exercised
+    assert ended  # the goal rows were exercised
 
 
 def test_mountain_car_goal_terminates():
@@ -319,22 +336,9 @@ def test_cartpole_batch_step_equals_scalar_step():
     env = cp.CartPoleBatch(0, np.arange(B))
     env.reset()
     env.state[:] = rng.uniform(-1, 1, (B, 4)) * [2.4, 2.0, 0.21, 3.0]
-    for _ in range(3):
-        before = env.state.copy()
-        actions = rng.integers(0, 2, B)
-        active = rng.random(B) < 0.7
-        obs, reward, term, trunc = env.step(actions, active)
-        for i in range(B):
-            if active[i]:
-                s2, t2 = cp.cartpole_step(before[i], int(actions[i]))
-                assert np.array_equal(env.state[i], s2) and bool(term[i]) == t2
-                assert reward[i] == 1.0
-            else:
-                assert np.array_equal(env.state[i], before[i])
-                assert reward[i] == 0.0 and not term[i] and not trunc[i]
-        assert np.array_equal(obs, cp.scale_obs(env.state))
-        env.reset(term)
-    assert term.any()
+    assert np.array_equal(env.obs(), cp.scale_obs(env.state))
+    n_checked, ended = _steps_equal_scalar_steps(env, rng, cp.cartpole_step, 1.0)
+    assert n_checked > 400 and ended
 
 
 def test_cartpole_fails_at_the_thresholds():
