@@ -24,8 +24,9 @@ Speed (the same operations, so the same numbers): the passes over the hidden uni
 and passes are separate compiled functions, which LLVM inlines into the entry points (one per
 method for the paper's 2-50-1 network, with its sizes as constants: whole vectors, no
 trip-count checks; one for other sizes), so that each is compiled once (numba's own inlining
-of everything into each entry point took about four times as long to compile, for the same
-speed: ``scripts/measure_kernel_compile.py``); the exponential's exponent is an int32, which
+of everything into each entry point took about four times as long to compile and ran about
+10 % faster a run-step: ``scripts/measure_kernel_compile.py``,
+``scripts/compare_prediction_kernels.py``); the exponential's exponent is an int32, which
 AVX2 converts 4 lanes at a time (:func:`.numerics.sleef_exp`); the FIFO's slots advance
 without a division. The flush's K - 1 pops are a chain (each value needs the previous
 update), so alone a flush pass would compute one value where TD(0)'s compute two; forward
