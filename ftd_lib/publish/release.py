@@ -276,9 +276,10 @@ NOT_HERE = "(the instructors' repository)"
 
 def scrub_results(folder: Path) -> None:
     """The stored results' metadata without the instructors' identifiers (the students' copy):
-    in every ``*.json`` under ``folder`` each ``git`` record becomes ``{"commit": NOT_HERE}``
-    and an absolute ``--out`` folder in a command ``--out DIR``; every ``*.md`` report
-    likewise. The arrays and their checksum are untouched: the copy reads the same results."""
+    in every ``*.json`` under ``folder`` each ``git`` record becomes ``{"commit": NOT_HERE}``,
+    any other ``"commit"`` string (the tiers' record) ``NOT_HERE``, and an absolute ``--out``
+    folder in a command ``--out DIR``; every ``*.md`` report likewise. The arrays and their
+    checksum are untouched: the copy reads the same results."""
     import json
     import re
 
@@ -289,7 +290,8 @@ def scrub_results(folder: Path) -> None:
 
     def walk(v):
         if isinstance(v, dict):
-            return {k: ({"commit": NOT_HERE} if k == "git" and isinstance(x, dict) else walk(x))
+            return {k: ({"commit": NOT_HERE} if k == "git" and isinstance(x, dict)
+                        else NOT_HERE if k == "commit" and isinstance(x, str) else walk(x))
                     for k, x in v.items()}
         if isinstance(v, list):
             return [walk(x) for x in v]
