@@ -79,39 +79,33 @@ def env_step(env, state, action, x, inputs=0):
 
 
 # the paper's tasks as pieces of the extension point (:mod:`.extend`; their rows' ``compiled``
-# is "engine.kernel.env:cartpole" / "engine.kernel.env:mountain_car"): the same functions
-# (written out per task, not made by a factory: numba caches module-level functions only)
+# is "engine.kernel.env:cartpole" / "engine.kernel.env:mountain_car"): one reset and one step
+# for both, the task named by its code in the parameters ``tp`` (functions, not a factory's:
+# numba caches module-level functions only), so both share one compiled run per method
 
 
 def cartpole_params():
-    """Cart-pole takes no parameters."""
-    return (0.0,)
-
-
-@njit(cache=True, error_model="numpy")
-def cartpole_reset(sgen, state, x, tp):
-    """:func:`env_reset` of cart-pole."""
-    env_reset(CARTPOLE, sgen, state, x)
-
-
-@njit(cache=True, error_model="numpy")
-def cartpole_step(state, action, x, noise, tp):
-    """:func:`env_step` of cart-pole."""
-    return env_step(CARTPOLE, state, action, x)
+    """Cart-pole takes no parameters: ``tp`` holds its code (:data:`CARTPOLE`)."""
+    return (float(CARTPOLE),)
 
 
 def mountain_car_params():
-    """Mountain car takes no parameters (its set-up variants are the hand kernels')."""
-    return (0.0,)
+    """Mountain car takes no parameters (its set-up variants are the hand kernels'): ``tp``
+    holds its code (:data:`MOUNTAIN_CAR`)."""
+    return (float(MOUNTAIN_CAR),)
 
 
 @njit(cache=True, error_model="numpy")
-def mountain_car_reset(sgen, state, x, tp):
-    """:func:`env_reset` of mountain car (the paper's set-up)."""
-    env_reset(MOUNTAIN_CAR, sgen, state, x)
+def paper_reset(sgen, state, x, tp):
+    """:func:`env_reset` of the paper's task coded in ``tp[0]`` (its set-up)."""
+    env_reset(int(tp[0]), sgen, state, x)
 
 
 @njit(cache=True, error_model="numpy")
-def mountain_car_step(state, action, x, noise, tp):
-    """:func:`env_step` of mountain car (the paper's set-up)."""
-    return env_step(MOUNTAIN_CAR, state, action, x)
+def paper_step(state, action, x, noise, tp):
+    """:func:`env_step` of the paper's task coded in ``tp[0]`` (its set-up)."""
+    return env_step(int(tp[0]), state, action, x)
+
+
+cartpole_reset = mountain_car_reset = paper_reset
+cartpole_step = mountain_car_step = paper_step

@@ -106,12 +106,11 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
     ring_x = np.empty((R, n))
     ring_a = np.zeros(R, dtype=np.int64)
     ring_r = np.empty(R)
-    steps = 0
-    ep = 0
-    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
-    if not ok:
-        return _freeze(th, returns, ep), steps
-    while True:
+    steps = ep = 0
+    while True:  # an episode
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
+        if not ok:
+            return _freeze(th, returns, ep), steps
         ret = 0.0
         t = 0
         U, U_sync, V_cur, c, i, ready = algorithm1.start()
@@ -169,9 +168,6 @@ def forward_sarsa_run(th, p, sgen, agen, returns, lengths):
         ep += 1
         if ep >= n_ep:
             return -1, steps
-        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
-        if not ok:
-            return _freeze(th, returns, ep), steps
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -235,14 +231,12 @@ def sarsa_run(th, p, sgen, agen, returns, lengths):
     A, P, n, H, h, dd, Q, x, xn, state = _buffers(th, env)
     g = np.empty(P)
     e = np.zeros((A, P))
-    s = 1.0
-    keep = 0.0
-    steps = 0
-    ep = 0
-    ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
-    if not ok:
-        return _freeze(th, returns, ep), steps
-    while True:
+    steps = ep = 0
+    while True:  # an episode: the traces start afresh
+        s, keep = 1.0, 0.0
+        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
+        if not ok:
+            return _freeze(th, returns, ep), steps
         ret = 0.0
         t = 0
         while True:
@@ -268,8 +262,3 @@ def sarsa_run(th, p, sgen, agen, returns, lengths):
         ep += 1
         if ep >= n_ep:
             return -1, steps
-        keep = 0.0
-        s = 1.0
-        ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
-        if not ok:
-            return _freeze(th, returns, ep), steps
