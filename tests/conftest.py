@@ -1,3 +1,4 @@
+import contextlib
 import importlib.util
 import json
 import os
@@ -121,6 +122,28 @@ def browser():
             b.close()
     finally:
         pw.stop()
+
+
+@contextlib.contextmanager
+def serving(folder):
+    """``folder`` served over HTTP on a free local port, quietly, while the block runs: yields
+    its address ``http://127.0.0.1:PORT``."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def is_local(url: str) -> bool:

@@ -3,12 +3,8 @@ site, deck and JupyterLab tests assert empty, so each failure it must catch is c
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
-
 import pytest
-from conftest import is_local, needs_chromium, offline_page
+from conftest import is_local, needs_chromium, offline_page, serving
 
 pytestmark = needs_chromium("the offline page's check")
 
@@ -17,19 +13,8 @@ pytestmark = needs_chromium("the offline page's check")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("offline")
     (root / "ok.html").write_text("<p>here</p>")
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(root) as url:
+        yield url
 
 
 def test_what_is_local():

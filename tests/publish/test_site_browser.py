@@ -20,21 +20,18 @@ Without Chromium the tests are skipped, except under ``CI=true``, where they mus
 """
 
 import contextlib
-import functools
 import html
-import http.server
 import io
 import json
 import os
 import re
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
 import numpy as np
 import pytest
-from conftest import UNDER_CI, built_once, is_local, needs_chromium, offline_page
+from conftest import UNDER_CI, built_once, is_local, needs_chromium, offline_page, serving
 
 from ftd_lib.course.roles import HINT, has, is_solution
 from ftd_lib.publish import static_explorers as SE
@@ -68,21 +65,8 @@ def built():
 
 @pytest.fixture(scope="module")
 def server(built):
-    out, _ = built
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(built[0]) as url:
+        yield url
 
 
 @contextlib.contextmanager
