@@ -188,27 +188,36 @@ def check_params(id: str, params=None) -> dict:
     of its :class:`Param`, every value through the param's check, the defaults filled in;
     a ``ValueError`` names the method and the parameter otherwise (an unknown one, a missing
     required one, a bad value)."""
-    rec = method(id)
+    return check_param_values(id, params, method(id).params,
+                              "; alpha, lam, gamma, eta, k_max are settings")
+
+
+def check_param_values(owner: str, params, known, note: str = "") -> dict:
+    """``params`` (a dict, or ``None``: none) checked against ``known``, the
+    :class:`Param` of ``owner`` (a method's or a task's row): every key one of them, every
+    value through its check, the defaults filled in; a ``ValueError`` names ``owner`` and
+    the parameter otherwise (an unknown one -- its message ends with ``note`` --, a missing
+    required one, a bad value)."""
     params = {} if params is None else params
     if not isinstance(params, dict):
-        raise ValueError(f"params of {id} must be a table of name = value, got {params!r}")
-    known = {p.name: p for p in rec.params}
+        raise ValueError(f"params of {owner} must be a table of name = value, got {params!r}")
+    known = {p.name: p for p in known}
     for k in params:
         if k not in known:
             have = ", ".join(known) or "none"
-            raise ValueError(f"params.{k}: {id} has no parameter {k!r} (its parameters: "
-                             f"{have}; alpha, lam, gamma, eta, k_max are settings)")
+            raise ValueError(f"params.{k}: {owner} has no parameter {k!r} (its parameters: "
+                             f"{have}{note})")
     out = {}
     for name, p in known.items():
         if name not in params:
             if p.required:
-                raise ValueError(f"params.{name}: {id} needs it ({p.doc or 'no default'})")
+                raise ValueError(f"params.{name}: {owner} needs it ({p.doc or 'no default'})")
             out[name] = p.default
             continue
         try:
             out[name] = p.check(params[name])
         except ValueError as e:
-            raise ValueError(f"params.{name} of {id}: {e}") from None
+            raise ValueError(f"params.{name} of {owner}: {e}") from None
     return out
 
 

@@ -14,14 +14,11 @@ pixel, offline) and measures with the browser test's probe
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,40 +61,26 @@ def build(folder: Path, mathjax: int) -> Path:
 
 
 def measure(out: Path, mathjax: int) -> dict:
+    from conftest import offline_page, serving
     from playwright.sync_api import sync_playwright
     from test_site_browser import inline_math_offsets
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
-                                         args=["--no-sandbox"])
-            ctx = browser.new_context(viewport={"width": 1300, "height": 1000},
-                                      device_scale_factor=2)
-            ctx.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url
-                      or r.request.url.startswith(("data:", "about:")) else r.abort())
-            page = ctx.new_page()
-            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
-            if mathjax == 3:
-                page.wait_for_function("() => window.MathJax && MathJax.startup && "
-                                       "MathJax.startup.promise")
-                page.evaluate("() => MathJax.startup.promise")
-            else:
-                page.wait_for_function("() => window.MathJax && MathJax.Hub && "
-                                       "!MathJax.Hub.queue.pending && "
-                                       "!MathJax.Hub.queue.running")
-            page.wait_for_load_state("networkidle")
-            got = inline_math_offsets(page)
-            browser.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(out) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        _, page = offline_page(browser, viewport={"width": 1300, "height": 1000},
+                               device_scale_factor=2)
+        page.goto(f"{url}/index.html")
+        if mathjax == 3:
+            page.wait_for_function("() => window.MathJax && MathJax.startup && "
+                                   "MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
+        else:
+            page.wait_for_function("() => window.MathJax && MathJax.Hub && "
+                                   "!MathJax.Hub.queue.pending && "
+                                   "!MathJax.Hub.queue.running")
+        page.wait_for_load_state("networkidle")
+        got = inline_math_offsets(page)
+        browser.close()
     return got
 
 

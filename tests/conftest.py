@@ -1,3 +1,4 @@
+import contextlib
 import importlib.util
 import json
 import os
@@ -121,6 +122,65 @@ def browser():
             b.close()
     finally:
         pw.stop()
+
+
+@contextlib.contextmanager
+def serving(folder):
+    """``folder`` served over HTTP on a free local port, quietly, while the block runs: yields
+    its address ``http://127.0.0.1:PORT``."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def is_local(url: str) -> bool:
+    """A request that stays on this machine: a file, data, blob or ``about:`` URL, or a host of
+    this machine. ``about:blank`` is not a request anyone answers (MathJax 2, which the site once
+    used, pointed a probe font and an image at it)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("file", "data", "blob", "about") or parts.hostname in (
+        "127.0.0.1", "localhost", "::1")
+
+
+def offline_page(browser, ignore=None, **context):
+    """A page in a new browser context (``context``: its viewport, touch, ...) with no network,
+    as in a lecture hall or on a train: every request that is not :func:`is_local` is refused
+    (route abort) and recorded in ``page.failures``, as is every local request that failed
+    (but those ``ignore(request)`` lets pass) and every 4xx/5xx answer; a test asserts it
+    empty. Returns ``(context, page)``; the caller closes the context."""
+    ctx = browser.new_context(**context)
+    failures = []
+
+    def refuse(route):
+        if is_local(route.request.url):
+            route.continue_()
+        else:
+            failures.append(f"non-local request refused: {route.request.url}")
+            route.abort("internetdisconnected")
+
+    ctx.route("**/*", refuse)
+    ctx.on("requestfailed", lambda r: is_local(r.url) and not (ignore and ignore(r))
+           and failures.append(f"request failed: {r.method} {r.url} ({r.failure})"))
+    ctx.on("response", lambda r: r.status >= 400 and failures.append(
+        f"HTTP {r.status}: {r.request.method} {r.url}"))
+    page = ctx.new_page()
+    page.failures = failures
+    return ctx, page
 
 
 @pytest.fixture

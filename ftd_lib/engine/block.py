@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .prediction_lambda_return import REPLAY, InterimReturns
+from .prediction_lambda_return import REPLAY, InterimReturns, iterations
 from .schedule import DONE, STEP
 
 METHOD = "block_lambda_return"
@@ -53,11 +53,7 @@ def loop_block(batch) -> None:
     G, Pw, t, k, ended, V_cur = ir.G, ir.Pw, ir.t, ir.k, ir.ended, ir.V_cur
     Vw, wB = net.views(th), net.work(B)
     mode = b.mode
-    while b.n_running:
-        b.iterations += 1
-        step = mode == STEP
-        x, r, xn, end = src.next(step)
-        s = np.flatnonzero(step)
+    for step, s, x, r, xn, end in iterations(b):
         close = np.zeros(B, dtype=bool)
         if s.size:
             _, v_next, e_s = ir.extend(b, s, x, r, xn, end)

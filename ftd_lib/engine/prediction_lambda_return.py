@@ -25,17 +25,13 @@ class LambdaReturnLoop:
         every step the row replays its episode from :math:`\theta_0`, one update an iteration
         (``REPLAY``), so a step at time t costs t iterations. Offline: the replay happens once,
         at the episode's end, with all values from :math:`\theta_0`."""
-        B, net, th, src = self.B, self.net, self.th, self.src
-        ir = InterimReturns(B, net.n_in, int(src.t_cap), self.npdt)
+        B, net, th = self.B, self.net, self.th
+        ir = InterimReturns(B, net.n_in, int(self.src.t_cap), self.npdt)
         G, Pw, t, k, ended, V_cur = ir.G, ir.Pw, ir.t, ir.k, ir.ended, ir.V_cur
         th0 = th.clone()
         Vw, wB = net.views(th), net.work(B)
         mode = self.mode
-        while self.n_running:
-            self.iterations += 1
-            step = mode == STEP
-            x, r, xn, end = src.next(step)
-            s = np.flatnonzero(step)
+        for step, s, x, r, xn, end in iterations(self):
             if s.size:
                 cs, v_next, e_s = ir.extend(self, s, x, r, xn, end)
                 if online:
@@ -68,6 +64,18 @@ class LambdaReturnLoop:
 
 
 REPLAY = FLUSH  # the mode of a row that replays its updates
+
+
+def iterations(batch):
+    r"""The loop of a method on interim returns (the :math:`\lambda`-return loops,
+    :mod:`.block`): while a row runs, one iteration (counted in ``batch.iterations``) in
+    which the rows in ``STEP`` take an environment step; yields ``(step, s, x, r, xn,
+    end)``, the stepping rows as a mask and as indices, and the source's step."""
+    while batch.n_running:
+        batch.iterations += 1
+        step = batch.mode == STEP
+        x, r, xn, end = batch.src.next(step)
+        yield step, np.flatnonzero(step), x, r, xn, end
 
 
 class InterimReturns:

@@ -1,9 +1,12 @@
 """What every batched control environment shares: B independent runs, one row each.
 
-A subclass sets ``obs_dim``, ``n_actions``, ``state_dim`` and ``start_block`` and writes
-``reset`` (start states from the run's own stream), ``obs`` and the dynamics; this base class
-owns the rows' bookkeeping: per-row step counters, which rows need a reset, masks, action
-checks, and the end of an episode (terminal, or truncated at ``max_steps``).
+A subclass sets ``obs_dim``, ``n_actions``, ``state_dim`` and ``start_block``, and either
+declares its task module's pieces -- ``scale`` (:meth:`obs`), ``start_high`` (a uniform start,
+:meth:`reset`), ``step_arrays`` and ``reward_per_step`` (deterministic dynamics with one
+reward a step, :meth:`step`) -- or writes that method itself; this base class owns the rows'
+bookkeeping: per-row step counters, which rows need a reset, masks, action checks, and the
+end of an episode (terminal, or truncated at ``max_steps``). A task that neither declares a
+piece nor writes its method gets a ``ValueError`` naming the class and the attribute.
 
 A stochastic task sets ``noise_dim`` (uniform draws in [0, 1) per step of a run) and takes
 its noise from :meth:`_draw_noise`: each run's own stream :data:`NOISE_STREAM`
@@ -32,9 +35,13 @@ class BatchEnv:
     default_max_steps: int | None = None
     #: a start draws each state variable uniformly in ``[-start_high, start_high]``
     #: (:meth:`reset`; a task with another start writes its own)
-    start_high: float = 0.0
+    start_high: float | None = None
     #: the task module's ``scale_obs``: the network's inputs from the states (:meth:`obs`)
     scale = None
+    #: the task module's ``step_arrays(states, actions) -> (states', terminal)`` and the
+    #: reward of every step (:meth:`step`; a task with noise or a varying reward writes its own)
+    step_arrays = None
+    reward_per_step: float | None = None
 
     def __init__(self, seed: int, run_ids, max_steps: int | None | str = "default"):
         if isinstance(max_steps, str) and max_steps == "default":
@@ -56,13 +63,33 @@ class BatchEnv:
         self.steps = np.zeros(self.n_runs, dtype=np.int64)
         self.needs_reset = np.ones(self.n_runs, dtype=bool)
 
+    def _declared(self, name: str):
+        """The class attribute ``name`` that a default method needs; a ``ValueError`` naming
+        the class and the attribute where the task declares none."""
+        value = getattr(type(self), name)
+        if value is None:
+            raise ValueError(f"{type(self).__name__} sets no {name}: declare the task's {name} "
+                             "as a class attribute or write the method that needs it")
+        return value
+
     def obs(self) -> np.ndarray:
-        """The scaled observations of all rows, ``(B, obs_dim)``."""
-        return type(self).scale(self.state)
+        """The scaled observations of all rows, ``(B, obs_dim)``: :attr:`scale` of the states."""
+        return self._declared("scale")(self.state)
 
     def reset(self, mask=None) -> np.ndarray:
-        """Start a new episode in the rows of ``mask``; returns all observations."""
-        return self._started_uniform(self._mask(mask, "mask"), self.start_high)
+        """Start a new episode in the rows of ``mask``, uniformly in
+        ``[-start_high, start_high]`` (:meth:`_started_uniform`); returns all observations."""
+        return self._started_uniform(self._mask(mask, "mask"), self._declared("start_high"))
+
+    def step(self, actions, active=None):
+        """Advance the ``active`` rows by one step of :attr:`step_arrays` (inactive rows are
+        stepped with action 0 and keep their state), reward :attr:`reward_per_step`; returns
+        ``(obs, reward, terminal, truncated)``."""
+        active = self._mask(active, "active")
+        a = self._check_actions(actions, active)
+        step_arrays, reward = self._declared("step_arrays"), self._declared("reward_per_step")
+        new, term = step_arrays(self.state, np.where(active, a, 0))
+        return self._advance(new, term, active, reward)
 
     def _streams(self) -> list:
         """The per-run random streams of this env (subclasses with more add theirs)."""

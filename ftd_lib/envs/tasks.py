@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..methods import Param
+from ..methods import Param, check_param_values
 from ..validate import check_number
 from . import acrobot, cartpole, mountain_car, puddle_world
 
@@ -179,28 +179,11 @@ TASKS: dict[str, Task] = {t.name: t for t in (
 
 
 def check_task_params(name: str, params=None) -> dict:
-    """``params`` (a dict, or ``None``) checked against the row of task ``name``: every key
-    one of its :class:`~ftd_lib.methods.Param`, every value through its check, the defaults
-    filled in; a ``ValueError`` names the task and the parameter otherwise."""
-    t = task(name)
-    params = {} if params is None else params
-    if not isinstance(params, dict):
-        raise ValueError(f"params of {name} must be a table of name = value, got {params!r}")
-    known = {p.name: p for p in t.params}
-    for k in params:
-        if k not in known:
-            raise ValueError(f"params.{k}: {name} has no parameter {k!r} (its parameters: "
-                             f"{', '.join(known) or 'none'})")
-    out = {}
-    for k, p in known.items():
-        if k not in params:
-            out[k] = p.default
-            continue
-        try:
-            out[k] = p.check(params[k])
-        except ValueError as e:
-            raise ValueError(f"params.{k} of {name}: {e}") from None
-    return out
+    """``params`` (a dict, or ``None``) checked against the row of task ``name`` as a
+    method's are (:func:`ftd_lib.methods.check_param_values`): every key one of its
+    :class:`~ftd_lib.methods.Param`, every value through its check, the defaults filled in;
+    a ``ValueError`` names the task and the parameter otherwise."""
+    return check_param_values(name, params, task(name).params)
 
 
 def task(name: str) -> Task:

@@ -3,12 +3,16 @@ run's result (:class:`ControlRun`), :math:`\epsilon`-greedy with the run's own d
 (:func:`epsilon_greedy`) and its probabilities (:func:`epsilon_greedy_probs`), the step
 helpers -- :func:`start` an episode, :func:`act` (one step
 and the next action, the episode cap's two meanings), :func:`within_bound` (divergence),
-:func:`diverged` (the frozen run) -- and :func:`control_args` (the contract's checks). The
-engines (:mod:`ftd_lib.engine`) follow the same conventions and are tested against them.
+:func:`diverged` (the frozen run) -- :func:`control_args` (the contract's checks), and
+:func:`one_step_control`, the whole run of a method that updates once a step
+(Sarsa(:math:`\lambda`), Watkins's Q(:math:`\lambda`), Expected Sarsa: each writes only its
+update). The engines
+(:mod:`ftd_lib.engine`) follow the same conventions and are tested against them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,3 +97,45 @@ def diverged(returns, lengths, w, ep, steps) -> ControlRun:
     lengths -1 from then on, weights zeroed."""
     returns[ep:], lengths[ep:] = np.nan, -1
     return ControlRun(returns, lengths, ep, np.zeros_like(w), steps)
+
+
+@dataclass(frozen=True)
+class ControlSettings:
+    """The checked settings a step's update reads (:func:`control_args`)."""
+
+    approx: object
+    alpha: float
+    lam: float
+    gamma: float
+    epsilon: float
+
+
+def one_step_control(update: Callable, env, w0, *, approx, alpha, lam, gamma, n_episodes,
+                     agent, epsilon, truncation, div_bound) -> ControlRun:
+    r"""A control run of a method that updates once a step, the contract of
+    :func:`ftd_lib.references.sarsa_lambda.sarsa_lambda`: each episode starts with
+    :func:`start` and traces :math:`e = 0` ``(A, P)``; after each step :math:`(S, A, R, S',
+    A')` (:func:`act`) ``update(p, w, e, s, a, R, v, a2, q2) -> (w, e)`` with ``p`` the
+    :class:`ControlSettings`, :math:`v = \hat Q(S, A|\theta)` before the update, ``a2``
+    ``None`` after the episode's end and ``q2`` :math:`\hat Q(S', \cdot)`; a value beyond
+    ``div_bound`` (:math:`v` or ``q2``) freezes the run (:func:`diverged`)."""
+    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
+        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
+    p = ControlSettings(approx, alpha, lam, gamma, epsilon)
+    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
+    for ep in range(n_episodes):
+        s, a = start(env, approx, w, epsilon, agent, div_bound)
+        if a is None:
+            return diverged(returns, lengths, w, ep, steps)
+        e = np.zeros_like(w)  # one trace per action's network
+        ret, T, end = 0.0, 0, False
+        while not end:
+            s2, R, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
+            ret, T, steps = ret + R, T + 1, steps + 1
+            v = float(approx.value(w[a], s))
+            w, e = update(p, w, e, s, a, R, v, a2, q2)
+            if not within_bound([v, *q2], div_bound):
+                return diverged(returns, lengths, w, ep, steps)
+            s, a = s2, a2
+        returns[ep], lengths[ep] = ret, T
+    return ControlRun(returns, lengths, -1, w, steps)

@@ -10,17 +10,7 @@ at :math:`0 < \epsilon < 1`. It shares Sarsa(:math:`\lambda`)'s conventions
 
 from __future__ import annotations
 
-import numpy as np
-
-from .common import (
-    ControlRun,
-    act,
-    control_args,
-    diverged,
-    epsilon_greedy_probs,
-    start,
-    within_bound,
-)
+from .common import ControlRun, epsilon_greedy_probs, one_step_control
 from .template import GAMMA, REWARDS, HandWorked, T, q, update
 
 
@@ -45,26 +35,20 @@ def expected_sarsa(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, eps
     :class:`~ftd_lib.references.common.ControlRun` as
     :func:`ftd_lib.references.sarsa_lambda.sarsa_lambda`.
     """
-    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
-        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
-    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
-    for ep in range(n_episodes):
-        s, a = start(env, approx, w, epsilon, agent, div_bound)
-        if a is None:
-            return diverged(returns, lengths, w, ep, steps)
-        ret, t, end = 0.0, 0, False
-        while not end:
-            s2, r, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
-            ret, steps = ret + r, steps + 1
-            v_next = 0.0 if a2 is None else expected_value(q2, epsilon)
-            v = float(approx.value(w[a], s))
-            w = w.copy()
-            w[a] = w[a] + alpha * (r + gamma * v_next - v) * approx.grad(w[a], s)
-            if not within_bound([v, *q2], div_bound):
-                return diverged(returns, lengths, w, ep, steps)
-            s, a, t = s2, a2, t + 1
-        returns[ep], lengths[ep] = ret, t
-    return ControlRun(returns, lengths, -1, w, steps)
+    return one_step_control(
+        expected_sarsa_update, env, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma,
+        n_episodes=n_episodes, agent=agent, epsilon=epsilon, truncation=truncation,
+        div_bound=div_bound)
+
+
+def expected_sarsa_update(p, w, e, s, a, R, v, a2, q2):
+    r"""One step of Expected Sarsa (:func:`.common.one_step_control`'s ``update``; no
+    traces): :math:`\theta_A \mathrel{+}= \alpha(R + \gamma\bar V(S') - v)\nabla\hat
+    Q(S, A|\theta_A)`, :math:`\bar V(S') = 0` after the end."""
+    v_next = 0.0 if a2 is None else expected_value(q2, p.epsilon)
+    w = w.copy()
+    w[a] = w[a] + p.alpha * (R + p.gamma * v_next - v) * p.approx.grad(w[a], s)
+    return w, e
 
 
 def hand_expected_sarsa(w0, epsilon, lam=None):

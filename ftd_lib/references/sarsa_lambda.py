@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import ControlRun, act, control_args, diverged, start, within_bound
+from .common import ControlRun, one_step_control
 from .template import ACTIONS, ALPHA, GAMMA, REWARDS, HandWorked, T, X, q
 
 
@@ -36,28 +36,21 @@ def sarsa_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, epsil
     :math:`\hat Q` beyond ``div_bound`` (or ``nan``) ends the run as diverged.
     Returns a :class:`ControlRun`.
     """
-    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
-        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
-    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
-    for ep in range(n_episodes):
-        s, a = start(env, approx, w, epsilon, agent, div_bound)
-        if a is None:
-            return diverged(returns, lengths, w, ep, steps)
-        e = np.zeros_like(w)  # one trace per action's network
-        ret, T, end = 0.0, 0, False
-        while not end:
-            s2, R, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
-            ret, T, steps = ret + R, T + 1, steps + 1
-            v = float(approx.value(w[a], s))
-            delta = R + gamma * (0.0 if a2 is None else q2[a2]) - v
-            e = gamma * lam * e
-            e[a] = e[a] + approx.grad(w[a], s)
-            w = w + alpha * delta * e
-            if not within_bound([v, *q2], div_bound):
-                return diverged(returns, lengths, w, ep, steps)
-            s, a = s2, a2
-        returns[ep], lengths[ep] = ret, T
-    return ControlRun(returns, lengths, -1, w, steps)
+    return one_step_control(
+        sarsa_update, env, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma,
+        n_episodes=n_episodes, agent=agent, epsilon=epsilon, truncation=truncation,
+        div_bound=div_bound)
+
+
+def sarsa_update(p, w, e, s, a, R, v, a2, q2):
+    r"""One step of Sarsa(:math:`\lambda`) (:func:`.common.one_step_control`'s ``update``):
+    :math:`\delta = R + \gamma\hat Q(S', A') - v` (0 after the end), :math:`e \leftarrow
+    \gamma\lambda e`, :math:`e_A \mathrel{+}= \nabla\hat Q(S, A|\theta_A)`,
+    :math:`\theta \mathrel{+}= \alpha\delta e`."""
+    delta = R + p.gamma * (0.0 if a2 is None else q2[a2]) - v
+    e = p.gamma * p.lam * e
+    e[a] = e[a] + p.approx.grad(w[a], s)
+    return w + p.alpha * delta * e, e
 
 
 def hand_sarsa(w0, lam):

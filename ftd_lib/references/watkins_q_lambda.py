@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import ControlRun, act, control_args, diverged, start, within_bound
+from .common import ControlRun, one_step_control
 from .template import ACTIONS, ALPHA, GAMMA, REWARDS, HandWorked, T, X, q
 
 
@@ -32,31 +32,23 @@ def watkins_q_lambda(env, w0, *, approx, alpha, lam, gamma, n_episodes, agent, e
     (the same numbers as :func:`ftd_lib.references.sarsa_lambda.sarsa_lambda`). Arguments and
     the returned :class:`~ftd_lib.references.common.ControlRun` as there.
     """
-    w, alpha, lam, gamma, epsilon, n_episodes = control_args(
-        w0, approx, alpha, lam, gamma, epsilon, truncation, n_episodes)
-    returns, lengths, steps = np.full(n_episodes, np.nan), np.full(n_episodes, -1), 0
-    for ep in range(n_episodes):
-        s, a = start(env, approx, w, epsilon, agent, div_bound)
-        if a is None:
-            return diverged(returns, lengths, w, ep, steps)
-        e = np.zeros_like(w)
-        ret, T, end = 0.0, 0, False
-        while not end:
-            s2, R, end, a2, q2 = act(env, a, approx, w, epsilon, agent, truncation)
-            ret, T, steps = ret + R, T + 1, steps + 1
-            v = float(approx.value(w[a], s))
-            delta = R + gamma * (0.0 if a2 is None else max(q2)) - v
-            e = gamma * lam * e
-            e[a] = e[a] + approx.grad(w[a], s)
-            w = w + alpha * delta * e
-            if not within_bound([v, *q2], div_bound):
-                return diverged(returns, lengths, w, ep, steps)
-            if a2 is not None and q2[a2] != max(q2):  # exploratory: the trace is cut
-                e = np.zeros_like(w)
-            s, a = s2, a2
-        returns[ep], lengths[ep] = ret, T
-    return ControlRun(returns, lengths, -1, w, steps)
+    return one_step_control(
+        watkins_update, env, w0, approx=approx, alpha=alpha, lam=lam, gamma=gamma,
+        n_episodes=n_episodes, agent=agent, epsilon=epsilon, truncation=truncation,
+        div_bound=div_bound)
 
+
+def watkins_update(p, w, e, s, a, R, v, a2, q2):
+    r"""One step of Watkins's Q(:math:`\lambda`) (:func:`.common.one_step_control`'s
+    ``update``): :math:`\delta = R + \gamma\max_a\hat Q(S', a) - v` (0 after the end), the
+    traces as Sarsa(:math:`\lambda`)'s, then cut to 0 if :math:`A'` is not greedy."""
+    delta = R + p.gamma * (0.0 if a2 is None else max(q2)) - v
+    e = p.gamma * p.lam * e
+    e[a] = e[a] + p.approx.grad(w[a], s)
+    w = w + p.alpha * delta * e
+    if a2 is not None and q2[a2] != max(q2):  # exploratory: the trace is cut
+        e = np.zeros_like(w)
+    return w, e
 
 
 def hand_watkins(w0, lam):

@@ -32,7 +32,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import needs_chromium
+from conftest import needs_chromium, offline_page
 
 from ftd_lib.publish.slides import css_paths
 
@@ -197,14 +197,6 @@ def untouched_notebooks():
     assert not changed, f"the browser test modified {changed}"
 
 
-def _is_local(url):
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    return parts.scheme in ("data", "blob", "about") or parts.hostname in (
-        "127.0.0.1", "localhost", "::1")
-
-
 @pytest.fixture
 def page(browser, jupyter_server, request):
     """A fresh browser context with no network: every request to anything but localhost is
@@ -212,23 +204,7 @@ def page(browser, jupyter_server, request):
     refused and every request that failed or got a 4xx/5xx answer, in ``page.failures``; a
     test asserts it empty. The page is screenshotted to test-output/<test name>.png at the
     end, pass or fail (so a failure shows where it stopped)."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    failures = []
-
-    def refuse_network(route):
-        if _is_local(route.request.url):
-            route.continue_()
-        else:
-            failures.append(f"non-local request refused: {route.request.url}")
-            route.abort("internetdisconnected")
-
-    ctx.route("**/*", refuse_network)
-    ctx.on("requestfailed", lambda r: _is_local(r.url) and failures.append(
-        f"request failed: {r.method} {r.url} ({r.failure})"))
-    ctx.on("response", lambda r: r.status >= 400 and failures.append(
-        f"HTTP {r.status}: {r.request.method} {r.url}"))
-    pg = ctx.new_page()
-    pg.failures = failures
+    ctx, pg = offline_page(browser, viewport={"width": 1400, "height": 1000})
     pg.set_default_timeout(WIDGET_S * 1000)
     try:
         yield pg

@@ -20,16 +20,7 @@ from ftd_lib import algorithms, returns
 from ftd_lib.approx import Linear
 from ftd_lib.course import live as figures
 from ftd_lib.course import nb06_nn_control
-from ftd_lib.course.exercises import (
-    COPY_MIN,
-    nb01,
-    nb02,
-    nb03,
-    nb04,
-    nb05,
-    nb06,
-    nb07,
-)
+from ftd_lib.course.exercises import COPY_MIN, nb01, nb02, nb03, nb04, nb05, nb06, nb07
 from ftd_lib.course.exercises.own_work import _fingerprint
 from ftd_lib.course.nb02_lambda_return import figure1_data
 from ftd_lib.course.roles import is_solution

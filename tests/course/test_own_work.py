@@ -20,11 +20,12 @@ from ftd_lib.course.exercises import own_work
 MODULE = Path(own_work.__file__)
 
 PROBE = r'''
-import importlib.util, sys
+import importlib.util, re, sys
 spec = importlib.util.spec_from_file_location("own_work", sys.argv[1])
 ow = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ow)
 
+LIBRARY = """
 def library(episodes, w0, alpha, lam, gamma):
     w, out = list(w0), []
     for x, r in episodes:
@@ -37,20 +38,14 @@ def library(episodes, w0, alpha, lam, gamma):
             w = [wi + alpha * delta * ei for wi, ei in zip(w, e)]
             out.append(list(w))
     return out
+"""
+exec(LIBRARY)
 
-# the library's source pasted in with other names: the same shape as `library` on purpose
-def pasted(eps, theta, a, l, g):
-    w, rows = list(theta), []
-    for feats, rew in eps:
-        z = [0.0] * len(w)
-        for k in range(len(rew)):
-            now = sum(p * q for p, q in zip(w, feats[k]))
-            nxt = 0.0 if k + 1 == len(rew) else sum(p * q for p, q in zip(w, feats[k + 1]))
-            d = rew[k] + g * nxt - now
-            z = [g * l * zi + q for zi, q in zip(z, feats[k])]
-            w = [p + a * d * zi for p, zi in zip(w, z)]
-            rows.append(list(w))
-    return rows
+# the library's source pasted in with other names: made by renaming, so a copy by construction
+NAMES = dict(library="pasted", episodes="eps", w0="theta", alpha="a", lam="l", gamma="g",
+             out="rows", x="feats", r="rew", e="z", t="k", v="now", v_next="nxt", delta="d",
+             wi="p", xi="q", ei="zi")
+exec(re.sub(r"\w+", lambda m: NAMES.get(m[0], m[0]), LIBRARY))
 
 def rewritten(eps, theta, a, l, g):
     w, rows = list(theta), []

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import built_decks, needs_chromium, record_measurement
+from conftest import built_decks, needs_chromium, offline_page, record_measurement
 
 from ftd_lib.publish import deck
 
@@ -169,21 +169,8 @@ def _open(browser, path):
     """A page at 1280 x 720 with the deck at ``path`` loaded from disk; every request that is
     not a local file (or data:) is refused and recorded in ``page.failures``, as is every
     request that failed."""
-    ctx = browser.new_context(viewport={"width": deck.WIDTH, "height": deck.HEIGHT})
-    failures = []
-
-    def refuse(route):
-        if route.request.url.split(":", 1)[0] in ("file", "data", "about", "blob"):
-            route.continue_()
-        else:
-            failures.append(f"non-local request refused: {route.request.url}")
-            route.abort("internetdisconnected")
-
-    ctx.route("**/*", refuse)
-    ctx.on("requestfailed", lambda r: failures.append(f"request failed: {r.url} ({r.failure})"))
-    page = ctx.new_page()
-    page.failures = failures
-    page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
+    ctx, page = offline_page(browser, viewport={"width": deck.WIDTH, "height": deck.HEIGHT})
+    page.on("pageerror", lambda e: page.failures.append(f"page error: {e}"))
     page.set_default_timeout(LOAD_S * 1000)
     page.goto(path.as_uri())
     page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax "

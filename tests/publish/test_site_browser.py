@@ -20,21 +20,18 @@ Without Chromium the tests are skipped, except under ``CI=true``, where they mus
 """
 
 import contextlib
-import functools
 import html
-import http.server
 import io
 import json
 import os
 import re
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
 import numpy as np
 import pytest
-from conftest import UNDER_CI, built_once, needs_chromium
+from conftest import UNDER_CI, built_once, is_local, needs_chromium, offline_page, serving
 
 from ftd_lib.course.roles import HINT, has, is_solution
 from ftd_lib.publish import static_explorers as SE
@@ -68,29 +65,8 @@ def built():
 
 @pytest.fixture(scope="module")
 def server(built):
-    out, _ = built
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-def _is_local(url):
-    """Requests that stay on this machine. ``about:blank`` is not a request anyone answers
-    (MathJax 2, which the site once used, pointed a probe font and an image at it)."""
-    parts = urlsplit(url)
-    return parts.scheme in ("data", "blob", "about") or parts.hostname in ("127.0.0.1",
-                                                                            "localhost")
+    with serving(built[0]) as url:
+        yield url
 
 
 @contextlib.contextmanager
@@ -98,27 +74,11 @@ def _local_page(browser, **context):
     """A page in a new browser context (``context``: its viewport, touch, ...) that refuses
     every non-local request and records it, and every failed or 4xx/5xx request, in
     ``page.failures``."""
-    ctx = browser.new_context(**context)
-    failures = []
-
-    def refuse(route):
-        if _is_local(route.request.url):
-            route.continue_()
-        else:
-            failures.append(f"non-local request refused: {route.request.url}")
-            route.abort("internetdisconnected")
-
-    ctx.route("**/*", refuse)
     # a request the browser cancels because the page moved on (net::ERR_ABORTED: CI saw the
     # favicon's, fetched after the page had loaded) is the test's doing, not the site's; a
-    # file the site lacks is an HTTP 404, recorded below
-    ctx.on("requestfailed", lambda r: _is_local(r.url) and r.url != "about:blank"
-           and "ERR_ABORTED" not in (r.failure or "")
-           and failures.append(f"request failed: {r.url} ({r.failure})"))
-    ctx.on("response", lambda r: r.status >= 400 and failures.append(
-        f"HTTP {r.status}: {r.url}"))
-    pg = ctx.new_page()
-    pg.failures = failures
+    # file the site lacks is an HTTP 404, recorded all the same
+    ctx, pg = offline_page(browser, ignore=lambda r: r.url == "about:blank"
+                           or "ERR_ABORTED" in (r.failure or ""), **context)
     pg.set_default_timeout(MATHJAX_S * 1000)
     try:
         yield pg
@@ -426,7 +386,7 @@ def test_handout_links_resolve(built, server, page):
             page.goto(f"{server}/{name}.html", wait_until="networkidle")
         local |= {h.split("#")[0] for h in page.evaluate(
             "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
-            if _is_local(h) and h.startswith("http")}
+            if is_local(h) and h.startswith("http")}
     assert len(local) >= len(summary["pages"])
     out, _ = built
     # a file of the site (a folder counts only with an index.html: static hosts list none)
