@@ -13,7 +13,15 @@
 # The time each takes, measured, is in CONTRIBUTING.md.
 set -euo pipefail
 cd "$(dirname "$0")"
-FTD_ROLE=test . scripts/setup_env.sh
+# the full suite needs every role (requirements/test.txt); the fast tier, on a machine that runs
+# nothing else (the pull requests' job), may take requirements/fast.txt alone: FTD_TEST_ROLE=fast
+role=test
+if [ "${1:-}" = "--fast" ]; then role=${FTD_TEST_ROLE:-test}; fi
+if [ "$role" != test ] && [ "$role" != fast ]; then
+  echo "test.sh: FTD_TEST_ROLE must be fast or test, got '$role'" >&2
+  exit 2
+fi
+FTD_ROLE=$role . scripts/setup_env.sh
 python -m ruff check .
 # numba's cache of the compiled kernels, shared by the test workers and kept between runs
 # (a cold compile is most of a fresh clone's fast tier); one folder per state of the sources

@@ -1,7 +1,8 @@
 # Sourced by course.sh, test.sh and the site's workflow: make (or reuse) .venv with one role's
 # pinned requirements (requirements/ROLE.txt, read with the lock requirements/lock.txt) and
 # ftd_lib installed in editable mode, then activate it. Needs only Python 3.11 on the PATH.
-#   FTD_ROLE=student|grading|site|dask|core|test   (default: test, i.e. every role)
+#   FTD_ROLE=student|grading|site|dask|core|fast|test   (default: test, i.e. every role;
+#   fast: what the fast tier of the tests needs)
 # On Linux without an NVIDIA GPU (nvidia-smi lists none) torch is the CPU build (torch==X+cpu,
 # installed first and alone from PyTorch's CPU wheel index): PyPI's Linux wheel pulls several GB
 # of CUDA libraries (FTD_TORCH=default keeps pip's choice, FTD_TORCH=cpu forces the CPU build).
@@ -11,7 +12,7 @@
 PY=${PYTHON:-python3}
 FTD_ROLE=${FTD_ROLE:-test}
 if [ ! -f "requirements/$FTD_ROLE.txt" ] || [ "$FTD_ROLE" = lock ]; then
-  echo "setup_env.sh: FTD_ROLE must be one of student grading site dask core test, got" \
+  echo "setup_env.sh: FTD_ROLE must be one of student grading site dask core fast test, got" \
        "'$FTD_ROLE'" >&2
   return 1 2>/dev/null || exit 1
 fi

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -85,6 +86,7 @@ def test_binder_runtime_and_postbuild():
     assert any(re.search(r"(-e )?\.\s*$", ln) for ln in install), install
 
 
+@pytest.mark.slow  # repo2docker is the test role's (the fast tier's role has no docker tools)
 def test_repo2docker_accepts_the_binder_folder():
     proc = subprocess.run(
         [sys.executable, "-m", "repo2docker", "--no-build", str(REPO)],

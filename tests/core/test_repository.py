@@ -3,7 +3,9 @@ links that resolve), one version everywhere, no wall-clock assertion in any test
 workflows running the README's commands."""
 
 import ast
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -167,3 +169,35 @@ def test_the_test_script_has_both_tiers():
     sh = (REPO / "test.sh").read_text()
     assert '"--fast"' in sh and '-m "not slow"' in sh and "--dist loadfile" in sh
     assert "pytest-xdist==" in (REPO / "requirements" / "test.txt").read_text()
+
+
+def _pins(role: str) -> set[str]:
+    """Every ``name==version`` a role file installs, its ``-r`` files' included."""
+    out = set()
+    for line in (REPO / "requirements" / f"{role}.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("-r "):
+            out |= _pins(line[3:].removesuffix(".txt"))
+        elif "==" in line:
+            out.add(line)
+    return out
+
+
+def test_the_pull_requests_fast_job_installs_the_fast_role_only():
+    """The fast job installs ``requirements/fast.txt`` (FTD_TEST_ROLE=fast, which test.sh
+    accepts for ``--fast`` alone), a part of the test role without the heavy roles; the
+    full suite always installs every role."""
+    wf, _ = _workflow("tests.yml")
+    assert wf["jobs"]["fast"]["env"]["FTD_TEST_ROLE"] == "fast"
+    assert "FTD_TEST_ROLE" not in wf["jobs"]["full"].get("env", {})
+    fast, test = _pins("fast"), _pins("test")
+    assert fast < test and _pins("student") < fast
+    assert {p.split("==")[0] for p in fast - _pins("student")} == {"pytest-xdist", "ruff",
+                                                                      "jupytext"}
+    for heavy in ("grading", "site", "dask"):
+        assert not (_pins(heavy) - _pins("student")) & fast, heavy
+    sh = (REPO / "test.sh").read_text()
+    assert 'role=test\nif [ "${1:-}" = "--fast" ]; then role=${FTD_TEST_ROLE:-test}; fi' in sh
+    bad = subprocess.run(["bash", str(REPO / "test.sh"), "--fast"], capture_output=True,
+                         text=True, env={**os.environ, "FTD_TEST_ROLE": "student"})
+    assert bad.returncode == 2 and "FTD_TEST_ROLE must be fast or test" in bad.stderr
