@@ -58,8 +58,8 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
           "scripts/time_nb06_helpers.py",  # notebook 06 tells students to run it
           "LICENSE", "LICENSE-TEXT", "CITATION.cff")  # what a copy may be used for, and how cited
 
-#: only in the instructors' release
-INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+#: only in the instructors' release (INSTRUCTORS.md and its pictures)
+INSTRUCTORS_ONLY = ("INSTRUCTORS.md", "docs/images")
 
 #: the library's instructors' material, left out of the students' copy: INSTRUCTORS.md's
 #: answer table (:mod:`ftd_lib.publish.exercise_rows`) and the grader. (The rest of

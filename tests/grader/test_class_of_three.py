@@ -77,11 +77,12 @@ def tricked_notebook(release: Path, out: Path) -> None:
     nbformat.write(nb, out)
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def class_of_three(base: Path):
+    """Run INSTRUCTORS.md's block in ``base`` for the class: (the course folder, nbgrader's
+    scores, the grader's report, autograde's log, seconds per step).
+    ``scripts/screenshot_grading.py`` pictures what it leaves for INSTRUCTORS.md."""
     import shutil
 
-    base = tmp_path_factory.mktemp("class3")
     env = dict(os.environ, PYTHONPATH=str(REPO), CI="true",
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     times = {}
@@ -119,6 +120,12 @@ def course(tmp_path_factory):
     before = scores(root)
     out = bash([lines[grade]], root, "python -m ftd_lib grade --nbgrader")
     bash(lines[grade + 1:], root, "generate_feedback + export")
+    return root, before, out, autograde, times
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root, before, out, autograde, times = class_of_three(tmp_path_factory.mktemp("class3"))
     print("\nclass of three, seconds per step:", times, "\nnbgrader's scores:", before,
           "\nafter the grader:", scores(root), "\n" + out)
     return root, before, out, autograde
