@@ -245,8 +245,8 @@ def check_eta_experiment(K_etas, prediction, errors) -> bool:
     if is_right(errors, measured):  # right first: a slip's value may equal it
         ok_e = check_close(errors, measured, name=name)
     elif is_right(errors, _fig3_right_at(lam, range(RUNS_STORED))):
-        ok_e = verdict(False, "", "Not yet: (c) those are the means over all 200 runs (the "
-                       f"figure's points); average over your runs, {runs}, only.")
+        ok_e = verdict(False, "", f"Not yet: (c) those are the means over all {RUNS_STORED} "
+                       f"runs (the figure's points); average over your runs, {runs}, only.")
     elif theirs := others_answer(errors, measured, lambda: _fig3_right_at(**given_experiment())):
         ok_e = verdict(False, "", f"Not yet: (c) {theirs}")
     else:
