@@ -275,6 +275,7 @@ def choices() -> list[dict]:
 
     net = MLP(2, 50)
     k = k_bound(GAMMA, LAM, ETA)
+    # rows of words, not logic: the control table (nb06_nn_control.choices) has its own
     return [
         dict(item="network", paper="2 inputs, 1 hidden layer of 50 nodes, 1 output; backprop",
              ours=f"tanh hidden units, linear output, {net.n_params} weights, gradient by hand",

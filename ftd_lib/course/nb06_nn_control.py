@@ -68,6 +68,7 @@ def choices() -> list[dict]:
     h = MLP(2).n_hidden
     sc = cp.OBS_SCALE
     mcar, pole = tasks.TASKS["mountain_car"], tasks.TASKS["cartpole"]
+    # rows of words, not logic, like the prediction table (nb05_nn_prediction.choices)
     return [
         dict(item="network", paper="one net per action, 1 hidden layer of 50 nodes",
              ours=f"{h} tanh hidden units, linear output; {mcar.n_actions} nets (mountain "

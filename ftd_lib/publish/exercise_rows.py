@@ -147,15 +147,18 @@ ROWS = {
     "nb05.predict_then_measure": (
         "**experiment**: predict, then measure, η at the student's λ",
         "(a) K for η = 0.01, 0.1, 0.3 at the student's λ (0.9 without an id: 44, 22, 12; λ "
-        "one of the stored grid's 0.8, 0.85, 0.9, 0.925, 0.95); (b) the prediction (rises / "
-        "falls / stays) and a sentence why, recorded with `nb05.record_prediction` before the "
-        "check shows the measurement: it passes as recorded, whether or not the data agree, "
+        "one of the stored grid's 0.8, 0.85, 0.925, 0.95, 0.975, never the paper's 0.9); (b) "
+        "the prediction (rises / falls / stays) and a sentence why, recorded with "
+        "`nb05.record_prediction` before the check shows the measurement: it passes as "
+        "recorded, whether or not the data agree, "
         "and a different one after the measurement was shown is refused (in the record and in "
         "the check); the reasoning is graded by hand in the written-answer box under the check "
         "(an nbgrader manually graded answer, 1 point); (c) the three errors at the student's "
-        "λ, compared with the check's own reading of the stored Figure 3 right data (the check "
-        "takes no data object: a made-up one has nowhere to go)",
-        "K rounded down; rounded errors; no record before the check (told: record first)"),
+        "λ averaged over the student's 100 consecutive runs of the stored 200 (without an id "
+        "all 200: the figure's points), compared with the check's own reading of the stored "
+        "Figure 3 right data (the check takes no data object: a made-up one has nowhere to go)",
+        "K rounded down; averaged over all 200 runs, as the figure is (told); rounded errors; "
+        "no record before the check (told: record first)"),
     # notebook 06
 
     "nb06.simulate_policy": (

@@ -58,8 +58,8 @@ COMMON = ("pyproject.toml", "binder", "ftd_lib", "experiments", "results",
           "scripts/time_nb06_helpers.py",  # notebook 06 tells students to run it
           "LICENSE", "LICENSE-TEXT", "CITATION.cff")  # what a copy may be used for, and how cited
 
-#: only in the instructors' release
-INSTRUCTORS_ONLY = ("INSTRUCTORS.md",)
+#: only in the instructors' release (INSTRUCTORS.md and its pictures)
+INSTRUCTORS_ONLY = ("INSTRUCTORS.md", "docs/images")
 
 #: the library's instructors' material, left out of the students' copy: INSTRUCTORS.md's
 #: answer table (:mod:`ftd_lib.publish.exercise_rows`) and the grader. (The rest of
@@ -122,6 +122,12 @@ c.Execute.timeout = 600
 # every exercise uses that student's numbers, whatever STUDENT_ID the notebook gives, and the
 # student-id cell prints which id it was graded as (INSTRUCTORS.md, "Graded as the student")
 c.Autograde.pre_convert_hook = "ftd_lib.course.grading.autograde_as_submitter"
+# nbgrader's OverwriteCells, but an untouched test cell (its hidden tests removed in the
+# student version) is not reported as a changed checksum: only a cell a student edited is
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec", "ftd_lib.grader.nbgrader_cells.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata"]
 '''
 
 #: what --no-hints writes in place of the hint table

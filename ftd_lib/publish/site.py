@@ -379,9 +379,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="the folder to write the site to (must not "
                    "exist or be empty, unless --force)")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out")
-    p.add_argument("--repo", default=DEFAULT_REPO, help="the GitHub repository (OWNER/NAME) "
-                   "whose students' copy the Binder and Colab buttons launch (default: "
-                   "$GITHUB_REPOSITORY; none: no run buttons)")
+    repo = DEFAULT_REPO
+    p.add_argument("--repo", default=repo, help="the GitHub repository (OWNER/NAME) of the "
+                   "students' copy, which the Binder and Colab buttons launch (default: "
+                   "$FTD_STUDENTS_REPO, " + (f"now {repo!r}" if repo else "unset now: no run "
+                   "buttons") + "; never the instructors' repository, which holds the worked "
+                   "solutions)")
     p.add_argument("--ref", default=DEFAULT_REF, help="the git ref of the students' copy in "
                    "--repo (a tag the Pages workflow pushes; default: $FTD_STUDENTS_REF or "
                    f"{colab.REF!r})")

@@ -82,3 +82,21 @@ def test_run_times_fit_the_budget_and_match_the_readme():
         assert all(0 < t <= BUDGET_S for t in times), f"{stem}: {times} s"
         assert readme[stem] == times, f"{stem}: README says {readme[stem]}, INSTRUCTORS {times}"
     assert len(ours["06_nn_control"]) == 2  # cached kernel, and the first (compiling) run
+
+
+def test_its_pictures_exist_are_small_and_go_with_the_instructors_release():
+    """Every picture INSTRUCTORS.md shows is a PNG in the repository, under 150 kB, in a folder
+    the instructors' release copies beside it (a broken image there otherwise); and every
+    picture of that folder is shown (none left behind when a paragraph goes)."""
+    from ftd_lib.publish.release import INSTRUCTORS_ONLY
+
+    shown = re.findall(r"!\[[^\]]+\]\(([^)\s]+)\)", _text())
+    assert len(shown) >= 2, shown
+    for path in shown:
+        f = REPO / path
+        assert f.is_file(), f"{path}: made by python scripts/screenshot_grading.py"
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size < 150_000, path
+        assert any(path == d or path.startswith(d + "/") for d in INSTRUCTORS_ONLY), path
+    folders = {str(Path(p).parent) for p in shown}
+    kept = {str(p.relative_to(REPO)) for d in folders for p in (REPO / d).glob("*.png")}
+    assert kept == set(shown), kept ^ set(shown)

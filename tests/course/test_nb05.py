@@ -439,17 +439,57 @@ def test_check_constant_baseline():
 
 def test_check_eta_experiment_reads_the_stored_results_itself():
     """Exercise 3's (c) is compared with the check's own reading of the stored Figure 3 right
-    results at the student's λ (a grid point of them), not with anything handed to it."""
-    for sid in (None, "s1", "s2", "s3"):
+    results at the student's λ (a grid point of them, never the paper's 0.9) over the student's
+    100 runs, not with anything handed to it; without an id, λ = 0.9 and every run: the
+    figure's own points."""
+    res = figures.stored("fig3-right")
+    a = res.arrays
+
+    def by_hand(lam, runs):  # the cell found by its curve and λ, the runs' errors summed
+        out = []
+        for eta in nb05.ETAS:
+            (cell,) = [i for i in range(len(a["curve"]))
+                       if a["curve"][i] == f"η = {eta:g}" and a["lam"][i] == lam]
+            out.append(sum(float(a["metric"][cell, r]) for r in runs) / len(runs))
+        return out
+
+    for sid in ("s1", "s2", "s3"):
         exercises.use_student(sid)
-        lam = nb05.given_experiment()["lam"]
-        assert lam in nb05.LAMS_EXPERIMENT
-        s = figures.stored("fig3-right").summary()
-        by_hand = [float(s[f"η = {eta:g}"]["y"][list(s[f"η = {eta:g}"]["x"]).index(lam)])
-                   for eta in nb05.ETAS]
-        assert nb05._fig3_right_at(lam) == by_hand
+        e = nb05.given_experiment()
+        assert e["lam"] in nb05.LAMS_EXPERIMENT and e["lam"] != 0.9
+        assert len(e["runs"]) == 100 and e["runs"].step == 1 and 0 <= e["runs"].start <= 100
+        assert nb05._fig3_right_at(**e) == pytest.approx(by_hand(**e), rel=1e-12)
     exercises.use_student(None)
-    assert nb05.given_experiment() == dict(lam=0.9)
+    assert nb05.given_experiment() == dict(lam=0.9, runs=range(200))
+    s = res.summary()
+    figure = [float(s[f"η = {eta:g}"]["y"][list(s[f"η = {eta:g}"]["x"]).index(0.9)])
+              for eta in nb05.ETAS]
+    assert nb05._fig3_right_at(0.9, range(200)) == pytest.approx(figure, rel=1e-12)
+    assert "hold 200 runs" in nb05._fig3_right_at(0.9, range(150, 250))
+
+
+def test_check_eta_experiment_names_the_means_over_all_runs(capsys, monkeypatch):
+    """(c): the means over all 200 runs (the figure's points) at the student's own λ are named
+    as such; the right means over the student's runs pass; one run off fails."""
+    monkeypatch.setattr(nb05, "_RECORDED", {})
+    monkeypatch.setattr(nb05, "_SHOWN", set())
+    exercises.use_student("s1")
+    try:
+        e = nb05.given_experiment()
+        Ks = [math.ceil(math.log(eta) / math.log(e["lam"])) for eta in nb05.ETAS]
+        assert nb05.record_prediction("rises", "a shorter K cuts the return like a lower lambda")
+        capsys.readouterr()
+        whole = nb05._fig3_right_at(e["lam"], range(200))
+        assert nb05.check_eta_experiment(Ks, "rises", whole) is False
+        assert "means over all 200 runs" in capsys.readouterr().out
+        step = 1 if e["runs"].stop < 200 else -1  # one run off, inside the stored 200
+        shifted = range(e["runs"].start + step, e["runs"].stop + step)
+        assert nb05.check_eta_experiment(Ks, "rises", nb05._fig3_right_at(e["lam"], shifted)) \
+            is False
+        assert "errors at λ" in capsys.readouterr().out
+        assert nb05.check_eta_experiment(Ks, "rises", nb05._fig3_right_at(**e)) is True
+    finally:
+        exercises.use_student(None)
 
 
 def test_the_right_baseline_passes_where_the_median_is_the_mean(capsys):

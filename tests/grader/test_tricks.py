@@ -113,7 +113,9 @@ TRICKS = {
         ["from ftd_lib.course import live\nfrom ftd_lib.course.exercises import nb05\n"
          "class Fake:\n    def summary(self):\n"
          "        return {f'η = {e:g}': dict(x=np.array([nb05.given_experiment()['lam']]),"
-         " y=np.array([0.123])) for e in (0.01, 0.1, 0.3)}\n"
+         " y=np.array([0.123]), cell=np.array([0])) for e in (0.01, 0.1, 0.3)}\n"
+         "    def __getitem__(self, key):\n"
+         "        return np.full((1, 200), 0.123)\n"
          "live.stored = lambda name, *a, **k: Fake()",
          "import math\nlam = nb05.given_experiment()['lam']\n"
          "prediction = 'stays'\nwhy = 'the errors should stay level across the three etas'\n"

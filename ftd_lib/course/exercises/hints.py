@@ -131,8 +131,9 @@ HINTS = {
         r"""
         K = ceil(log η / log γλ), at your λ (`nb05.given_experiment()`). For the prediction,
         think of what a shorter K drops from the λ-return, and what it gains (a shorter
-        delay). To measure: `s = figures.stored("fig3-right").summary()`, then for each label
-        the `y` where `x` is your λ.
+        delay). To measure: `res = figures.stored("fig3-right")`; for each label, the `cell`
+        of `res.summary()[label]` where `x` is your λ is a row of `res["metric"]` (one error
+        per run): average it over your runs only.
         """),
     'nb06.simulate_policy': (
         'Exercise 1, simulate a policy',

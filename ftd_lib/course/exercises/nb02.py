@@ -101,45 +101,51 @@ def _others(answer, expected, of) -> str | None:
     return others_answer(a, expected, lambda: of(given_episode()))
 
 
-def check_n_step_return(answer) -> bool:
-    """G_0^{(2)} of :func:`given_episode`'s episode."""
-    if missing(answer, f"G_0^({N_STEP})"):
+def _check_return(answer, name: str, of, slip, hint: str) -> bool:
+    """The check of one return of :func:`given_episode`'s episode, ``of(e)``: the right answer
+    first, then another id's answer (named), then the exercise's usual ``slip(e, answer)`` (its
+    message, or ``None``)."""
+    if missing(answer, name):
         return False
     if refuse_library_answer(RETURN_HELPERS):
         return False
     e = given_episode()
-    expected = _g2(e)
+    expected = of(e)
     if (isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool)
             and not is_right(answer, expected, rtol=1e-4, atol=1e-6)):  # right answer first
-        if others := _others(answer, expected, _g2):
+        if others := _others(answer, expected, of):
             return verdict(False, "", "Not yet: " + others)
-        g, R, V = e["gamma"], e["rewards"], e["values"]
-        if abs(answer - (R[0] + g * R[1] + g * V[2])) < 1e-9 and abs(g - 1) > 1e-9:
-            return verdict(False, "", "Not yet: the value of S_2 is discounted twice: γ² V(S_2).")
-    return check_close(answer, expected, name=f"G_0^({N_STEP})", rtol=1e-4, atol=1e-6,
-                       hint="n discounted rewards, then gamma^n times the value of S_n.")
+        if said := slip(e, answer):
+            return verdict(False, "", "Not yet: " + said)
+    return check_close(answer, expected, name=name, rtol=1e-4, atol=1e-6, hint=hint)
+
+
+def _discounted_twice(e, answer) -> str | None:
+    g, R, V = e["gamma"], e["rewards"], e["values"]
+    if abs(answer - (R[0] + g * R[1] + g * V[2])) < 1e-9 and abs(g - 1) > 1e-9:
+        return "the value of S_2 is discounted twice: γ² V(S_2)."
+    return None
+
+
+def _all_geometric(e, answer) -> str | None:
+    lam = e["lam"]
+    Gs = [n_step_return(e["rewards"], e["values"], 0, n, e["gamma"]) for n in (1, 2, 3)]
+    if abs(answer - (1 - lam) * (Gs[0] + lam * Gs[1] + lam**2 * Gs[2])) < 1e-9:
+        return ("the longest return gets (1−λ)λ² here; in the interim λ-return it takes all "
+                "the remaining weight, λ^(h−t−1) = λ².")
+    return None
+
+
+def check_n_step_return(answer) -> bool:
+    """G_0^{(2)} of :func:`given_episode`'s episode."""
+    return _check_return(answer, f"G_0^({N_STEP})", _g2, _discounted_twice,
+                         hint="n discounted rewards, then gamma^n times the value of S_n.")
 
 
 def check_interim_lambda_return(answer) -> bool:
     """G_0^{lambda|3} of :func:`given_episode`'s episode with its λ (eq. 2)."""
-    if missing(answer, f"G_0^(lambda|{HORIZON})"):
-        return False
-    if refuse_library_answer(RETURN_HELPERS):
-        return False
-    e = given_episode()
-    expected = _g_lam(e)
-    if (isinstance(answer, (int, float, np.floating)) and not isinstance(answer, bool)
-            and not is_right(answer, expected, rtol=1e-4, atol=1e-6)):  # right answer first
-        if others := _others(answer, expected, _g_lam):
-            return verdict(False, "", "Not yet: " + others)
-        lam = e["lam"]
-        Gs = [n_step_return(e["rewards"], e["values"], 0, n, e["gamma"]) for n in (1, 2, 3)]
-        all_geometric = (1 - lam) * (Gs[0] + lam * Gs[1] + lam**2 * Gs[2])
-        if abs(answer - all_geometric) < 1e-9:
-            return verdict(False, "", "Not yet: the longest return gets (1−λ)λ² here; in the "
-                           "interim λ-return it takes all the remaining weight, λ^(h−t−1) = λ².")
-    return check_close(answer, expected, name=f"G_0^(lambda|{HORIZON})", rtol=1e-4, atol=1e-6,
-                       hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
+    return _check_return(answer, f"G_0^(lambda|{HORIZON})", _g_lam, _all_geometric,
+                         hint="Weights (1-lam), (1-lam) lam and lam^2 on G^(1), G^(2), G^(3).")
 
 
 #: The cases TD(lambda) must get right, against ``algorithms.td_lambda`` (tabular

@@ -30,6 +30,7 @@ from . import (
     refuse_library_answer,
     run_student,
     student_id,
+    student_number,
     student_rng,
     verdict,
 )
@@ -80,22 +81,18 @@ def check_heuristic_steps(fn) -> bool:
         return False
     refuse = (nb06.heuristic_steps, nb06.heuristic_trajectory, mc.velocity_policy)
     for x0, v0 in HEURISTIC_STARTS:
-        got, err = run_student(fn, x0, v0, refuse=refuse)
-        if err is not None:
-            return verdict(False, "", err)
-        if got is None:
-            return verdict(False, "", "Your function returns None: return the number of steps "
-                           "(a whole number).")
-        a = as_numbers(got, f"the steps from x0, v0 = {x0}, {v0}")
+        a = student_number(fn, x0, v0, refuse=refuse, returns="the number of steps (a whole "
+                           "number)", symbol="the steps", name=f"the steps from x0, v0 = {x0}, "
+                           f"{v0}")
         if a is None:
             return False
         want = nb06.heuristic_steps(x0, v0)
-        if a.shape != () or a != want:
-            if a.shape == () and v0 == 0 and a == _steps_pushing(x0, v0, at_rest=0):
+        if a != want:
+            if v0 == 0 and a == _steps_pushing(x0, v0, at_rest=0):
                 hint = ("At rest (v = 0) your car pushes left: the rule pushes right when the "
                         "velocity is zero (v ≥ 0 → right), so the first push from rest is to "
                         "the right.")
-            elif a.shape == () and abs(float(a) - want) == 1:
+            elif abs(a - want) == 1:
                 hint = ("One step off: count every call of mc.mountain_car_step, the one that "
                         "reaches the goal included, and none after it.")
             else:
@@ -103,7 +100,7 @@ def check_heuristic_steps(fn) -> bool:
                         "and that you count calls of mc.mountain_car_step until it returns "
                         "terminal.")
             return verdict(False, "", f"Not yet: from x0, v0 = {x0}, {v0} your function gives "
-                           f"{got!r:.40}, not the simulation's count. {hint}")
+                           f"{a:g}, not the simulation's count. {hint}")
     return verdict(True, f"Correct at all {len(HEURISTIC_STARTS)} starts: from x = "
                    f"{X0_HEURISTIC} the car needs {nb06.heuristic_steps(X0_HEURISTIC, 0.0)} "
                    "steps.", "")
