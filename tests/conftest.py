@@ -217,3 +217,19 @@ def record_measurement(path: Path, key: str, value) -> None:
         data = json.loads(path.read_text()) if path.is_file() else {}
         data[key] = value
         path.write_text(json.dumps(data, indent=1))
+
+
+class Inline:
+    """An executor (:mod:`ftd_lib.repro.executors`) that computes the chunks it is given here,
+    in order (no processes): the cut for several workers without their start-up time."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def compute(self, jobs):
+        from ftd_lib.repro import chunks
+
+        for k, job in enumerate(jobs):
+            self.tasks.append(job[1])
+            data, meta = chunks.chunk_result(job)
+            yield k, data, meta

@@ -57,6 +57,22 @@ class Rates:
     #: reads (a command that computes control chunks)
     digest_s: float = 0.0
     history_s: float = 0.0
+    #: ``{task kind: seconds}``: a process's first chunk of a kind (``prediction``,
+    #: ``control``) beyond a warm one, the engine imported -- its first compiled or torch code
+    #: loaded, what it builds once -- and ``engine_import_s``: the engine's import in a fresh
+    #: process started as a worker is (torch imported). A plan's wall counts them in the
+    #: workers' start; a piece's own clock measures them, so the plan's compute counts them
+    #: once a process (:func:`~ftd_lib.repro.planning.schedule.stage_compute`)
+    kind_load_s: dict = field(default_factory=dict)
+    engine_import_s: float = 0.0
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether these seconds were measured on this machine: not the stored defaults of
+        the machine this was written on (:data:`DEFAULT_RATES`), which know neither a new
+        method's speed nor the compiling of its code, so a plan priced with them says
+        :data:`NO_CALIBRATION` instead of seconds."""
+        return not self.source.startswith("defaults")
 
     def parallel(self, workers: int) -> float:
         """The :attr:`slowdown` of ``workers`` processes at once (1 for one)."""
@@ -91,6 +107,12 @@ DEFAULT_RATES = Rates(
     control={"sarsa_lambda": 1.04e-6, "forward_sarsa_lambda": 0.99e-6},
     chunk_s={"prediction": 0.15, "control": 0.01}, worker_start_s=2.5,
     source="defaults (2 shared AMD EPYC cores)")
+
+
+#: what a plan, its progress bar and the plan a run stores say for seconds where this machine was
+#: never calibrated (:attr:`Rates.calibrated`)
+NO_CALIBRATION = ("unknown (no calibration on this machine: `python -m ftd_lib plan FILE` "
+                  "measures it, a few seconds a method, and keeps it)")
 
 
 def rates_path() -> Path:
@@ -139,7 +161,7 @@ def save_rates(rates: Rates, path=None, code: str | None = None) -> Path:
 #: the fields of :class:`Rates` that map a method, task, engine or worker count to seconds
 #: (merged across calibrations); the others are one number, the newest calibration's
 _PER_KEY = ("prediction", "control", "chunk_s", "engines", "slowdown", "worker_starts",
-            "pair_load_s")
+            "pair_load_s", "kind_load_s")
 
 
 def _merged(by_code: dict) -> dict:
