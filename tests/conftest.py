@@ -32,6 +32,7 @@ def fake_calibrate(calls, more=None):
     def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
         calls.append(1)
         return replace(cost.DEFAULT_RATES, source="stand-in",
+                       kind_load_s={"prediction": 0.1, "control": 0.1},
                        control={m: 1e-6 for m, _ in control},
                        engines={cost.engine_key(e, m, env): (0.0, 3e-4)
                                 for e, m, env, _ in engines},

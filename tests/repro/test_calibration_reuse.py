@@ -40,7 +40,10 @@ def test_a_second_plan_reuses_the_calibration_until_the_code_changes(tmp_path, m
 def test_a_stale_or_uncovering_calibration_is_not_reused(tmp_path):
     path = tmp_path / "rates.json"
     rates = replace(cost.DEFAULT_RATES, control={"sarsa_lambda": 1e-6})
-    cost.save_rates(rates, path, code="c")
+    cost.save_rates(rates, path, code="c")  # (as saved before a first chunk was measured)
+    got, why = cost.fresh_rates("c", control=[("sarsa_lambda", "cartpole")], path=path)
+    assert got is None and why == "the saved calibration does not measure a worker's first chunks"
+    cost.save_rates(replace(rates, kind_load_s={"control": 0.5}), path, code="c")
     got, _ = cost.fresh_rates("c", control=[("sarsa_lambda", "cartpole")], path=path)
     assert got is not None and got.control == {"sarsa_lambda": 1e-6}
     assert cost.fresh_rates("c", control=[("forward_sarsa_lambda", "cartpole")],

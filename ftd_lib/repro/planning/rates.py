@@ -199,8 +199,9 @@ def calibration_code(prediction=(), control=(), engines=()) -> str:
 def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
                 max_age_s: float = CALIBRATION_FRESH_S) -> tuple[Rates | None, str]:
     """This machine's saved calibration when it can stand for a new one: the same machine
-    and code (``code``, :func:`calibration_code`), under ``max_age_s`` old, and covering
-    every method and engine asked for. ``(rates, "")``, or ``(None, why not)``."""
+    and code (``code``, :func:`calibration_code`), under ``max_age_s`` old, covering every
+    method and engine asked for, and measuring a worker's first chunk of each kind
+    (:attr:`Rates.kind_load_s`). ``(rates, "")``, or ``(None, why not)``."""
     import time
 
     try:
@@ -221,6 +222,8 @@ def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
     if not (set(prediction) <= set(r.prediction) and {m for m, _ in control} <= set(r.control)
             and {engine_key(e, m, env) for e, m, env, _ in engines} <= set(r.engines)):
         return None, "the saved calibration does not cover these methods"
+    if not r.kind_load_s:  # (saved before they were measured: the compute would be short)
+        return None, "the saved calibration does not measure a worker's first chunks"
     return r, f"reused from {age:.0f} s ago (same machine and code; --recalibrate measures again)"
 
 
