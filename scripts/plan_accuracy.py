@@ -194,10 +194,7 @@ def replan_compute(path) -> dict:
     rec = json.loads(Path(path).read_text())
     with tempfile.TemporaryDirectory() as d:
         for k, row in enumerate(rec["rows"]):
-            r = row["rates"]
-            rates = Rates(**{**r, "prediction": {m: tuple(v) for m, v in
-                                                 r["prediction"].items()},
-                             "engines": {m: tuple(v) for m, v in r["engines"].items()}})
+            rates = Rates.from_json(row["rates"])
             fig, run = load_experiment(experiment_path(row["file"]), row["scale"])
             out = Path(d) / str(k)
             plan = plan_experiment(fig, out, row["workers"], Costing(rates, history_dirs(out)),

@@ -87,11 +87,6 @@ def test_the_plan_command_without_a_calibration_says_so(tmp_path, capsys, monkey
     assert f"command: compute and wall {NO_CALIBRATION}" in out
 
 
-def _rates(saved: dict) -> Rates:
-    return Rates(**{**saved, "prediction": {k: tuple(v) for k, v in saved["prediction"].items()},
-                    "engines": {k: tuple(v) for k, v in saved["engines"].items()}})
-
-
 def test_the_stored_measurement_is_near_the_model_and_the_sum_alone_is_not(tmp_path):
     """Each experiment and number of workers ``scripts/plan_accuracy.py --store`` measured:
     its plan, made again now with the rates calibrated then, predicts the compute it stored
@@ -104,7 +99,7 @@ def test_the_stored_measurement_is_near_the_model_and_the_sum_alone_is_not(tmp_p
     assert len(record["rows"]) >= 4
     for row in record["rows"]:
         fig, run = load_experiment(experiment_path(row["file"]), row["scale"])
-        rates = _rates(row["rates"])
+        rates = Rates.from_json(row["rates"])
         plan = plan_experiment(fig, tmp_path / fig.name, row["workers"],
                                cost.Costing(rates, cost.history_dirs(tmp_path / fig.name)),
                                seed=run["seed"])

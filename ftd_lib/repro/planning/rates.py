@@ -90,6 +90,14 @@ class Rates:
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
+    @classmethod
+    def from_json(cls, d: dict) -> Rates:
+        """Rates from their JSON form (:func:`dataclasses.asdict`, as :func:`save_rates` and
+        ``scripts/plan_accuracy.py --store`` keep them): fields unknown here left out."""
+        r = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
+                      "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
+
 
 #: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
 #: float64; prediction by :func:`calibrate` at a quiet moment; the command's own process --
@@ -233,9 +241,7 @@ def machine_rates(path=None) -> Rates:
     try:
         saved = json.loads(Path(path or rates_path()).read_text())
         if saved["machine"] == _machine_id():
-            r = {k: v for k, v in saved["rates"].items() if k in Rates.__dataclass_fields__}
-            return Rates(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
-                            "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
+            return Rates.from_json(saved["rates"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES
