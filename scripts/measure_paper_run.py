@@ -63,7 +63,7 @@ def comparison_lines(measured: list[dict], plans: list[FigurePlan]) -> list[str]
     """A markdown table: each figure's measured wall time, chunks and utilisation beside the
     plan's (``plans``: made before the run, for an empty folder), and the whole run."""
     workers = plans[0].workers
-    lines = ["| figure | chunks computed (planned) | wall measured | wall predicted | "
+    lines = ["| figure | pieces computed (planned) | wall measured | wall predicted | "
              "measured / predicted | utilisation measured | utilisation predicted |",
              "|---|---|---|---|---|---|---|"]
 

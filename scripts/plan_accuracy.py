@@ -9,8 +9,10 @@ the engine's import, the pictures), each measured (planned).
 
     python scripts/plan_accuracy.py [--workers N] [--scale quick|paper] [FILE ...]
     python scripts/plan_accuracy.py FILE --between-runs 2,4,8 [--set KEY=VALUE ...]
+    python scripts/plan_accuracy.py --store results/plan_compute.json [--workers N]
 
-The second: a researcher's session between runs, :func:`measure_between_runs`.
+The second: a researcher's session between runs, :func:`measure_between_runs`. The third: the
+plan's compute against the pieces' measured compute, stored (:func:`store_compute`).
 
 Default: quick Figs. 3 left, 3 right and 4 right (``reproduce NAME`` is ``run
 experiments/NAME.toml``), and two files off the paper's path at their own counts (acrobot with
@@ -21,6 +23,8 @@ as its per-run reference).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import shlex
 import subprocess
@@ -36,6 +40,7 @@ from ftd_lib.repro.launch import run_command
 from ftd_lib.repro.planning.calibrate import calibrate
 from ftd_lib.repro.planning.cost import Costing, chunk_records, history_dirs
 from ftd_lib.repro.planning.plan import (
+    chunk_engine_name,
     command_wall,
     default_device,
     methods_to_calibrate,
@@ -60,7 +65,12 @@ def measure_command(path, out, *, scale: str = "paper", sets=(), workers: int = 
     (the 1-minute load average before and after), ``stages_s`` and ``predicted_stages_s``
     (the stages, each measured by its figure from its first chunk read to its data saved:
     the rest is the command's own process -- start-up, the engine, pictures), ``chunks``
-    (computed), ``run_steps`` and ``predicted_run_steps``."""
+    (the pieces computed), ``run_steps`` and ``predicted_run_steps``; ``compute_s`` (the
+    pieces' own clocks summed) beside ``predicted_compute_s`` (the plan's compute: the same
+    sum predicted, :attr:`~ftd_lib.repro.planning.plan.StagePlan.compute_s`) and
+    ``alone_compute_s`` (the pieces each alone in a warm process: what the plan called compute
+    before), ``by_method`` (per method: its engine, pieces, measured and predicted alone
+    seconds) and the ``rates`` used."""
     fig, run = load_experiment(path, scale, sets)
     device = default_device(fig, out, run)
     if rates is None:
@@ -71,21 +81,56 @@ def measure_command(path, out, *, scale: str = "paper", sets=(), workers: int = 
                            seed=run["seed"], device=device)
     command = f"{run_command(path, scale, sets)} --workers {workers}"
     before = os.getloadavg()[0]
+    t_start = time.time()
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "ftd_lib", *shlex.split(command)[3:], "--out",
                     str(out), "--no-progress"], check=True, capture_output=True)
     measured = time.perf_counter() - t0
     wheres = [Path(out) / "pilot", Path(out)] if fig.two_stage else [Path(out)]
     metas = [last_session(load_results(fig.name, w).meta) for w in wheres]
-    steps = [r["run_steps"] for r in chunk_records(out, fig.name)]
+    recs = [r for r in chunk_records(out, fig.name) if r["finished"] >= t_start]
+    steps = [r["run_steps"] for r in recs]
     predicted = command_wall([plan], rates)
     return {"command": command, "workers": workers, "predicted_s": predicted,
             "measured_s": measured, "ratio": measured / predicted,
             "load": (before, os.getloadavg()[0]),
             "stages_s": sum(m["elapsed_s"] for m in metas), "predicted_stages_s": plan.wall_s,
-            "chunks": sum(m["chunks"]["computed"] for m in metas),
+            "chunks": sum(m["chunks"]["pieces"] for m in metas),  # (what it stored)
             "run_steps": None if None in steps else sum(steps),
-            "predicted_run_steps": plan.steps}
+            "predicted_run_steps": plan.steps,
+            "compute_s": sum(r["compute_s"] for r in recs),
+            "predicted_compute_s": plan.compute_s,
+            "alone_compute_s": sum(sum(s.seconds) for s in plan.stages),
+            "by_method": _by_method(plan, out, fig.name, t_start),
+            "rates": dataclasses.asdict(rates)}
+
+
+def _by_method(plan, out, name: str, started: float) -> dict:
+    """Per method: its engine (:func:`ftd_lib.repro.planning.plan.chunk_engine_name`), the
+    pieces planned and their predicted seconds alone, the pieces computed (finished after
+    ``started``) and their measured seconds."""
+    from ftd_lib.repro.results import results_paths
+    from ftd_lib.repro.store import chunk_metas
+
+    per: dict = {}
+
+    def row(method):
+        return per.setdefault(method, {"engine": None, "planned": 0, "alone_s": 0.0,
+                                       "computed": 0, "measured_s": 0.0})
+
+    for s in plan.stages:
+        for t, sec in zip(s.chunks, s.seconds, strict=True):
+            r = row(t.method)
+            r["engine"] = chunk_engine_name(t)
+            r["planned"] += 1
+            r["alone_s"] += sec
+    for w in (Path(out) / "pilot", Path(out)):
+        for ident, meta in chunk_metas(results_paths(name, w)["chunks"]):
+            if float(meta["finished"]) >= started:
+                r = row(ident["method"])
+                r["computed"] += 1
+                r["measured_s"] += float(meta["compute_s"])
+    return per
 
 
 def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> list[dict]:
@@ -100,6 +145,67 @@ def measure_against_plan(names, scale: str, workers_list, out, rates=None) -> li
                 experiment_path(name), Path(out) / f"{name}-{w}", scale=scale, workers=w,
                 rates=rates)}
             for name in names for w in workers_list]
+
+
+#: what ``--store`` measures by default: a prediction figure (the torch batch), a file of the
+#: kernel (its own runs and a method's pieces), a file of a per-run reference beside pieces
+COMPUTE = [("experiments/fig3-right.toml", "quick"), ("experiments/cartpole-n-step.toml", "paper"),
+           ("experiments/acrobot-watkins.toml", "paper")]
+
+
+def store_compute(todo, path, workers=(1, 2)) -> dict:
+    """The plan's compute beside the pieces' measured compute (:func:`measure_command`) for
+    each ``(file, scale)`` of ``todo`` on each number of ``workers``, each into a fresh
+    folder, on rates calibrated once for them all just before; written to ``path`` (JSON:
+    commit, date, machine and one row per file and workers with its ratio measured /
+    predicted and the load before and after) and returned. ``tests/repro/
+    test_plan_compute.py`` plans each file again with the stored rates and holds the record
+    to the model."""
+    from ftd_lib.repro.store import atomic_write_json, git_commit, machine_description
+
+    figs = [load_experiment(f, s)[0] for f, s in todo]
+    pred, ctrl, engines = methods_to_calibrate(figs)
+    rates = calibrate(pred, ctrl, worker_start=max(workers) > 1, workers=max(workers),
+                      engines=engines)
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for k, ((f, scale), w) in enumerate((t, w) for w in workers for t in todo):
+            r = measure_command(f, Path(d) / str(k), scale=scale, workers=w, rates=rates)
+            rows.append({"file": Path(f).stem, "scale": scale, **r,
+                         "compute_ratio": r["compute_s"] / r["predicted_compute_s"],
+                         "alone_ratio": r["compute_s"] / r["alone_compute_s"]})
+            print(f"{Path(f).stem} ({scale}, {w} workers): compute measured "
+                  f"{r['compute_s']:.1f} s, planned {r['predicted_compute_s']:.1f} s "
+                  f"(x{rows[-1]['compute_ratio']:.2f}; each piece alone "
+                  f"{r['alone_compute_s']:.1f} s, x{rows[-1]['alone_ratio']:.2f}); load "
+                  f"{r['load'][0]:.1f} -> {r['load'][1]:.1f}", flush=True)
+    rec = {"commit": git_commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
+           "machine": machine_description(), "rows": rows}
+    atomic_write_json(path, rec)
+    return rec
+
+
+def replan_compute(path) -> dict:
+    """A record of :func:`store_compute` planned again with the current model from the rates
+    it stored (its measurements kept: they do not depend on the model), ``replanned`` dated."""
+    from ftd_lib.repro.planning.rates import Rates
+    from ftd_lib.repro.store import atomic_write_json, git_commit
+
+    rec = json.loads(Path(path).read_text())
+    with tempfile.TemporaryDirectory() as d:
+        for k, row in enumerate(rec["rows"]):
+            rates = Rates.from_json(row["rates"])
+            fig, run = load_experiment(experiment_path(row["file"]), row["scale"])
+            out = Path(d) / str(k)
+            plan = plan_experiment(fig, out, row["workers"], Costing(rates, history_dirs(out)),
+                                   seed=run["seed"])
+            row["predicted_compute_s"] = plan.compute_s
+            row["compute_ratio"] = row["compute_s"] / plan.compute_s
+            print(f"{row['file']} ({row['workers']} workers): x{row['compute_ratio']:.2f}")
+    rec["replanned"] = {"date": time.strftime("%Y-%m-%d", time.gmtime()),
+                        "commit": git_commit()}
+    atomic_write_json(path, rec)
+    return rec
 
 
 def _ftd(args) -> subprocess.CompletedProcess:
@@ -199,7 +305,20 @@ def main(argv) -> int:
                    help="one file (FILE), run with these runs one after another in one "
                         "folder (fresh, then grown or added runs; measure_between_runs)")
     p.add_argument("--set", action="append", default=[], dest="sets")
+    p.add_argument("--store", type=Path, default=None, metavar="JSON",
+                   help="compute planned against measured for FILEs (default: "
+                        "results/plan_compute.json's three) at --scale, kept in JSON")
+    p.add_argument("--replan", type=Path, default=None, metavar="JSON",
+                   help="a --store record planned again with the current model from its "
+                        "stored rates (its measurements kept)")
     args = p.parse_args(argv)
+    if args.replan:
+        replan_compute(args.replan)
+        return 0
+    if args.store:
+        store_compute([(f, args.scale) for f in args.files] or COMPUTE, args.store,
+                      sorted({1, args.workers}))
+        return 0
     if args.between_runs:
         if len(args.files) != 1:
             p.error("--between-runs takes one FILE")

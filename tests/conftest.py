@@ -33,6 +33,7 @@ def fake_calibrate(calls, more=None):
     def fake(prediction=(), control=(), worker_start=True, workers=1, engines=()):
         calls.append(1)
         return replace(cost.DEFAULT_RATES, source="stand-in",
+                       kind_load_s={"prediction": 0.1, "control": 0.1},
                        control={m: 1e-6 for m, _ in control},
                        engines={cost.engine_key(e, m, env): (0.0, 3e-4)
                                 for e, m, env, _ in engines},
@@ -277,3 +278,19 @@ def record_measurement(path: Path, key: str, value) -> None:
         data = json.loads(path.read_text()) if path.is_file() else {}
         data[key] = value
         path.write_text(json.dumps(data, indent=1))
+
+
+class Inline:
+    """An executor (:mod:`ftd_lib.repro.executors`) that computes the chunks it is given here,
+    in order (no processes): the cut for several workers without their start-up time."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def compute(self, jobs):
+        from ftd_lib.repro import chunks
+
+        for k, job in enumerate(jobs):
+            self.tasks.append(job[1])
+            data, meta = chunks.chunk_result(job)
+            yield k, data, meta

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import store
+from .counts import counts_text
 from .definitions import (
     FIGURES,
     check_memory,
@@ -223,16 +224,11 @@ def _execute(parser, args, jobs, workers, executor) -> int:
             return _fail(parser, args.command, str(e))
         except KeyboardInterrupt:
             chunk_dir = results_paths(job.figure.name, job.out)["chunks"]
-            print(f"\ninterrupted: {job.figure.name}: chunks finished and stored: "
+            print(f"\ninterrupted: {job.figure.name}: pieces finished and stored: "
                   f"{len(store.ChunkStore(chunk_dir).keys())}, under {chunk_dir}; run\n    "
                   f"{_resume(args, job)}\nto resume.", file=sys.stderr)
             return 130
-        m = last_session(res.meta)
-        paths = results_paths(job.figure.name, job.out)
-        print(f"{job.figure.name}: {m['runs']} runs x {m['episodes']} episodes, "
-              f"{m['chunks']['computed']} chunks computed{_grown(m['chunks'])}, "
-              f"{m['chunks']['loaded']} loaded, "
-              f"{m['elapsed_s']:.1f} s -> {paths['npz']}, {paths['png']}")
+        print(session_line(res, job.out))
     from .report import write_report
 
     for out in dict.fromkeys(j.out for j in jobs):
@@ -240,10 +236,15 @@ def _execute(parser, args, jobs, workers, executor) -> int:
     return 0
 
 
-def _grown(chunks: dict) -> str:
-    """`` (N of them grown: ...)`` where chunks grew (their stored runs read, not computed)."""
-    n = chunks.get("grown") or 0
-    return f" ({n} of them grown: only their new runs)" if n else ""
+def session_line(res, out) -> str:
+    """What a run did, in one line: runs, episodes, the chunks loaded and computed and the
+    pieces computed (:func:`ftd_lib.repro.counts.counts_text`, as ``REPORT.md`` says them),
+    wall seconds, the files written."""
+    m = last_session(res.meta)
+    paths = results_paths(res.figure, out)
+    return (f"{res.figure}: {m['runs']} runs x {m['episodes']} episodes, "
+            f"{counts_text(m['chunks'])}, {m['elapsed_s']:.1f} s -> {paths['npz']}, "
+            f"{paths['png']}")
 
 
 def _check_execution(parser, args, command: str):
@@ -334,7 +335,10 @@ def _plan(jobs, args, workers: int) -> int:
                                      seed=job.run["seed"], device=devices[-1]))
         notes |= costing.notes
     outs = ", ".join(dict.fromkeys(str(j.out) for j in jobs))
-    print(f"plan: {' '.join(j.figure.name for j in jobs)} at {args.scale} scale on {workers} "
+    # (a file beyond the paper has no paper scale: its "paper" scale is its own counts)
+    scale = ("the file's counts" if args.scale == "paper"
+             and not any(j.figure.paper_counts for j in jobs) else f"{args.scale} scale")
+    print(f"plan: {' '.join(j.figure.name for j in jobs)} at {scale} on {workers} "
           f"workers, --out {outs}, chunks of device {', '.join(sorted(set(devices)))}; "
           f"seconds: {rates.source}")
     for line in plan_lines(plans, chunks=not args.summary, rates=rates, notes=notes):

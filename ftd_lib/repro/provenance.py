@@ -7,9 +7,10 @@ meant to agree (the compiled kernel and the batched torch engine, bit for bit on
 they were checked on). Whether they did is for the record to show: :func:`chunk_provenance`
 writes down which engine ran, the versions of torch, numba, llvmlite and numpy, and the CPU
 path (``torch.backends.cpu.get_cpu_capability()`` and ``ATEN_CPU_CAPABILITY``), and
-:func:`figure_provenance` says when one figure was assembled from chunks that differ in any of
-these. Chunks written before this record existed (the committed ones) are *unrecorded*: counted
-and named so, never recomputed for it.
+:func:`figure_provenance` counts the stored pieces a figure was read from
+(:mod:`ftd_lib.repro.counts`) by record and says when they differ in any of these. Chunks
+written before this record existed (the committed ones) are *unrecorded*: counted and named
+so, never recomputed for it.
 """
 
 from __future__ import annotations
@@ -52,32 +53,41 @@ def chunk_provenance(engine: str) -> dict:
             "aten_cpu_capability": os.environ.get("ATEN_CPU_CAPABILITY")}
 
 
-def figure_provenance(chunk_metas, methods=None) -> dict:
-    """The records of a figure's chunks (their metadata dicts, in chunk order; ``methods``:
-    each chunk's method) summed up.
+def figure_provenance(chunk_metas, methods=None, keys=None) -> dict:
+    """The records of the stored pieces a figure was read from, summed up: ``chunk_metas``
+    are its chunks' metadata dicts in chunk order (``methods``: each chunk's method;
+    ``keys``: each chunk's store key). A chunk read from pieces of another cut
+    (:func:`ftd_lib.repro.reuse.rows_from_stored`) names each piece and its record
+    (``pieces``); any other chunk is one piece, its own file (:mod:`ftd_lib.repro.counts`).
+    A piece read by two chunks counts once (where ``keys`` are given).
 
-    Returns ``{"groups": [{"chunks": n, **record}, ...], "unrecorded": n, "mixed": bool}``:
+    Returns ``{"groups": [{"pieces": n, **record}, ...], "unrecorded": n, "mixed": bool}``:
     one group per distinct record (and method, where given), in order of first appearance;
-    ``unrecorded`` counts the chunks without one; ``mixed`` is true when the recorded chunks
+    ``unrecorded`` counts the pieces without one; ``mixed`` is true when the recorded pieces
     of one method differ in engine, a library version or the CPU path (two methods run by
     two engines are not mixed: each method's numbers come from one).
     """
     groups: list[dict] = []
     unrecorded = 0
     methods = [None] * len(chunk_metas) if methods is None else list(methods)
-    keys = ("method", *FIELDS)
-    for meta, method in zip(chunk_metas, methods, strict=True):
-        rec = (meta or {}).get("provenance")
+    keys = list(range(len(chunk_metas))) if keys is None else list(keys)
+    pieces: dict = {}  # store key -> (method, record)
+    for meta, method, key in zip(chunk_metas, methods, keys, strict=True):
+        meta = meta or {}
+        for k, rec in (meta.get("pieces") or {key: meta.get("provenance")}).items():
+            pieces.setdefault(k, (method, rec))
+    fields = ("method", *FIELDS)
+    for method, rec in pieces.values():
         if not rec:
             unrecorded += 1
             continue
         rec = {"method": method, **{k: rec.get(k) for k in FIELDS}}
         for g in groups:
-            if all(g.get(k) == rec[k] for k in keys):
-                g["chunks"] += 1
+            if all(g.get(k) == rec[k] for k in fields):
+                g["pieces"] += 1
                 break
         else:
-            groups.append({"chunks": 1, **rec})
+            groups.append({"pieces": 1, **rec})
     per_method = [g.get("method") for g in groups]
     mixed = len(per_method) != len(set(per_method))
     return {"groups": groups, "unrecorded": unrecorded, "mixed": mixed}
@@ -103,13 +113,22 @@ def describe(prov: dict | None) -> list[str]:
         if g.get("aten_cpu_capability"):
             path += f", ATEN_CPU_CAPABILITY={g['aten_cpu_capability']}"
         who = f"{label(g['method'])}: " if g.get("method") else ""
-        lines.append(f"- {who}{g['chunks']} chunk(s) by engine `{g.get('engine')}` ({libs}; "
+        lines.append(f"- {who}{_count(g)} by engine `{g.get('engine')}` ({libs}; "
                      f"CPU path {path})")
     if prov.get("unrecorded"):
-        lines.append(f"- {prov['unrecorded']} chunk(s) with unrecorded numerics provenance "
+        unit = "chunk(s)" if any("chunks" in g for g in prov.get("groups", [])) else "piece(s)"
+        lines.append(f"- {prov['unrecorded']} stored {unit} with unrecorded numerics provenance "
                      "(computed before chunks recorded their engine, library versions and CPU "
                      "path)")
     if prov.get("mixed"):
-        lines.append("- ⚠ **mixed numerics**: a method's chunks come from different engines, "
+        lines.append("- ⚠ **mixed numerics**: a method's pieces come from different engines, "
                      "library versions or CPU paths (listed above)")
     return lines
+
+
+def _count(group: dict) -> str:
+    """``3 stored piece(s)`` (:mod:`ftd_lib.repro.counts`); ``3 chunk(s)`` for a figure stored
+    before the provenance counted pieces (it counted the definition's chunks)."""
+    if "pieces" in group:
+        return f"{group['pieces']} stored piece(s)"
+    return f"{group.get('chunks', '?')} chunk(s)"

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..methods import label
 from . import store
+from .counts import counts_text
 from .definitions import FIGURES, format_sets
 from .paper.claims import NO_DATA, claims, fmt_number
 from .provenance import describe
@@ -49,17 +50,16 @@ def _provenance(res) -> list[str]:
              "(an experiment beyond the paper: no paper counts to reach)")
     own = not m.get("definition", {}).get("paper_counts", True)  # a file beyond the paper
     word = "file" if own and m.get("scale") == "paper" else m.get("scale")
-    session = (f"last session: {_duration(m.get('elapsed_s'))} wall, {ch.get('computed', '?')} "
-               f"pieces computed (the rows not stored, cut by cost), {ch.get('loaded', '?')} "
-               "chunks loaded" if not m.get("assembled_by")
-               else f"made in {_duration(m.get('elapsed_s'))} wall; last assembled from "
-                    f"{ch.get('loaded', '?')} stored chunks")
+    session = (f"last session: {_duration(m.get('elapsed_s'))} wall, {counts_text(ch)}"
+               if not m.get("assembled_by")
+               else f"made in {_duration(m.get('elapsed_s'))} wall; last assembled from the "
+                    f"store: {counts_text(ch)}")
     lines = [
         f"- scale: **{word}** — {m.get('runs')} runs × {m.get('episodes')} episodes "
         f"{paper}; seed {m.get('seed')}",
         f"- compute time {_duration(m.get('compute_s'))} over the definition's "
-        f"{ch.get('total', '?')} chunks "
-        f"({session}); finished {m.get('finished', '?')}",
+        f"{ch.get('total', '?')} chunks ({session}; a piece: rows computed at once, a "
+        f"chunk's or part of them); finished {m.get('finished', '?')}",
         f"- machine: {mach.get('cpu', '?')}, {mach.get('cpu_count', '?')} CPUs, "
         f"{mach.get('platform', '?')}; torch {mach.get('torch', '?')} on "
         f"{mach.get('device', '?')} ({mach.get('device_name', '?')})",

@@ -197,6 +197,8 @@ def _rows_of(task, sources: dict, cstore, loaded: dict):
     meta = {k: first[k] for k in ("machine", "provenance", "device") if k in first}
     meta.update(compute_s=compute_s, rows_from=sorted(used) if len(used) > 1
                 else next(iter(used)))
+    # each stored piece read, with its own record (ftd_lib.repro.provenance counts pieces)
+    meta["pieces"] = {k: used[k].get("provenance") for k in sorted(used)}
     data = {"metric": metric, "diverged": diverged, "cells": np.asarray(cells, dtype=np.int64),
             "curve_sum": np.asarray(curve_sum), "run_ids": task.run_ids,
             "cell_index": task.cell_index}

@@ -18,6 +18,7 @@ from .. import __version__, validate
 from . import chunks, executors, store
 from .chunks import Runner
 from .code import why_recomputed
+from .counts import chunk_counts
 from .definitions import DEFAULT_SEED, FIGURES, STUDIES, Figure, figure, format_sets
 from .planning import cost, cut
 from .planning.progress import FigureBar
@@ -111,7 +112,7 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
     work = _with_prefix_rows(cstore, work, runner, dkind, index, fig.name)
     bar = FigureBar(f"{fig.name} ({fig.scale}{', ' + stage if stage else ''})",
                     [seconds(t) for t in work], workers, loaded=n_loaded, later_s=later_s,
-                    disable=not progress)
+                    disable=not progress, known=costing.rates.calibrated)
     finished = bar.finished  # the k-th chunk to compute is stored
     if work and runner is chunks.engine_runner:  # (another runner reads device its way)
         from ..engine.checks import check_device  # (torch only when the engine runs)
@@ -159,10 +160,9 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "runs": fig.runs, "episodes": fig.episodes, "paper_runs": fig.paper_runs,
         "paper_episodes": fig.paper_episodes, "at_paper_scale": fig.at_paper_scale,
         "definition": fig.describe(),
-        "chunks": {"total": len(tasks), "loaded": n_loaded, "computed": len(work),
-                   **_grown_count(work)},
+        "chunks": chunk_counts(len(tasks), n_loaded, work),
         "plan": _predicted(bar.costs, workers, costing.rates,
-                           [cost.pair_key(t, device) for t in work]),
+                           [cost.pair_key(t, device) for t in work], [t.task for t in work]),
         "compute_s": compute_s, "elapsed_s": time.time() - t0,
         "started": started,
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -170,7 +170,8 @@ def run_figure(fig: Figure, out=DEFAULT_RESULTS, *, seed: int = DEFAULT_SEED,
         "git": store.git_commit(),
         "machine": store.machine_description(device), "machines_used": machines,
         "ftd_lib_version": __version__,
-        "provenance": figure_provenance([m for _, m in done], [t.method for t in tasks]),
+        "provenance": figure_provenance([m for _, m in done], [t.method for t in tasks],
+                                        [store.chunk_key(i) for i in idents]),
         "command": command or reproduce_command(
             fig.name, fig.scale, out, runs=None if fig.runs == default.runs else fig.runs,
             seed=seed, device=device, chunk_rows=fig.chunk_rows,
@@ -218,13 +219,6 @@ def _with_prefix_rows(cstore, work, runner, dkind, index, name: str) -> list:
     return out
 
 
-def _grown_count(work) -> dict:
-    """``{"grown": n}``: how many of the chunks computed grew (only their new runs computed;
-    :func:`_with_prefix_rows`); nothing when none did."""
-    n = sum(t.prefix_runs is not None for t in work)
-    return {"grown": n} if n else {}
-
-
 def _runs_text(runs) -> str:
     """``0..3`` for consecutive run ids, else the ids."""
     runs = [int(r) for r in runs]
@@ -266,19 +260,26 @@ def last_session(meta: dict) -> dict:
     return {**meta, **(meta.get("assembled_by") or [{}])[-1]}
 
 
-def _predicted(costs, workers: int, rates, keys=None) -> dict:
-    """What the plan predicted for the chunks computed (:mod:`ftd_lib.repro.planning.plan`), kept
-    beside the measured ``elapsed_s`` and ``compute_s``: wall and compute seconds, workers,
-    where the rates came from (``keys``: the chunks' compiled pairs,
-    :func:`ftd_lib.repro.planning.cost.pair_key`)."""
-    from .planning.schedule import stage_schedule
+def _predicted(costs, workers: int, rates, keys=None, kinds=None) -> dict:
+    """What the plan predicted for the pieces computed (:mod:`ftd_lib.repro.planning.plan`),
+    kept beside the measured ``elapsed_s`` and the pieces' measured compute: wall and compute
+    seconds (``None`` where this machine was never calibrated, ``rates`` then says so),
+    workers, where the rates came from (``keys``: the pieces' compiled pairs,
+    :func:`ftd_lib.repro.planning.cost.pair_key`; ``kinds``: their task kinds)."""
+    from .planning.cost import NO_CALIBRATION
+    from .planning.schedule import stage_compute, stage_schedule
 
+    if not rates.calibrated:
+        return {"workers": int(workers), "wall_s": None, "compute_s": None,
+                "rates": f"{rates.source}: {NO_CALIBRATION}"}
     # the schedule of plan_stage (ftd_lib.repro.planning.plan): the same costs, workers at
-    # once slowed down as measured, each process's first chunk of a pair loading it, so the
-    # stored plan is the printed one
+    # once slowed down as measured, each process's first piece of a pair loading it, so the
+    # stored plan is the printed one (its compute: what the pieces' clocks will sum to)
     keys = [None] * len(costs) if keys is None else keys
+    kinds = [None] * len(costs) if kinds is None else kinds
     wall = stage_schedule(costs, keys, workers, rates).makespan if costs else 0.0
-    return {"workers": int(workers), "wall_s": wall, "compute_s": float(sum(costs)),
+    return {"workers": int(workers), "wall_s": wall,
+            "compute_s": stage_compute(costs, keys, kinds, workers, rates),
             "rates": rates.source}
 
 

@@ -40,7 +40,10 @@ def test_a_second_plan_reuses_the_calibration_until_the_code_changes(tmp_path, m
 def test_a_stale_or_uncovering_calibration_is_not_reused(tmp_path):
     path = tmp_path / "rates.json"
     rates = replace(cost.DEFAULT_RATES, control={"sarsa_lambda": 1e-6})
-    cost.save_rates(rates, path, code="c")
+    cost.save_rates(rates, path, code="c")  # (as saved before a first chunk was measured)
+    got, why = cost.fresh_rates("c", control=[("sarsa_lambda", "cartpole")], path=path)
+    assert got is None and why == "the saved calibration does not measure a worker's first chunks"
+    cost.save_rates(replace(rates, kind_load_s={"control": 0.5}), path, code="c")
     got, _ = cost.fresh_rates("c", control=[("sarsa_lambda", "cartpole")], path=path)
     assert got is not None and got.control == {"sarsa_lambda": 1e-6}
     assert cost.fresh_rates("c", control=[("forward_sarsa_lambda", "cartpole")],
@@ -79,10 +82,10 @@ def _edit(path, **changes):
     return out
 
 
-def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
-    """The same chunks were once planned at 35h57m of compute on 2 workers and 10h31m on 16.
-    Now the compute is each chunk in a process of its own; the measured slowdown of workers
-    at once (here 3.4 at 2) lengthens the wall time only."""
+def test_the_compute_is_the_pieces_clocks_on_that_many_workers(tmp_path):
+    """The compute is what the pieces' own clocks will sum to: each piece's seconds alone
+    (with its own overhead: more workers, a finer cut), slowed down by the slowdown measured
+    for that many workers at once (here 3.4 at 2; none measured at 16), as the wall is."""
     from ftd_lib.repro.experiment import load_experiment
     from ftd_lib.repro.planning.plan import plan_experiment
 
@@ -92,10 +95,12 @@ def test_the_compute_does_not_depend_on_the_workers_the_wall_does(tmp_path):
     compute = {w: p.compute_s for w, p in plans.items()}
     chunks = {w: sum(len(s.chunks) for s in p.stages) for w, p in plans.items()}
     per_chunk = rates.chunk_s["control"]  # (more workers: a finer cut, its chunks' overhead)
-    assert compute[1] > 0
-    for w in (2, 16):
-        assert compute[w] == pytest.approx(compute[1] + (chunks[w] - chunks[1]) * per_chunk,
-                                           rel=1e-12)
+    alone = {w: sum(sum(s.seconds) for s in p.stages) for w, p in plans.items()}
+    assert compute[1] == pytest.approx(alone[1], rel=1e-12) and compute[1] > 0
+    for w, slow in ((2, 3.4), (16, 1.0)):
+        assert alone[w] == pytest.approx(alone[1] + (chunks[w] - chunks[1]) * per_chunk,
+                                         rel=1e-12)
+        assert compute[w] == pytest.approx(slow * alone[w], rel=1e-12)
     one = replace(cost.DEFAULT_RATES, slowdown={})
     assert plans[2].wall_s > plan_experiment(fig, tmp_path, 2, cost.Costing(one, [])).wall_s
 
@@ -109,8 +114,9 @@ def test_the_plan_a_run_stores_is_the_plan_printed():
     from ftd_lib.repro.runs import _predicted
 
     fig, _ = load_experiment(NSTEP, "quick")
-    rates = replace(cost.DEFAULT_RATES, slowdown={"2": 3.4})
+    rates = replace(cost.DEFAULT_RATES, slowdown={"2": 3.4}, source="calibrated (a test's)")
     (stage,) = plan_experiment(fig, "/nonexistent-out", 2, cost.Costing(rates, [])).stages
-    stored = _predicted(stage.seconds, 2, rates)
+    stored = _predicted(stage.seconds, 2, rates, [cost.pair_key(t) for t in stage.chunks],
+                        [t.task for t in stage.chunks])
     assert len(stage.seconds) > 1
-    assert stored["wall_s"] == stage.wall_s and stored["compute_s"] == sum(stage.seconds)
+    assert stored["wall_s"] == stage.wall_s and stored["compute_s"] == stage.compute_s

@@ -154,7 +154,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys, extra, resume)
             "--workers", "1", *extra]
     assert cli.main(argv) == 130
     err = capsys.readouterr().err
-    assert "chunks finished and stored: 1" in err
+    assert "pieces finished and stored: 1" in err
     assert (f"python -m ftd_lib reproduce fig4-right --scale quick --out {out}{resume} "
             "--workers 1") in err
     monkeypatch.setattr(chunks, "engine_runner", _fake_runner)

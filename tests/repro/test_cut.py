@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Inline
 
 from ftd_lib.repro import chunks
 from ftd_lib.repro import store as chunk_store
@@ -22,20 +23,6 @@ from ftd_lib.repro.runs import run_figure
 pytestmark = pytest.mark.slow  # plans of paper-scale figures
 
 REPO_RESULTS = Path(__file__).resolve().parents[2] / "results"
-
-
-class Inline:
-    """An executor that computes the chunks it is given here, in order (no processes): the
-    cut for several workers without their start-up time."""
-
-    def __init__(self):
-        self.tasks = []
-
-    def compute(self, jobs):
-        for k, job in enumerate(jobs):
-            self.tasks.append(job[1])
-            data, meta = chunks.chunk_result(job)
-            yield k, data, meta
 
 
 def _costing():
@@ -166,7 +153,7 @@ def test_plan_command_and_dry_run_print_the_plan_and_write_nothing(tmp_path, cap
                  str(out), "--no-calibrate"]) == 0
     text = capsys.readouterr().out
     assert not out.exists()
-    assert "fig4-right · pilot: 2 chunks in the definition, 0 stored" in text
+    assert "fig4-right · pilot: 2 chunks: 0 stored, 2 to compute" in text
     assert "fig4-right · final" in text  # the final cells: the committed pilot's numbers
     assert f"the same pilot's numbers, stored in {REPO_RESULTS / 'pilot'}" in text
     assert "on 64 workers" in text and "run-steps" in text
@@ -228,7 +215,7 @@ def test_committed_gpu_figure_is_read_on_a_cpu_not_computed_again(tmp_path, monk
     assert main(["plan", "fig3-left", "--scale", "paper", "--out", str(out), "--workers", "2",
                  "--no-calibrate"]) == 0
     text = capsys.readouterr().out
-    assert "chunks of device cuda" in text and "4 stored; 0 to compute" in text
+    assert "chunks of device cuda" in text and "4 chunks: 4 stored, 0 to compute," in text
 
     def refuse(task, **kw):
         raise AssertionError(f"computed a chunk of {task.figure}: {task.method}")
@@ -240,7 +227,7 @@ def test_committed_gpu_figure_is_read_on_a_cpu_not_computed_again(tmp_path, monk
     stored = np.load(REPO_RESULTS / "fig3-left.npz")
     np.testing.assert_array_equal(got["metric"], stored["metric"])
     meta = json.loads((out / "fig3-left.json").read_text())
-    assert meta["chunks"] == {"computed": 0, "loaded": 4, "total": 4}
+    assert meta["chunks"] == {"computed": 0, "loaded": 4, "total": 4, "pieces": 0}
     assert "--device cuda" in meta["command"]  # what resumes it reads the same chunks
 
 

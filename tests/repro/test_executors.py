@@ -108,7 +108,7 @@ def test_local_cluster_gives_the_numbers_of_one_process(tmp_path, engine_referen
     assert cli.main([*argv, "--executor", "dask", "--workers", "2"]) == 0
     res = load_results(FIG, out)
     assert res.meta["chunks"] == {"total": ENGINE_CHUNKS, "loaded": 0,
-                                  "computed": ENGINE_CHUNKS}
+                                  "computed": ENGINE_CHUNKS, "pieces": ENGINE_CHUNKS}
     _assert_same(ref, res)
     files = _chunk_files(out)
     assert files.keys() == _chunk_files(ref_out).keys()
@@ -121,7 +121,7 @@ def test_local_cluster_gives_the_numbers_of_one_process(tmp_path, engine_referen
     assert cli.main([*argv, "--executor", "dask", "--scheduler", scheduler]) == 0
     again = load_results(FIG, out)
     assert again.meta["chunks"] == {"total": ENGINE_CHUNKS, "loaded": ENGINE_CHUNKS,
-                                    "computed": 0}
+                                    "computed": 0, "pieces": 0}
     assert _chunk_files(out) == files
     _assert_same(ref, again)
 
@@ -226,7 +226,8 @@ def test_ctrl_c_cancels_closes_the_cluster_and_a_rerun_resumes(tmp_path, referen
     monkeypatch.setattr(chunks, "engine_runner", make_fake())  # the chunks' identity: as there
     res = run_figure(_fig(), out, progress=False, plot=False, executor=DaskExecutor(scheduler))
     assert res.meta["chunks"] == {"total": N_CHUNKS, "loaded": len(before),
-                                  "computed": N_CHUNKS - len(before)}
+                                  "computed": N_CHUNKS - len(before),
+                                  "pieces": N_CHUNKS - len(before)}
     assert all(_chunk_files(out)[k] == v for k, v in before.items())
     _assert_same(reference, res)
 

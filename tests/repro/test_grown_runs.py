@@ -164,12 +164,12 @@ def test_an_experiment_file_grown_from_2_to_3_runs_on_the_engines(tmp_path, monk
     work = [t for s in plan.stages for t in s.chunks]
     assert work and all(set(t.run_ids.tolist()) == {2} for t in work)
     assert sum(t.rows for t in work) == len(fig3.cells)
-    assert f"{len(work)} to compute ({len(work)} grown: only their new runs)" in stage_line(
+    assert f"in {len(work)} pieces ({len(work)} of them grown: only their new runs)" in stage_line(
         plan, plan.stages[0])
     asked.clear()
     grown = run(3, "grown", force=True)
     assert asked and all(a == [2] for a in asked)
-    assert grown.meta["chunks"]["computed"] == grown.meta["chunks"]["grown"] == len(asked)
+    assert grown.meta["chunks"]["pieces"] == grown.meta["chunks"]["grown"] == len(asked)
     asked.clear()
     fresh = run(3, "fresh")
     assert all(a == [0, 1, 2] for a in asked)

@@ -52,7 +52,7 @@ def test_measured_run_splits_the_wall_time_by_figure_and_counts_only_new_chunks(
     for r in rows:
         meta = json.loads((out / f"{r['figure']}.json").read_text())
         compute, n = _stored_compute(out, r["figure"])
-        assert r["chunks"] == n == meta["chunks"]["computed"] > 0
+        assert r["chunks"] == n == meta["chunks"]["pieces"] > 0
         assert r["compute_s"] == pytest.approx(compute)
         assert r["utilisation"] == pytest.approx(compute / r["wall_s"])
     # again: every chunk is loaded, nothing is computed after the second start

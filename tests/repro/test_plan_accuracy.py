@@ -23,11 +23,14 @@ def test_a_figure_keeps_the_plans_prediction_beside_its_measured_time(tmp_path):
     from ftd_lib.repro.runs import run_figure
 
     fig = figure("fig4-right", "quick")
-    want = plan_figure("fig4-right", "quick", 1, Costing(DEFAULT_RATES, history_dirs(tmp_path)),
+    rates = dataclasses.replace(DEFAULT_RATES, source="calibrated (a test's)",
+                                kind_load_s={"control": 0.5})
+    want = plan_figure("fig4-right", "quick", 1, Costing(rates, history_dirs(tmp_path)),
                        out=tmp_path)
-    res = run_figure(fig, tmp_path, progress=False, plot=False, rates=DEFAULT_RATES)
+    res = run_figure(fig, tmp_path, progress=False, plot=False, rates=rates)
     assert res.meta["plan"] == {"workers": 1, "wall_s": want.wall_s,
-                                "compute_s": want.compute_s, "rates": DEFAULT_RATES.source}
+                                "compute_s": want.compute_s, "rates": rates.source}
+    assert want.compute_s == pytest.approx(sum(want.stages[0].seconds) + 0.5)
     assert res.meta["elapsed_s"] > 0
 
 

@@ -48,7 +48,8 @@ def test_the_plan_counts_each_pairs_load_once_a_process_and_stores_the_same():
     from ftd_lib.repro.runs import _predicted
 
     loads = {"kernel/forward_sarsa_lambda/cartpole": 100.0, "kernel/n_step_sarsa/cartpole": 7.0}
-    with_loads = replace(cost.DEFAULT_RATES, pair_load_s=loads, slowdown={"2": 1.5})
+    with_loads = replace(cost.DEFAULT_RATES, pair_load_s=loads, slowdown={"2": 1.5},
+                         source="calibrated (a test's)")
     (bare,) = _plan(1, replace(with_loads, pair_load_s={})).stages
     (one,) = _plan(1, with_loads).stages
     keys = [cost.pair_key(t) for t in one.chunks]
@@ -57,8 +58,9 @@ def test_the_plan_counts_each_pairs_load_once_a_process_and_stores_the_same():
     assert one.wall_s == pytest.approx(bare.wall_s + 107.0, rel=1e-12)
     (two,) = _plan(2, with_loads).stages
     assert two.seconds == _plan(2, replace(with_loads, pair_load_s={})).stages[0].seconds
-    stored = _predicted(two.seconds, 2, with_loads, [cost.pair_key(t) for t in two.chunks])
-    assert stored["wall_s"] == two.wall_s
+    stored = _predicted(two.seconds, 2, with_loads, [cost.pair_key(t) for t in two.chunks],
+                        [t.task for t in two.chunks])
+    assert stored["wall_s"] == two.wall_s and stored["compute_s"] == two.compute_s
     # on 2 workers the pair with two chunks may be loaded by both: at least once, at most
     # twice (planned seconds from the stand-in rates above, not a clock)
     start = with_loads.start(2)
@@ -115,6 +117,8 @@ def test_calibrate_measures_every_pair_the_plan_loads(monkeypatch):
     monkeypatch.setattr(cal, "calibrate_worker_start", lambda kinds, n: 4.0 + n)
     monkeypatch.setattr(cal, "calibrate_drawing", lambda: (0.5, 0.1))
     monkeypatch.setattr(cal, "calibrate_slowdown", lambda n: 1.25)
+    monkeypatch.setattr(cal, "calibrate_kind_loads",
+                        lambda kinds: (0.5, {k: 0.75 for k in kinds}))
     fig, _ = load_experiment(NSTEP, "quick")
     pred, ctrl, engines = methods_to_calibrate([fig])
     rates = cal.calibrate(pred, ctrl, workers=2, engines=engines)
@@ -125,6 +129,8 @@ def test_calibrate_measures_every_pair_the_plan_loads(monkeypatch):
     assert (rates.startup_s, rates.digest_s, rates.history_s) == (3.0, 0.25, 0.125)
     # the command's own first chunk: a worker's start less the command's, its digests done
     assert rates.start(2) == 6.0 and rates.engine_load_s == 5.0 - 3.0 - 0.25
+    # a worker's first control chunk, and its import of the engine
+    assert rates.kind_load_s == {"control": 0.75} and rates.engine_import_s == 0.5
 
 
 def _more_rates(engines, n_calls):

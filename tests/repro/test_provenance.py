@@ -53,11 +53,11 @@ def test_figure_summary_groups_counts_and_flags_a_mix():
     c = dict(a, numpy="2.1")
     metas = [{"provenance": a}, {"provenance": a}, {}, {"compute_s": 1.0}]
     s = provenance.figure_provenance(metas)
-    assert s == {"groups": [{"chunks": 2, "method": None, **a}], "unrecorded": 2,
+    assert s == {"groups": [{"pieces": 2, "method": None, **a}], "unrecorded": 2,
                  "mixed": False}
     for other in (b, c):  # another engine, another library version
         s = provenance.figure_provenance([*metas, {"provenance": other}])
-        assert s["mixed"] and [g["chunks"] for g in s["groups"]] == [2, 1]
+        assert s["mixed"] and [g["pieces"] for g in s["groups"]] == [2, 1]
     text = "\n".join(provenance.describe(provenance.figure_provenance([{"provenance": a},
                                                                         {"provenance": b}])))
     assert "mixed numerics" in text and "`kernel`" in text and "`batch`" in text
@@ -77,7 +77,7 @@ def test_new_chunks_and_the_figure_carry_the_record(tmp_path):
     assert prov["mixed"] is False and prov["unrecorded"] == 0
     # one group per method (the record is kept per method)
     assert [g["method"] for g in prov["groups"]] == fig.methods
-    assert sum(g["chunks"] for g in prov["groups"]) == len(metas)
+    assert sum(g["pieces"] for g in prov["groups"]) == len(metas)
 
 
 def test_two_methods_on_two_engines_are_not_mixed_one_method_on_two_is(tmp_path):
@@ -92,7 +92,7 @@ def test_two_methods_on_two_engines_are_not_mixed_one_method_on_two_is(tmp_path)
         ("forward_sarsa_lambda", "kernel"), ("sarsa_lambda", "batch")}
     text = report.render(tmp_path / "a")
     assert "mixed numerics" not in text
-    assert "Sarsa(λ): 1 chunk(s) by engine `batch`" in text
+    assert "Sarsa(λ): 1 stored piece(s) by engine `batch`" in text
     # one method, its first chunk by the kernel, its second by the batch
     fig = figure("fig4-right", "quick", chunk_rows=2)
     seen = []
@@ -124,9 +124,9 @@ def test_chunks_without_a_record_are_unrecorded_never_recomputed(tmp_path):
     res = run_figure(fig, tmp_path, runner=run, progress=False, plot=False)
     assert len(run.calls) == n and res.meta["chunks"]["computed"] == 0
     assert res.meta["provenance"]["unrecorded"] == 2
-    assert res.meta["provenance"]["groups"][0]["chunks"] == len(paths) - 2
+    assert res.meta["provenance"]["groups"][0]["pieces"] == len(paths) - 2
     np.testing.assert_array_equal(res["metric"], ref["metric"])
-    assert "2 chunk(s) with unrecorded" in report.render(tmp_path)
+    assert "2 stored piece(s) with unrecorded" in report.render(tmp_path)
 
 
 def test_the_engine_runner_says_which_engine_ran():
@@ -151,3 +151,72 @@ def test_committed_results_read_as_unrecorded():
     assert "provenance" not in res.meta  # stored before the record existed: not rewritten
     text = "\n".join(report._provenance(res))
     assert "numerics provenance: unrecorded" in text
+
+
+def test_chunk_and_piece_counts_agree_in_json_cli_report_plan_and_provenance(tmp_path):
+    """Cut by cost for 4 workers, a figure's chunks are computed in more pieces than chunks:
+    the JSON, the command line's summary, ``REPORT.md``, the plan and the provenance say the
+    same two counts (the definition's chunks, the pieces stored), so a place that counted
+    pieces as chunks, or chunks as pieces, would not match."""
+    import re
+
+    from conftest import Inline
+
+    from ftd_lib.repro import cli
+    from ftd_lib.repro.counts import chunk_counts, counts_text
+    from ftd_lib.repro.planning import cost, plan
+
+    fig = figure("fig3-right", "quick", chunk_rows=8)  # 3 chunks, 6 pieces on 4 workers
+    out = tmp_path / "o"
+    costing = cost.Costing(cost.DEFAULT_RATES)
+    stage = plan.plan_stage(fig, out, 4, costing)
+    run = _runner(lambda task: "batch")
+    ex = Inline()
+    res = run_figure(fig, out, runner=run, progress=False, plot=False, workers=4,
+                     executor=ex, rates=cost.DEFAULT_RATES)
+    ch = res.meta["chunks"]
+    files = sorted(results_paths(fig.name, out)["chunks"].glob("*.npz"))
+    n_chunks = len(chunks.cut_chunks(fig))
+    assert ch == {"total": n_chunks, "loaded": 0, "computed": n_chunks,
+                  "pieces": len(ex.tasks)}
+    assert len(files) == ch["pieces"] > ch["computed"]  # cut by cost: more pieces than chunks
+    said = counts_text(ch)
+    assert said == f"{n_chunks} chunks: 0 loaded, {n_chunks} computed in {len(files)} pieces"
+    assert said in cli.session_line(res, out)
+    text = report.render(out)
+    assert said in text
+    # the plan before the run: the same chunks, the same pieces
+    planned = counts_text(chunk_counts(stage.total, stage.stored, stage.chunks), planned=True)
+    assert planned == f"{n_chunks} chunks: 0 stored, {n_chunks} to compute in {len(files)} pieces"
+    assert planned in plan.stage_line(plan.FigurePlan(fig.name, 4, [stage]), stage)
+    # the provenance counts the pieces read, in the JSON and in the report
+    prov = res.meta["provenance"]
+    assert sum(g["pieces"] for g in prov["groups"]) + prov["unrecorded"] == len(files)
+    assert sum(map(int, re.findall(r"(\d+) stored piece\(s\) by engine", text))) == len(files)
+
+    # one piece lost: its chunk is computed again (in pieces), the others are loaded
+    files[0].unlink()
+    ex = Inline()
+    again = run_figure(fig, out, runner=run, progress=False, plot=False, workers=4,
+                       executor=ex, rates=cost.DEFAULT_RATES)
+    ch = again.meta["chunks"]
+    assert ch == {"total": n_chunks, "loaded": n_chunks - 1, "computed": 1,
+                  "pieces": len(ex.tasks)}
+    assert counts_text(ch) in cli.session_line(again, out)
+    assert counts_text(ch) in report.render(out)
+    now = sorted(results_paths(fig.name, out)["chunks"].glob("*.npz"))
+    prov = again.meta["provenance"]
+    assert sum(g["pieces"] for g in prov["groups"]) + prov["unrecorded"] == len(now)
+
+
+def test_counts_of_a_record_stored_before_pieces_were_counted():
+    """Such a record called the pieces ``computed``: read as pieces, the chunks computed are
+    the ones not loaded."""
+    from ftd_lib.repro.counts import chunk_counts, counts_text, normal
+
+    old = {"computed": 7, "loaded": 0, "total": 6}
+    assert normal(old) == {"total": 6, "loaded": 0, "computed": 6, "pieces": 7}
+    assert counts_text(old) == "6 chunks: 0 loaded, 6 computed in 7 pieces"
+    assert counts_text({"computed": 0, "loaded": 4, "total": 4}) == "4 chunks: 4 loaded, 0 computed"
+    with pytest.raises(ValueError, match="loaded"):
+        chunk_counts(3, 4, [])

@@ -37,7 +37,7 @@ def test_run_sets_any_key_resumes_and_names_itself(tmp_path, capsys):
     assert res.meta["definition"]["optimise"] == "alpha"
     assert "--set runs=3 --set grid.alphas=0.01,0.02" in res.meta["command"]
     rc, captured = _main(capsys, *argv)  # again: everything is stored, nothing computed
-    assert rc == 0 and "0 chunks computed, 2 loaded" in captured.out
+    assert rc == 0 and "2 chunks: 2 loaded, 0 computed," in captured.out
     assert np.array_equal(load_results("fig3-right", out)["metric"], res["metric"])
 
 
@@ -115,4 +115,4 @@ def test_gpu_chunks_are_assembled_on_a_cpu(tmp_path, capsys, monkeypatch):
                          "--no-progress")
     assert rc == 0, captured.err
     meta = json.loads((out / "fig3-left.json").read_text())
-    assert meta["chunks"] == {"total": 4, "loaded": 4, "computed": 0}
+    assert meta["chunks"] == {"total": 4, "loaded": 4, "computed": 0, "pieces": 0}

@@ -195,7 +195,7 @@ def test_interrupted_run_resumes_to_identical_numbers(tmp_path, fake):
         assert chunk_store.chunk_key(t.identity(fake.runner.name, "cpu")) not in done_keys
     after = _chunk_files(out, fig.name)
     assert all(after[k] == v for k, v in before.items())  # not rewritten either
-    assert res.meta["chunks"] == {"total": 12, "loaded": 5, "computed": 7}
+    assert res.meta["chunks"] == {"total": 12, "loaded": 5, "computed": 7, "pieces": 7}
     _assert_same(ref, res)
     _assert_same(ref, load_results(fig.name, out))
 
@@ -240,7 +240,7 @@ def test_workers_give_the_numbers_of_one_process(tmp_path):
     assert len(cut_chunks(fig)) == len(fig.cells) * fig.runs // 4
     one = run_figure(fig, tmp_path / "one", progress=False, plot=False, workers=1)
     two = run_figure(fig, tmp_path / "two", progress=False, plot=False, workers=2)
-    assert two.meta["chunks"] == {"total": 6, "loaded": 0, "computed": 6}
+    assert two.meta["chunks"] == {"total": 6, "loaded": 0, "computed": 6, "pieces": 6}
     _assert_same(one, two)
     assert _chunk_files(tmp_path / "one", fig.name).keys() == _chunk_files(tmp_path / "two",
                                                                            fig.name).keys()

@@ -99,7 +99,7 @@ def test_bar_shows_stage_chunks_and_the_plans_eta():
     bar.close()
     text = out.getvalue()
     assert "fig4-left (paper, pilot)" in text
-    assert "2/5 chunks" in text
+    assert "2/5 pieces" in text
     assert f"ETA {format_seconds(130.0)} (plan)" in text  # 30 + 100: not 2 chunks' speed
     assert "3 loaded" in text
     assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"

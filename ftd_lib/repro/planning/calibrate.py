@@ -4,8 +4,9 @@ prediction method at two widths; the compiled kernel per run-step, replaced by w
 chunks of this CPU took (:func:`with_stored_control`, :func:`stored_step_seconds`); the torch
 batch and the per-run reference of a control method on its task (:func:`calibrate_engine`); a
 chunk's fixed seconds; the command's start-up (interpreter, imports, the engine), the drawing of
-its pictures, the start of N worker processes at once, and how much slower N processes computing
-at once run than one (the slowdown of N workers sharing the machine).
+its pictures, the start of N worker processes at once, a worker's first chunk of each kind and
+pair, and how much slower N processes computing at once run than one (the slowdown of N workers
+sharing the machine).
 """
 
 from __future__ import annotations
@@ -253,6 +254,44 @@ def calibrate_pair_loads(pairs, kinds=("control",), timeout: float = 300.0) -> d
     return {k: float(v) for k, v in json.loads(out.stdout).items()}
 
 
+#: what :func:`calibrate_kind_loads` runs in a fresh process started as a worker is (torch
+#: imported, one thread; the run's module imported, as unpickling a worker's job does before
+#: its clock starts): the engine's import, then the first chunk of a kind and a warm one,
+#: each timed
+_KINDS = """import json, sys, time
+import torch
+torch.set_num_threads(1)
+import ftd_lib.repro.runs
+from ftd_lib.repro.planning.calibrate import calibrate_chunk_s
+t = time.perf_counter()
+import ftd_lib.engine
+t1 = time.perf_counter()
+calibrate_chunk_s(sys.argv[1], repeats=0)
+first = time.perf_counter() - t1
+print(json.dumps([t1 - t, max(first - calibrate_chunk_s(sys.argv[1], repeats=1), 0.0)]))"""
+
+
+def calibrate_kind_loads(kinds, repeats: int = 2,
+                         timeout: float = 300.0) -> tuple[float, dict]:
+    """``(engine_import_s, {kind: seconds})`` of :class:`~ftd_lib.repro.planning.cost.Rates`:
+    in a fresh process of its own for each kind, started as a worker is (torch imported),
+    the engine's import, then a first small chunk of the kind less a warm one -- its code
+    loaded, what it builds once -- both of which a worker's first piece measures on its own
+    clock (the command's own process has imported the engine before its first piece). The
+    least of ``repeats`` processes a kind, as :func:`best_time` (a start-up on a shared
+    machine is slowed by the others' work, never sped up); the import: the least of all."""
+    imports, out = [], {}
+    for k in kinds:
+        for _ in range(max(int(repeats), 1)):
+            p = subprocess.run([sys.executable, "-c", _KINDS, k], check=True,
+                               timeout=timeout, capture_output=True, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+            imp, load = json.loads(p.stdout.strip().splitlines()[-1])
+            imports.append(imp)
+            out[k] = min(out.get(k, load), load)
+    return min(imports, default=0.0), out
+
+
 #: what :func:`calibrate_drawing` draws (a fresh process: matplotlib not yet imported)
 _DRAW = """import json, os, sys, tempfile, time
 os.environ["MPLBACKEND"] = "Agg"
@@ -317,6 +356,7 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
         codes = ([("prediction", m, "mountain_car") for m in pred]
                  + [("control", m, env) for _e, m, env, _p in pairs])
         pair_load = calibrate_pair_loads(pairs, kinds)
+        engine_import, kind_load = calibrate_kind_loads(kinds)
         startup, digest, history = calibrate_command_start(codes)
         plot_load, draw = calibrate_drawing()
     finally:
@@ -330,7 +370,8 @@ def calibrate(prediction=(), control=(), worker_start: bool = True, workers: int
                   engines=per, startup_s=startup, engine_load_s=load, slowdown=slow,
                   plot_load_s=plot_load, draw_s=draw, pair_load_s=pair_load,
                   worker_starts={str(n): start} if worker_start and kinds and n > 1 else {},
-                  digest_s=digest, history_s=history)
+                  digest_s=digest, history_s=history, kind_load_s=kind_load,
+                  engine_import_s=engine_import)
     return with_stored_control(rates)
 
 

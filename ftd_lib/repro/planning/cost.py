@@ -31,6 +31,7 @@ from ...envs import tasks as task_registry
 from .rates import (  # noqa: F401  (the rates, re-exported: the planners price with them)
     CALIBRATION_FRESH_S,
     DEFAULT_RATES,
+    NO_CALIBRATION,
     Rates,
     calibration_code,
     engine_key,

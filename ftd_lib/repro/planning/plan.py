@@ -26,23 +26,28 @@ import numpy as np
 
 from .. import store
 from ..chunks import chunk_check, cut_chunks, device_kind, engine_identity
+from ..counts import chunk_counts, counts_text
 from ..definitions import DEFAULT_SEED, Figure, chunk_device, figure
 from ..protocol import MAX_WIDENINGS, final_figure, pilot_figure, widened
 from ..results import DEFAULT_RESULTS, results_paths
 from ..reuse import add_to_index, missing_cells, rows_from_stored, stored_index
-from .cost import DEFAULT_RATES, Costing, pair_key
+from .cost import DEFAULT_RATES, NO_CALIBRATION, Costing, pair_key
 from .cut import cut_by_cost, remainders
 from .progress import format_seconds
-from .schedule import stage_schedule
+from .schedule import stage_compute, stage_schedule
 
 
 class StagePlan(NamedTuple):
     """One stage: its ``figure`` definition, the ``chunks`` to compute (largest first) with
-    their predicted ``steps`` and ``seconds`` (each in a process of its own: the same on any
-    number of workers; the ``wall_s`` counts the slowdown of workers at once), how many of
+    their predicted ``steps`` and ``seconds`` (each alone in a warm process), how many of
     the definition's chunks are ``stored`` (of ``total``; in any cut), the ``wall_s`` of
-    their schedule on the workers (worker start included), its ``utilisation`` and the
-    ``basis`` of the prediction."""
+    their schedule on the workers (worker start included), its ``utilisation``, the
+    ``basis`` of the prediction and its ``compute_s``: what the chunks' own clocks will sum
+    to (each piece's ``compute_s``), their seconds as they run -- workers at once slowed
+    down as measured, each worker process's first piece of a kind and of a compiled pair
+    loading them -- from the same schedule
+    (:func:`~ftd_lib.repro.planning.schedule.stage_compute`; ``None``: the sum of
+    ``seconds``)."""
 
     name: str
     figure: Figure
@@ -54,6 +59,7 @@ class StagePlan(NamedTuple):
     wall_s: float
     utilisation: float
     basis: str
+    compute_s: float | None = None
 
 
 class FigurePlan(NamedTuple):
@@ -67,7 +73,10 @@ class FigurePlan(NamedTuple):
 
     @property
     def compute_s(self) -> float:
-        return sum(sum(s.seconds) for s in self.stages)
+        """The stages' :attr:`StagePlan.compute_s`: what the pieces' measured compute will
+        sum to."""
+        return sum(sum(s.seconds) if s.compute_s is None else s.compute_s
+                   for s in self.stages)
 
     @property
     def steps(self) -> float:
@@ -113,13 +122,15 @@ def plan_stage(fig: Figure, out, workers: int, costing, *, seed: int = DEFAULT_S
     # which the schedule (the wall time) counts
     seconds = [costing.seconds(t) for t in work]
     # (each worker process loads the compiled pair of its first chunk of each pair)
-    sched = stage_schedule(seconds, [pair_key(t, device) for t in work], workers,
-                           costing.rates)
+    keys = [pair_key(t, device) for t in work]
+    sched = stage_schedule(seconds, keys, workers, costing.rates)
     wall = sched.makespan if work else 0.0
     stored = sum(s or not missing_cells(t, i, stored_idx)
                  for t, i, s in zip(tasks, idents, in_store, strict=True))
     return StagePlan(name or "all", fig, work, steps, seconds, stored, len(tasks), wall,
-                     sched.utilisation if work else 1.0, basis)
+                     sched.utilisation if work else 1.0, basis,
+                     stage_compute(seconds, keys, [t.task for t in work], workers,
+                                   costing.rates))
 
 
 def stored_metric(fig: Figure, out, seed: int = DEFAULT_SEED,
@@ -275,17 +286,18 @@ def stored_device(name: str, scale: str, out=DEFAULT_RESULTS, *, seed: int = DEF
 # ----------------------------------------------------------------------------- printing
 
 
-def chunk_lines(stage: StagePlan) -> list[str]:
-    """One line per chunk of a stage: method, the engine that computes it (control: the
+def chunk_lines(stage: StagePlan, known: bool = True) -> list[str]:
+    """One line per piece of a stage: method, the engine that computes it (control: the
     kernel's own run, the kernel's pieces, the batch or the reference), cells, runs,
-    run-steps, seconds."""
+    run-steps, seconds (alone in a warm process; ``?`` where the rates were not measured on
+    this machine: ``known`` false)."""
     lines = [f"    {'#':>4}  {'method':<22} {'engine':<15} {'cells':>5} {'rows':>6} "
              f"{'run-steps':>10} {'est. s':>9}"]
     for k, (t, st, sec) in enumerate(zip(stage.chunks, stage.steps, stage.seconds,
                                          strict=True)):
         cells = len(np.unique(t.cell_index))
         lines.append(f"    {k + 1:>4}  {t.method:<22} {chunk_engine_name(t):<15} {cells:>5} "
-                     f"{t.rows:>6} {st:>10.3g} {sec:>9.1f}")
+                     f"{t.rows:>6} {st:>10.3g} {f'{sec:.1f}' if known else '?':>9}")
     return lines
 
 
@@ -303,14 +315,19 @@ def chunk_engine_name(t) -> str:
     return "kernel pieces" if e == "kernel" and pieces else e
 
 
-def stage_line(fp: FigurePlan, stage: StagePlan) -> str:
-    grown = sum(getattr(t, "prefix_runs", None) is not None for t in stage.chunks)
-    return (f"  {fp.name} · {stage.name}: {stage.total} chunks in the definition, "
-            f"{stage.stored} stored; {len(stage.chunks)} to compute"
-            f"{f' ({grown} grown: only their new runs)' if grown else ''}, "
-            f"{sum(stage.steps):.3g} run-steps, {format_seconds(sum(stage.seconds))} of "
-            f"compute; wall {format_seconds(stage.wall_s)} on {fp.workers} workers, "
-            f"utilisation {100 * stage.utilisation:.0f} % ({stage.basis})")
+def stage_line(fp: FigurePlan, stage: StagePlan, known: bool = True) -> str:
+    """A stage's chunks and pieces (:func:`ftd_lib.repro.counts.counts_text`), run-steps,
+    compute and wall time; ``known``: the rates were measured on this machine (else
+    ``unknown (no calibration)`` in place of seconds; the plan's last line says how to
+    calibrate, :data:`~ftd_lib.repro.planning.rates.NO_CALIBRATION`)."""
+    counts = counts_text(chunk_counts(stage.total, stage.stored, stage.chunks), planned=True)
+    one = FigurePlan(fp.name, fp.workers, [stage])
+    seconds = (f"{format_seconds(one.compute_s)} of compute; wall "
+               f"{format_seconds(stage.wall_s)} on {fp.workers} workers, utilisation "
+               f"{100 * stage.utilisation:.0f} %" if known or not stage.chunks else
+               "compute and wall unknown (no calibration)")
+    return (f"  {fp.name} · {stage.name}: {counts}, {sum(stage.steps):.3g} run-steps, "
+            f"{seconds} ({stage.basis})")
 
 
 def in_process(stage: StagePlan, workers: int) -> bool:
@@ -343,16 +360,23 @@ def plan_lines(plans: list[FigurePlan], *, chunks: bool = True, rates=None,
     """The printed plan: per figure its stages (and their chunks), then the total with the
     command's start-up, then what had to be guessed."""
     lines = []
+    known = rates is None or rates.calibrated
     for fp in plans:
         for stage in fp.stages:
-            lines.append(stage_line(fp, stage))
+            lines.append(stage_line(fp, stage, known))
             if chunks and stage.chunks:
-                lines += chunk_lines(stage)
+                lines += chunk_lines(stage, known)
+        if not known and any(s.chunks for s in fp.stages):
+            lines.append(f"{fp.name}: predicted wall and compute on {fp.workers} workers "
+                         "unknown (no calibration)")
+            continue
         lines.append(f"{fp.name}: predicted wall {format_seconds(fp.wall_s)} on "
-                     f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute (a "
-                     f"process at a time), "
+                     f"{fp.workers} workers, {format_seconds(fp.compute_s)} of compute (the "
+                     f"pieces' own clocks summed), "
                      f"utilisation {100 * fp.utilisation:.0f} %")
-    if plans and rates is not None:
+    if plans and not known:
+        lines.append(f"command: compute and wall {NO_CALIBRATION}")
+    elif plans and rates is not None:
         wall = command_wall(plans, rates)
         start = wall - sum(p.wall_s for p in plans)
         comp = sum(p.compute_s for p in plans)

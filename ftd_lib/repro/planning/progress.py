@@ -29,22 +29,25 @@ def format_seconds(s: float) -> str:
 
 class FigureBar:
     """A tqdm bar over the ``costs`` (predicted seconds, in the order the chunks are handed
-    out) of the chunks to compute on ``workers`` workers: ``desc`` (figure, scale, stage),
-    chunks done of planned, and in the postfix the plan's ETA and the chunks ``loaded``
-    from the store. :meth:`finished` marks the ``k``-th chunk done."""
+    out) of the pieces to compute on ``workers`` workers (:mod:`ftd_lib.repro.counts`):
+    ``desc`` (figure, scale, stage), pieces done of planned, and in the postfix the plan's ETA
+    -- ``unknown`` where the costs were not measured on this machine (``known`` false: no
+    calibration) -- and the chunks ``loaded`` from the store. :meth:`finished` marks the
+    ``k``-th piece done."""
 
     def __init__(self, desc: str, costs, workers: int, *, loaded: int = 0,
-                 later_s: float = 0.0, disable: bool = False, file=None):
+                 later_s: float = 0.0, disable: bool = False, file=None, known: bool = True):
         from tqdm.auto import tqdm
 
         self.costs = [float(c) for c in costs]
         self.workers = max(int(workers), 1)
         self.later_s = float(later_s)
         self.loaded = int(loaded)
+        self.known = bool(known)
         self.left = set(range(len(self.costs)))
-        self.bar = tqdm(total=len(self.costs), desc=desc, unit="chunk", disable=disable,
+        self.bar = tqdm(total=len(self.costs), desc=desc, unit="piece", disable=disable,
                         file=file or sys.stderr,
-                        bar_format="{desc}: {n_fmt}/{total_fmt} chunks |{bar}| "
+                        bar_format="{desc}: {n_fmt}/{total_fmt} pieces |{bar}| "
                                    "[{elapsed}{postfix}]")
         self._show()
 
@@ -55,8 +58,9 @@ class FigureBar:
         return list_schedule(left, self.workers).makespan + self.later_s
 
     def _show(self) -> None:
-        self.bar.set_postfix_str(f"ETA {format_seconds(self.eta())} (plan), "
-                                 f"{self.loaded} loaded", refresh=True)
+        eta = (f"ETA {format_seconds(self.eta())} (plan)" if self.known else
+               "ETA unknown (no calibration on this machine)")
+        self.bar.set_postfix_str(f"{eta}, {self.loaded} loaded", refresh=True)
 
     def finished(self, k: int) -> None:
         self.left.discard(int(k))

@@ -57,6 +57,22 @@ class Rates:
     #: reads (a command that computes control chunks)
     digest_s: float = 0.0
     history_s: float = 0.0
+    #: ``{task kind: seconds}``: a process's first chunk of a kind (``prediction``,
+    #: ``control``) beyond a warm one, the engine imported -- its first compiled or torch code
+    #: loaded, what it builds once -- and ``engine_import_s``: the engine's import in a fresh
+    #: process started as a worker is (torch imported). A plan's wall counts them in the
+    #: workers' start; a piece's own clock measures them, so the plan's compute counts them
+    #: once a process (:func:`~ftd_lib.repro.planning.schedule.stage_compute`)
+    kind_load_s: dict = field(default_factory=dict)
+    engine_import_s: float = 0.0
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether these seconds were measured on this machine: not the stored defaults of
+        the machine this was written on (:data:`DEFAULT_RATES`), which know neither a new
+        method's speed nor the compiling of its code, so a plan priced with them says
+        :data:`NO_CALIBRATION` instead of seconds."""
+        return not self.source.startswith("defaults")
 
     def parallel(self, workers: int) -> float:
         """The :attr:`slowdown` of ``workers`` processes at once (1 for one)."""
@@ -73,6 +89,14 @@ class Rates:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, d: dict) -> Rates:
+        """Rates from their JSON form (:func:`dataclasses.asdict`, as :func:`save_rates` and
+        ``scripts/plan_accuracy.py --store`` keep them): fields unknown here left out."""
+        r = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
+                      "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
 
 
 #: measured on the machine this was written on (2 shared AMD EPYC cores, one torch thread,
@@ -91,6 +115,12 @@ DEFAULT_RATES = Rates(
     control={"sarsa_lambda": 1.04e-6, "forward_sarsa_lambda": 0.99e-6},
     chunk_s={"prediction": 0.15, "control": 0.01}, worker_start_s=2.5,
     source="defaults (2 shared AMD EPYC cores)")
+
+
+#: what a plan, its progress bar and the plan a run stores say for seconds where this machine was
+#: never calibrated (:attr:`Rates.calibrated`)
+NO_CALIBRATION = ("unknown (no calibration on this machine: `python -m ftd_lib plan FILE` "
+                  "measures it, a few seconds a method, and keeps it)")
 
 
 def rates_path() -> Path:
@@ -139,7 +169,7 @@ def save_rates(rates: Rates, path=None, code: str | None = None) -> Path:
 #: the fields of :class:`Rates` that map a method, task, engine or worker count to seconds
 #: (merged across calibrations); the others are one number, the newest calibration's
 _PER_KEY = ("prediction", "control", "chunk_s", "engines", "slowdown", "worker_starts",
-            "pair_load_s")
+            "pair_load_s", "kind_load_s")
 
 
 def _merged(by_code: dict) -> dict:
@@ -177,8 +207,9 @@ def calibration_code(prediction=(), control=(), engines=()) -> str:
 def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
                 max_age_s: float = CALIBRATION_FRESH_S) -> tuple[Rates | None, str]:
     """This machine's saved calibration when it can stand for a new one: the same machine
-    and code (``code``, :func:`calibration_code`), under ``max_age_s`` old, and covering
-    every method and engine asked for. ``(rates, "")``, or ``(None, why not)``."""
+    and code (``code``, :func:`calibration_code`), under ``max_age_s`` old, covering every
+    method and engine asked for, and measuring a worker's first chunk of each kind
+    (:attr:`Rates.kind_load_s`). ``(rates, "")``, or ``(None, why not)``."""
     import time
 
     try:
@@ -199,6 +230,8 @@ def fresh_rates(code: str, prediction=(), control=(), engines=(), path=None,
     if not (set(prediction) <= set(r.prediction) and {m for m, _ in control} <= set(r.control)
             and {engine_key(e, m, env) for e, m, env, _ in engines} <= set(r.engines)):
         return None, "the saved calibration does not cover these methods"
+    if not r.kind_load_s:  # (saved before they were measured: the compute would be short)
+        return None, "the saved calibration does not measure a worker's first chunks"
     return r, f"reused from {age:.0f} s ago (same machine and code; --recalibrate measures again)"
 
 
@@ -208,9 +241,7 @@ def machine_rates(path=None) -> Rates:
     try:
         saved = json.loads(Path(path or rates_path()).read_text())
         if saved["machine"] == _machine_id():
-            r = {k: v for k, v in saved["rates"].items() if k in Rates.__dataclass_fields__}
-            return Rates(**{**r, "prediction": {k: tuple(v) for k, v in r["prediction"].items()},
-                            "engines": {k: tuple(v) for k, v in r.get("engines", {}).items()}})
+            return Rates.from_json(saved["rates"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return DEFAULT_RATES

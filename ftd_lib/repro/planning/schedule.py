@@ -110,3 +110,25 @@ def stage_schedule(seconds, keys, workers: int, rates) -> Schedule:
     first = {k: slow * rates.pair_load(k) for k in set(keys)}
     return list_schedule([slow * s for s in seconds], workers, start_at=start, keys=keys,
                          first=first)
+
+
+def stage_compute(seconds, keys, kinds, workers: int, rates) -> float:
+    """What the pieces' own clocks (each piece's ``compute_s``) will sum to on ``workers``
+    workers: their busy seconds in :func:`stage_schedule` (slowed down, each process's first
+    piece of a pair loading it), plus, once for each process and task kind (``kinds[j]``:
+    piece ``j``'s, ``prediction`` or ``control``) of the pieces it computes, the kind's first
+    chunk (:attr:`~ftd_lib.repro.planning.cost.Rates.kind_load_s`: its code loaded), and for
+    each worker process the engine's import (:attr:`~ftd_lib.repro.planning.cost.Rates.
+    engine_import_s`): a worker starts bare; the command's own process -- one worker or one
+    piece -- imported the engine at its start. The wall counts these in the workers' start
+    or the command's first chunk. They are not slowed down: measured in a fresh process at
+    the machine's load of the moment, and mostly loading, not arithmetic the workers share
+    cores for."""
+    seconds, kinds = list(seconds), list(kinds)
+    if not seconds:
+        return 0.0
+    sched = stage_schedule(seconds, keys, workers, rates)
+    firsts = set(zip(sched.worker, kinds, strict=True))
+    workers_started = len(set(sched.worker)) if workers > 1 and len(seconds) > 1 else 0
+    return (sum(sched.loads) + sum(float(rates.kind_load_s.get(k, 0.0)) for _w, k in firsts)
+            + workers_started * float(rates.engine_import_s))
