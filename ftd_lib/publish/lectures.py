@@ -199,9 +199,19 @@ def exercise_keys(nb) -> dict:
     return out
 
 
+_EXERCISE_HEAD = re.compile(r"^\s*(?:#+\s*)?\**\s*Exercise\s+\d+")
+
+
+def _opens_exercise(cell) -> bool:
+    """Whether a markdown cell starts with an exercise's heading (``### Exercise 3 — …``)."""
+    return (cell.get("cell_type") == "markdown"
+            and bool(_EXERCISE_HEAD.match(slide_words._src(cell).lstrip())))
+
+
 def moved_cells(nb, seg: Segment, homework=()) -> dict:
     """``{cell index: where}`` of the cells of ``nb`` the lecture does not project: the slides of
-    the exercises given as ``homework`` (``"homework"``), the sections ``seg.moved`` sends away
+    the exercises given as ``homework`` (``"homework"``; a statement over several slides, all of
+    them, from the one its ``Exercise N`` heading opens), the sections ``seg.moved`` sends away
     (by their heading cells' names, with their ``where``; an unnumbered section after one, the
     notebook's ``## Summary``, stays: :func:`in_summary`) and the slides ``seg.dropped`` names
     (by their opening cells' names: ``"dropped"``). A name no cell carries raises
@@ -220,10 +230,18 @@ def moved_cells(nb, seg: Segment, homework=()) -> dict:
     if strays:
         raise ValueError(f"{seg.notebook}: the plan drops cells {strays}, which open no slide "
                          "(name a slide's opening cell; ftd_lib/publish/plan.py)")
-    for group in groups:
+    for k, group in enumerate(groups):
         if any(keys.get(i) in homework for i in group):
-            for i in group:
-                out.setdefault(i, "homework")
+            # the exercise's statement may run over the slides before its answer cell's (at
+            # most two): back to the slide its "Exercise N" heading opens, all go home with it
+            start = k
+            while start > max(0, k - 2) and not _opens_exercise(nb["cells"][groups[start][0]]):
+                start -= 1
+            if not _opens_exercise(nb["cells"][groups[start][0]]):
+                start = k
+            for g in groups[start:k + 1]:
+                for i in g:
+                    out.setdefault(i, "homework")
         if group[0] in dropped:
             for i in group:
                 out.setdefault(i, "dropped")
