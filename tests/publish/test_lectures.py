@@ -190,9 +190,9 @@ def test_the_closing_slides():
             assert f"- **{label}** " in md, (lec.number, key, md)
         cells = closing.discussion_cells(lec, 12)
         slides = [c.source for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
-        assert len(slides) == len(lec.questions)
-        for q, src in zip(lec.questions, slides, strict=True):
-            assert f"**Question {q}.**" in src and qs[q].split("**")[1] in src
+        assert len(slides) == 1  # every question on one slide
+        for q in lec.questions:
+            assert f"**Question {q}** (" in slides[0] and qs[q].split("**")[1] in slides[0]
     nb01 = P.read("01_td_basics")
     first = next(i for i, c in enumerate(nb01["cells"]) if has(c, EXERCISE))
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
@@ -379,11 +379,12 @@ def test_every_required_exercise_has_a_place_pre_reading_included(monkeypatch):
 
 
 def test_the_discussion_cues_share_out_all_its_minutes():
-    """The discussion slides' cues give whole minutes that add up to the discussion the plan
-    leaves (lecture 3's 13 minutes over two questions were 6 + 6)."""
+    """The discussion slide gives each question whole minutes that add up to the discussion the
+    plan leaves (lecture 3's 13 minutes over two questions were 6 + 6), and its cue the whole."""
     for lec in P.LECTURES:
         minutes = closing.lecture_minutes(lec)["discussion"]
-        cues = [c.source for c in closing.discussion_cells(lec, minutes)
-                if c.source.startswith("**Cue**")]
-        given = [int(re.search(r"\((\d+) min", c).group(1)) for c in cues]
+        slide, cue = (c.source for c in closing.discussion_cells(lec, minutes))
+        given = [int(m) for m in re.findall(r"\*\*Question \d+\*\* \((\d+) min\)", slide)]
         assert sum(given) == minutes and len(given) == len(lec.questions), (lec.number, given)
+        assert cue.startswith(f"**Cue** ({minutes} min, core)"), cue
+        assert f"## Discussion ({minutes} min)" in slide
