@@ -160,6 +160,9 @@ class Timing:
     figures: int = 0  #: figures on the core slides
     exercises: int = 0  #: exercises put to the room on the core slides
     steps: int = 0  #: walk-through steps on the core slides (listing parts lit, stepper frames)
+    #: the rule's minutes of what a room sets the pace of on the core slides: the exercises
+    #: put to it and the walk-through's steps (the estimates most likely to run over)
+    paced: float = 0.0
 
 
 def slide_groups(nb) -> list:
@@ -282,6 +285,7 @@ def timing(nb, indices=None, moved=None) -> Timing:
 
     core = opt = run = 0.0
     words = widgets = formulas = figures = exercises = steps = 0
+    paced = 0.0
     slides = 0
     for group in slide_groups(sub):
         shown = [k for k in group if slide_words.slide_type(sub["cells"][k], first=(k == 0))
@@ -303,7 +307,10 @@ def timing(nb, indices=None, moved=None) -> Timing:
             figures += sum(0 if is_widget_cell(x) else slide_words.figures(x) for x in kept)
             exercises += n_ex
             steps += sum(sum(walk_steps(x)) for x in kept)
-    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises, steps)
+            paced += EXERCISE_MIN * n_ex + sum(PART_MIN * walk_steps(x)[0]
+                                               + FRAME_MIN * walk_steps(x)[1] for x in kept)
+    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises, steps,
+                  paced)
 
 
 def lecture_of(seg: Segment):

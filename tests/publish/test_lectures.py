@@ -388,3 +388,19 @@ def test_the_discussion_cues_share_out_all_its_minutes():
         assert sum(given) == minutes and len(given) == len(lec.questions), (lec.number, given)
         assert cue.startswith(f"**Cue** ({minutes} min, core)"), cue
         assert f"## Discussion ({minutes} min)" in slide
+
+
+def test_the_timetable_says_what_a_slower_room_leaves_for_the_discussion():
+    """The rule's paced minutes worked out by hand: lecture 1 puts one exercise to the room
+    (02.1, EXERCISE_MIN), lecture 2 walks Algorithm 1 through 5 listing parts and the stepper's
+    15 frames, lecture 3 neither; at half as long again over them, the discussion keeps
+    ``rest - paced / 2`` minutes (rounded down), which the timetable's last row says."""
+    want = {1: L.EXERCISE_MIN, 2: 5 * L.PART_MIN + 15 * L.FRAME_MIN, 3: 0.0}
+    for lec in P.LECTURES:
+        paced = sum(t.paced for seg in lec.segments for _, _, t in L.section_rows(seg))
+        assert paced == pytest.approx(want[lec.number]), (lec.number, paced)
+        rest = closing.lecture_minutes(lec)["discussion"]
+        slow = lecture_plan.slower_room(lec, rest)
+        assert slow == int(rest - want[lec.number] / 2)
+        assert f"; {slow} if the room takes half as long again" in \
+            lecture_plan.lecture_table(lec)[0].splitlines()[-1]
