@@ -267,6 +267,19 @@ def built_decks() -> list[Path]:
     return [folder / "decks" / n for n in json.loads((folder / "decks.json").read_text())]
 
 
+def built_core_decks() -> list[Path]:
+    """The core lecture decks (``python -m ftd_lib slides --core``), built once, as
+    :func:`built_decks`."""
+    from ftd_lib.publish import deck
+
+    def build(folder):
+        names = [p.name for p in deck.write_decks(folder / "decks", core=True)]
+        (folder / "decks.json").write_text(json.dumps(names))
+
+    folder = built_once("core_decks", build)
+    return [folder / "decks" / n for n in json.loads((folder / "decks.json").read_text())]
+
+
 def record_measurement(path: Path, key: str, value) -> None:
     """Write ``value`` under ``key`` in the JSON file ``path`` (test-output/), keeping the other
     keys: a measurement a test makes for the closing note or the README."""

@@ -144,3 +144,35 @@ def source_without_docstring(func) -> str:
         return src
     lines = src.splitlines(keepends=True)
     return "".join(lines[:body[0].lineno - 1] + lines[body[0].end_lineno:])
+
+
+#: what the slide leaves out of :func:`ftd_lib.algorithms.td0`: the shared argument checks and
+#: the stacking of the weights into an array, each replaced by the plain line it stands for;
+#: a comment that made a line too wide for a slide goes on a line of its own
+_TD0_PLUMBING = {
+    "    episodes, w, alpha, _, gamma = _check(episodes, w0, approx, alpha, 0.0, gamma)\n":
+        "    w = w0  # (the library checks the arguments here)\n",
+    "    return _rows(out, w)\n":
+        "    return out  # the weights after every step\n",
+    # the comment on a line of its own: the line fits a slide's width
+    "            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])  # terminal: value 0\n":
+        "            # the terminal state's value is 0\n"
+        "            v_next = 0.0 if t + 1 == T else approx.value(w, x[t + 1])\n",
+}
+
+
+def td0_source() -> str:
+    """The source of :func:`ftd_lib.algorithms.td0` as a student reads it on a slide: without
+    its docstring (:func:`source_without_docstring`) and without the library's private helpers
+    (``_check``, ``_rows``), each replaced by the plain line it stands for; the result still
+    runs and computes the same weights (tested). A ValueError where ``td0`` has changed and a
+    line to replace is gone."""
+    from .. import algorithms
+
+    src = source_without_docstring(algorithms.td0)
+    for old, new in _TD0_PLUMBING.items():
+        if old not in src:
+            raise ValueError(f"algorithms.td0 has no line {old.strip()!r} any more: update "
+                             "_TD0_PLUMBING in ftd_lib/course/nb01_td_basics.py")
+        src = src.replace(old, new)
+    return src

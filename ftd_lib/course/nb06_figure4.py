@@ -480,9 +480,8 @@ def scratch_reading(scratch: dict, block: int, fresh_steps: float, random_steps:
         ends = "; ".join(f"**{name}** {b[0]:.1f} → {b[-1]:.1f}" for name, b in
                          ((n, block_band(r["returns"], block)["mean"]) for n, r in
                           scratch.items()))
-        return (f"**Reading.** Mean steps, first → last {block} episodes: {ends}. Both start "
-                f"near the fresh network ({fresh_steps:.1f}), below the random policy "
-                f"({random_steps:.1f}), and climb out slowly.")
+        return (f"**Reading.** Mean steps, first → last {block} episodes: {ends}; both start "
+                f"near the fresh network ({fresh_steps:.1f}), below random ({random_steps:.1f}).")
     parts = []
     for name, run in scratch.items():
         b = block_band(run["returns"], block)["mean"]

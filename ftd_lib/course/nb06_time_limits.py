@@ -42,12 +42,15 @@ def time_limit_study(task: str = "cartpole", method: str = "forward_sarsa_lambda
 
 
 def format_time_limit(study: dict) -> str:
-    """:func:`time_limit_study` in three lines."""
-    lines = [f"the most a 'terminal at the cap' learner can expect: {study['bound']:.1f}"]
+    """:func:`time_limit_study` in four lines, a table narrow enough for a slide (at most 70
+    characters a line): per learner its mean return over the last 50 episodes, max_a Q̂ at the
+    rest state and the greedy steps of each run without the cap."""
+    lines = [f"the most a 'terminal at the cap' learner can expect: {study['bound']:.1f}",
+             "           last 50 returns  max_a Q(rest)  greedy steps, no cap"]
     for how in ("bootstrap", "terminal"):
         r = study[how]
-        lines.append(f"{how:9s}: last 50 episodes {r['last50']:5.1f}, max_a Q(rest) "
-                     f"{r['start_value']:5.1f}, greedy, no cap {r['greedy'].tolist()}")
+        lines.append(f"{how:9s}  {r['last50']:15.1f}  {r['start_value']:13.1f}  "
+                     f"{r['greedy'].tolist()}")
     return "\n".join(lines)
 
 

@@ -150,8 +150,9 @@ def homework_cells(lecture: P.Lecture) -> list:
 
 
 def discussion_cells(lecture: P.Lecture, minutes: int | None = None) -> list:
-    """The discussion: one slide per question the lecture discusses, the question in full
-    (INSTRUCTORS.md), numbered as there ("Discussion question 3"), with its speaker cue."""
+    """The discussion: one slide with every question the lecture discusses, in full
+    (INSTRUCTORS.md), numbered as there ("Question 3"), each with its share of the discussion's
+    minutes on the slide (the room sees how long it has), and one speaker cue."""
     qs = questions()
     missing = [q for q in lecture.questions if q not in qs]
     if missing:
@@ -162,18 +163,19 @@ def discussion_cells(lecture: P.Lecture, minutes: int | None = None) -> list:
     # questions: 7 and 6, not 6 and 6)
     shares = ([None] * n if minutes is None else
               [max(1, minutes // n + (1 if k < minutes % n else 0)) for k in range(n)])
-    cells = []
+    head = "## Discussion" + (f" ({minutes} min)" if minutes is not None else "")
+    parts = [head]
     for k, q in enumerate(lecture.questions):
-        head = "## Discussion" + (f" ({k + 1} of {len(lecture.questions)})"
-                                  if len(lecture.questions) > 1 else "")
         text = re.sub(r"^\(Optional\)\s*", "", qs[q])
-        cells.append(_md(f"{head}\n\n**Question {q}.** {text}", "slide" if k == 0 else
-                         "subslide"))
-        when = f"{shares[k]} min" if shares[k] else "the rest of the lecture"
-        cells.append(_md(f"**Cue** ({when}, core): pairs for 2 min, then take three answers; "
-                         "the model answer is in INSTRUCTORS.md (instructors' release).",
-                         "notes"))
-    return cells
+        when = f" ({shares[k]} min)" if shares[k] else ""
+        parts.append(f"**Question {q}**{when}. {text}")
+    when = (f"{minutes} min" if minutes is not None else "the rest of the lecture")
+    split = ("" if n == 1 or minutes is None else " " + ", ".join(
+        f"{m} min on question {q}" for m, q in zip(shares, lecture.questions, strict=True)) + ";")
+    return [_md("\n\n".join(parts), "slide"),
+            _md(f"**Cue** ({when}, core):{split} for each question, pairs for 2 min, then take "
+                "three answers; the model answers are in INSTRUCTORS.md (instructors' release).",
+                "notes")]
 
 
 def closing_minutes(lecture: P.Lecture) -> int:

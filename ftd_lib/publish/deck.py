@@ -303,11 +303,14 @@ def lecture_notebook(lecture: P.Lecture, *, core: bool = False):
             step = next((j for j, c in enumerate(view) if c.cell_type == "code"
                          and "algorithm1_stepper(" in c.source), None)
             tail = []
-            if step is not None and step > k:  # the frames get a slide of their own
+            if step is not None and step >= k:  # the frames get a slide of their own
                 frames = frames or stepper_frames_html(view[step].source)
                 step_min = L.SLIDE_MIN + sum(L.cell_minutes(gcells[j]) for j in own)
                 tail = _stepper_slide(_stepper_cell(view[step], frames), reason, step_min)
                 view = view[:step] + view[step + 1:]
+                if step == k:  # the stepper opens its slide: the frames' slide is all of it
+                    cells += view[:k] + tail + view[k:]
+                    continue
             head = _mark(view[k], reason) if reason else [view[k]]
             cells += view[:k] + head + [_notes(cue)] + view[k + 1:] + (
                 [numbers] if numbers is not None else []) + tail

@@ -27,6 +27,20 @@ END = "<!-- lecture plan: end -->"
 
 
 
+#: how much longer than the rule a slower room may take over what it sets the pace of (the
+#: exercises put to it, the walk-through's steps): half as long again
+SLOW_FACTOR = 1.5
+
+
+def slower_room(lec: P.Lecture, rest: float) -> int:
+    """The discussion's minutes left (``rest`` by the rule) when the room takes
+    :data:`SLOW_FACTOR` times the rule's minutes over the exercises put to it and the
+    walk-through's steps on the core slides (:attr:`ftd_lib.publish.lectures.Timing.paced`),
+    rounded down: the timetable says it beside the rule's."""
+    paced = sum(t.paced for seg in lec.segments for _, _, t in L.section_rows(seg))
+    return max(0, math.floor(rest - (SLOW_FACTOR - 1) * paced))
+
+
 def lecture_table(lec: P.Lecture) -> tuple:
     """The timetable of one lecture (markdown) and its numbers."""
     lines = ["| min | what | slides | words | formulas | figures | exercises | walk-through "
@@ -52,9 +66,11 @@ def lecture_table(lec: P.Lecture) -> tuple:
     t0 = t1
     rest = L.LENGTH - t0
     end = max(t0, L.LENGTH)
+    slow = slower_room(lec, rest)
     lines.append(f"| {t0}–{end} | discussion: {lec.discussion} "
-                 f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}) "
-                 "| | | | | | | | |")
+                 f"({rest if rest >= 0 else 0} min; promised ≥ {lec.discussion_min}; "
+                 f"{slow} if the room takes half as long again over the exercises and the "
+                 "walk-through) | | | | | | | | |")
     return "\n".join(lines), t0, rest
 
 

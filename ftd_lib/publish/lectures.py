@@ -160,6 +160,9 @@ class Timing:
     figures: int = 0  #: figures on the core slides
     exercises: int = 0  #: exercises put to the room on the core slides
     steps: int = 0  #: walk-through steps on the core slides (listing parts lit, stepper frames)
+    #: the rule's minutes of what a room sets the pace of on the core slides: the exercises
+    #: put to it and the walk-through's steps (the estimates most likely to run over)
+    paced: float = 0.0
 
 
 def slide_groups(nb) -> list:
@@ -199,9 +202,19 @@ def exercise_keys(nb) -> dict:
     return out
 
 
+_EXERCISE_HEAD = re.compile(r"^\s*(?:#+\s*)?\**\s*Exercise\s+\d+")
+
+
+def _opens_exercise(cell) -> bool:
+    """Whether a markdown cell starts with an exercise's heading (``### Exercise 3 — …``)."""
+    return (cell.get("cell_type") == "markdown"
+            and bool(_EXERCISE_HEAD.match(slide_words._src(cell).lstrip())))
+
+
 def moved_cells(nb, seg: Segment, homework=()) -> dict:
     """``{cell index: where}`` of the cells of ``nb`` the lecture does not project: the slides of
-    the exercises given as ``homework`` (``"homework"``), the sections ``seg.moved`` sends away
+    the exercises given as ``homework`` (``"homework"``; a statement over several slides, all of
+    them, from the one its ``Exercise N`` heading opens), the sections ``seg.moved`` sends away
     (by their heading cells' names, with their ``where``; an unnumbered section after one, the
     notebook's ``## Summary``, stays: :func:`in_summary`) and the slides ``seg.dropped`` names
     (by their opening cells' names: ``"dropped"``). A name no cell carries raises
@@ -220,10 +233,18 @@ def moved_cells(nb, seg: Segment, homework=()) -> dict:
     if strays:
         raise ValueError(f"{seg.notebook}: the plan drops cells {strays}, which open no slide "
                          "(name a slide's opening cell; ftd_lib/publish/plan.py)")
-    for group in groups:
+    for k, group in enumerate(groups):
         if any(keys.get(i) in homework for i in group):
-            for i in group:
-                out.setdefault(i, "homework")
+            # the exercise's statement may run over the slides before its answer cell's (at
+            # most two): back to the slide its "Exercise N" heading opens, all go home with it
+            start = k
+            while start > max(0, k - 2) and not _opens_exercise(nb["cells"][groups[start][0]]):
+                start -= 1
+            if not _opens_exercise(nb["cells"][groups[start][0]]):
+                start = k
+            for g in groups[start:k + 1]:
+                for i in g:
+                    out.setdefault(i, "homework")
         if group[0] in dropped:
             for i in group:
                 out.setdefault(i, "dropped")
@@ -264,6 +285,7 @@ def timing(nb, indices=None, moved=None) -> Timing:
 
     core = opt = run = 0.0
     words = widgets = formulas = figures = exercises = steps = 0
+    paced = 0.0
     slides = 0
     for group in slide_groups(sub):
         shown = [k for k in group if slide_words.slide_type(sub["cells"][k], first=(k == 0))
@@ -285,7 +307,10 @@ def timing(nb, indices=None, moved=None) -> Timing:
             figures += sum(0 if is_widget_cell(x) else slide_words.figures(x) for x in kept)
             exercises += n_ex
             steps += sum(sum(walk_steps(x)) for x in kept)
-    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises, steps)
+            paced += EXERCISE_MIN * n_ex + sum(PART_MIN * walk_steps(x)[0]
+                                               + FRAME_MIN * walk_steps(x)[1] for x in kept)
+    return Timing(core, opt, slides, words, run, widgets, formulas, figures, exercises, steps,
+                  paced)
 
 
 def lecture_of(seg: Segment):

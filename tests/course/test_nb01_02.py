@@ -469,3 +469,33 @@ def test_lambda_return_with_zero_values_is_a_geometric_sum_of_the_length():
             assert g == pytest.approx((1 - lam**T) / (1 - lam))
         for n in (1, 5, 20, 100):
             assert n_step_return(rewards, values, 0, n, 1.0) == pytest.approx(min(n, T))
+
+
+def test_td0_source_is_td0_without_the_library_plumbing():
+    """The slide's td0 has no private helper on it, fits 80 characters a line, and still
+    computes the library's weights (run on random-walk episodes against algorithms.td0); a
+    td0 whose plumbing line changed is refused by name."""
+    src = nb01_td_basics.td0_source()
+    assert "_check" not in src and "_rows" not in src and src.startswith("def td0(")
+    assert max(len(line) for line in src.splitlines()) <= 80
+    space = dict(vars(algorithms))
+    exec(compile(src, "<td0 on the slide>", "exec"), space)
+    from ftd_lib.approx import Linear
+    from ftd_lib.envs.random_walk import random_walk_episodes
+    from ftd_lib.rng import run_generator
+
+    episodes = random_walk_episodes(3, run_generator(2, 0))
+    kw = dict(approx=Linear(10), alpha=0.1, gamma=0.9)
+    got = np.array(space["td0"](episodes, np.zeros(10), **kw))
+    want = algorithms.td0(episodes, np.zeros(10), **kw)
+    assert got.shape == want.shape and np.array_equal(got, want)
+    def plain(episodes, w0, *, approx, alpha, gamma):  # a td0 without the plumbing lines
+        return w0
+
+    real = algorithms.td0
+    try:
+        algorithms.td0 = plain
+        with pytest.raises(ValueError, match="_TD0_PLUMBING"):
+            nb01_td_basics.td0_source()
+    finally:
+        algorithms.td0 = real

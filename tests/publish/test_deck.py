@@ -101,9 +101,10 @@ def test_a_slide_shows_what_the_room_needs(lecture_views, number):
         assert (" min, core)" in notes[0]) == ('class="ftd-mark"' not in s[0].source
                                                 and 'class="ftd-mark"' not in
                                                 (s[1].source if len(s) > 1 else "")), notes[0]
-    lec = P.LECTURES[number - 1]
-    assert slides[-len(lec.questions) - 1][0].source.startswith(f"## Homework after lecture "
-                                                                f"{number}")
+    # the homework slide, then one discussion slide with every question of the lecture
+    assert slides[-2][0].source.startswith(f"## Homework after lecture {number}")
+    assert all(f"**Question {q}**" in slides[-1][0].source
+               for q in P.LECTURES[number - 1].questions)
     assert slides[-1][0].source.startswith("## Discussion")
 
 
@@ -273,3 +274,20 @@ def test_every_cue_says_something(lecture_views):
     md.metadata["slideshow"] = {"slide_type": "slide"}
     assert cues.say([md], False, False) == ("the point: Forward TD(λ) costs what TD(0) costs, "
                                             "and its targets are the λ-return's.")
+
+
+def test_an_exercise_over_two_slides_has_one_corner_tag(lecture_views):
+    """Exercise 05.3's statement runs over two slides (its part (c) on the second, with the
+    answer cell): both go home with the exercise, so both say "homework" in the full deck (the
+    first said "optional", from its cell tag) and neither is in the core deck."""
+    full, core = lecture_views[(2, False)], lecture_views[(2, True)]
+    slides = _slides(full)
+    k = next(j for j, s in enumerate(slides)
+             if "Exercise 3 — an experiment: predict, then measure" in s[0].source + (
+                 s[1].source if len(s) > 1 else ""))
+    tags = [re.findall(r'class="ftd-mark">([^<]+)<', "".join(c.source for c in s))
+            for s in slides[k:k + 2]]
+    assert "(c) Measure" in "".join(c.source for c in slides[k + 1])
+    assert tags == [["homework"], ["homework"]], tags
+    assert not any("(c) Measure" in c.source or "Before you look at the" in c.source
+                   for c in core.cells)  # the homework slide names it, by its title

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import built_decks, needs_chromium, offline_page, record_measurement
+from conftest import built_core_decks, built_decks, needs_chromium, offline_page, record_measurement
 
 from ftd_lib.publish import deck
 
@@ -154,6 +154,47 @@ NOTES_PANE = """() => { const p = document.querySelector('#speaker-controls');
     return {pane: p.getBoundingClientRect().right, table: Math.max(0, ...t)}; }"""
 
 
+#: a slide whose content ends above this line (px of the 720) and that shows no picture is
+#: near-empty: a title and a sentence or two, a lone printout; it belongs with its neighbour
+NEAR_EMPTY_PX = 200
+# the current slide's extent without its corner tag, its pictures, and every <pre> (printout,
+# shown code, the Algorithm 1 listing) with its lines as written and as rendered: a line longer
+# than the slide is wide wraps (more rendered lines than written ones) or, where the block does
+# not wrap (the listing), runs out of its box (scrollWidth > clientWidth)
+FILL = """() => { const s = Reveal.getCurrentSlide(), k = Reveal.getScale();
+    const own = e => e.closest('section') === s && !e.closest('aside.notes');
+    const box = document.querySelector('.reveal .slides').getBoundingClientRect();
+    let bottom = 0;
+    for (const e of s.querySelectorAll('*')) {
+        if (!own(e) || e.closest('.ftd-mark')) continue;
+        const r = e.getBoundingClientRect();
+        if (r.width && r.height) bottom = Math.max(bottom, (r.bottom - box.top) / k); }
+    const pres = [...s.querySelectorAll('pre')].filter(own).map(p => {
+        const st = getComputedStyle(p);
+        const lh = parseFloat(st.lineHeight) || 1.2 * parseFloat(st.fontSize);
+        const inner = p.getBoundingClientRect().height / k - parseFloat(st.paddingTop)
+            - parseFloat(st.paddingBottom) - parseFloat(st.borderTopWidth)
+            - parseFloat(st.borderBottomWidth);
+        const src = p.textContent.replace(/\\n$/, '').split('\\n');
+        return {kind: p.closest('.jp-InputArea') ? 'code' : 'printout',
+                written: src.length, rendered: Math.round(inner / lh),
+                overflows: p.scrollWidth > p.clientWidth + 1,
+                longest: src.reduce((a, b) => b.length > a.length ? b : a, '').slice(0, 50)}; });
+    const first = s.querySelector('[data-ftd-cell]');
+    return {bottom, images: [...s.querySelectorAll('img')].filter(own).length, pres,
+            where: (first && first.dataset.ftdCell || '?') + ' '
+                + JSON.stringify((s.textContent || '').trim().slice(0, 40))}; }"""
+
+
+def _fill(page) -> dict:
+    """The current slide's :data:`FILL` reading, with ``near_empty`` and ``wraps`` (the
+    ``<pre>`` blocks whose lines wrap or run out of their box)."""
+    got = page.evaluate(FILL)
+    got["near_empty"] = got["bottom"] < NEAR_EMPTY_PX and got["images"] == 0
+    got["wraps"] = [p for p in got["pres"] if p["rendered"] > p["written"] or p["overflows"]]
+    return got
+
+
 @pytest.fixture(scope="module")
 def lecture_decks():
     return built_decks()
@@ -276,6 +317,42 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         ctx.close()
 
 
+@pytest.mark.parametrize("number", [lec.number for lec in deck.P.LECTURES],
+                         ids=lambda n: f"lecture{n}")
+def test_core_deck_fills_its_slides_and_wraps_no_line(browser, number):
+    """The core deck a lecturer teaches from (``slides --core``), slide by slide at 1280 x 720
+    once MathJax is done: no near-empty slide (content ending above :data:`NEAR_EMPTY_PX` with
+    no picture: merged with its neighbour in the notebook) and none that runs past the slide's
+    bottom (a merged one included), and no printout, shown code or
+    listing whose lines wrap at the slide's edge or run out of their box. The counts, with the
+    slides that hold code, go to test-output/deck/core_fill.json."""
+    path = next(p for p in built_core_decks() if p.stem == f"lecture{number}")
+    ctx, page = _open(browser, path)
+    try:
+        empty, wraps, code = [], [], []
+        slides = page.evaluate(SLIDES)
+        for n, hv in enumerate(slides, 1):
+            page.evaluate(SHOW, hv)
+            _settle(page)
+            got = _fill(page)
+            if got["near_empty"]:
+                empty.append(f"s{n} {got['where']}: ends at {got['bottom']:.0f} px")
+            if got["bottom"] > deck.HEIGHT + 1:  # a merged slide still fits
+                empty.append(f"s{n} {got['where']}: runs to {got['bottom']:.0f} px")
+            wraps += [f"s{n} {got['where']}: {p['kind']} {p['written']} lines drawn as "
+                      f"{p['rendered']}{', out of its box' if p['overflows'] else ''}: "
+                      f"{p['longest']!r}" for p in got["wraps"]]
+            code += [f"s{n}: {p['written']} lines" for p in got["pres"] if p["kind"] == "code"]
+        record_measurement(OUT / "deck" / "core_fill.json", f"lecture{number}", {
+            "slides": len(slides), "near_empty": len(empty), "wraps": len(wraps), "code": code})
+        assert empty == [], f"{path.name}: {len(empty)} slides near-empty or too full:\n" + \
+            "\n".join(empty)
+        assert wraps == [], f"{path.name}: {len(wraps)} blocks wrap:\n" + "\n".join(wraps)
+        assert page.failures == [], "\n".join(page.failures)
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
 def test_notebook_deck_readable(browser, notebook_decks, path):
     ctx, page = _open(browser, notebook_decks[path.stem])
@@ -314,13 +391,22 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
         c.metadata["slideshow"] = {"slide_type": t}
         return c
 
+    def code(src, printed):
+        c = nbformat.v4.new_code_cell(src, outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text=printed)])
+        c.metadata["slideshow"] = {"slide_type": "-"}
+        return c
+
     nb = nbformat.v4.new_notebook(cells=[
         md("# Short\n\nOne idea, a few words.", "slide"),
         md("## Long\n\n" + "\n\n".join(f"Paragraph {k} of a long slide." for k in range(40)),
            "slide"),
         md("## Small\n\n<p style='font-size: 12px'>small print</p>", "slide"),
         md("## Wide\n\n$$" + " + ".join(f"\\alpha_{{{k}}}\\,\\theta_{{{k}}}" for k in range(40))
-           + "$$", "slide")])
+           + "$$", "slide"),
+        md("## Printouts", "slide"), code("x = 1  # short", "a short printout\n"),
+        code("y = 2  # " + "a comment far too long for one line of the slide " * 2,
+             "a printout line far too long for one line of the slide, " * 3 + "\nshort\n")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     path = tmp_path / "fit.html"
@@ -328,16 +414,25 @@ def test_readability_check_tells_a_short_slide_from_a_long_one(browser, tmp_path
     path.write_text(deck.render(nb))
     ctx, page = _open(browser, path)
     try:
-        got = []
+        got, fills, maths = [], [], []
         for hv in page.evaluate(SLIDES):
             page.evaluate(SHOW, hv)
             got.append(_settle(page))
-        assert len(got) == 4
+            fills.append(_fill(page))
+            maths.append(page.evaluate(MATH))
+        assert len(got) == 5
+        # near-empty: the short, the small and the wide one (a heading and a line each); the
+        # long one and the one with the printouts not
+        assert [f["near_empty"] for f in fills] == [True, False, True, True, False], fills
+        # the long code line and the long printout line wrap, the short ones do not
+        wrapped = [(w["kind"], w["written"]) for w in fills[4]["wraps"]]
+        assert sorted(wrapped) == [("code", 1), ("printout", 2)], fills[4]
+        assert [p["rendered"] for p in fills[4]["pres"] if p not in fills[4]["wraps"]] == [1, 1]
         assert got[0]["bottom"] <= deck.HEIGHT and got[0]["minText"] >= MIN_TEXT_PX
         assert got[0]["minText"] == pytest.approx(26, abs=0.5)  # notebooks/rise.css
         assert got[1]["bottom"] > 2 * deck.HEIGHT
         assert got[2]["minText"] == pytest.approx(12, abs=0.5)
-        math = page.evaluate(MATH)  # the wide slide is the current one
+        math = maths[3]  # the wide slide
         assert math["tex"] == 1 and math["typeset"] >= 1 and math["errors"] == 0, math
         assert got[3]["right"] > 1.5 * deck.WIDTH, got[3]
         assert page.failures == [], "\n".join(page.failures)

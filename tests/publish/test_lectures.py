@@ -190,9 +190,9 @@ def test_the_closing_slides():
             assert f"- **{label}** " in md, (lec.number, key, md)
         cells = closing.discussion_cells(lec, 12)
         slides = [c.source for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
-        assert len(slides) == len(lec.questions)
-        for q, src in zip(lec.questions, slides, strict=True):
-            assert f"**Question {q}.**" in src and qs[q].split("**")[1] in src
+        assert len(slides) == 1  # every question on one slide
+        for q in lec.questions:
+            assert f"**Question {q}** (" in slides[0] and qs[q].split("**")[1] in slides[0]
     nb01 = P.read("01_td_basics")
     first = next(i for i, c in enumerate(nb01["cells"]) if has(c, EXERCISE))
     assert closing.exercise_title(nb01, first) == "a discounted return (required)"
@@ -379,11 +379,28 @@ def test_every_required_exercise_has_a_place_pre_reading_included(monkeypatch):
 
 
 def test_the_discussion_cues_share_out_all_its_minutes():
-    """The discussion slides' cues give whole minutes that add up to the discussion the plan
-    leaves (lecture 3's 13 minutes over two questions were 6 + 6)."""
+    """The discussion slide gives each question whole minutes that add up to the discussion the
+    plan leaves (lecture 3's 13 minutes over two questions were 6 + 6), and its cue the whole."""
     for lec in P.LECTURES:
         minutes = closing.lecture_minutes(lec)["discussion"]
-        cues = [c.source for c in closing.discussion_cells(lec, minutes)
-                if c.source.startswith("**Cue**")]
-        given = [int(re.search(r"\((\d+) min", c).group(1)) for c in cues]
+        slide, cue = (c.source for c in closing.discussion_cells(lec, minutes))
+        given = [int(m) for m in re.findall(r"\*\*Question \d+\*\* \((\d+) min\)", slide)]
         assert sum(given) == minutes and len(given) == len(lec.questions), (lec.number, given)
+        assert cue.startswith(f"**Cue** ({minutes} min, core)"), cue
+        assert f"## Discussion ({minutes} min)" in slide
+
+
+def test_the_timetable_says_what_a_slower_room_leaves_for_the_discussion():
+    """The rule's paced minutes worked out by hand: lecture 1 puts one exercise to the room
+    (02.1, EXERCISE_MIN), lecture 2 walks Algorithm 1 through 5 listing parts and the stepper's
+    15 frames, lecture 3 neither; at half as long again over them, the discussion keeps
+    ``rest - paced / 2`` minutes (rounded down), which the timetable's last row says."""
+    want = {1: L.EXERCISE_MIN, 2: 5 * L.PART_MIN + 15 * L.FRAME_MIN, 3: 0.0}
+    for lec in P.LECTURES:
+        paced = sum(t.paced for seg in lec.segments for _, _, t in L.section_rows(seg))
+        assert paced == pytest.approx(want[lec.number]), (lec.number, paced)
+        rest = closing.lecture_minutes(lec)["discussion"]
+        slow = lecture_plan.slower_room(lec, rest)
+        assert slow == int(rest - want[lec.number] / 2)
+        assert f"; {slow} if the room takes half as long again" in \
+            lecture_plan.lecture_table(lec)[0].splitlines()[-1]
