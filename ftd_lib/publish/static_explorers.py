@@ -202,6 +202,13 @@ def index(manifest: dict, positions) -> int:
     return i
 
 
+#: what an explorer shows while the picture of a new value is on its way (a slow link): the
+#: script unhides it, dims the old picture and readout and marks the explorer aria-busy; the
+#: readout, a live region, says the new numbers once they are on screen
+LOADING = ('<span class="ftd-static-loading" hidden aria-hidden="true">loading the picture'
+           '…</span>')
+
+
 def html_block(manifest: dict, ident: str) -> str:
     """The explorer's HTML for the page (one line per element, no blank line, so that MyST
     passes it through as one raw HTML block). Each slider says its value to a screen reader
@@ -234,7 +241,7 @@ def html_block(manifest: dict, ident: str) -> str:
         f'<div class="ftd-static-explorer" id="{ident}" data-factory="{manifest["factory"]}" '
         f'data-kwargs="{html.escape(json.dumps(manifest["kwargs"]))}" role="group" '
         f'aria-label="explorer: {html.escape(manifest["factory"].replace("_", " "))}">',
-        f'<div class="ftd-static-controls">{"".join(rows)}</div>',
+        f'<div class="ftd-static-controls">{"".join(rows)}{LOADING}</div>',
         f'<div class="ftd-static-readout" aria-live="polite">{readout}</div>',
         f'<img class="ftd-static-image" src="{first["src"]}" alt="{html.escape(alt)}">',
         f'<p class="ftd-static-note">Kernel-less explorer ('
