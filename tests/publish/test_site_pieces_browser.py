@@ -21,6 +21,7 @@ HOST = "http://127.0.0.1:9"  # never reached: the test answers every request its
 pytestmark = needs_chromium("the site's scripts test")
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="ftd-site.css"></head><body><article>{body}</article>
 <script src="ftd-site.js"></script><script src="ftd-static-explorer.js"></script>
 </body></html>"""
@@ -133,3 +134,85 @@ def test_an_explorer_says_it_is_loading_until_the_new_picture_has_arrived(browse
         page.wait_for_function("() => document.querySelector('.ftd-static-image')"
                                ".getAttribute('src') === 'f/000.png'")
         assert box.get_attribute("aria-busy") is None and not cue.is_visible()
+
+
+#: a 14-inch triptych at 135 dpi (1,890 px) with 13-pt labels, and a small 3-inch picture
+FIGURES = """<div class="cell_output"><img src="wide.png" alt="a triptych" width="1890"
+height="540" data-ftd-text-pt="13" data-ftd-dpi="135"></div>
+<div class="cell_output"><img src="small.png" alt="a small figure" width="405" height="300"
+data-ftd-text-pt="13" data-ftd-dpi="135"></div>"""
+
+
+def _shown_text_px(page) -> list:
+    """Each picture's smallest text as drawn: pt × dpi / 72 × drawn width / natural width."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('img[data-ftd-text-pt]'))
+        .map(i => parseFloat(i.dataset.ftdTextPt) * parseFloat(i.dataset.ftdDpi) / 72
+                  * i.getBoundingClientRect().width / i.naturalWidth)""")
+
+
+def test_a_figure_too_small_for_a_phone_is_shown_wide_enough_in_a_scrolling_box(browser):
+    """At 390 px a triptych whose 13-pt labels the column would shrink to 4.6 px is drawn wide
+    enough for them to be site_figures.MIN_PHONE_TEXT_PX, in a box that scrolls sideways (the
+    page does not), named, with a line under it that says so; a figure that fits stays as it
+    is; at 1280 px nothing is widened and no cue is seen."""
+    from ftd_lib.publish.site_figures import MIN_PHONE_TEXT_PX
+
+    files = _static_files()
+    files["page.html"] = PAGE.format(body=FIGURES).encode()
+    files["wide.png"], files["small.png"] = _png((90, 90, 90), (1890, 540)), _png(
+        (90, 90, 90), (405, 300))
+    phone = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                 device_scale_factor=2)
+    with _site(browser, files, **phone) as (page, _, _r):
+        page.goto(f"{HOST}/page.html", wait_until="load")
+        page.wait_for_selector(".ftd-fig-wide")
+        wide, small = _shown_text_px(page)
+        assert MIN_PHONE_TEXT_PX - 0.05 <= wide <= MIN_PHONE_TEXT_PX + 0.1, wide
+        assert small >= MIN_PHONE_TEXT_PX, small
+        boxes = page.evaluate("""() => Array.from(document.querySelectorAll('.ftd-fig')).map(
+            b => ({wide: b.classList.contains('ftd-wide'), over: b.scrollWidth - b.clientWidth,
+                   name: b.getAttribute('aria-label'), cue: !b.nextElementSibling.hidden,
+                   cueText: b.nextElementSibling.innerText}))""")
+        assert boxes[0]["wide"] and boxes[0]["over"] > 300 and boxes[0]["cue"], boxes
+        assert boxes[0]["name"] == "figure 1 of 2, scrolls sideways"
+        assert "swipe" in boxes[0]["cueText"]
+        assert not boxes[1]["wide"] and boxes[1]["over"] <= 1 and not boxes[1]["cue"], boxes
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        # the box scrolls: its right part comes into view
+        page.locator(".ftd-fig").first.evaluate("b => b.scrollLeft = b.scrollWidth")
+        assert page.locator(".ftd-fig").first.evaluate("b => b.scrollLeft") > 300
+    with _site(browser, files, viewport={"width": 1280, "height": 800}) as (page, _, _r):
+        page.goto(f"{HOST}/page.html", wait_until="load")
+        page.wait_for_selector(".ftd-fig")
+        assert page.locator(".ftd-fig-wide").count() == 0
+        assert not page.locator(".ftd-fig-cue").first.is_visible()
+
+
+CODE = """<div class="cell_input"><div class="highlight-ipython3 notranslate">
+<div class="highlight"><pre><span class="n">alpha</span> <span class="o">=</span> <span
+class="mf">0.1</span>
+<span class="nb">print</span>(alpha)
+</pre></div></div></div>
+<div class="cell_output"><div class="highlight"><pre>0.1
+</pre></div></div>"""
+
+
+def test_a_code_block_has_a_copy_button_that_copies_it_as_it_reads(browser):
+    """Every code cell's source gets a "Copy" button (a printed output does not) that puts
+    the code, as the reader sees it, on the clipboard and says "Copied"."""
+    files = _static_files()
+    files["page.html"] = PAGE.format(body=CODE).encode()
+    with _site(browser, files, viewport={"width": 1280, "height": 800}) as (page, _, _r):
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=HOST)
+        page.goto(f"{HOST}/page.html", wait_until="load")
+        buttons = page.locator("button.ftd-copy")
+        assert buttons.count() == 1
+        assert page.locator(".cell_input button.ftd-copy").count() == 1
+        b = buttons.first
+        assert b.inner_text() == "Copy" and b.bounding_box()["height"] >= 24
+        b.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('button.ftd-copy').textContent "
+                               "=== 'Copied'")
+        assert page.evaluate("() => navigator.clipboard.readText()") == (
+            "alpha = 0.1\nprint(alpha)")
