@@ -90,9 +90,6 @@ def _link_preview(app, pagename, templatename, context, doctree):
 
     title = _html.escape(context.get("title") or html_title, quote=True)
     desc = _html.escape(DESCRIPTIONS.get(pagename, DESCRIPTION), quote=True)
-    if pagename == "index":
-        # its title is the course's already: not "X — X" (the layout adds " — docstitle")
-        context["docstitle"] = ""
     context["metatags"] = context.get("metatags", "") + (
         f'\\n<meta name="description" content="{desc}">'
         f'\\n<meta property="og:type" content="website">'
@@ -186,13 +183,16 @@ def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
 
 
 VIEWPORT = re.compile(r'\s*<meta name="viewport"[^>]*>')
+#: a page's title as Sphinx's layout writes it: the page's, " — ", the site's
+TITLE = re.compile(r"<title>(.*?) &#8212; (.*?)</title>")
 #: the status table's marks (MyST-NB's emoji: empty boxes without an emoji font) as words
 MARKS = {"✅": "ran", "❌": "failed"}
 
 
 def tidy_page(text: str) -> str:
     """A page's head with one viewport tag (Sphinx's layout, the theme's and its metatags
-    wrote two or three), and the status table's marks in words."""
+    wrote two or three), its title without the site's name where it opens with it already (the
+    landing page read "X — X"), and the status table's marks in words."""
     seen = []
 
     def once(m):
@@ -200,6 +200,8 @@ def tidy_page(text: str) -> str:
         return m.group(0) if len(seen) == 1 else ""
 
     text = VIEWPORT.sub(once, text)
+    text = TITLE.sub(lambda m: f"<title>{m.group(1)}</title>" if m.group(1).startswith(
+        m.group(2)) else m.group(0), text, count=1)
     for mark, word in MARKS.items():
         text = text.replace(f"<p>{mark}</p>", f"<p>{word}</p>").replace(
             f">{mark}</abbr>", f">{word}</abbr>")

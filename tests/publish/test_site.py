@@ -328,9 +328,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     desc = site_conf.DESCRIPTION
     assert f'<meta name="description" content="{desc}"' in page.replace("&#x27;", "'")
     assert '<meta property="og:title" content="A page' in page
-    # the landing page's title is said once ("X — X" before); no empty general index; the
-    # theme's mode defaults to the system's (no "Got invalid theme mode" on every load)
-    assert "<title>A page</title>" in page
+    # no empty general index; the theme's mode defaults to the system's (no "Got invalid
+    # theme mode" on every load)
     assert not (tmp_path / "ok" / "genindex.html").exists()
     assert 'localStorage.getItem("mode") || "auto"' in page
     assert "By the course" not in page
@@ -563,6 +562,11 @@ def test_a_page_says_its_own_goals_once_and_its_head_once():
     tidy = site_conf.tidy_page(head)
     assert tidy.count('name="viewport"') == 1 and 'content="a"' in tidy
     assert "<p>ran</p>" in tidy and "✅" not in tidy
+    # the landing page's title said once ("X — X" before); another page's keeps the site's
+    assert site_conf.tidy_page("<title>A course on TD &#8212; A course</title>") == (
+        "<title>A course on TD</title>")
+    assert site_conf.tidy_page("<title>01 · TD &#8212; A course</title>") == (
+        "<title>01 · TD &#8212; A course</title>")
     src = ("*Course on the paper.*\nThe learning goals in full: describe an episode;\n"
            "compute its return.\n\nAll the code lives in `ftd_lib`.")
     assert site.without_goals_in_full(src) == ("*Course on the paper.*\n\n\nAll the code lives "
