@@ -20,6 +20,8 @@ from .release import REPO
 
 HANDOUTS = "handouts"  # the folder of the PDFs in the site
 ZIP = "ftd-course-students.zip"  # the students' copy, on the landing page
+NOTEBOOKS = "notebooks"  # the students' notebooks, one download each (``.ipynb``)
+STATUS = "status"  # the build's status page: each notebook executed, its run time
 DECKS = "slides"  # the lecture decks' folder in the site (when built)
 
 PAPER_URL = "https://arxiv.org/abs/1608.05151"
@@ -143,6 +145,29 @@ def run_links(repo: str | None, ref: str, name: str) -> str:
             f'<a class="ftd-colab" href="{colab.colab_url(repo, ref, nb)}">Colab</a>')
 
 
+def status_page(info: dict, repo: str | None, ref: str) -> str:
+    """The build's status page (MyST Markdown): when and from what the site was built, and
+    each notebook executed for it with its run time (MyST-NB's ``nb-exec-table``; a cell that
+    raised would have failed the build). Linked from every page's footer, not from the
+    notebooks' contents."""
+    built = (f"the students' copy at ref `{ref}` of [{repo}](https://github.com/{repo}/tree/"
+             f"{ref})" if repo else f"commit `{info['commit'][:12]}`")
+    return f"""---
+orphan: true
+---
+
+# Build status
+
+This site was built on {info['date']} (UTC) from {built}. Every notebook below was run top to
+bottom for it, in a fresh kernel; a cell that raises fails the whole build, so a page you can
+read is a notebook that ran. The run times are this build's (the machine that built it), not
+what your own run will take.
+
+```{{nb-exec-table}}
+```
+"""
+
+
 def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: str | None,
                  ref: str, *, decks=()) -> str:
     """The landing page (MyST Markdown) of the students' copy at ``root``: ``titles`` and
@@ -157,7 +182,8 @@ def landing_page(names: list[str], titles: dict, goals: dict, root: Path, repo: 
         intro = re.sub(r'\s*[^.]*"Homework" below[^.]*\.', "", intro)
     rows = "\n".join(
         f"| [{html.escape(titles[n])}]({n}.ipynb) | {goals.get(n, '')} | "
-        f'<a class="ftd-handout" href="{HANDOUTS}/{n}.pdf">PDF</a>'
+        f'<a class="ftd-handout" href="{HANDOUTS}/{n}.pdf">PDF</a> · '
+        f'<a class="ftd-ipynb" href="{NOTEBOOKS}/{n}.ipynb" download>.ipynb</a>'
         + (f" · {run_links(repo, ref, n)}" if repo else "") + " |"
         for n in names)
     plan = lecture_plan()

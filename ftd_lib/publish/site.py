@@ -52,12 +52,12 @@ from pathlib import Path
 import nbformat
 
 from ..course import colab
-from . import landing, page_weight, png_palette
+from . import landing, page_weight, png_palette, site_conf, site_figures
 from . import static_explorers as SE
-from .landing import HANDOUTS, ZIP
+from .landing import HANDOUTS, NOTEBOOKS, STATUS, ZIP
 from .present import present
 from .release import REPO, check_out, release
-from .site_conf import build_info, conf_py, footer_html, theme_options
+from .site_conf import build_info, conf_py, footer_html, page_description, theme_options
 
 STATIC = Path(__file__).with_name("site_static")
 #: the students' public repository the run buttons launch (``--repo``; none: no buttons); never
@@ -87,8 +87,9 @@ def _links_cell(name: str, repo: str | None, ref: str):
                f'{colab.binder_url(repo, ref, nb)}">on Binder</a> · <a class="ftd-colab" '
                f'href="{colab.colab_url(repo, ref, nb)}">on Colab</a>')
     return nbformat.v4.new_markdown_cell(
-        f'<p class="ftd-handouts">Take it along: <a class="ftd-handout" '
-        f'href="{HANDOUTS}/{name}.pdf">this notebook as a PDF handout</a> · <a '
+        f'<p class="ftd-handouts">Take it along: <a class="ftd-ipynb" href="{NOTEBOOKS}/'
+        f'{name}.ipynb" download>this notebook (.ipynb)</a> · <a class="ftd-handout" '
+        f'href="{HANDOUTS}/{name}.pdf">as a PDF handout</a> · <a '
         f'class="ftd-handout" href="{HANDOUTS}/00_notation.pdf">the notation sheet (PDF)</a>'
         f'{run}</p>')
 
@@ -157,7 +158,8 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
                 tags.append("remove-input")
             cell.outputs, cell.execution_count = [], None
         else:
-            if cell.source.lstrip().startswith(GOALS_IN_FULL):
+            cell.source = without_goals_in_full(cell.source)
+            if not cell.source.strip():
                 continue  # the landing page and the title cell list the goals already
             cell.source = repository_links(cell.source, repo, ref, root=root)
             if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
@@ -177,10 +179,14 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
         man = SE.build(factory, kwargs, src / "_static" / "ftd-explorers" / ident,
                        f"_static/ftd-explorers/{ident}", progress=progress)
         man["id"] = ident
+        man["call"] = SE.call_text(factory, kwargs)
         manifests.append(man)
+        # the live widget's cell is left off the page (its output cannot move here, and its
+        # code folded above the kernel-less form read as a fold with nothing in it): the
+        # kernel-less form names the call that makes the live one in Jupyter
         tags = cell.metadata.setdefault("tags", [])
-        if "remove-output" not in tags:
-            tags.append("remove-output")
+        tags[:] = [t for t in tags if t != "hide-input"]
+        tags += [t for t in ("remove-input", "remove-output") if t not in tags]
         cells.append(nbformat.v4.new_markdown_cell(SE.html_block(man, ident)))
     nb.cells = cells
     return nb, manifests
@@ -205,6 +211,13 @@ def deck_links_to_pages(html_text: str, repo: str | None = None, ref: str = cola
 #: the opening of a notes cell that lists a notebook's learning goals a second time (the title
 #: slide lists them, the landing page's table too): left off the page
 GOALS_IN_FULL = "The learning goals in full"
+
+
+def without_goals_in_full(source: str) -> str:
+    """A Markdown cell without its paragraph that lists the learning goals a second time (it
+    opens with :data:`GOALS_IN_FULL`, on a line of its own or after other sentences of the
+    paragraph): on a page the title cell lists them already."""
+    return re.sub(rf"(?ms)^{re.escape(GOALS_IN_FULL)}.*?(?=\n[ \t]*\n|\Z)", "", source)
 
 
 #: an exercise cell's printing of its given numbers: ``print(nb06.given_epsilon())``
@@ -304,6 +317,9 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
             else:
                 shutil.copy2(f, src / "_static" / f.name)
         zip_bytes = students_zip(rel, src / "_extra" / ZIP)
+        (src / "_extra" / NOTEBOOKS).mkdir()
+        for p in paths:  # one download per page (its Colab cell installs this copy's library)
+            shutil.copy2(p, src / "_extra" / NOTEBOOKS / p.name)
         names = [p.stem for p in paths]
         titles, goals, explorers = {}, {}, []
         t = time.perf_counter()
@@ -323,7 +339,9 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         bar.close()
         times["explorers_s"] = time.perf_counter() - t
         theme = theme_options(repo, ref, footer_html(repo, info, ref))
-        (src / "conf.py").write_text(conf_py(theme, info["date"][:4]))
+        (src / "conf.py").write_text(conf_py(theme, info["date"][:4], {
+            n: page_description(goals[n]) for n in names if goals.get(n)}))
+        (src / f"{STATUS}.md").write_text(landing.status_page(info, repo, ref))
         if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
             from .deck import write_decks
 
@@ -352,6 +370,8 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         times["sphinx_s"] = time.perf_counter() - t
         t = time.perf_counter()
         weight = page_weight.lighten(html_dir)  # no icon script; MathJax's fonts asked first
+        site_figures.figures(html_dir)  # text sizes, picture sizes, lazy loading
+        site_conf.tidy(html_dir)  # one viewport tag a page; the status page's marks in words
         pictures = png_palette.shrink_folder(html_dir)  # pages, explorers' frames
         times["pictures_s"] = time.perf_counter() - t
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is

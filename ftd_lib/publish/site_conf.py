@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 import html
 import os
+import re
 import subprocess
 
 from ..course import colab
@@ -32,6 +33,11 @@ html_css_files = ["ftd-site.css"]
 html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
 html_favicon = "_static/favicon.svg"
 html_last_updated_fmt = None
+# no general index: the course defines no index entries, so it was an empty "Index" page
+html_use_index = False
+# the theme's light/dark mode follows the reader's system unless they pick one (without a
+# default the theme logged "Got invalid theme mode" on every page load)
+html_context = {{"default_mode": "auto"}}
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {theme!r}
@@ -72,22 +78,24 @@ DESCRIPTION = ("A course on one paper, van Seijen (2016), forward TD(λ): Jupyte
                "TD(0) to multi-step TD learning with neural networks, with exercises that check "
                "themselves, lecture decks and handouts.")
 
-META = f"""
-# link previews: a description and Open Graph data on every page
-DESCRIPTION = {DESCRIPTION!r}
+META = """
+# link previews: a description and Open Graph data on every page, each notebook's its own
+# learning goals
+DESCRIPTION = {description!r}
+DESCRIPTIONS = {descriptions!r}
 
 
 def _link_preview(app, pagename, templatename, context, doctree):
     import html as _html
 
     title = _html.escape(context.get("title") or html_title, quote=True)
-    desc = _html.escape(DESCRIPTION, quote=True)
+    desc = _html.escape(DESCRIPTIONS.get(pagename, DESCRIPTION), quote=True)
     context["metatags"] = context.get("metatags", "") + (
-        f'\\n<meta name="description" content="{{desc}}">'
+        f'\\n<meta name="description" content="{desc}">'
         f'\\n<meta property="og:type" content="website">'
-        f'\\n<meta property="og:site_name" content="{{_html.escape(html_title, quote=True)}}">'
-        f'\\n<meta property="og:title" content="{{title}}">'
-        f'\\n<meta property="og:description" content="{{desc}}">')
+        f'\\n<meta property="og:site_name" content="{_html.escape(html_title, quote=True)}">'
+        f'\\n<meta property="og:title" content="{title}">'
+        f'\\n<meta property="og:description" content="{desc}">')
 
 
 def setup(app):
@@ -95,10 +103,28 @@ def setup(app):
 """
 
 
-def conf_py(theme: dict, year: str) -> str:
+def conf_py(theme: dict, year: str, descriptions: dict | None = None) -> str:
     """The site's ``conf.py``: :data:`CONF` with the theme's options, the year and the authors
-    (CITATION.cff), and the link previews (:data:`META`)."""
-    return CONF.format(theme=theme, year=year, author=" and ".join(landing.authors())) + META
+    (CITATION.cff), and the link previews (:data:`META`: ``descriptions`` maps a page's name
+    to its own description, :func:`page_description`; other pages get :data:`DESCRIPTION`)."""
+    return (CONF.format(theme=theme, year=year, author=" and ".join(landing.authors()))
+            + META.replace("{description!r}", repr(DESCRIPTION)).replace(
+                "{descriptions!r}", repr(dict(descriptions or {}))))
+
+
+def page_description(goals: str, limit: int = 300) -> str:
+    """A notebook page's description for a link preview: its learning goals (the landing
+    page's "What it teaches", Markdown and TeX as plain words), at most ``limit`` characters,
+    cut at a word."""
+    from .figure_alt import words
+
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", goals.replace("\\|", "|"))
+    text = re.sub(r"[`*]", "", text)
+    text = re.sub(r"\$([^$]*)\$", lambda m: words(m.group(1)), text)
+    text = "You will learn: " + re.sub(r"\s+", " ", text).strip()
+    if len(text) > limit:
+        text = text[:limit - 1].rsplit(" ", 1)[0].rstrip(";,.") + "…"
+    return text
 
 
 def theme_options(repo: str | None, ref: str, footer: str) -> dict:
@@ -145,11 +171,47 @@ def footer_html(repo: str | None, info: dict, ref: str = colab.REF) -> str:
     ``repo`` (the students' public repository) a link to the students' copy ``ref`` there,
     never to the instructors' commit (their repository holds the worked solutions); without
     one (a local preview), the commit's name, unlinked."""
-    if repo:
-        built = (f'the students\' copy <a href="https://github.com/{repo}/tree/{ref}">'
-                 f'{html.escape(ref)}</a>')
+    if repo:  # "from the students' copy students" read as a typo where the ref is a branch
+        built = (f'the students\' copy (ref <a href="https://github.com/{repo}/tree/{ref}">'
+                 f'<code>{html.escape(ref)}</code></a>)')
     else:
         built = f'commit {info["commit"][:12]}'
     return (f'<p class="ftd-footer">{landing.LICENCE_HTML} · '
             '<a href="index.html#cite-this-course">cite this course</a> · built '
-            f'{info["date"]} from {built}</p>')
+            f'{info["date"]} from {built} · <a href="{landing.STATUS}.html">build status</a>'
+            '</p>')
+
+
+VIEWPORT = re.compile(r'\s*<meta name="viewport"[^>]*>')
+#: a page's title as Sphinx's layout writes it: the page's, " — ", the site's
+TITLE = re.compile(r"<title>(.*?) &#8212; (.*?)</title>")
+#: the status table's marks (MyST-NB's emoji: empty boxes without an emoji font) as words
+MARKS = {"✅": "ran", "❌": "failed"}
+
+
+def tidy_page(text: str) -> str:
+    """A page's head with one viewport tag (Sphinx's layout, the theme's and its metatags
+    wrote two or three), its title without the site's name where it opens with it already (the
+    landing page read "X — X"), and the status table's marks in words."""
+    seen = []
+
+    def once(m):
+        seen.append(m)
+        return m.group(0) if len(seen) == 1 else ""
+
+    text = VIEWPORT.sub(once, text)
+    text = TITLE.sub(lambda m: f"<title>{m.group(1)}</title>" if m.group(1).startswith(
+        m.group(2)) else m.group(0), text, count=1)
+    for mark, word in MARKS.items():
+        text = text.replace(f"<p>{mark}</p>", f"<p>{word}</p>").replace(
+            f">{mark}</abbr>", f">{word}</abbr>")
+    return text
+
+
+def tidy(html_dir) -> int:
+    """:func:`tidy_page` on every page Sphinx wrote under ``html_dir`` (not the decks or the
+    theme's files); returns how many changed."""
+    from .page_weight import edit_pages
+
+    return edit_pages(html_dir, lambda text, rel: tidy_page(text),
+                      skip=("_static", landing.DECKS))

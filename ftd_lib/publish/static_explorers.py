@@ -112,6 +112,12 @@ def find_call(source: str):
     return None
 
 
+def call_text(factory: str, kwargs: dict) -> str:
+    """The call that makes the live explorer in Jupyter, as a notebook cell writes it:
+    ``k_explorer(eta=0.01, gl=0.9)``."""
+    return f"{factory}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+
+
 def grid(spec: Spec, start: dict) -> tuple:
     """The sliders of ``spec`` with the notebook's start value (``start[name]``) added to each
     slider's values where it is missing, so the page opens on the notebook's picture."""
@@ -139,11 +145,17 @@ def _explorer(factory: str, values: dict, kwargs: dict):
     return ex
 
 
-def frame(factory: str, values: dict, kwargs: dict):
+def frame(factory: str, values: dict, kwargs: dict, *, text: bool = False):
     """The live explorer ``factory(**kwargs, **values)`` (a control slider's value set on
-    its control, e.g. the stepper's ``frame``): its PNG and its readout HTML."""
+    its control, e.g. the stepper's ``frame``): its PNG and its readout HTML; ``text=True``:
+    also its picture's smallest text and dpi (:func:`ftd_lib.figure_text.metadata`)."""
     ex = _explorer(factory, values, kwargs)
-    return ex.png(), ex.readout.value
+    if not text:
+        return ex.png(), ex.readout.value
+    from ..figure_text import metadata
+
+    _, fig = ex.render(ex)
+    return ex.png(), ex.readout.value, metadata(fig, W.DPI)
 
 
 def words(readout: str) -> str:
@@ -171,11 +183,14 @@ def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
     sliders = tuple(replace(s, values=_control_values(factory, fixed, s))
                     if s.control and not s.values else s for s in sliders)
     folder.mkdir(parents=True, exist_ok=True)
-    frames = []
+    frames, text = [], {}
     points = list(itertools.product(*(s.values for s in sliders)))
     for i, point in enumerate(points):
         values = dict(zip((s.name for s in sliders), point, strict=True))
-        png, readout = frame(factory, values, fixed)
+        if i == 0:  # every frame has the same text sizes: the page says them once
+            png, readout, text = frame(factory, values, fixed, text=True)
+        else:
+            png, readout = frame(factory, values, fixed)
         name = f"{i:03d}.png"
         (folder / name).write_bytes(png)
         shown = ", ".join(f"{s.label} = {s.fmt.format(v)}" for s, v in zip(sliders, point,
@@ -188,7 +203,7 @@ def build(factory: str, kwargs: dict, folder: Path, url: str, *, sliders=None,
     start = [min(range(len(s.values)), key=lambda j, s=s: abs(s.values[j] - kwargs.get(
         s.name, s.values[0]))) for s in sliders]
     return dict(factory=factory, kwargs=fixed, note=spec.note, start=start, frames=frames,
-                steps=spec.steps,
+                steps=spec.steps, text=text,
                 sliders=[dict(name=s.name, label=s.label, values=list(s.values),
                               shown=[s.fmt.format(v) for v in s.values]) for s in sliders])
 
@@ -200,6 +215,26 @@ def index(manifest: dict, positions) -> int:
     for s, p in zip(manifest["sliders"], positions, strict=True):
         i = i * len(s["values"]) + p
     return i
+
+
+def text_size_attributes(text: dict) -> str:
+    """The ``<img>`` attributes that say how large its picture's smallest text is
+    (``data-ftd-text-pt``, ``data-ftd-dpi``, from :func:`ftd_lib.figure_text.metadata`), as
+    the decks write them: the site's script (ftd-site.js) shows a picture too small for a
+    phone wide enough to read, in a box that scrolls sideways. ``""`` without them."""
+    from ..figure_text import KEY_DPI, KEY_PT
+
+    pt, dpi = text.get(KEY_PT), text.get(KEY_DPI)
+    if not (pt and dpi and 0 < pt < float("inf") and dpi > 0):
+        return ""
+    return f' data-ftd-text-pt="{pt:g}" data-ftd-dpi="{dpi:g}"'
+
+
+#: what an explorer shows while the picture of a new value is on its way (a slow link): the
+#: script unhides it, dims the old picture and readout and marks the explorer aria-busy; the
+#: readout, a live region, says the new numbers once they are on screen
+LOADING = ('<span class="ftd-static-loading" hidden aria-hidden="true">loading the picture'
+           '…</span>')
 
 
 def html_block(manifest: dict, ident: str) -> str:
@@ -234,12 +269,15 @@ def html_block(manifest: dict, ident: str) -> str:
         f'<div class="ftd-static-explorer" id="{ident}" data-factory="{manifest["factory"]}" '
         f'data-kwargs="{html.escape(json.dumps(manifest["kwargs"]))}" role="group" '
         f'aria-label="explorer: {html.escape(manifest["factory"].replace("_", " "))}">',
-        f'<div class="ftd-static-controls">{"".join(rows)}</div>',
+        f'<div class="ftd-static-controls">{"".join(rows)}{LOADING}</div>',
         f'<div class="ftd-static-readout" aria-live="polite">{readout}</div>',
-        f'<img class="ftd-static-image" src="{first["src"]}" alt="{html.escape(alt)}">',
+        f'<img class="ftd-static-image" src="{first["src"]}" alt="{html.escape(alt)}"'
+        f'{text_size_attributes(manifest.get("text") or {})}>',
         f'<p class="ftd-static-note">Kernel-less explorer ('
         f'{values + " = " if len(manifest["sliders"]) > 1 else ""}{n} pictures): '
-        f'{html.escape(manifest["note"])}.</p>',
+        f'{html.escape(manifest["note"])}.'
+        + (f' In Jupyter: <code>{html.escape(manifest["call"])}</code>.'
+           if manifest.get("call") else "") + '</p>',
         f'<script type="application/json" class="ftd-static-data">{data}</script>',
         "</div>",
     ])

@@ -328,6 +328,10 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     desc = site_conf.DESCRIPTION
     assert f'<meta name="description" content="{desc}"' in page.replace("&#x27;", "'")
     assert '<meta property="og:title" content="A page' in page
+    # no empty general index; the theme's mode defaults to the system's (no "Got invalid
+    # theme mode" on every load)
+    assert not (tmp_path / "ok" / "genindex.html").exists()
+    assert 'localStorage.getItem("mode") || "auto"' in page
     assert "By the course" not in page
     mj = site.STATIC / "mathjax3"
     assert (mj / "tex-chtml.js").stat().st_size > 10**6 and (mj / "LICENSE").is_file()
@@ -367,6 +371,25 @@ def test_figure_alt_text_is_the_figures_titles_in_words():
     a.set_title("Figure 1: random walk")
     b.set_ylabel("trace")
     assert FA.figure_alt(fig) == "Figure 1: random walk; trace"
+    plt.close(fig)
+    # panels that plot the same under different titles: what they plot said once, then the
+    # titles, then the lines the legend names (a title alone, "200 runs; 1000 runs", said
+    # nothing of what is drawn)
+    fig, (a, b) = plt.subplots(1, 2)
+    for ax, title in ((a, "200 runs"), (b, "1000 runs")):
+        ax.plot([1, 2], label="TD(0)")
+        ax.plot([2, 1], label=r"forward TD($\lambda$)")
+        ax.set(title=title, xlabel=r"step size $\alpha$", ylabel="RMS error")
+    a.legend()
+    assert FA.figure_alt(fig) == ("Figure: RMS error against step size α: 200 runs; 1000 runs; "
+                                  "lines: TD(0), forward TD(λ)")
+    b.set_ylabel("weight")  # panels that plot different things: each says its own
+    assert FA.figure_alt(fig) == ("Figure: 200 runs (RMS error against step size α); 1000 runs "
+                                  "(weight against step size α); lines: TD(0), forward TD(λ)")
+    for k in range(9):
+        b.plot([k, k], label=f"run {k}")
+    b.legend()
+    assert FA.figure_alt(fig).endswith("run 2, run 3, …")  # at most MAX_LEGEND lines named
     plt.close(fig)
     empty = plt.figure()
     assert FA.figure_alt(empty) == "Figure"
@@ -443,20 +466,28 @@ def test_pages_drop_the_icon_script_and_preload_mathjax_fonts(tmp_path):
     are preloaded, with the right path from a page one folder down; the decks are left alone."""
     from ftd_lib.publish import page_weight
 
-    head = ('<html><head><link rel="preload" as="script" href="{p}_static/scripts/theme.js" />'
+    head = ('<html><head><meta charset="utf-8" />'
+            '<link rel="stylesheet" href="{p}_static/styles/theme.css" />'
+            '<link rel="preload" as="script" href="{p}_static/scripts/theme.js" />'
             '<script defer src="{p}_static/scripts/fontawesome.js?digest=9"></script>'
-            '<script src="{p}_static/mathjax3/tex-chtml.js"></script></head><body>x</body></html>')
+            '<script defer="defer" src="{p}_static/mathjax3/tex-chtml.js?v=1"></script>'
+            '<script src="{p}_static/documentation_options.js?v=2"></script>'
+            '<script src="{p}_static/doctools.js?v=3"></script>'
+            '<script src="{p}_static/ftd-site.js?v=4"></script>'
+            '<script src="{p}_static/searchtools.js"></script>'
+            '<script src="{p}searchindex.js"></script></head><body>x</body></html>')
     (tmp_path / "_static" / "scripts").mkdir(parents=True)
     (tmp_path / "_static" / "scripts" / "fontawesome.js").write_text("x" * 1000)
     (tmp_path / "_static" / "scripts" / "bootstrap.js").write_text("y")
     (tmp_path / "sub").mkdir()
     (tmp_path / "index.html").write_text(head.format(p=""))
     (tmp_path / "sub" / "page.html").write_text(head.format(p="../"))
+    (tmp_path / "search.html").write_text(head.format(p=""))
     (tmp_path / "slides").mkdir()
     deck_html = "<html><head><script src='_deck/reveal.js'></script></head></html>"
     (tmp_path / "slides" / "lecture1.html").write_text(deck_html)
     got = page_weight.lighten(tmp_path)
-    assert got == {"pages": 2, "bytes_saved": 1000}
+    assert got == {"pages": 3, "bytes_saved": 1000}
     assert not (tmp_path / "_static" / "scripts" / "fontawesome.js").exists()
     assert (tmp_path / "_static" / "scripts" / "bootstrap.js").exists()
     for page, prefix in (("index.html", ""), ("sub/page.html", "../")):
@@ -465,5 +496,90 @@ def test_pages_drop_the_icon_script_and_preload_mathjax_fonts(tmp_path):
         for font in page_weight.MATHJAX_FONTS:
             assert f'href="{prefix}{page_weight.FONT_DIR}/{font}" as="font"' in text
             assert (page_weight.REPO_FONTS / font).is_file()
+        # MathJax asked for first, at high priority, at the very address its script tag
+        # names (so the tag reuses it), before any stylesheet; the search scripts deferred
+        early = (f'<link rel="preload" href="{prefix}_static/mathjax3/tex-chtml.js?v=1" '
+                 'as="script" fetchpriority="high">')
+        assert text.index(early) < text.index("stylesheet") < text.index("<script")
+        assert text.index('<meta charset="utf-8" />') < text.index(early)
+        assert f'<script defer src="{prefix}searchindex.js"></script>' in text
+        assert f'<script defer src="{prefix}_static/searchtools.js"></script>' in text
+        for deferred in ("_static/doctools.js?v=3", "_static/ftd-site.js?v=4"):
+            assert f'<script defer src="{prefix}{deferred}"></script>' in text
+        # the head's inline scripts use DOCUMENTATION_OPTIONS at once: it stays blocking
+        assert f'<script src="{prefix}_static/documentation_options.js?v=2">' in text
+    search = (tmp_path / "search.html").read_text()  # the search page needs them at once
+    assert '<script src="searchindex.js"></script>' in search and "fetchpriority" in search
+    assert '<script src="_static/doctools.js?v=3"></script>' in search  # searchtools needs it
     assert (tmp_path / "slides" / "lecture1.html").read_text() == deck_html
     assert page_weight.lighten(tmp_path) == {"pages": 0, "bytes_saved": 0}  # idempotent
+
+
+def test_figure_tags_carry_text_size_picture_size_and_lazy_loading(tmp_path):
+    """A figure's text-size class (figure_alt.text_class, from the kernel's metadata) becomes
+    the decks' data-ftd-text-pt/data-ftd-dpi; a local PNG gets its own width and height (read
+    from the file); every picture loads lazily; a second pass changes nothing."""
+    import io
+
+    from PIL import Image
+
+    from ftd_lib.publish import figure_alt, site_figures
+
+    (tmp_path / "_images").mkdir()
+    buf = io.BytesIO()
+    Image.new("RGB", (1890, 540)).save(buf, "PNG")
+    (tmp_path / "_images" / "a.png").write_bytes(buf.getvalue())
+    cls = figure_alt.text_class(12.5, 135)
+    assert cls == "ftd-text-12_5pt-135dpi" and figure_alt.text_class(float("inf"), 90) == ""
+    assert figure_alt.text_class(None, 90) == ""
+    tag = f'<img alt="Figure: x" class="{cls}" src="_images/a.png" />'
+    page = f"<p>{tag}</p><img src=\"logo.svg\" alt=\"\">"
+    out = site_figures.figures_page(page, tmp_path)
+    assert ('<img alt="Figure: x" src="_images/a.png" data-ftd-text-pt="12.5" '
+            'data-ftd-dpi="135" width="1890" height="540" loading="lazy" decoding="async">'
+            in out), out
+    assert '<img src="logo.svg" alt="" loading="lazy" decoding="async">' in out
+    assert site_figures.figures_page(out, tmp_path) == out
+    assert site_figures.png_size(tmp_path / "missing.png") is None
+    # an explorer's picture says its text size the same way
+    assert SE.text_size_attributes({"ftd_text_pt": 13.0, "ftd_dpi": 90.0}) == (
+        ' data-ftd-text-pt="13" data-ftd-dpi="90"')
+    assert SE.text_size_attributes({"ftd_text_pt": float("inf"), "ftd_dpi": 90.0}) == ""
+
+
+def test_a_page_says_its_own_goals_once_and_its_head_once():
+    """A notebook page's link preview is its own learning goals in words (no Markdown or
+    TeX), cut at a word; the head keeps one viewport tag; the status table's emoji are words;
+    the goals' paragraph listed a second time on a page is left out, the rest of its cell
+    kept; the footer names the students' copy's ref as a ref; an explorer names the call that
+    makes it live."""
+    d = site_conf.page_description("compute the $\\lambda$-return `G`; use **TD(0)**")
+    assert d == "You will learn: compute the λ-return G; use TD(0)"
+    long = site_conf.page_description("word " * 200)
+    assert len(long) <= 300 and long.endswith("word…")
+    head = ('<head><meta name="viewport" content="a" /><meta name="viewport" content="b"/>'
+            '<meta name="viewport" content="c" /></head><td><p>✅</p></td>')
+    tidy = site_conf.tidy_page(head)
+    assert tidy.count('name="viewport"') == 1 and 'content="a"' in tidy
+    assert "<p>ran</p>" in tidy and "✅" not in tidy
+    # the landing page's title said once ("X — X" before); another page's keeps the site's
+    assert site_conf.tidy_page("<title>A course on TD &#8212; A course</title>") == (
+        "<title>A course on TD</title>")
+    assert site_conf.tidy_page("<title>01 · TD &#8212; A course</title>") == (
+        "<title>01 · TD &#8212; A course</title>")
+    src = ("*Course on the paper.*\nThe learning goals in full: describe an episode;\n"
+           "compute its return.\n\nAll the code lives in `ftd_lib`.")
+    assert site.without_goals_in_full(src) == ("*Course on the paper.*\n\n\nAll the code lives "
+                                               "in `ftd_lib`.")
+    assert site.without_goals_in_full("The learning goals in full: a; b.").strip() == ""
+    foot = site_conf.footer_html("me/course", dict(date="2026-12-07", commit="0" * 40),
+                                 "students")
+    assert "the students' copy (ref <a" in foot and "<code>students</code>" in foot
+    assert 'href="status.html">build status</a>' in foot
+    status = landing.status_page(dict(date="2026-12-07", commit="0" * 40), "me/c", "v1")
+    assert "orphan: true" in status and "{nb-exec-table}" in status and "`v1`" in status
+    assert SE.call_text("k_explorer", {"eta": 0.01, "gl": 0.9}) == "k_explorer(eta=0.01, gl=0.9)"
+    man = dict(factory="k_explorer", note="n", start=[0], kwargs={}, call="k_explorer()",
+               sliders=[dict(name="eta", label="η", values=[0.1], shown=["0.1"])],
+               frames=[dict(src="a/000.png", readout="r")])
+    assert "In Jupyter: <code>k_explorer()</code>." in SE.html_block(man, "x")

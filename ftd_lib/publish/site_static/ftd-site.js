@@ -92,6 +92,10 @@
                               "summary[aria-label]").forEach(function (b) {
       b.removeAttribute("aria-label");
     });
+    // the launch menu's logos are decoration beside their words ("Binder logo Binder")
+    document.querySelectorAll(".dropdown-launch-buttons img").forEach(function (img) {
+      img.setAttribute("alt", "");
+    });
     document.querySelectorAll(".sidebar-primary-items__start").forEach(function (e) {
       if (!e.closest("nav, [role=navigation]")) {
         e.setAttribute("role", "navigation");
@@ -158,7 +162,7 @@
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(wideBoxes, 150);
+    resizeTimer = setTimeout(function () { readableFigures(); wideBoxes(); }, 150);
   });
   // 6. On a phone the page-contents drawer closes once a section is picked: the themes
   // leave it open over the section it scrolled to.
@@ -173,6 +177,98 @@
       }
     });
   }
+  // 7. Figures a phone can read. A notebook figure is drawn 9-14 inches wide with its
+  // smallest text at 13 pt (24 px at its natural size); a phone's column shrank it to 4.5-7 px.
+  // Below PHONE px of screen, a picture whose smallest text (data-ftd-text-pt, data-ftd-dpi:
+  // ftd_lib/publish/site_figures.py) would be under MIN_TEXT_PX is shown wide enough for it
+  // (never wider than its natural size), in a box that scrolls sideways, named and with a
+  // shaded right edge like a wide equation's, and a line under it that says to swipe it, or
+  // tap it for the full-size viewer. The page itself never scrolls sideways.
+  var MIN_TEXT_PX = 11;
+  var PHONE = 760;
+  var CUE = "\u21c6 wider than the screen: swipe the figure sideways, or tap it for full size";
+  function readableFigure(img, k, n) {
+    var pt = parseFloat(img.getAttribute("data-ftd-text-pt"));
+    var dpi = parseFloat(img.getAttribute("data-ftd-dpi"));
+    var natural = parseFloat(img.getAttribute("width")) || img.naturalWidth;
+    if (!natural) {  // its size comes with the picture
+      img.addEventListener("load", function () { readableFigure(img, k, n); }, {once: true});
+      return;
+    }
+    var outer = img.closest("a.ftd-enlarge") || img;
+    var box = outer.parentNode;
+    if (!box.classList.contains("ftd-fig")) {
+      box = document.createElement("div");
+      box.className = "ftd-fig";
+      outer.parentNode.insertBefore(box, outer);
+      box.appendChild(outer);
+    }
+    var cue = box.nextElementSibling;
+    if (!cue || !cue.classList.contains("ftd-fig-cue")) {
+      cue = document.createElement("p");
+      cue.className = "ftd-fig-cue";
+      cue.textContent = CUE;
+      box.parentNode.insertBefore(cue, box.nextSibling);
+    }
+    var textPx = pt * dpi / 72;  // at its natural size
+    var column = box.clientWidth;
+    var need = Math.min(natural, Math.ceil(natural * MIN_TEXT_PX / textPx));
+    var wide = window.innerWidth <= PHONE && column > 0 &&
+               Math.min(column, natural) * textPx / natural < MIN_TEXT_PX && need > column;
+    box.classList.toggle("ftd-fig-wide", wide);
+    img.style.width = wide ? need + "px" : "";
+    img.style.maxWidth = wide ? "none" : "";
+    cue.hidden = !wide;
+    // its link (the viewer) is the tab stop inside: arrow keys scroll the box from there
+    box.classList.toggle("ftd-wide", wide);
+    if (wide) {
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", "figure " + (k + 1) + " of " + n + ", scrolls sideways");
+    } else {
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+    }
+  }
+  function readableFigures() {
+    var imgs = document.querySelectorAll("img[data-ftd-text-pt][data-ftd-dpi]");
+    Array.prototype.forEach.call(imgs, function (img, k) {
+      readableFigure(img, k, imgs.length);
+    });
+  }
+  // 8. A copy button on every block of code (a code cell's source, an exercise's scaffold):
+  // its text as it reads, to the clipboard; the button says "Copied" for a moment. Without the
+  // clipboard API (an old browser) the code is selected, and copied where the browser allows.
+  function copyButtons() {
+    document.querySelectorAll("div.highlight > pre").forEach(function (pre) {
+      var block = pre.parentNode;
+      if (block.querySelector(":scope > button.ftd-copy") || block.closest(".cell_output")) {
+        return;
+      }
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "ftd-copy";
+      b.textContent = "Copy";
+      b.addEventListener("click", function () {
+        var text = pre.innerText.replace(/\n$/, "");
+        var said = function (word) {
+          b.textContent = word;
+          setTimeout(function () { b.textContent = "Copy"; }, 2000);
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(text).then(function () { said("Copied"); },
+                                                   function () { said("Not copied"); });
+        } else {
+          var range = document.createRange();
+          range.selectNodeContents(pre);
+          var sel = window.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+          said(document.execCommand && document.execCommand("copy") ? "Copied" : "Selected");
+        }
+      });
+      block.insertBefore(b, pre);
+    });
+  }
   cleanSearchSnippets();
   function init() {
     closeContentsOnPick();
@@ -181,6 +277,8 @@
     fixNames();
     forwardToggles();
     enlargeFigures();
+    readableFigures();
+    copyButtons();
     cleanSearchSnippets();
   }
   if (document.readyState === "loading") {

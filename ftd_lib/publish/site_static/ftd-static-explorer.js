@@ -1,8 +1,13 @@
 // Kernel-less explorers (ftd_lib/publish/static_explorers.py): each slider is an index into its
 // values; the picture and readout of every grid point were drawn when the site was built.
 // The slider's printed value and its aria-valuetext change at once; the picture, its alt text
-// and the readout (a live region) change together, once the new picture has loaded. The
-// pictures one step away on every slider are preloaded. A stepper has Back/Step buttons.
+// and the readout (a live region) change together, once the new picture has loaded. Until
+// then (a slow link) the explorer says so: the old picture and readout are dimmed, a
+// "loading" line shows beside the sliders and the box is aria-busy (ftd-site.css,
+// .ftd-loading). The pictures one step away on every slider are preloaded, but only once the
+// picture asked for has arrived and the page has loaded: on a slow link they would share it
+// with the picture the reader waits for, and with the page's own scripts and fonts.
+// A stepper has Back/Step buttons.
 (function () {
   "use strict";
   function setup(box) {
@@ -11,8 +16,14 @@
     var img = box.querySelector("img.ftd-static-image");
     var readout = box.querySelector(".ftd-static-readout");
     var buttons = Array.prototype.slice.call(box.querySelectorAll("button[data-step]"));
+    var cue = box.querySelector(".ftd-static-loading");
     var loaded = {};
     var wanted = -1;
+    function busy(on) {
+      box.classList.toggle("ftd-loading", on);
+      if (on) { box.setAttribute("aria-busy", "true"); } else { box.removeAttribute("aria-busy"); }
+      if (cue) { cue.hidden = !on; }
+    }
     function frameOf(pos) {
       var i = 0;
       pos.forEach(function (p, k) { i = i * data.sliders[k].values.length + p; });
@@ -30,6 +41,10 @@
       return loaded[src];
     }
     function preload(pos) {
+      if (document.readyState !== "complete") {  // the page's own files first
+        window.addEventListener("load", function () { preload(positions()); }, {once: true});
+        return;
+      }
       pos.forEach(function (p, k) {
         [-1, 1].forEach(function (d) {
           var q = pos.slice();
@@ -49,6 +64,8 @@
       img.setAttribute("alt", f.alt || "");
       readout.innerHTML = f.readout;
       box.setAttribute("data-shown", String(i));
+      busy(false);
+      preload(positions());
     }
     function show() {
       var pos = positions();
@@ -70,14 +87,14 @@
       wanted = i;
       box.setAttribute("data-frame", String(i));
       var pic = load(data.frames[i].src);
-      if (pic.complete) {
+      if (pic.complete || img.getAttribute("src") === data.frames[i].src) {
         swap(i);
       } else {
+        busy(true);
         var done = function () { swap(i); };
         pic.addEventListener("load", done, {once: true});
         pic.addEventListener("error", done, {once: true});
       }
-      preload(pos);
     }
     inputs.forEach(function (input) { input.addEventListener("input", show); });
     buttons.forEach(function (b) {
