@@ -124,7 +124,9 @@ LECTURES = (
             ("nb04.rho_recursion", "nb04.build_algorithm1", "nb04.next_bounded_return",
              "nb04.first_update", "nb04.horizon_extension", "nb04.k1_is_td0",
              "nb05.true_value", "nb05.yardstick", "nb05.predict_then_measure"), questions=(2,),
-            written="discussion question 4 (the η result, claim 4), after 05 §5–6"),
+            written="discussion question 4, after 05 §5–6: is the paper's \"not really "
+                    "affected by η\" true of §6's best errors, and who should choose the "
+                    "threshold, before or after seeing the data? (claim 4)"),
     Lecture(3, "notebooks 06 and 07 — control, Figure 4, and where λ lives today",
             (Segment("06_nn_control", "cell-06-mountain-car-live", None, what="mountain car "
                      "live; cart-pole (the live run dropped), the collapse and learning from "
