@@ -232,6 +232,8 @@ def sarsa_run(th, p, sgen, agen, returns, lengths):
     g = np.empty(P)
     e = np.zeros((A, P))
     steps = ep = 0
+    # (the episode loop's head as forward_sarsa_run's: a shared helper would return ten
+    # values to save four lines of a hot loop, so each run reads top to bottom)
     while True:  # an episode: the traces start afresh
         s, keep = 1.0, 0.0
         ok, act = _start(env, sgen, agen, state, x, th, n, H, h, Q, eps, bound, var)
