@@ -59,6 +59,8 @@ def run_tier(clone: Path, args: list[str]) -> dict:
             "cpu_s": round(cpu, 1), "load_before": [round(x, 2) for x in load0],
             "load_after": [round(x, 2) for x in os.getloadavg()], "exit_code": p.returncode,
             "pytest": summaries, "slowest": slowest,
+            # a failed run's every FAILED/ERROR line (its log is gone with the clone)
+            "failed": [x for x in lines if x.startswith(("FAILED ", "ERROR "))],
             "tail": lines[-3:] if p.returncode else []}
 
 

@@ -124,7 +124,7 @@ LAM_EXPERIMENT = 0.9
 PREDICTIONS = ("rises", "falls", "stays")
 
 #: The lambdas of the stored Figure 3 right grid a student's experiment is drawn from: its
-#: high end, less the paper's 0.9 (the worked solution's)
+#: high end, less the paper's 0.9 (the value used when no id is given)
 LAMS_EXPERIMENT = (0.8, 0.85, 0.925, 0.95, 0.975)
 #: A student's errors are the mean over a block of this many consecutive runs of the stored
 #: results (of the paper's 200), its first run drawn per student; without an id, every run
