@@ -154,8 +154,20 @@ def present(nb, way: str):
 
 
 def signature(source: str) -> str:
-    """An answer cell's source up to its first blank line: the function's signature and
-    docstring, without the scaffold's body below it and the check call."""
+    """An answer cell's function: its signature and docstring, without the scaffold's body
+    below them (a stub line such as ``advantages = None  # your code``) and the check call;
+    a source that does not parse, or has no documented function first: up to its first
+    blank line."""
+    import ast
+
+    try:
+        fn = ast.parse(source).body[0]
+    except (SyntaxError, IndexError):
+        fn = None
+    if (isinstance(fn, ast.FunctionDef) and fn.body and isinstance(fn.body[0], ast.Expr)
+            and isinstance(fn.body[0].value, ast.Constant)
+            and isinstance(fn.body[0].value.value, str)):
+        return "\n".join(source.splitlines()[:fn.body[0].end_lineno]).strip("\n").rstrip()
     return source.strip("\n").split("\n\n", 1)[0].rstrip()
 
 

@@ -70,10 +70,22 @@ def test_the_deck_shows_an_exercise_signature_where_it_is_the_point():
     nb.cells[4].metadata["tags"] = [roles.EXERCISE, roles.SHOW_CODE]
     view = present.present(nb, "deck")
     shown = [c for c in view.cells if c.cell_type == "code" and present.shown_source(c)]
-    assert [c.source for c in shown] == ["x = td0(...)", 'def my_f(x):\n    """y = 2x."""'
-                                         "\n    return None"]
+    assert [c.source for c in shown] == ["x = td0(...)", 'def my_f(x):\n    """y = 2x."""']
     assert shown[1].outputs == [] and shown[1].metadata["slideshow"]["slide_type"] == "-"
     assert src not in [c.source for c in present.present(nb, "handout").cells]
+
+
+def test_a_signature_leaves_out_the_stub_below_the_docstring():
+    """The GAE exercise's own cell (notebook 07): its signature and two-line docstring, not
+    the stub line under them (``advantages = None  # your code``) nor the check call; a
+    function without a docstring, or a cell that does not parse: up to the first blank line."""
+    nb = nbformat.read(REPO / "notebooks" / "07_modern_lambda_returns.ipynb", as_version=4)
+    src = next(c.source for c in nb.cells if c.source.startswith("def my_gae("))
+    got = present.signature(src)
+    assert got.startswith("def my_gae(") and got.endswith('A_{t+1}, backwards from A_T = 0."""')
+    assert "your code" not in got and "check_gae" not in got and got.count("\n") == 2
+    assert present.signature("def f(x):\n    return x\n\ncheck(f)") == "def f(x):\n    return x"
+    assert present.signature("def f(:\n    pass\n\nmore") == "def f(:\n    pass"
 
 
 def test_an_unknown_way_is_refused():
