@@ -45,11 +45,18 @@ _ITEM = re.compile(r"^\s*\d+\.\s+(.*)$")
 
 def learning_goals(nb) -> list[str]:
     """The notebook's learning goals: the numbered list after "After this notebook you can" in
-    its first markdown cells (an item may run over several lines), else the first numbered
-    list of its first cell; ``[]`` where it has none."""
+    its first markdown cells (an item may run over several lines; a cell that says it in a
+    sentence, as a title slide's summary, without a list, is passed over), else the first
+    numbered list of its first cell; ``[]`` where it has none."""
     md = [c.source for c in nb.cells[:6] if c.cell_type == "markdown"]
-    text = next((s[_GOALS.search(s).end():] for s in md if _GOALS.search(s)),
-                md[0] if md else "")
+    for s in md:
+        if _GOALS.search(s) and (items := _numbered(s[_GOALS.search(s).end():])):
+            return items
+    return _numbered(md[0]) if md else []
+
+
+def _numbered(text: str) -> list[str]:
+    """The first numbered list in ``text``, an item over several lines joined."""
     items, current = [], None
     for line in text.splitlines():
         m = _ITEM.match(line)
