@@ -153,6 +153,19 @@ COMPUTE = [("experiments/fig3-right.toml", "quick"), ("experiments/cartpole-n-st
            ("experiments/acrobot-watkins.toml", "paper")]
 
 
+#: how near its measured compute a plan should be, by workers (more: the last), measured /
+#: planned within [1 / bound, bound]: the benchmark's verdict, stored as ``within_bound``
+BOUND = {1: 2.5, 2: 1.5}
+
+
+def _judge(row: dict) -> dict:
+    """``row`` with its ``compute_ratio`` (measured / predicted) and ``within_bound``."""
+    row["compute_ratio"] = row["compute_s"] / row["predicted_compute_s"]
+    bound = BOUND[min(row["workers"], max(BOUND))]
+    row["within_bound"] = 1 / bound <= row["compute_ratio"] <= bound
+    return row
+
+
 def store_compute(todo, path, workers=(1, 2)) -> dict:
     """The plan's compute beside the pieces' measured compute (:func:`measure_command`) for
     each ``(file, scale)`` of ``todo`` on each number of ``workers``, each into a fresh
@@ -171,12 +184,12 @@ def store_compute(todo, path, workers=(1, 2)) -> dict:
     with tempfile.TemporaryDirectory() as d:
         for k, ((f, scale), w) in enumerate((t, w) for w in workers for t in todo):
             r = measure_command(f, Path(d) / str(k), scale=scale, workers=w, rates=rates)
-            rows.append({"file": Path(f).stem, "scale": scale, **r,
-                         "compute_ratio": r["compute_s"] / r["predicted_compute_s"],
-                         "alone_ratio": r["compute_s"] / r["alone_compute_s"]})
+            rows.append(_judge({"file": Path(f).stem, "scale": scale, **r,
+                                "alone_ratio": r["compute_s"] / r["alone_compute_s"]}))
             print(f"{Path(f).stem} ({scale}, {w} workers): compute measured "
                   f"{r['compute_s']:.1f} s, planned {r['predicted_compute_s']:.1f} s "
-                  f"(x{rows[-1]['compute_ratio']:.2f}; each piece alone "
+                  f"(x{rows[-1]['compute_ratio']:.2f}, within x{BOUND[min(w, 2)]}: "
+                  f"{rows[-1]['within_bound']}; each piece alone "
                   f"{r['alone_compute_s']:.1f} s, x{rows[-1]['alone_ratio']:.2f}); load "
                   f"{r['load'][0]:.1f} -> {r['load'][1]:.1f}", flush=True)
     rec = {"commit": git_commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
@@ -200,8 +213,9 @@ def replan_compute(path) -> dict:
             plan = plan_experiment(fig, out, row["workers"], Costing(rates, history_dirs(out)),
                                    seed=run["seed"])
             row["predicted_compute_s"] = plan.compute_s
-            row["compute_ratio"] = row["compute_s"] / plan.compute_s
-            print(f"{row['file']} ({row['workers']} workers): x{row['compute_ratio']:.2f}")
+            _judge(row)
+            print(f"{row['file']} ({row['workers']} workers): x{row['compute_ratio']:.2f}, "
+                  f"within its bound: {row['within_bound']}")
     rec["replanned"] = {"date": time.strftime("%Y-%m-%d", time.gmtime()),
                         "commit": git_commit()}
     atomic_write_json(path, rec)

@@ -87,16 +87,16 @@ def test_the_plan_command_without_a_calibration_says_so(tmp_path, capsys, monkey
     assert f"command: compute and wall {NO_CALIBRATION}" in out
 
 
-def test_the_stored_measurement_is_near_the_model_and_the_sum_alone_is_not(tmp_path):
+def test_the_model_reproduces_the_stored_plans_and_the_documents_quote_the_record(tmp_path):
     """Each experiment and number of workers ``scripts/plan_accuracy.py --store`` measured:
     its plan, made again now with the rates calibrated then, predicts the compute it stored
-    (the model has not changed since); on 2 workers the pieces' measured compute is within
-    x1.5 of it (where the pieces' seconds alone, the model before, were up to 18x below on
-    quick runs: the workers' first pieces loading the engine are most of their compute); on
-    one worker within x2.5 (the command's own process, whose first prediction piece pays less
-    than a worker's: sub-second runs come out about half their plan)."""
+    (the model has not changed since), and docs/reproduction.md's table quotes each row's
+    measured / planned and measured / alone as stored. How near the measurement the plan is
+    (x1.5 on 2 workers, x2.5 on one) is the benchmark's verdict (``within_bound`` in the
+    record, printed by the script), not this test's: a timing is no test's to assert."""
     record = json.loads(RECORD.read_text())
     assert len(record["rows"]) >= 4
+    table = (RECORD.parents[1] / "docs" / "reproduction.md").read_text().splitlines()
     for row in record["rows"]:
         fig, run = load_experiment(experiment_path(row["file"]), row["scale"])
         rates = Rates.from_json(row["rates"])
@@ -105,8 +105,8 @@ def test_the_stored_measurement_is_near_the_model_and_the_sum_alone_is_not(tmp_p
                                seed=run["seed"])
         assert isinstance(plan, FigurePlan)
         assert plan.compute_s == pytest.approx(row["predicted_compute_s"], rel=1e-6), row["file"]
-        ratio = row["compute_s"] / row["predicted_compute_s"]
-        bound = 1.5 if row["workers"] > 1 else 2.5
-        assert 1 / bound <= ratio <= bound, (row["file"], row["workers"], ratio)
-    quick = [r for r in record["rows"] if r["workers"] > 1 and r["file"] != "acrobot-watkins"]
-    assert quick and all(r["compute_s"] / r["alone_compute_s"] > 3 for r in quick)
+        cells = next([c.strip() for c in ln.split("|")[1:-1]] for ln in table
+                     if ln.startswith(f"| `{row['file']}`")
+                     and ln.split("|")[2].strip() == str(row["workers"]))
+        assert cells[5] == f"{row['compute_s'] / row['predicted_compute_s']:.2f}", cells
+        assert cells[7] == f"{row['compute_s'] / row['alone_compute_s']:.1f}", cells
