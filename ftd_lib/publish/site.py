@@ -65,6 +65,9 @@ STATIC = Path(__file__).with_name("site_static")
 DEFAULT_REPO = os.environ.get("FTD_STUDENTS_REPO") or None
 #: the git ref of the students' copy they launch (``--ref``; the Pages workflow pins a tag)
 DEFAULT_REF = os.environ.get("FTD_STUDENTS_REF") or colab.REF
+#: the site's published address (the Pages workflow's ``base_url``): link previews' og:url and
+#: og:image; unset, a local build without them
+DEFAULT_URL = os.environ.get("FTD_SITE_URL") or None
 
 #: the hidden first cell of every page: its figures get alt text (ftd_lib.publish.figure_alt)
 ALT_CELL = "from ftd_lib.publish.figure_alt import install\ninstall()"
@@ -286,14 +289,18 @@ def sphinx_build(src: Path, html_dir: Path, doctrees: Path, *, pythonpath=None) 
 
 
 def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
-               ref: str = DEFAULT_REF, handouts: bool = True, decks: bool = True) -> dict:
+               ref: str = DEFAULT_REF, handouts: bool = True, decks: bool = True,
+               url: str | None = DEFAULT_URL) -> dict:
     """Build the website into ``out``; return a summary (pages, explorers with their values
     per slider, seconds per stage, the students' zip and its size). ``repo``/``ref``: the
     students' copy the run buttons launch and its Colab cell installs (``repo=None``: no run
     buttons). ``handouts=False`` leaves the PDFs out (their links then dangle; for quick local
-    previews only); ``decks=False`` the lecture decks."""
+    previews only); ``decks=False`` the lecture decks. ``url``: the address the site is
+    published at (``https://HOST/PATH/``), for each page's canonical link and link preview
+    (:mod:`ftd_lib.publish.site_conf`)."""
     if repo is not None:
         colab.copy_url(repo, ref)  # a ValueError naming --repo or --ref
+    url = site_conf.site_url(url)  # a ValueError naming --url
     out = check_out(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
@@ -316,6 +323,8 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
                                 ignore=shutil.ignore_patterns("README.md"))
             else:
                 shutil.copy2(f, src / "_static" / f.name)
+        if url:  # the link preview's picture (og:image): the paper's Figure 3
+            site_conf.link_image(src / "_static" / site_conf.IMAGE["file"], rel / "results")
         zip_bytes = students_zip(rel, src / "_extra" / ZIP)
         (src / "_extra" / NOTEBOOKS).mkdir()
         for p in paths:  # one download per page (its Colab cell installs this copy's library)
@@ -340,7 +349,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         times["explorers_s"] = time.perf_counter() - t
         theme = theme_options(repo, ref, footer_html(repo, info, ref))
         (src / "conf.py").write_text(conf_py(theme, info["date"][:4], {
-            n: page_description(goals[n]) for n in names if goals.get(n)}))
+            n: page_description(goals[n]) for n in names if goals.get(n)}, url))
         (src / f"{STATUS}.md").write_text(landing.status_page(info, repo, ref))
         if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
             from .deck import write_decks
@@ -377,7 +386,7 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         (html_dir / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as it is
         summary = dict(pages=["index"] + names, explorers=explorers, warnings=warnings,
                        seconds=times, repo=repo, ref=ref, build=info, decks=deck_names,
-                       students_zip=dict(file=ZIP, bytes=zip_bytes), pictures=pictures,
+                       students_zip=dict(file=ZIP, bytes=zip_bytes), pictures=pictures, url=url,
                        page_weight=weight)
         summary["seconds"]["total_s"] = time.perf_counter() - t0
         (html_dir / "site.json").write_text(json.dumps(summary, indent=1))
@@ -408,11 +417,15 @@ def main(argv=None) -> int:
     p.add_argument("--ref", default=DEFAULT_REF, help="the git ref of the students' copy in "
                    "--repo (a tag the Pages workflow pushes; default: $FTD_STUDENTS_REF or "
                    f"{colab.REF!r})")
+    p.add_argument("--url", default=DEFAULT_URL, help="the address the site is published at, "
+                   "https://HOST/PATH/ (the Pages workflow gives it): each page's canonical link "
+                   "and link preview (og:url, og:image); default: $FTD_SITE_URL, " +
+                   (f"now {DEFAULT_URL!r}" if DEFAULT_URL else "unset now: none"))
     p.add_argument("--no-handouts", action="store_true", help="leave the PDF handouts out "
                    "(quick previews only: their links then dangle)")
     a = p.parse_args(argv)
     try:
-        s = build_site(a.out, force=a.force, repo=a.repo, ref=a.ref,
+        s = build_site(a.out, force=a.force, repo=a.repo, ref=a.ref, url=a.url,
                        handouts=not a.no_handouts)
     except ValueError as e:
         p.error(str(e))

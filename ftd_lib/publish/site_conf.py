@@ -1,7 +1,8 @@
 """The website's Sphinx configuration (:mod:`ftd_lib.publish.site` writes it as the build's
 ``conf.py``): MyST-NB executing every notebook and failing on an error, sphinx-book-theme with
 the run buttons on the students' copy and the footer, MathJax 3 from the site itself, and the
-link previews (a description and Open Graph data on every page)."""
+link previews (a description and Open Graph data on every page; with the site's address, each
+page's own address and a picture of the paper's Figure 3)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,12 @@ html_static_path = ["_static"]
 html_extra_path = ["_extra"]
 html_css_files = ["ftd-site.css"]
 html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
+# the search lists first the pages whose title holds every word of the query
+html_search_scorer = "_static/ftd-search-scorer.js"
 html_favicon = "_static/favicon.svg"
 html_last_updated_fmt = None
+# the site's address where it is published (--url): each page's <link rel="canonical">
+html_baseurl = {url!r}
 # no general index: the course defines no index entries, so it was an empty "Index" page
 html_use_index = False
 # the theme's light/dark mode follows the reader's system unless they pick one (without a
@@ -83,6 +88,10 @@ META = """
 # learning goals
 DESCRIPTION = {description!r}
 DESCRIPTIONS = {descriptions!r}
+# the site's address ("" for a local build: no og:url, no og:image, whose addresses must be
+# absolute for a preview to fetch them)
+URL = html_baseurl
+IMAGE = {image!r}
 
 
 def _link_preview(app, pagename, templatename, context, doctree):
@@ -96,6 +105,14 @@ def _link_preview(app, pagename, templatename, context, doctree):
         f'\\n<meta property="og:site_name" content="{_html.escape(html_title, quote=True)}">'
         f'\\n<meta property="og:title" content="{title}">'
         f'\\n<meta property="og:description" content="{desc}">')
+    if URL:  # the same address as Sphinx's canonical link
+        context["metatags"] += (
+            f'\\n<meta property="og:url" content="{URL}{pagename}.html">'
+            f'\\n<meta property="og:image" content="{URL}_static/{IMAGE["file"]}">'
+            f'\\n<meta property="og:image:width" content="{IMAGE["width"]}">'
+            f'\\n<meta property="og:image:height" content="{IMAGE["height"]}">'
+            f'\\n<meta property="og:image:alt" content="{_html.escape(IMAGE["alt"])}">'
+            '\\n<meta name="twitter:card" content="summary_large_image">')
 
 
 def setup(app):
@@ -103,13 +120,58 @@ def setup(app):
 """
 
 
-def conf_py(theme: dict, year: str, descriptions: dict | None = None) -> str:
+#: the link preview's picture (in the site's ``_static``): the paper's Figure 3 at the size
+#: Open Graph previews show (1.91 : 1), made by :func:`link_image`
+IMAGE = dict(file="link-preview.png", width=1200, height=630,
+             alt="The paper's Figure 3 as the course reproduces it: mountain car prediction, "
+                 "the error of four methods against the step size (left) and of forward TD(λ) "
+                 "against λ (right)")
+
+
+def site_url(url: str | None) -> str | None:
+    """The site's published address ``https://HOST/PATH/`` (a trailing ``/`` added), or
+    ``None``: a ``ValueError`` naming ``--url`` for anything else (a link preview needs an
+    absolute address)."""
+    if url is None:
+        return None
+    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+        raise ValueError(f"--url must be the site's address, https://HOST/PATH/; got {url!r}")
+    return url if url.endswith("/") else url + "/"
+
+
+def link_figure(results):
+    """The link preview's picture as a matplotlib figure: the paper's Figure 3 from the stored
+    results in ``results`` (:func:`ftd_lib.figures.figure_3`) at its own width and text size,
+    cut to :data:`IMAGE`'s shape (1.91 : 1)."""
+    from ..figures import figure_3
+
+    fig = figure_3(results).fig
+    width = fig.get_size_inches()[0]
+    fig.set_size_inches(width, width * IMAGE["height"] / IMAGE["width"])
+    fig.tight_layout()
+    return fig
+
+
+def link_image(path, results) -> dict:
+    """Write :func:`link_figure` to ``path`` as a PNG of :data:`IMAGE`'s pixels; returns
+    :data:`IMAGE`."""
+    fig = link_figure(results)
+    fig.savefig(path, dpi=IMAGE["width"] / fig.get_size_inches()[0])
+    return IMAGE
+
+
+def conf_py(theme: dict, year: str, descriptions: dict | None = None,
+            url: str | None = None) -> str:
     """The site's ``conf.py``: :data:`CONF` with the theme's options, the year and the authors
     (CITATION.cff), and the link previews (:data:`META`: ``descriptions`` maps a page's name
-    to its own description, :func:`page_description`; other pages get :data:`DESCRIPTION`)."""
-    return (CONF.format(theme=theme, year=year, author=" and ".join(landing.authors()))
+    to its own description, :func:`page_description`; other pages get :data:`DESCRIPTION`;
+    with the site's address ``url`` (:func:`site_url`), each page's ``og:url`` and the
+    ``og:image`` :data:`IMAGE`, which the build writes)."""
+    return (CONF.format(theme=theme, year=year, author=" and ".join(landing.authors()),
+                        url=site_url(url) or "")
             + META.replace("{description!r}", repr(DESCRIPTION)).replace(
-                "{descriptions!r}", repr(dict(descriptions or {}))))
+                "{descriptions!r}", repr(dict(descriptions or {}))).replace(
+                "{image!r}", repr(IMAGE)))
 
 
 def page_description(goals: str, limit: int = 300) -> str:

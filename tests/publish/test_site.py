@@ -299,7 +299,14 @@ def test_pages_workflow_builds_and_uploads_the_site():
     majors = {s["uses"].split("@")[0]: int(s["uses"].split("@v")[1])
               for job in (build, deploy) for s in job["steps"] if "uses" in s}
     assert majors == {"actions/checkout": 5, "actions/setup-python": 6,
-                      "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
+                      "actions/configure-pages": 6, "actions/upload-pages-artifact": 5,
+                      "actions/deploy-pages": 5}
+    # the link previews' absolute addresses: the build is given the Pages site's address,
+    # from configure-pages, a step before it
+    build_step = next(s for s in build["steps"] if "python -m ftd_lib site" in s.get("run", ""))
+    assert '--url "$FTD_SITE_URL"' in build_step["run"]
+    assert build_step["env"]["FTD_SITE_URL"] == "${{ steps.pages.outputs.base_url }}"
+    assert names.index("actions/configure-pages@v6") < names.index(build_step["name"])
     assert "python -m ftd_lib site --out" in (REPO / "README.md").read_text()
 
 

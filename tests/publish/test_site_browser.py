@@ -46,6 +46,8 @@ OUT = REPO / "test-output"
 MATHJAX_S = 120
 #: the published students' copy the run buttons name in the test's build
 REPO_NAME, REF = "me/course", "students-test"
+#: the address the test's build is published at (link previews' og:url and og:image)
+SITE_URL = "https://me.github.io/course/"
 AXE = Path(__file__).with_name("vendor") / "axe-core" / "axe.min.js"
 
 pytestmark = needs_chromium("the site test")
@@ -60,8 +62,8 @@ def built():
     reuse = os.environ.get("FTD_SITE")
     if reuse and not UNDER_CI:
         return Path(reuse), json.loads((Path(reuse) / "site.json").read_text())
-    out = built_once("site", lambda d: build_site(d / "html", repo=REPO_NAME, ref=REF),
-                     REPO_NAME, REF) / "html"
+    out = built_once("site", lambda d: build_site(d / "html", repo=REPO_NAME, ref=REF,
+                                                  url=SITE_URL), REPO_NAME, REF, SITE_URL) / "html"
     summary = json.loads((out / "site.json").read_text())
     print(f"\nsite: {summary['seconds']}")
     return out, summary
@@ -308,7 +310,7 @@ def test_search_finds_forward_td(server, page):
     results = page.locator("#search-results ul.search li a")
     results.first.wait_for(timeout=60_000)
     hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
-    assert any("04_forward_td_lambda" in h for h in hrefs), hrefs
+    assert "04_forward_td_lambda" in hrefs[0], hrefs  # the page whose title says it all first
     assert len(hrefs) >= 3
     # the snippets are the pages' text, not their header, contents list or footer
     page.goto(f"{server}/search.html?q=GAE", wait_until="load")
@@ -593,6 +595,12 @@ def test_pages_say_what_they_are_once_and_log_no_error(built, server, browser):
                 pg.goto(f"{server}/{name}.html", wait_until="networkidle")
             assert pg.locator("meta[name=viewport]").count() == 1, name
             descriptions[name] = pg.locator("meta[name=description]").get_attribute("content")
+            # its own address, as its canonical link, and the preview's picture, absolute
+            og = {p: pg.locator(f'meta[property="og:{p}"]').get_attribute("content")
+                  for p in ("url", "image")}
+            assert og["url"] == f"{SITE_URL}{name}.html" == pg.locator(
+                "link[rel=canonical]").get_attribute("href"), name
+            assert og["image"] == f"{SITE_URL}_static/link-preview.png", name
             title = pg.title()
             assert title.count("Forward TD(λ): a course") <= 1, title
         assert logged == [] and pg.failures == []
@@ -600,6 +608,9 @@ def test_pages_say_what_they_are_once_and_log_no_error(built, server, browser):
     assert len(set(notebooks)) == len(notebooks) and descriptions["index"] not in notebooks
     assert all(d.startswith("You will learn: ") and "$" not in d for d in notebooks)
     assert not (out / "genindex.html").exists()
+    from PIL import Image
+
+    assert Image.open(out / "_static" / "link-preview.png").size == (1200, 630)
 
 
 def test_exercises_read_as_questions_on_a_page_nobody_runs(built, server, page):

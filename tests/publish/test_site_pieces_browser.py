@@ -216,3 +216,45 @@ def test_a_code_block_has_a_copy_button_that_copies_it_as_it_reads(browser):
                                "=== 'Copied'")
         assert page.evaluate("() => navigator.clipboard.readText()") == (
             "alpha = 0.1\nprint(alpha)")
+
+
+def _titles() -> list:
+    import nbformat
+
+    from ftd_lib.publish.site import _title
+
+    return [_title(nbformat.read(p, as_version=4))
+            for p in sorted((STATIC.parents[2] / "notebooks").glob("*.ipynb"))]
+
+
+def test_the_search_lists_first_the_pages_whose_title_holds_the_whole_query(browser):
+    """The site's search scorer (Sphinx's ``html_search_scorer``), run in the browser on the
+    course's own page titles, each scored as Sphinx does: 15 where a word of the query is in
+    its title, else 5 (a word of its text); the list then in Sphinx's order (score, then
+    title). Without the scorer, "forward TD" listed 01, 02, 03 before 04."""
+    titles = _titles()
+    page = browser.new_page()
+    try:
+        page.add_script_tag(content=(STATIC / "ftd-search-scorer.js").read_text())
+
+        def ranked(query, scorer=True):
+            words = set(query.lower().split())
+            results = [["doc", t, "", None, 15 if words & set(
+                t.lower().replace("(", " ").split()) else 5, "f", "text"] for t in titles]
+            if scorer:
+                results = [[*r[:4], page.evaluate("([q, r]) => Scorer.scoreFor(q, r)",
+                                                  [query, r]), *r[5:]] for r in results]
+            return [r[1][:2] for r in sorted(results, key=lambda r: (-r[4], r[1].lower()))]
+
+        assert ranked("forward TD", scorer=False)[:4] == ["01", "02", "03", "04"]  # Sphinx's
+        assert ranked("forward TD")[:2] == ["04", "07"]  # both say "forward TD(λ)"
+        assert ranked("Forward  td")[:2] == ["04", "07"]  # case and spaces as Sphinx's
+        assert ranked("TD basics")[0] == "01"
+        assert ranked("diverg")[0] == "03"  # a word's start: "diverges"
+        assert ranked("control Figure 4")[0] == "06"
+        for query in ("neural", "", "forward gae"):  # no title holds it all: Sphinx's order
+            assert ranked(query) == ranked(query, scorer=False), query
+        # the search page's own query is what it scores against
+        assert page.evaluate("() => typeof Scorer.score === 'function' && Scorer.term") == 5
+    finally:
+        page.close()
