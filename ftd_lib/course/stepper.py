@@ -117,6 +117,31 @@ def stepper_table(frames: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def key_frames(frames: list[dict]) -> list[int]:
+    r"""The frames a lecture steps through (the notebook and the site keep every one): those
+    where Algorithm 1 (Sec. 4) does something it has not done yet or takes in new information:
+
+    - the first frame (the queue's first state);
+    - every frame with :math:`\delta'_t \neq 0` (lines 10-16): new information, which enters
+      :math:`U_{sync}` and, once updates run, :math:`U`;
+    - the first update (the queue holds :math:`K` states: *ready*, lines 23-28);
+    - the first resynchronisation after it (:math:`i` back to 0, lines 17-19: :math:`U`
+      replaced by :math:`U_{sync}` while updates run);
+    - the episode's end (lines 29-33: the states left in the queue updated with horizon
+      :math:`T`).
+
+    Returns the frames' indices, in order. The other frames repeat an update already shown."""
+    keep = {0, len(frames) - 1}
+    steps = [f for f in frames if not f["end"]]
+    keep |= {f["frame"] for f in steps if f["delta_prime"] != 0}
+    ready = [f["frame"] for f in steps if f["ready"]]
+    if ready:
+        keep.add(ready[0])
+        keep |= {next((f["frame"] for f in steps if f["frame"] > ready[0] and f["i"] == 0),
+                      ready[0])}
+    return sorted(keep)
+
+
 def stepper_episode(seed: int = 3):
     """The random-walk episode the stepper walks through (tabular features, rewards 1)."""
     return random_walk_episodes(1, run_generator(seed, 0))[0]

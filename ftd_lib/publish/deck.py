@@ -228,8 +228,8 @@ def _stepper_slide(cell, reason, minutes: float) -> list:
     the rule's for the stepper's cell, its frames included, on a slide of its own)."""
     from .cues import cue
 
-    head = nbformat.v4.new_markdown_cell("### The stepper, frame by frame (→: the next time "
-                                         "step)")
+    head = nbformat.v4.new_markdown_cell("### The stepper's key frames (→: the next one; "
+                                         "every frame in the notebook)")
     head.metadata["slideshow"] = {"slide_type": "subslide"}
     cell.metadata.setdefault("slideshow", {})["slide_type"] = "-"
     return [head, _notes(cue([head, cell], minutes, reason)), cell]

@@ -41,7 +41,9 @@ a time, and each step is costed like what it is (:func:`walk_steps`):
   update, the episode's end): pseudo-code lines a room follows at the speed of their symbols,
   like a display formula (the listing's own words count one a line);
 - ``FRAME_MIN`` (= ``SLIDE_MIN``, 0.5 min) for each recorded frame of the stepper the deck
-  shows (t = 0…13 and the episode's end): put up and said like a slide, which line of
+  shows (its key frames, :func:`ftd_lib.course.stepper.key_frames`: 6 of the 15, where
+  Algorithm 1 first does each thing or takes in new information; the notebook and the site
+  keep all 15): put up and said like a slide, which line of
   Algorithm 1 acts and the target against the definition's value (its readout's numbers are
   checked, not read out, so they add no words).
 
@@ -109,16 +111,18 @@ def lit_parts(cell) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _stepper_frames(source: str) -> int:
+    from ..course.stepper import key_frames
     from .static_explorers import _explorer, find_call
 
     factory, kwargs = find_call(source)
-    return len(_explorer(factory, {}, kwargs).frames)
+    return len(key_frames(_explorer(factory, {}, kwargs).frames))
 
 
 def stepper_frames(cell) -> int:
-    """How many recorded frames the deck shows for the stepper the code cell makes
-    (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments, as
-    :func:`ftd_lib.publish.slide_pictures.stepper_frames_html` draws them); 0 for any other cell."""
+    """How many frames the deck shows for the stepper the code cell makes
+    (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments): its key
+    frames (:func:`ftd_lib.course.stepper.key_frames`), as
+    :func:`ftd_lib.publish.slide_pictures.stepper_frames_html` draws them; 0 for any other cell."""
     from .static_explorers import find_call
 
     if cell.get("cell_type") != "code":

@@ -92,25 +92,28 @@ def deck_notebook(nb):
 
 
 def stepper_frames_html(source: str = "algorithm1_stepper()") -> str:
-    """The stepper's recorded frames (t = 0, 1, …, and the episode's end) drawn by the live
-    stepper that the code ``source`` makes (:func:`ftd_lib.course.stepper.algorithm1_stepper`
-    with the cell's arguments, its frame slider set to each frame in turn, each picture drawn
-    for the slide by :func:`deck_png` in :data:`FRAME_BOX`), stacked as reveal.js fragments:
-    the slide opens on t = 0 and each key press shows the next frame, its readout above its
-    picture."""
+    """The stepper's key frames (:func:`ftd_lib.course.stepper.key_frames`: t = 0, where
+    Algorithm 1 first updates, first resynchronises, takes in new information, and the
+    episode's end) drawn by the live stepper that the code ``source`` makes
+    (:func:`ftd_lib.course.stepper.algorithm1_stepper` with the cell's arguments, its frame
+    slider set to each key frame in turn, each picture drawn for the slide by :func:`deck_png`
+    in :data:`FRAME_BOX`), stacked as reveal.js fragments: the slide opens on t = 0 and each
+    key press shows the next key frame, its readout above its picture."""
     import base64
 
+    from ..course.stepper import key_frames
     from ..figure_text import KEY_DPI, KEY_PT
 
     _, _, ex = widget_picture(source, FRAME_BOX)
+    keys = key_frames(ex.frames)
     parts = []
-    for k in range(len(ex.frames)):
+    for k in keys:
         ex.controls["frame"].value = k
         _, fig = ex.render(ex)
         png, md = deck_png(fig, FRAME_BOX)
         png = base64.b64encode(png).decode("ascii")
-        cls = "" if k == 0 else (" fragment fade-in-then-out" if k < len(ex.frames) - 1
-                                 else " fragment")
+        cls = "" if k == keys[0] else (" fragment fade-in-then-out" if k != keys[-1]
+                                       else " fragment")
         parts.append(f'<div class="ftd-frame{cls}" data-frame="{k}">'
                      f'<div class="ftd-step-readout">{ex.readout.value}</div>'
                      f'<img src="data:image/png;base64,{png}" alt="Algorithm 1, frame {k}" '

@@ -4,13 +4,14 @@ readout text and the image against closed forms and the reference algorithms."""
 import base64
 import math
 
+import nbformat
 import numpy as np
 import pytest
 
 from ftd_lib import algorithms
 from ftd_lib.approx import MLP, Linear
 from ftd_lib.course import stepper, widgets
-from ftd_lib.envs import beta_lambda_return, beta_td, one_state_episodes
+from ftd_lib.envs import beta_lambda_return, beta_td, one_state_episodes, random_walk
 from ftd_lib.returns import interim_lambda_return, k_bound
 
 pytestmark = pytest.mark.slow  # every explorer drawn
@@ -299,3 +300,24 @@ def test_stepper_delta_prime_is_zero_exactly_on_left_steps():
         want = 2.0 if s[t + 1] > s[t] else 0.0
         assert dp[t] == pytest.approx(want, abs=1e-12), (t, s[t], s[t + 1])
     assert sorted(t for t in dp if dp[t] == pytest.approx(2.0)) == [2, 8]
+
+
+def test_the_lectures_key_frames_are_where_algorithm1_first_does_each_thing():
+    """The frames a lecture steps through (stepper.key_frames), worked out from the episode by
+    hand: K = 4 (η = 0.1, γλ = 0.5: 0.5^4 ≤ 0.1 < 0.5^3), so the queue fills at t = 0..2 and
+    the first update is at t = 3; δ′ ≠ 0 at t = 0 (10) and at the right steps t = 2 and 8;
+    the counter i wraps to 0 every K steps from there, so the first resynchronisation during
+    updates is at t = 3 + 4 = 7; the end is frame 14. From the true values every δ′ is
+    non-zero, so every frame is kept; a record without δ′ ≠ 0 keeps only the events."""
+    ex = stepper.algorithm1_stepper()
+    assert ex.frames[0]["K"] == 4 and [f["frame"] for f in ex.frames if f.get("ready")][0] == 3
+    assert stepper.key_frames(ex.frames) == [0, 2, 3, 7, 8, 14]
+    true = stepper.algorithm1_stepper(w0=random_walk.true_values())
+    assert stepper.key_frames(true.frames) == list(range(len(true.frames)))
+    quiet = [dict(f, delta_prime=0.0) if not f["end"] else f for f in ex.frames]
+    assert stepper.key_frames(quiet) == [0, 3, 7, 14]
+    # the deck's count is the lecture's: a frame more or less on the slide is a minute off
+    from ftd_lib.publish import lectures
+
+    cell = nbformat.v4.new_code_cell("stepper = algorithm1_stepper()\nstepper")
+    assert lectures.stepper_frames(cell) == 6
