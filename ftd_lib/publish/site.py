@@ -145,7 +145,12 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
     line under the title, speaker-notes cells in a box of their own (:func:`notes_box`), and
     after each explorer cell of :data:`~ftd_lib.publish.static_explorers.SPECS` its kernel-less
     form (the live widget's
-    output is left out of the page: it cannot move here). Returns ``(notebook, manifests)``."""
+    output is left out of the page: it cannot move here), and its study time under the title
+    (:func:`~ftd_lib.publish.study_time.study_text`, from the saved outputs). Returns
+    ``(notebook, manifests)``."""
+    from .study_time import study_text
+
+    study = nbformat.v4.new_markdown_cell(f'<p class="ftd-study">{study_text(nb)}</p>')
     nb = present(nbformat.from_dict(nb), "site")
     nb.metadata.pop("widgets", None)
     alt = nbformat.v4.new_code_cell(ALT_CELL, metadata={"tags": ["remove-cell"]})
@@ -172,7 +177,7 @@ def site_notebook(nb, name: str, src: Path, repo: str | None, ref: str = colab.R
         if note:  # the exercise's cell is not on the page: the numbers it prints without an id are
             cells.append(nbformat.v4.new_markdown_cell(note))
         if not titled and cell.cell_type == "markdown" and re.search(r"(?m)^# ", cell.source):
-            cells.append(_links_cell(name, repo, ref))
+            cells += [study, _links_cell(name, repo, ref)]
             titled = True
         call = SE.find_call(cell.source) if cell.cell_type == "code" else None
         if call is None:

@@ -187,6 +187,13 @@ def test_site_notebook_reads_right_on_a_page_nobody_runs(tmp_path):
              "notes"]
     assert notes and all(c.source.startswith("::::::{container} ftd-notes\n") and
                          c.source.endswith("\n::::::") for c in notes)
+    # under the title, its study time (from the saved outputs), then the links
+    from ftd_lib.publish.study_time import study_text
+
+    title = next(k for k, c in enumerate(snb.cells) if c.source.startswith("# "))
+    assert snb.cells[title + 1].source == f'<p class="ftd-study">{study_text(nb)}</p>'
+    assert snb.cells[title + 2].source.startswith('<p class="ftd-handouts">')
+    assert sum("ftd-study" in c.source for c in snb.cells) == 1
     # the run links under the title: the students' copy at the pinned ref
     links = next(c.source for c in snb.cells if "ftd-handouts" in c.source)
     assert colab.colab_url("me/course", "students-abc", "01_td_basics.ipynb") in links
