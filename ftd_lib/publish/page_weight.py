@@ -18,7 +18,8 @@ blocked the parser without need are deferred on every page but the search page: 
 scripts (``searchtools.js``, ``language_data.js``, ``searchindex.js``: 26 KB gzipped, used
 only by the search page), Sphinx's ``doctools.js`` and ``sphinx_highlight.js``, and the site's
 own. ``scripts/measure_site_slow4g.py`` measures first paint and the time to typeset, before
-and after.
+and after. The icon fonts keep only the icons the site shows (:mod:`ftd_lib.publish.icon_font`:
+the solid one 115 KB → 3 KB).
 """
 
 from __future__ import annotations
@@ -104,8 +105,12 @@ def edit_pages(html_dir, edit, skip=("_static",)) -> int:
 
 def lighten(html_dir) -> dict:
     """:func:`lighten_page` on every page Sphinx wrote under ``html_dir`` (not the decks or
-    handouts it copied), and the icon script's files removed. ``{"pages": n, "bytes_saved": b}``:
-    the pages changed and the bytes of the files removed."""
+    handouts it copied), the icon script's files removed, and the icon fonts cut to the icons
+    the site shows (:func:`ftd_lib.publish.icon_font.subset`). ``{"pages": n, "bytes_saved":
+    b, "icon_fonts": ...}``: the pages changed, the bytes of the files removed, and each icon
+    font's bytes before and after."""
+    from . import icon_font
+
     html_dir = Path(html_dir)
     pages = edit_pages(html_dir, lambda text, rel: lighten_page(
         text, "../" * (len(rel.parts) - 1), search_page=rel.as_posix() == "search.html"))
@@ -113,4 +118,4 @@ def lighten(html_dir) -> dict:
     for f in (html_dir / "_static" / "scripts").glob("fontawesome.js*"):
         saved += f.stat().st_size
         f.unlink()
-    return {"pages": pages, "bytes_saved": saved}
+    return {"pages": pages, "bytes_saved": saved, "icon_fonts": icon_font.subset(html_dir)}

@@ -859,3 +859,50 @@ def test_focus_is_seen_on_figures_and_header_buttons_and_wide_printouts_say_so(b
                 assert pre["name"] == "printed output 1 of 1, scrolls sideways", pre
                 light = "255, 255, 255" in pre["shade"]
                 assert light == (theme == "dark"), (theme, pre["shade"])
+
+
+#: every icon a page draws with an icon font: (font family, weight, code point) of each
+#: element's ::before and ::after whose font is Font Awesome
+DRAWN_ICONS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('*')) {
+    for (const pseudo of ['::before', '::after']) {
+      const cs = getComputedStyle(el, pseudo);
+      if (!/Font Awesome/.test(cs.fontFamily) || !cs.content || cs.content === 'none') continue;
+      for (const ch of cs.content) {
+        const cp = ch.codePointAt(0);
+        if (cp >= 0xe000 && cp <= 0xf8ff) out.push([cs.fontFamily, cs.fontWeight, cp]);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def test_the_icon_fonts_hold_every_icon_the_site_draws(built, browser):
+    """The icon fonts are cut to the site's icons (ftd_lib/publish/icon_font.py): every icon
+    any page draws, on a laptop and on a phone, in light and dark mode, is in the font file its
+    family and weight load (read back with fontTools), and each font is a few KB (the solid
+    one was 115 KB)."""
+    from fontTools.ttLib import TTFont
+
+    out, summary = built
+    fonts = out / "_static" / "vendor" / "fontawesome" / "webfonts"
+    cmaps = {p.stem: set(TTFont(p).getBestCmap() or ()) for p in fonts.glob("fa-*.woff2")}
+    assert set(cmaps) == {"fa-solid-900", "fa-regular-400", "fa-brands-400"}
+    assert all(p.stat().st_size < 8_000 for p in fonts.glob("fa-*.woff2"))
+    assert summary["page_weight"]["icon_fonts"]["fonts"]["fa-solid-900.woff2"][0] > 100_000
+    drawn = set()
+    with serving(out) as url:
+        for width, mode in ((1300, "light"), (390, "dark")):
+            with _local_page(browser, viewport={"width": width, "height": 900},
+                             color_scheme=mode) as pg:
+                for name in summary["pages"] + ["search", "status"]:
+                    pg.goto(f"{url}/{name}.html", wait_until="load")
+                    drawn |= {(f, int(w), cp) for f, w, cp in pg.evaluate(DRAWN_ICONS)}
+                assert pg.failures == []
+    assert {cp for _, _, cp in drawn} >= {0xF0C9, 0xF002}  # the menu and search buttons
+    for family, weight, cp in sorted(drawn):
+        font = ("fa-brands-400" if "Brands" in family else
+                "fa-solid-900" if weight >= 600 else "fa-regular-400")
+        assert cp in cmaps[font], (family, weight, hex(cp), font)
