@@ -303,12 +303,12 @@ def run_call(id: str) -> str | None:
 
 
 def reference_name(id: str) -> str:
-    """The dotted name of method ``id``'s per-run reference (its row's ``reference``)."""
-    ref = METHODS[id].reference
-    if ":" in ref:
-        module, function = ref.split(":")
-        return f"ftd_lib.{module}.{function}"
-    return f"ftd_lib.algorithms.{ref}"
+    """The dotted name of method ``id``'s per-run reference (its row's ``reference``, found
+    as the engine finds it: :func:`ftd_lib.engine.reference.reference_function`)."""
+    from ..engine.reference import reference_function
+
+    f = reference_function(id)
+    return f"{f.__module__}.{f.__name__}"
 
 
 def _tex(card: Card) -> list[str]:
