@@ -90,8 +90,20 @@ _Q = r"\hat Q"
 #: action's network, the gradient of Q(S_t, A_t) is non-zero in theta_{A_t} only
 _TRACE = (r"e_t &= \gamma\lambda e_{t-1} + \nabla_\theta\hat Q(S_t,A_t|\theta_t),\quad "
           r"\theta_{t+1} = \theta_t + \alpha\delta_t e_t")
-_UPD = (r"\theta_{A_t} &\leftarrow \theta_{A_t} + \alpha\big(%s - " + _Q +
-        r"(S_t,A_t|\theta)\big)\nabla_\theta" + _Q + r"(S_t,A_t|\theta_{A_t})")
+
+
+def _eq1(new, old, target, arg, w, *, rel="=", f=_V, grad_w=None):
+    """The general TD update, eq. (1) (Sec. 3), as a display line: ``new`` (aligned at its
+    relation ``rel``) is ``old`` plus :math:`\\alpha` (``target`` minus ``f(arg|w)``) times
+    the gradient of ``f(arg|grad_w)`` (``grad_w``: ``w`` unless given)."""
+    return (rf"{new} &{rel} {old} + \alpha\big({target} - {f}({arg}|{w})\big)"
+            rf"\nabla_\theta{f}({arg}|{grad_w or w})")
+
+
+def _upd(target):
+    """Eq. (1) for the network of the action taken, toward ``target``."""
+    return _eq1(r"\theta_{A_t}", r"\theta_{A_t}", target, "S_t,A_t", r"\theta",
+                rel=r"\leftarrow", f=_Q, grad_w=r"\theta_{A_t}")
 _ALG1 = """K ← min(K_max, ⌈log η/log γλ⌉); per episode: FIFO F ← ∅, U_sync ← V_current ← 0, c ← 1
 each step {s} → R, S'{a}:  V_next ← {v}(S'{a}), 0 if S' is terminal
   push ⟨{s}, ρ = R + γ(1−λ)V_next⟩; δ' ← R + γV_next − V_current; V_current ← V_next
@@ -105,8 +117,7 @@ CARDS: tuple[Card, ...] = (
          "follows eq. (1) exactly (like every semi-gradient method, no convergence "
          "guarantee for networks)", "on-policy",
          (r"U_t &= R_{t+1} + \gamma" + _V + r"(S_{t+1}|\theta_t)",
-          r"\theta_{t+1} &= \theta_t + \alpha\big(U_t - " + _V +
-          r"(S_t|\theta_t)\big)\nabla_\theta" + _V + r"(S_t|\theta_t)"),
+          _eq1(r"\theta_{t+1}", r"\theta_t", "U_t", "S_t", r"\theta_t")),
          (("01_td_basics", "learning-values-the-general-td-update"),
           ("04_forward_td_lambda", "exercise-6-k-1-is-td-0-optional")),
          paper="Sec. 3, eq. (1)"),
@@ -129,8 +140,8 @@ CARDS: tuple[Card, ...] = (
          "yes: eq. (1) exactly, with a delay (Sec. 5; it beats TD($\\lambda$) in Fig. 3)",
          "on-policy",
          (r"K &= \min\big(K_{max}, \lceil\log\eta/\log(\gamma\lambda)\rceil\big)",
-          r"\theta_{t+K} &= \theta_{t+K-1} + \alpha\big(G_t^{\lambda|t+K} - " + _V +
-          r"(S_t|\theta_{t+K-1})\big)\nabla_\theta" + _V + r"(S_t|\theta_{t+K-1})",
+          _eq1(r"\theta_{t+K}", r"\theta_{t+K-1}", r"G_t^{\lambda|t+K}", "S_t",
+               r"\theta_{t+K-1}"),
           r"G_t^{\lambda|h+1} &= G_t^{\lambda|h} + (\gamma\lambda)^{h-t}\delta'_h,\quad "
           r"G_{t+1}^{\lambda|h} = (G_t^{\lambda|h} - \rho_t)/\gamma\lambda"),
          (("04_forward_td_lambda", "the-k-bounded-return"),
@@ -144,9 +155,8 @@ CARDS: tuple[Card, ...] = (
          r"$\beta = 1-(1-\alpha)^T \le 1$ for $\alpha \le 1$ (Sec. 4)", "on-policy",
          (r"G_t^{\lambda|h} &= (1-\lambda)\sum_{n=1}^{h-t-1}\lambda^{n-1}G_t^{(n)} + "
           r"\lambda^{h-t-1}G_t^{(h-t)}",
-          r"\theta_{k+1}^t &= \theta_k^t + \alpha\big(G_k^{\lambda|t} - " + _V +
-          r"(S_k|\theta_k^t)\big)\nabla_\theta" + _V + r"(S_k|\theta_k^t),\quad "
-          r"0 \le k < t,\quad \theta_t = \theta_t^t"),
+          _eq1(r"\theta_{k+1}^t", r"\theta_k^t", r"G_k^{\lambda|t}", "S_k", r"\theta_k^t")
+          + r",\quad 0 \le k < t,\quad \theta_t = \theta_t^t"),
          (("02_lambda_return", "the-online-and-the-offline-return-algorithm"),
           ("05_nn_prediction", "figure-3-left-four-methods-against-the-step-size")),
          paper="Sec. 4 (eqs. 2-3)",
@@ -159,8 +169,8 @@ CARDS: tuple[Card, ...] = (
          r"yes: eq. (1) exactly (Sec. 4); but no learning within an episode, and none on a "
          "task without episodes", "on-policy",
          (r"\theta_t &= \theta_0 \quad (0 \le t < T),\qquad \theta_T = \theta_T^T",
-          r"\theta_{k+1}^T &= \theta_k^T + \alpha\big(G_k^{\lambda|T} - " + _V +
-          r"(S_k|\theta_k^T)\big)\nabla_\theta" + _V + r"(S_k|\theta_k^T),\quad 0 \le k < T"),
+          _eq1(r"\theta_{k+1}^T", r"\theta_k^T", r"G_k^{\lambda|T}", "S_k", r"\theta_k^T")
+          + r",\quad 0 \le k < T"),
          (("02_lambda_return", "the-online-and-the-offline-return-algorithm"),
           ("05_nn_prediction", "figure-3-left-four-methods-against-the-step-size")),
          paper="Sec. 4"),
@@ -187,8 +197,8 @@ CARDS: tuple[Card, ...] = (
           r"\min(s+B, T)",
           r"A_t &= \delta_t + \gamma\lambda A_{t+1},\quad A_e = 0,\quad \delta_t = R_{t+1} + "
           r"\gamma" + _V + r"(S_{t+1}|\theta_s) - " + _V + r"(S_t|\theta_s)",
-          r"\theta &\leftarrow \theta + \alpha\big(G_t - " + _V + r"(S_t|\theta)\big)"
-          r"\nabla_\theta" + _V + r"(S_t|\theta),\quad t = s, \dots, e-1"),
+          _eq1(r"\theta", r"\theta", "G_t", "S_t", r"\theta", rel=r"\leftarrow")
+          + r",\quad t = s, \dots, e-1"),
          (("07_modern_lambda_returns", "gae-is-an-interim-return"),
           ("07_modern_lambda_returns", "sliding-window-against-block")),
          cites="Schulman et al. (2016) for GAE; one SGD pass is the course's choice",
@@ -210,7 +220,7 @@ CARDS: tuple[Card, ...] = (
          r"the last $K$ state-action pairs; no trace",
          "yes: eq. (1) exactly per network; it beats Sarsa($\\lambda$) in Fig. 4 except at "
          r"$\lambda = 1$", r"on-policy ($\epsilon$-greedy)",
-         (_UPD % r"G_t^{\lambda|t+K}",
+         (_upd(r"G_t^{\lambda|t+K}"),
           r"G_t^{\lambda|h} &= R_{t+1} + \gamma\big((1-\lambda)" + _Q +
           r"(S_{t+1},A_{t+1}) + \lambda G_{t+1}^{\lambda|h}\big),\quad G_h^{\lambda|h} = " +
           _Q + r"(S_h,A_h)"),
@@ -237,7 +247,7 @@ CARDS: tuple[Card, ...] = (
          r"$K_{max} = n$ (while $\gamma^n > \eta$)", r"on-policy ($\epsilon$-greedy)",
          (r"G_t^{(n)} &= \sum_{k=1}^{n}\gamma^{k-1}R_{t+k} + \gamma^n" + _Q +
           r"(S_{t+n},A_{t+n}|\theta)\quad \text{(0 past } T\text{)}",
-          _UPD % r"G_t^{(n)}"),
+          _upd(r"G_t^{(n)}")),
          (("02_lambda_return", "n-step-returns"),
           ("06_nn_control", "from-td-to-sarsa-one-network-per-action")),
          cites="Sutton & Barto (2018), §7.2, §10.2", in_course=False),
@@ -247,7 +257,7 @@ CARDS: tuple[Card, ...] = (
          "follows eq. (1) exactly, one step; less variance than Sarsa's sampled target",
          r"on-policy here ($\pi$ is the policy it follows); off-policy with another $\pi$",
          (r"\bar V(S_{t+1}) &= \sum_a \pi(a|S_{t+1})" + _Q + r"(S_{t+1},a|\theta)",
-          _UPD % (r"R_{t+1} + \gamma\bar V(S_{t+1})")),
+          _upd(r"R_{t+1} + \gamma\bar V(S_{t+1})")),
          (("06_nn_control", "exercise-3-how-greedy-is-greedy-required"),),
          cites="van Seijen, van Hasselt, Whiteson & Wiering (2009); Sutton & Barto (2018), "
                "§6.6, §10.2", in_course=False),
