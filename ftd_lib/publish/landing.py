@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from ..course import colab
+from .method_cards import PAGE as METHODS_PAGE
 from .release import REPO
 
 HANDOUTS = "handouts"  # the folder of the PDFs in the site
@@ -239,6 +240,8 @@ build time); everything else that is interactive runs in Jupyter.
 
 Handouts: <a class="ftd-handout" href="{HANDOUTS}/00_notation.pdf">the notation sheet</a>
 (the paper ↔ Sutton & Barto ↔ the code's names) and one PDF per notebook (the links above).
+<a class="ftd-methods" href="{METHODS_PAGE}.html">The methods at a glance</a>: one screen per
+method (its facts, key equations, pseudocode, where it is taught, how to run it).
 {decks_md}
 {plan_md}## Running the course yourself
 
@@ -274,5 +277,13 @@ Function Approximation.* [arXiv:1608.05151]({PAPER_URL}).
 :hidden:
 
 {toc}
+```
+
+```{{toctree}}
+:maxdepth: 1
+:caption: Reference
+:hidden:
+
+{METHODS_PAGE}
 ```
 """

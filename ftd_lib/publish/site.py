@@ -356,6 +356,8 @@ def build_site(out, *, force: bool = False, repo: str | None = DEFAULT_REPO,
         (src / "conf.py").write_text(conf_py(theme, info["date"][:4], {
             n: page_description(goals[n]) for n in names if goals.get(n)}, url))
         (src / f"{STATUS}.md").write_text(landing.status_page(info, repo, ref))
+        from .method_cards import PAGE, methods_page  # one card per method, in the toc
+        (src / f"{PAGE}.md").write_text(methods_page(rel / "notebooks"))
         if decks:  # the lecture decks (ftd_lib.publish.deck), offline reveal.js
             from .deck import write_decks
 

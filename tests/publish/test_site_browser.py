@@ -16,9 +16,12 @@ a wide figure opens at full size in a viewer, and every figure's smallest text i
 least site_figures.MIN_PHONE_TEXT_PX tall (wider than the column where need be, in a box that
 scrolls sideways with a cue); each page has one viewport tag, its own description and logs no
 console error; each notebook is offered as an .ipynb and the build's status page lists every
-notebook as run. Screenshots and counts: test-output/
+notebook as run; the methods at a glance: linked from the landing page and every page's
+sidebar, one card per method, each within one 1280 x 720 screen, its course links landing on
+headings. Screenshots and counts: test-output/
 site_index.png, site_03_explorer.png, site_phone_nav.png, site_phone_04.png,
-site_phone_figure.png, site_exercise.png, site_axe.json, site_inline_math.json.
+site_phone_figure.png, site_exercise.png, site_methods_card.png, site_axe.json,
+site_inline_math.json.
 
 Without Chromium the tests are skipped, except under ``CI=true``, where they must run.
 """
@@ -38,7 +41,9 @@ import pytest
 from conftest import UNDER_CI, built_once, is_local, needs_chromium, offline_page, serving
 
 from ftd_lib.course.roles import HINT, has, is_solution
+from ftd_lib.methods import METHODS
 from ftd_lib.publish import static_explorers as SE
+from ftd_lib.publish.method_cards import PAGE as METHODS_PAGE
 from ftd_lib.publish.site import build_site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -488,6 +493,56 @@ def test_no_page_scrolls_sideways_on_a_phone(built, server, phone):
     assert heights and min(heights) >= 24, heights
 
 
+#: the cards of the methods page: each card's section, its height and the theme's header's
+_CARDS_JS = """() => { const head = document.querySelector('.bd-header');
+  return {header: head ? head.getBoundingClientRect().bottom : 0,
+          cards: Array.from(document.querySelectorAll('section')).filter(s =>
+            s.querySelector(':scope > .ftd-method-card')).map(s => [s.id,
+            s.getBoundingClientRect().height])}; }"""
+
+
+def test_methods_at_a_glance_fit_one_screen_a_card(built, server, browser):
+    """The methods at a glance (ftd_lib/publish/method_cards.py): linked from the landing page
+    and from a notebook page's sidebar; one card per method, prediction then control; at
+    1280 x 720 each card, its heading at the top under the theme's header, ends within the
+    screen; every formula typeset (no MathJax error); every course link lands on an element
+    of its id on a page of the site; at 390 px nothing scrolls sideways (axe-core and the
+    display equations' boxes: test_accessibility_axe_core_light_and_dark)."""
+    out, _ = built
+    ids = [i.replace("_", "-") for kind in ("prediction", "control")
+           for i, m in METHODS.items() if m.kind == kind]
+    with _local_page(browser, viewport={"width": 1280, "height": 720}) as pg:
+        _open(pg, f"{server}/index.html")
+        assert pg.locator(f"article a[href='{METHODS_PAGE}.html']").count() == 1
+        _open(pg, f"{server}/04_forward_td_lambda.html")
+        assert pg.locator(f"nav a[href='{METHODS_PAGE}.html']").count() >= 1
+        _open(pg, f"{server}/{METHODS_PAGE}.html")
+        got = pg.evaluate(_CARDS_JS)
+        assert [i for i, _ in got["cards"]] == ids
+        tall = {i: h for i, h in got["cards"] if got["header"] + h > 720}
+        assert 40 < got["header"] < 100 and not tall, (got["header"], tall)
+        assert pg.locator("mjx-merror").count() == 0
+        links = pg.evaluate("() => Array.from(document.querySelectorAll("
+                            "'a.ftd-course-link')).map(a => a.href)")
+        assert len(links) >= len(ids)
+        biggest = max(got["cards"], key=lambda c: c[1])[0]
+        pg.evaluate(f"() => window.scrollTo(0, document.getElementById('{biggest}')"
+                    f".getBoundingClientRect().top + window.scrollY - {got['header']})")
+        OUT.mkdir(exist_ok=True)
+        pg.screenshot(path=str(OUT / "site_methods_card.png"))
+        for href in sorted(set(links)):
+            path, anchor = urlsplit(href).path.lstrip("/"), urlsplit(href).fragment
+            assert (out / path).is_file() and anchor, href
+            pg.goto(href.split("#")[0], wait_until="domcontentloaded")
+            assert pg.locator(f"[id='{anchor}']").count() == 1, href
+        assert pg.failures == []
+    with _local_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True,
+                     has_touch=True) as phone:
+        _open(phone, f"{server}/{METHODS_PAGE}.html")
+        assert phone.evaluate("() => document.documentElement.scrollWidth") <= 391
+        assert phone.failures == []
+
+
 def test_on_a_phone_a_wide_figure_opens_at_full_size(built, server, phone):
     """At 390 px a multi-panel picture (06's widest figure, 03's two-panel explorer) is
     drawn smaller than its natural size (wide enough for its smallest text to be read, in a
@@ -699,7 +754,7 @@ def test_accessibility_axe_core_light_and_dark(built, server, browser):
                 page.goto(f"{server}/index.html", wait_until="networkidle")
                 page.evaluate(f"() => {{ localStorage.setItem('mode', '{mode}'); "
                               f"localStorage.setItem('theme', '{mode}'); }}")
-                for name in summary["pages"] + ["search"]:
+                for name in summary["pages"] + ["search", METHODS_PAGE]:
                     if name == "search":
                         page.goto(f"{server}/search.html?q=lambda", wait_until="networkidle")
                     else:
