@@ -522,6 +522,11 @@ def test_methods_at_a_glance_fit_one_screen_a_card(built, server, browser):
         tall = {i: h for i, h in got["cards"] if got["header"] + h > 720}
         assert 40 < got["header"] < 100 and not tall, (got["header"], tall)
         assert pg.locator("mjx-merror").count() == 0
+        # the pseudocode fits its box and has no copy button over its first line's end
+        assert pg.evaluate("() => Array.from(document.querySelectorAll('.ftd-method-card pre'"
+                           ")).every(p => p.scrollWidth <= p.clientWidth)")
+        assert pg.locator(".ftd-method-card pre").count() >= 3
+        assert pg.locator(".ftd-method-card button.ftd-copy").count() == 0
         links = pg.evaluate("() => Array.from(document.querySelectorAll("
                             "'a.ftd-course-link')).map(a => a.href)")
         assert len(links) >= len(ids)

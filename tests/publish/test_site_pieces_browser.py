@@ -194,12 +194,15 @@ class="mf">0.1</span>
 <span class="nb">print</span>(alpha)
 </pre></div></div></div>
 <div class="cell_output"><div class="highlight"><pre>0.1
-</pre></div></div>"""
+</pre></div></div>
+<div class="ftd-method-card"><div class="highlight-text notranslate"><div class="highlight">
+<pre>per episode: U ← 0; pop (S, ρ); update it toward U</pre></div></div></div>"""
 
 
 def test_a_code_block_has_a_copy_button_that_copies_it_as_it_reads(browser):
-    """Every code cell's source gets a "Copy" button (a printed output does not) that puts
-    the code, as the reader sees it, on the clipboard and says "Copied"."""
+    """Every code cell's source gets a "Copy" button (a printed output and a method card's
+    pseudocode do not) that puts the code, as the reader sees it, on the clipboard and says
+    "Copied"."""
     files = _static_files()
     files["page.html"] = PAGE.format(body=CODE).encode()
     with _site(browser, files, viewport={"width": 1280, "height": 800}) as (page, _, _r):

@@ -238,10 +238,13 @@
   // 8. A copy button on every block of code (a code cell's source, an exercise's scaffold):
   // its text as it reads, to the clipboard; the button says "Copied" for a moment. Without the
   // clipboard API (an old browser) the code is selected, and copied where the browser allows.
+  // Not on a printout, nor on a method card's pseudocode (no code to run; the button sat on
+  // the end of its first line).
   function copyButtons() {
     document.querySelectorAll("div.highlight > pre").forEach(function (pre) {
       var block = pre.parentNode;
-      if (block.querySelector(":scope > button.ftd-copy") || block.closest(".cell_output")) {
+      if (block.querySelector(":scope > button.ftd-copy") || block.closest(".cell_output") ||
+          block.closest(".ftd-method-card")) {
         return;
       }
       var b = document.createElement("button");
