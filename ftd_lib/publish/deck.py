@@ -38,6 +38,7 @@ leaves the slides out that are not core.
 from __future__ import annotations
 
 import copy
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -69,9 +70,23 @@ DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
 
 #: the timetable in the title slide's notes fits the speaker view's notes pane (about 440 px
 #: wide): smaller type, fixed columns that wrap their words (the style travels with the notes)
-TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.6em; width: 100%; "
-                 "border-collapse: collapse; } .speaker-controls-notes th "
-                 "{ overflow-wrap: anywhere; }</style>\n\n")
+TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.7em; width: 100%; "
+                 "border-collapse: collapse; }</style>\n\n")
+#: the timetable's columns a lecturer reads while teaching (INSTRUCTORS.md has them all: the
+#: counts each row's minutes come from, whose ten columns broke the pane's headings letter by
+#: letter)
+SPEAKER_COLUMNS = ("min", "what", "optional")
+
+
+def speaker_timetable(table: str) -> str:
+    """The lecture's timetable (markdown, :func:`ftd_lib.publish.lecture_plan.lecture_table`)
+    with only the :data:`SPEAKER_COLUMNS`, for the speaker notes (a cell's escaped ``\\|`` is
+    no column's edge)."""
+    rows = [[c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            for line in table.splitlines()]
+    keep = [rows[0].index(c) for c in SPEAKER_COLUMNS]
+    return "\n".join("| " + " | ".join(r[i] for i in keep) + " |" for r in rows)
+
 
 TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -265,7 +280,8 @@ def lecture_notebook(lecture: P.Lecture, *, core: bool = False):
     minutes = closing.lecture_minutes(lecture)
     cells = [title, _notes(f"**Cue** (1 min, core): today's plan, {minutes['core']} min of "
                            f"slides by the rule and {minutes['discussion']} min of discussion "
-                           "at the end.\n\n" + TIMETABLE_CSS + lecture_table(lecture)[0])]
+                           "at the end.\n\n" + TIMETABLE_CSS
+                           + speaker_timetable(lecture_table(lecture)[0]))]
     frames = None
     for seg, nb in zip(lecture.segments, parts, strict=True):
         idx = P.segment_cells(nb, seg)

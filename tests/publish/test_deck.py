@@ -293,3 +293,24 @@ def test_an_exercise_over_two_slides_has_one_corner_tag(lecture_views):
     assert tags == [["homework"], ["homework"]], tags
     assert not any("(c) Measure" in c.source or "Before you look at the" in c.source
                    for c in core.cells)  # the homework slide names it, by its title
+
+
+def test_the_speaker_notes_timetable_has_the_columns_a_lecturer_reads(lecture_views):
+    """The title slide's notes carry each lecture's timetable with its minutes, what is on and
+    what is optional, row for row as INSTRUCTORS.md's (lecture_plan.lecture_table), without the
+    counts the minutes come from (ten columns broke the pane's headings letter by letter); a
+    cell's escaped '|' is no column's edge."""
+    from ftd_lib.publish.lecture_plan import lecture_table
+
+    for lec in P.LECTURES:
+        full = lecture_table(lec)[0].splitlines()
+        short = deck.speaker_timetable("\n".join(full)).splitlines()
+        assert short[0] == "| min | what | optional |" and len(short) == len(full)
+        for a, b in zip(full[2:], short[2:], strict=True):
+            cells = [c.strip() for c in a.strip("|").split(" | ")]
+            assert b.startswith(f"| {cells[0]} | {cells[1]} |"), (a, b)
+        notes = next(c.source for c in lecture_views[(lec.number, True)].cells
+                     if c.metadata.get("slideshow", {}).get("slide_type") == "notes")
+        assert "\n".join(short) in notes and "| slides |" not in notes
+    t = "| min | what | x | optional |\n| --- | --- | --- | --- |\n| 0–2 | $G^{λ\\|h}$ | 1 | 3 |"
+    assert deck.speaker_timetable(t).splitlines()[-1] == "| 0–2 | $G^{λ\\|h}$ | 3 |"

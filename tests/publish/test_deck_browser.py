@@ -152,6 +152,19 @@ NOTES_MATH = """() => { const n = document.querySelector('.speaker-controls-note
 NOTES_PANE = """() => { const p = document.querySelector('#speaker-controls');
     const t = [...p.querySelectorAll('table')].map(e => e.getBoundingClientRect().right);
     return {pane: p.getBoundingClientRect().right, table: Math.max(0, ...t)}; }"""
+# the words of the speaker view's tables that are broken over two lines (a heading drawn
+# letter by letter in a narrow column): each word's text range drawn as more than one box
+SPLIT_WORDS = """() => { const out = [];
+    for (const cell of document.querySelectorAll('.speaker-controls-notes th, '
+                                                 + '.speaker-controls-notes td')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.textContent.matchAll(/\\S+/g)) {
+          const r = document.createRange();
+          r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+          if (r.getClientRects().length > 1) out.push(m[0]);
+        } } }
+    return out; }"""
 
 
 #: a slide whose content ends above this line (px of the 720) and that shows no picture is
@@ -295,6 +308,7 @@ def test_lecture_deck_offline(browser, lecture_decks, number):
         # the timetable fits the notes pane (it was cut off at the right)
         pane = view.evaluate(NOTES_PANE)
         assert pane["table"] <= pane["pane"] + 1, f"timetable {pane} wider than the notes pane"
+        assert view.evaluate(SPLIT_WORDS) == [], "timetable words broken over two lines"
         # the notes' formulas are typeset in the speaker view (they were blanks: MathJax's
         # output without its fonts): on the first slide whose notes hold math, every formula
         # the deck's notes hold is a MathML formula with a size in the pop-up, no raw TeX left
