@@ -32,8 +32,12 @@ html_static_path = ["_static"]
 html_extra_path = ["_extra"]
 html_css_files = ["ftd-site.css"]
 html_js_files = ["ftd-site.js", "ftd-static-explorer.js"]
-# the search lists first the pages whose title holds every word of the query
-html_search_scorer = "_static/ftd-search-scorer.js"
+# the search lists first the pages whose title holds every word of the query (Sphinx opens
+# this file from its working directory, not from this folder: an absolute path)
+import os as _os
+
+html_search_scorer = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_static",
+                                   "ftd-search-scorer.js")
 html_favicon = "_static/favicon.svg"
 html_last_updated_fmt = None
 # the site's address where it is published (--url): each page's <link rel="canonical">

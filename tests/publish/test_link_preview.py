@@ -14,6 +14,7 @@ def _head(url, pagename):
     ns = {}
     conf = site_conf.conf_py(site_conf.theme_options(None, "v1", "<p>f</p>"), "2026",
                              {"04_forward_td": "You will learn: K"}, url)
+    ns["__file__"] = "/site/src/conf.py"  # as Sphinx runs it
     exec(compile(conf, "conf.py", "exec"), ns)
     context = dict(title="04 · Forward TD(λ)", metatags="")
     ns["_link_preview"](None, pagename, "page.html", context, None)

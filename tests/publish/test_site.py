@@ -11,6 +11,7 @@ import io
 import itertools
 import json
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -232,6 +233,7 @@ def test_footer_and_theme_name_the_licence_the_build_and_the_pinned_copy():
     conf = site_conf.conf_py(opts, "2026")
     assert "ftd-site.js" in conf
     ns = {}
+    ns["__file__"] = "/site/src/conf.py"  # as Sphinx runs it
     exec(compile(conf, "conf.py", "exec"), ns)
     # MathJax 3 from the site, no menu (it made formulas tab stops), TeX's delimiters and $...$
     assert ns["mathjax_path"] == "mathjax3/tex-chtml.js"
@@ -324,6 +326,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     (src / "_extra").mkdir()
     (src / "conf.py").write_text(site_conf.conf_py(
         site_conf.theme_options("me/course", "v1", "<p>footer</p>"), "2026"))
+    for name in ("ftd-search-scorer.js", "favicon.svg"):  # what the conf names, as the build
+        shutil.copy2(site.STATIC / name, src / "_static" / name)
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A page\n\nThe math $\\alpha$."),
         nbformat.v4.new_code_cell(site.ALT_CELL, metadata={"tags": ["remove-cell"]}),
@@ -336,6 +340,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
     site.sphinx_build(src, tmp_path / "ok", tmp_path / "doctrees")
     page = (tmp_path / "ok" / "index.html").read_text()
     assert "42" in page  # executed at build time (the notebook was saved without outputs)
+    # the search's scorer, read from the conf's folder whatever the working directory
+    assert "titleHasAll" in (tmp_path / "ok" / "_static" / "language_data.js").read_text()
     # MathJax 3 from the site itself (site_static/mathjax3), whose files are there to copy
     assert "_static/mathjax3/tex-chtml.js" in page and "cdn" not in page.lower()
     # a link preview: a description and Open Graph data; no placeholder byline
