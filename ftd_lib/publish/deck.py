@@ -71,7 +71,9 @@ DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
 #: the timetable in the title slide's notes fits the speaker view's notes pane (about 440 px
 #: wide): smaller type, fixed columns that wrap their words (the style travels with the notes)
 TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.7em; width: 100%; "
-                 "border-collapse: collapse; }</style>\n\n")
+                 "border-collapse: collapse; } .speaker-controls-notes th, "
+                 ".speaker-controls-notes td:first-child, .speaker-controls-notes td:last-child "
+                 "{ white-space: nowrap; }</style>\n\n")
 #: the timetable's columns a lecturer reads while teaching (INSTRUCTORS.md has them all: the
 #: counts each row's minutes come from, whose ten columns broke the pane's headings letter by
 #: letter)
