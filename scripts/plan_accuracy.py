@@ -158,10 +158,15 @@ COMPUTE = [("experiments/fig3-right.toml", "quick"), ("experiments/cartpole-n-st
 BOUND = {1: 2.5, 2: 1.5}
 
 
+def _bound(workers: int) -> float:
+    """:data:`BOUND` for ``workers`` (more than its largest: the largest's)."""
+    return BOUND[min(workers, max(BOUND))]
+
+
 def _judge(row: dict) -> dict:
     """``row`` with its ``compute_ratio`` (measured / predicted) and ``within_bound``."""
     row["compute_ratio"] = row["compute_s"] / row["predicted_compute_s"]
-    bound = BOUND[min(row["workers"], max(BOUND))]
+    bound = _bound(row["workers"])
     row["within_bound"] = 1 / bound <= row["compute_ratio"] <= bound
     return row
 
@@ -188,7 +193,7 @@ def store_compute(todo, path, workers=(1, 2)) -> dict:
                                 "alone_ratio": r["compute_s"] / r["alone_compute_s"]}))
             print(f"{Path(f).stem} ({scale}, {w} workers): compute measured "
                   f"{r['compute_s']:.1f} s, planned {r['predicted_compute_s']:.1f} s "
-                  f"(x{rows[-1]['compute_ratio']:.2f}, within x{BOUND[min(w, 2)]}: "
+                  f"(x{rows[-1]['compute_ratio']:.2f}, within x{_bound(w)}: "
                   f"{rows[-1]['within_bound']}; each piece alone "
                   f"{r['alone_compute_s']:.1f} s, x{rows[-1]['alone_ratio']:.2f}); load "
                   f"{r['load'][0]:.1f} -> {r['load'][1]:.1f}", flush=True)

@@ -119,7 +119,7 @@ def stepper_table(frames: list[dict]) -> str:
 
 def key_frames(frames: list[dict]) -> list[int]:
     r"""The frames a lecture steps through (the notebook and the site keep every one): those
-    where Algorithm 1 (Sec. 4) does something it has not done yet or takes in new information:
+    where Algorithm 1 (Sec. 5) does something it has not done yet or takes in new information:
 
     - the first frame (the queue's first state);
     - every frame with :math:`\delta'_t \neq 0` (lines 10-16): new information, which enters

@@ -69,7 +69,8 @@ DECK_CSS = (f"\n.reveal .ftd-frames img {{ max-height: {FRAME_BOX[1]}px; }}\n"
             " { content: none; }\n")
 
 #: the timetable in the title slide's notes fits the speaker view's notes pane (about 440 px
-#: wide): smaller type, fixed columns that wrap their words (the style travels with the notes)
+#: wide): smaller type; the minutes, the headings and the optional minutes kept on one line,
+#: the "what" column wraps at its spaces (the style travels with the notes)
 TIMETABLE_CSS = ("<style>.speaker-controls-notes table { font-size: 0.7em; width: 100%; "
                  "border-collapse: collapse; } .speaker-controls-notes th, "
                  ".speaker-controls-notes td:first-child, .speaker-controls-notes td:last-child "

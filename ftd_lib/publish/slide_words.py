@@ -126,17 +126,18 @@ def cell_words(cell) -> int:
     return 0
 
 
-def display_formulas(cell) -> int:
-    """Display formulas (``$$ … $$`` blocks) a markdown cell projects."""
-    if cell.get("cell_type") != "markdown" or not roles.on_slide(cell):
+def display_formulas(cell, *, projected: bool = True) -> int:
+    """Display formulas (``$$ … $$`` blocks) a markdown cell projects (``projected=False``: that
+    it holds, on a slide or not)."""
+    if cell.get("cell_type") != "markdown" or (projected and not roles.on_slide(cell)):
         return 0
     return len(_DISPLAY_MATH.findall(_COMMENT.sub(" ", _src(cell))))
 
 
-def figures(cell) -> int:
+def figures(cell, *, projected: bool = True) -> int:
     """Pictures a code cell projects (its stored ``image/*`` outputs; a widget's saved picture
-    counts as its widget, not as a figure)."""
-    if cell.get("cell_type") != "code" or not roles.on_slide(cell):
+    counts as its widget, not as a figure; ``projected=False``: that it holds)."""
+    if cell.get("cell_type") != "code" or (projected and not roles.on_slide(cell)):
         return 0
     return sum(1 for out in cell.get("outputs", [])
                if any(k.startswith("image/") for k in out.get("data", {}))

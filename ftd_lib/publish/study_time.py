@@ -17,7 +17,7 @@ import re
 
 from ..course.roles import EXERCISE, has
 from . import lectures as L
-from .slide_words import _COMMENT, _DISPLAY_MATH, _src, markdown_words
+from .slide_words import _src, display_formulas, figures, markdown_words
 
 #: words a minute read to be understood (technical text with mathematics)
 READ_WPM = 120
@@ -29,20 +29,12 @@ def counts(nb) -> dict:
     """The notebook's words, display formulas, figures (stored ``image/*`` outputs, a widget's
     saved picture excepted) and exercises (answer cells tagged ``exercise``; ``required``: those
     whose heading says "(required)"), every cell counted."""
-    words = formulas = figures = 0
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "markdown":
-            words += markdown_words(_src(cell))
-            formulas += len(_DISPLAY_MATH.findall(_COMMENT.sub(" ", _src(cell))))
-        elif cell["cell_type"] == "code":
-            figures += sum(1 for out in cell.get("outputs", [])
-                           if any(k.startswith("image/") for k in out.get("data", {}))
-                           and "application/vnd.jupyter.widget-view+json"
-                           not in out.get("data", {}))
-    heads = [_src(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
-    return dict(words=words, formulas=formulas, figures=figures,
+    md = [_src(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    return dict(words=sum(markdown_words(t) for t in md),
+                formulas=sum(display_formulas(c, projected=False) for c in nb["cells"]),
+                figures=sum(figures(c, projected=False) for c in nb["cells"]),
                 exercises=sum(1 for c in nb["cells"] if has(c, EXERCISE)),
-                required=sum(len(REQUIRED.findall(h)) for h in heads))
+                required=sum(len(REQUIRED.findall(t)) for t in md))
 
 
 def reading_minutes(c: dict) -> int:
